@@ -1,0 +1,30 @@
+// Quasi-random search along a scrambled Sobol sequence.
+#pragma once
+
+#include "optimist/core/optimizer.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/core/sobol.hpp"
+
+namespace optimist {
+
+/// The k-th asked point (k = told + pending trials) is Sobol point k, so a batch of n is the next
+/// n points of the sequence and a replayed history continues the same sequence.
+class SobolSearch : public Optimizer {
+ public:
+  struct Options {
+    std::uint64_t seed = 0;
+    bool scramble = true;  ///< linear matrix scramble + digital shift
+  };
+  SobolSearch(const Space& space, Direction direction, const Options& options);
+  bool supports_batch() const override { return true; }
+
+ protected:
+  std::vector<Vector> propose(std::size_t n) override;
+
+ private:
+  SobolSequence sequence_;
+};
+
+AlgorithmInfo sobol_search_info();
+
+}  // namespace optimist

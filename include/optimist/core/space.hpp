@@ -1,0 +1,86 @@
+// The search space: ordered, named parameters and the map to and from the unit cube.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+#include "optimist/core/types.hpp"
+
+namespace optimist {
+
+enum class ParameterKind { Continuous, Integer, Categorical };
+
+struct Parameter {
+  std::string name;
+  ParameterKind kind = ParameterKind::Continuous;
+  double lower = 0.0;  ///< continuous and integer only
+  double upper = 1.0;
+  bool log_scale = false;            ///< continuous only
+  std::vector<std::string> choices;  ///< categorical only
+
+  /// Number of distinct values for integer and categorical parameters; 0 for continuous.
+  std::size_t cardinality() const;
+};
+
+/// An ordered list of parameters. Algorithms work in the unit cube [0,1]^d; the Space maps unit
+/// points to user points and back. In a user point (a Vector) an integer parameter holds an
+/// integral value and a categorical parameter holds the index of its choice.
+///
+/// Unit-cube map (GO-UCB appendix D.2): continuous parameters are affine (or affine in log x on
+/// a log scale); an integer or categorical parameter with k values splits [0,1] into k
+/// equal-length intervals, value j owning [j/k, (j+1)/k) and mapping back to the interval's center.
+class Space {
+ public:
+  Space() = default;
+
+  /// Contract: finite lower < upper; lower > 0 when log_scale; a new name. Throws InvalidArgument
+  /// naming the parameter otherwise.
+  Space& add_continuous(const std::string& name, double lower, double upper, bool log_scale = false);
+  /// Contract: lower <= upper, both representable exactly (|value| < 2^53).
+  Space& add_integer(const std::string& name, long long lower, long long upper);
+  /// Contract: at least one choice, choices distinct.
+  Space& add_categorical(const std::string& name, const std::vector<std::string>& choices);
+
+  /// [lower, upper]^d with parameters named x1 ... xd.
+  static Space box(std::size_t d, double lower, double upper);
+  /// The box with per-dimension bounds (equal-sized vectors).
+  static Space box(const Vector& lower, const Vector& upper);
+
+  std::size_t dim() const { return params_.size(); }
+  bool empty() const { return params_.empty(); }
+  const Parameter& operator[](std::size_t i) const { return params_.at(i); }
+  const std::vector<Parameter>& parameters() const { return params_; }
+  /// Throws InvalidArgument listing the names if absent.
+  std::size_t index_of(const std::string& name) const;
+  /// True when every parameter is continuous and on a linear scale.
+  bool is_continuous_box() const;
+
+  /// Unit point -> user point. Contract: u.size() == dim(); entries are clamped into [0,1].
+  Vector to_user(const Vector& u) const;
+  /// User point -> unit point. Throws InvalidArgument naming the parameter if x is outside.
+  Vector to_unit(const Vector& x) const;
+  /// Throws InvalidArgument if x has the wrong size, a non-finite entry, or a value outside
+  /// a parameter's domain (non-integral integer, bad category index).
+  void validate(const Vector& x) const;
+  /// Snaps a unit point to the representative of its cell: centers of integer and categorical
+  /// intervals; continuous coordinates unchanged. Equal to to_unit(to_user(u)).
+  Vector snap_unit(const Vector& u) const;
+
+  /// User point as JSON: an array with numbers, and strings for categorical values.
+  nlohmann::json point_to_json(const Vector& x) const;
+  /// Inverse of point_to_json; also accepts an object keyed by name.
+  Vector point_from_json(const nlohmann::json& j) const;
+
+  /// {"parameters": [{"name", "type": "continuous"|"integer"|"categorical", ...}]}
+  nlohmann::json to_json() const;
+  /// Inverse of to_json (the "parameters" array or the whole object). Throws InvalidArgument.
+  static Space from_json(const nlohmann::json& j);
+
+ private:
+  void check_new_name(const std::string& name) const;
+  std::vector<Parameter> params_;
+};
+
+}  // namespace optimist

@@ -1,0 +1,65 @@
+// The JSON Lines trace of a run (documented in docs/trace-format.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/core/driver.hpp"
+#include "optimist/core/space.hpp"
+
+namespace optimist {
+
+/// The first line of a trace.
+struct TraceMeta {
+  std::string algorithm;
+  nlohmann::json options = nlohmann::json::object();  ///< resolved algorithm options
+  std::string problem;
+  std::size_t dim = 0;
+  std::uint64_t seed = 0;
+  double noise = 0.0;
+  Direction direction = Direction::Maximize;
+  std::optional<double> f_star;
+  std::size_t budget = 0;
+  nlohmann::json space;  ///< Space::to_json()
+
+  nlohmann::json to_json() const;
+  static TraceMeta from_json(const nlohmann::json& j);
+};
+
+/// Writes a trace line by line, flushing each line so that a killed run keeps every completed
+/// evaluation. A trace is complete only once its final "recommend" line is written.
+class TraceWriter {
+ public:
+  /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written.
+  TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space);
+  void write(const EvaluationRecord& record);
+  void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret);
+  const std::string& path() const { return path_; }
+
+ private:
+  void write_line(const std::string& text);
+  std::string path_;
+  Space space_;
+  std::ofstream out_;
+};
+
+/// A trace read back.
+struct Trace {
+  TraceMeta meta;
+  std::vector<nlohmann::json> evaluations;  ///< the raw evaluation lines
+  std::optional<nlohmann::json> recommend;  ///< present iff the run finished
+  bool complete() const { return recommend.has_value(); }
+};
+
+/// Reads a trace; throws InvalidArgument naming the file and line on malformed content.
+/// A truncated last line (a killed writer) is ignored.
+Trace read_trace(const std::string& path);
+
+/// JSON line of one evaluation (the format of docs/trace-format.md).
+nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space);
+
+}  // namespace optimist

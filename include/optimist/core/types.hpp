@@ -1,0 +1,41 @@
+// Basic vocabulary shared by every part of optimist.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <stdexcept>
+#include <string>
+
+namespace optimist {
+
+/// A point: in the unit cube for algorithms, in parameter units for users.
+using Vector = Eigen::VectorXd;
+using Matrix = Eigen::MatrixXd;
+
+/// Whether the objective is to be maximized or minimized.
+enum class Direction { Maximize, Minimize };
+
+/// +1 for maximization, -1 for minimization: algorithms always maximize sign * value.
+inline double direction_sign(Direction d) { return d == Direction::Maximize ? 1.0 : -1.0; }
+
+/// "maximize" / "minimize".
+std::string to_string(Direction d);
+/// Parses "maximize"/"max"/"minimize"/"min"; throws InvalidArgument otherwise.
+Direction parse_direction(const std::string& text);
+
+/// Every error optimist raises on bad input derives from this; the message names the bad value.
+class InvalidArgument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Raised when a numerical routine cannot continue (e.g. a model returned NaN).
+class NumericalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Library version, "MAJOR.MINOR.PATCH".
+const char* version();
+
+}  // namespace optimist

@@ -1,0 +1,190 @@
+#include "optimist/core/driver.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "optimist/core/trace.hpp"
+
+namespace optimist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string describe_point(const Vector& x) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "[";
+  const Eigen::Index shown = std::min<Eigen::Index>(x.size(), 6);
+  for (Eigen::Index i = 0; i < shown; ++i) os << (i ? ", " : "") << x[i];
+  if (x.size() > shown) os << ", ... (" << x.size() << " values)";
+  os << "]";
+  return os.str();
+}
+
+// Evaluates the objective; on failure returns the reason (the value is then meaningless).
+std::optional<std::string> evaluate(const std::function<double(const Vector&)>& fn, const Vector& x, double& y) {
+  try {
+    y = fn(x);
+  } catch (const std::exception& e) {
+    return "objective threw at x = " + describe_point(x) + ": " + e.what();
+  } catch (...) {
+    return "objective threw a non-standard exception at x = " + describe_point(x);
+  }
+  if (!std::isfinite(y)) {
+    std::ostringstream os;
+    os << "objective returned " << y << " at x = " << describe_point(x);
+    return os.str();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string to_string(StopReason r) {
+  switch (r) {
+    case StopReason::Budget: return "budget";
+    case StopReason::TimeLimit: return "time limit";
+    case StopReason::Target: return "target reached";
+    case StopReason::ObjectiveFailed: return "objective failed";
+    case StopReason::Cancelled: return "cancelled";
+  }
+  return "?";
+}
+
+RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options) {
+  if (!objective.function) throw InvalidArgument("optimize: the objective has no function");
+  if (options.budget == 0) throw InvalidArgument("optimize: budget must be > 0, got 0");
+  if (options.batch_size == 0) throw InvalidArgument("optimize: batch_size must be > 0, got 0");
+  if (options.time_limit_s && !(*options.time_limit_s > 0))
+    throw InvalidArgument("optimize: time limit must be > 0 seconds, got " + std::to_string(*options.time_limit_s));
+  if (objective.direction != optimizer.direction())
+    throw InvalidArgument("optimize: the objective is to " + to_string(objective.direction) +
+                          " but the optimizer was created to " + to_string(optimizer.direction()));
+
+  RunSummary summary;
+  const double sign = direction_sign(objective.direction);
+  const auto t0 = Clock::now();
+  bool stop = false;
+
+  while (!stop && summary.evaluations.size() < options.budget) {
+    if (options.should_stop && options.should_stop()) {
+      summary.reason = StopReason::Cancelled;
+      summary.message = "cancelled after " + std::to_string(summary.evaluations.size()) + " evaluations";
+      break;
+    }
+    if (options.time_limit_s && seconds_since(t0) >= *options.time_limit_s) {
+      summary.reason = StopReason::TimeLimit;
+      summary.message = "time limit reached";
+      break;
+    }
+    const std::size_t want = std::min(options.batch_size, options.budget - summary.evaluations.size());
+    const auto ta = Clock::now();
+    std::vector<Trial> trials = optimizer.ask(want);
+    const double suggest_each = seconds_since(ta) / static_cast<double>(trials.size());
+    summary.suggest_s += suggest_each * static_cast<double>(trials.size());
+
+    for (std::size_t k = 0; k < trials.size(); ++k) {
+      const Trial& trial = trials[k];
+      EvaluationRecord rec;
+      rec.i = summary.evaluations.size() + 1;
+      rec.x = trial.x;
+      rec.suggest_s = suggest_each;
+      double y = 0.0;
+      const auto te = Clock::now();
+      std::optional<std::string> failure = evaluate(objective.function, trial.x, y);
+      rec.eval_s = seconds_since(te);
+
+      if (failure) {
+        rec.failed = true;
+        rec.error = *failure;
+        optimizer.tell_failed(trial, *failure);
+        ++summary.n_failed;
+      } else {
+        rec.y = y;
+        optimizer.tell(trial, y);
+        double f = y;
+        if (objective.noise_free) {
+          double fn = 0.0;
+          if (!evaluate(objective.noise_free, trial.x, fn))
+            f = fn;
+        }
+        rec.f = f;
+        if (!summary.best_y || sign * y > sign * *summary.best_y) {
+          summary.best_y = y;
+          summary.best_x = trial.x;
+        }
+        if (!summary.best_f || sign * f > sign * *summary.best_f) summary.best_f = f;
+        if (objective.optimum) {
+          rec.regret = objective.regret(f);
+          summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
+        }
+      }
+      rec.cum_regret = summary.cum_regret;
+      rec.best_f = summary.best_f;
+      rec.diagnostics = optimizer.diagnostics();
+      summary.evaluations.push_back(rec);
+      if (options.trace) options.trace->write(summary.evaluations.back());
+
+      if (options.on_progress) {
+        Progress p;
+        p.done = summary.evaluations.size();
+        p.budget = options.budget;
+        p.elapsed_s = seconds_since(t0);
+        p.best_y = summary.best_y;
+        p.best_f = summary.best_f;
+        p.cum_regret = summary.cum_regret;
+        p.last = &summary.evaluations.back();
+        options.on_progress(p);
+      }
+
+      if (failure && options.on_failure == FailurePolicy::Stop) {
+        summary.reason = StopReason::ObjectiveFailed;
+        summary.message = *failure;
+        // The rest of the batch was asked but not evaluated: report it failed so nothing stays pending.
+        for (std::size_t r = k + 1; r < trials.size(); ++r) optimizer.tell_failed(trials[r], "not evaluated: run stopped");
+        stop = true;
+        break;
+      }
+      if (!failure && options.target && sign * y >= sign * *options.target) {
+        summary.reason = StopReason::Target;
+        summary.message = "target reached";
+        for (std::size_t r = k + 1; r < trials.size(); ++r) optimizer.tell_failed(trials[r], "not evaluated: target reached");
+        stop = true;
+        break;
+      }
+    }
+  }
+  if (!stop && summary.reason == StopReason::Budget && summary.evaluations.size() >= options.budget)
+    summary.message = "budget of " + std::to_string(options.budget) + " evaluations used";
+
+  if (optimizer.n_successful() > 0) {
+    try {
+      summary.recommended_x = optimizer.recommend();
+      // Never spend a paid evaluation on the answer: use the noise-free value when the objective
+      // has one, else the observed value if the point was evaluated.
+      std::optional<double> f;
+      if (objective.noise_free) {
+        double fn = 0.0;
+        if (!evaluate(objective.noise_free, *summary.recommended_x, fn))
+          f = fn;
+      } else {
+        for (const auto& obs : optimizer.history())
+          if (!obs.failed && obs.trial.x == *summary.recommended_x) f = obs.value;
+      }
+      summary.recommended_f = f;
+      if (f && objective.optimum) summary.simple_regret = objective.regret(*f);
+    } catch (const std::exception& e) {
+      if (summary.message.empty()) summary.message = std::string("recommend failed: ") + e.what();
+    }
+  }
+  summary.total_s = seconds_since(t0);
+  if (options.trace && summary.recommended_x)
+    options.trace->write_recommend(*summary.recommended_x, summary.recommended_f, summary.simple_regret);
+  return summary;
+}
+
+}  // namespace optimist

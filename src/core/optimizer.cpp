@@ -1,0 +1,118 @@
+#include "optimist/core/optimizer.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace optimist {
+
+namespace {
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+Optimizer::Optimizer(std::string name, Space space, Direction direction, std::uint64_t seed)
+    : name_(std::move(name)), space_(std::move(space)), direction_(direction), seed_(seed) {
+  if (space_.empty()) throw InvalidArgument(name_ + ": the search space has no parameters");
+}
+
+Trial Optimizer::ask() { return ask(1).front(); }
+
+std::vector<Trial> Optimizer::ask(std::size_t n) {
+  if (n == 0) throw InvalidArgument(name_ + ": ask(n) needs n >= 1, got 0");
+  std::vector<Vector> units = propose(supports_batch() ? n : 1);
+  if (units.empty() || units.size() > n)
+    throw std::logic_error(name_ + ": propose() returned " + std::to_string(units.size()) + " points for n = " + std::to_string(n));
+  std::vector<Trial> trials;
+  trials.reserve(units.size());
+  for (auto& u : units) {
+    if (static_cast<std::size_t>(u.size()) != space_.dim() || !u.allFinite())
+      throw std::logic_error(name_ + ": propose() returned a malformed point");
+    Trial t;
+    t.id = next_id_++;
+    t.unit = space_.snap_unit(u);
+    t.x = space_.to_user(t.unit);
+    pending_.push_back(t);
+    trials.push_back(std::move(t));
+  }
+  return trials;
+}
+
+void Optimizer::store(const Trial& trial, double value) {
+  Observation obs{trial, value, false, {}};
+  history_.push_back(obs);
+  ++n_successful_;
+  const double y = maximized(obs);
+  if (!best_index_ || y > maximized(history_[*best_index_])) best_index_ = history_.size() - 1;
+  observe(history_.back(), y);
+}
+
+void Optimizer::tell(const Trial& trial, double value) {
+  if (!std::isfinite(value))
+    throw InvalidArgument(name_ + ": told value " + fmt(value) + " is not finite; report failures with tell_failed");
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->id == trial.id) {
+      Trial t = std::move(*it);
+      pending_.erase(it);
+      store(t, value);
+      return;
+    }
+  }
+  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told twice or never asked)");
+}
+
+void Optimizer::tell(const Vector& x, double value) {
+  if (!std::isfinite(value)) throw InvalidArgument(name_ + ": told value " + fmt(value) + " is not finite");
+  space_.validate(x);
+  for (const auto& t : pending_)
+    if (t.x == x) return tell(Trial(t), value);
+  Trial t;
+  t.id = next_id_++;
+  t.unit = space_.to_unit(x);
+  t.x = x;
+  store(t, value);
+}
+
+void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->id == trial.id) {
+      Observation obs{std::move(*it), 0.0, true, error};
+      pending_.erase(it);
+      history_.push_back(std::move(obs));
+      observe_failure(history_.back());
+      return;
+    }
+  }
+  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending");
+}
+
+const Observation* Optimizer::best() const { return best_index_ ? &history_[*best_index_] : nullptr; }
+
+Vector Optimizer::recommend_unit() const {
+  if (!best_index_) throw std::logic_error(name_ + ": recommend() before any successful observation");
+  return history_[*best_index_].trial.unit;
+}
+
+Vector Optimizer::recommend() const {
+  return space_.to_user(space_.snap_unit(recommend_unit()));
+}
+
+Rng Optimizer::rng_for_ask() const { return Rng(derive_seed(seed_, history_.size() + pending_.size())); }
+
+void Optimizer::successful_data(Matrix& unit_points, Vector& values) const {
+  unit_points.resize(static_cast<Eigen::Index>(space_.dim()), static_cast<Eigen::Index>(n_successful_));
+  values.resize(static_cast<Eigen::Index>(n_successful_));
+  Eigen::Index k = 0;
+  for (const auto& obs : history_) {
+    if (obs.failed) continue;
+    unit_points.col(k) = obs.trial.unit;
+    values[k] = maximized(obs);
+    ++k;
+  }
+}
+
+}  // namespace optimist

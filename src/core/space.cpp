@@ -1,0 +1,289 @@
+#include "optimist/core/space.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace optimist {
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+[[noreturn]] void fail(const std::string& name, const std::string& what) {
+  throw InvalidArgument("parameter '" + name + "': " + what);
+}
+
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+const char* kind_name(ParameterKind k) {
+  switch (k) {
+    case ParameterKind::Continuous: return "continuous";
+    case ParameterKind::Integer: return "integer";
+    case ParameterKind::Categorical: return "categorical";
+  }
+  return "?";
+}
+
+// Index of the equal-length interval of [0,1] holding u, for k intervals (appendix D.2).
+std::size_t interval_index(double u, std::size_t k) {
+  const double scaled = std::floor(std::clamp(u, 0.0, 1.0) * static_cast<double>(k));
+  return std::min(static_cast<std::size_t>(scaled), k - 1);
+}
+
+double interval_center(std::size_t j, std::size_t k) {
+  return (static_cast<double>(j) + 0.5) / static_cast<double>(k);
+}
+
+}  // namespace
+
+std::size_t Parameter::cardinality() const {
+  switch (kind) {
+    case ParameterKind::Continuous: return 0;
+    case ParameterKind::Integer: return static_cast<std::size_t>(upper - lower) + 1;
+    case ParameterKind::Categorical: return choices.size();
+  }
+  return 0;
+}
+
+void Space::check_new_name(const std::string& name) const {
+  if (name.empty()) throw InvalidArgument("parameter #" + std::to_string(params_.size() + 1) + ": empty name");
+  for (const auto& p : params_)
+    if (p.name == name) fail(name, "duplicate name");
+}
+
+Space& Space::add_continuous(const std::string& name, double lower, double upper, bool log_scale) {
+  check_new_name(name);
+  if (!std::isfinite(lower) || !std::isfinite(upper))
+    fail(name, "bounds must be finite, got [" + fmt(lower) + ", " + fmt(upper) + "]");
+  if (!(lower < upper))
+    fail(name, "empty or inverted bounds [" + fmt(lower) + ", " + fmt(upper) + "]; need lower < upper");
+  if (log_scale && lower <= 0.0)
+    fail(name, "log scale needs positive bounds, got lower = " + fmt(lower));
+  params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}});
+  return *this;
+}
+
+Space& Space::add_integer(const std::string& name, long long lower, long long upper) {
+  check_new_name(name);
+  if (lower > upper)
+    fail(name, "inverted bounds [" + std::to_string(lower) + ", " + std::to_string(upper) + "]; need lower <= upper");
+  if (std::fabs(static_cast<double>(lower)) >= kMaxExactInteger || std::fabs(static_cast<double>(upper)) >= kMaxExactInteger)
+    fail(name, "integer bounds must be below 2^53 in magnitude");
+  params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), false, {}});
+  return *this;
+}
+
+Space& Space::add_categorical(const std::string& name, const std::vector<std::string>& choices) {
+  check_new_name(name);
+  if (choices.empty()) fail(name, "a categorical parameter needs at least one choice");
+  std::set<std::string> seen;
+  for (const auto& c : choices)
+    if (!seen.insert(c).second) fail(name, "duplicate choice '" + c + "'");
+  params_.push_back({name, ParameterKind::Categorical, 0.0, static_cast<double>(choices.size() - 1), false, choices});
+  return *this;
+}
+
+Space Space::box(std::size_t d, double lower, double upper) {
+  if (d == 0) throw InvalidArgument("a box needs dimension >= 1, got 0");
+  Space s;
+  for (std::size_t i = 0; i < d; ++i) s.add_continuous("x" + std::to_string(i + 1), lower, upper);
+  return s;
+}
+
+Space Space::box(const Vector& lower, const Vector& upper) {
+  if (lower.size() != upper.size() || lower.size() == 0)
+    throw InvalidArgument("box bounds must be non-empty vectors of equal size, got sizes " +
+                          std::to_string(lower.size()) + " and " + std::to_string(upper.size()));
+  Space s;
+  for (Eigen::Index i = 0; i < lower.size(); ++i) s.add_continuous("x" + std::to_string(i + 1), lower[i], upper[i]);
+  return s;
+}
+
+std::size_t Space::index_of(const std::string& name) const {
+  std::string names;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (params_[i].name == name) return i;
+    names += (i ? ", " : "") + params_[i].name;
+  }
+  throw InvalidArgument("unknown parameter '" + name + "'; parameters: " + names);
+}
+
+bool Space::is_continuous_box() const {
+  return std::all_of(params_.begin(), params_.end(), [](const Parameter& p) {
+    return p.kind == ParameterKind::Continuous && !p.log_scale;
+  });
+}
+
+Vector Space::to_user(const Vector& u) const {
+  if (static_cast<std::size_t>(u.size()) != dim())
+    throw InvalidArgument("unit point has dimension " + std::to_string(u.size()) + ", the space has " + std::to_string(dim()));
+  Vector x(u.size());
+  for (std::size_t i = 0; i < dim(); ++i) {
+    const Parameter& p = params_[i];
+    const auto ii = static_cast<Eigen::Index>(i);
+    if (!std::isfinite(u[ii])) fail(p.name, "unit coordinate is not finite: " + fmt(u[ii]));
+    const double t = std::clamp(u[ii], 0.0, 1.0);
+    switch (p.kind) {
+      case ParameterKind::Continuous:
+        if (t <= 0.0 || t >= 1.0) {  // exact endpoints (exp(log(a)) != a in floating point)
+          x[ii] = t <= 0.0 ? p.lower : p.upper;
+          break;
+        }
+        x[ii] = p.log_scale ? std::exp(std::log(p.lower) + t * (std::log(p.upper) - std::log(p.lower)))
+                            : p.lower + t * (p.upper - p.lower);
+        x[ii] = std::clamp(x[ii], p.lower, p.upper);  // guard rounding near the ends
+        break;
+      case ParameterKind::Integer:
+      case ParameterKind::Categorical:
+        x[ii] = p.lower + static_cast<double>(interval_index(t, p.cardinality()));
+        break;
+    }
+  }
+  return x;
+}
+
+void Space::validate(const Vector& x) const {
+  if (static_cast<std::size_t>(x.size()) != dim())
+    throw InvalidArgument("point has dimension " + std::to_string(x.size()) + ", the space has " + std::to_string(dim()));
+  for (std::size_t i = 0; i < dim(); ++i) {
+    const Parameter& p = params_[i];
+    const double v = x[static_cast<Eigen::Index>(i)];
+    if (!std::isfinite(v)) fail(p.name, "value is not finite: " + fmt(v));
+    if (v < p.lower || v > p.upper)
+      fail(p.name, "value " + fmt(v) + " is outside [" + fmt(p.lower) + ", " + fmt(p.upper) + "]");
+    if (p.kind != ParameterKind::Continuous && v != std::round(v))
+      fail(p.name, std::string(kind_name(p.kind)) + " value " + fmt(v) + " is not integral");
+  }
+}
+
+Vector Space::to_unit(const Vector& x) const {
+  validate(x);
+  Vector u(x.size());
+  for (std::size_t i = 0; i < dim(); ++i) {
+    const Parameter& p = params_[i];
+    const auto ii = static_cast<Eigen::Index>(i);
+    switch (p.kind) {
+      case ParameterKind::Continuous:
+        u[ii] = p.log_scale ? (std::log(x[ii]) - std::log(p.lower)) / (std::log(p.upper) - std::log(p.lower))
+                            : (x[ii] - p.lower) / (p.upper - p.lower);
+        u[ii] = std::clamp(u[ii], 0.0, 1.0);
+        break;
+      case ParameterKind::Integer:
+      case ParameterKind::Categorical:
+        u[ii] = interval_center(static_cast<std::size_t>(x[ii] - p.lower), p.cardinality());
+        break;
+    }
+  }
+  return u;
+}
+
+Vector Space::snap_unit(const Vector& u) const {
+  Vector s = u.cwiseMax(0.0).cwiseMin(1.0);
+  for (std::size_t i = 0; i < dim(); ++i) {
+    const Parameter& p = params_[i];
+    if (p.kind == ParameterKind::Continuous) continue;
+    const auto ii = static_cast<Eigen::Index>(i);
+    s[ii] = interval_center(interval_index(s[ii], p.cardinality()), p.cardinality());
+  }
+  return s;
+}
+
+nlohmann::json Space::point_to_json(const Vector& x) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < dim() && i < static_cast<std::size_t>(x.size()); ++i) {
+    const Parameter& p = params_[i];
+    const double v = x[static_cast<Eigen::Index>(i)];
+    if (p.kind == ParameterKind::Categorical && v >= 0 && v < static_cast<double>(p.choices.size()) && v == std::round(v))
+      out.push_back(p.choices[static_cast<std::size_t>(v)]);
+    else if (p.kind == ParameterKind::Integer && std::isfinite(v))
+      out.push_back(static_cast<long long>(v));
+    else if (std::isfinite(v))
+      out.push_back(v);
+    else
+      out.push_back(nullptr);
+  }
+  return out;
+}
+
+Vector Space::point_from_json(const nlohmann::json& j) const {
+  const bool by_name = j.is_object();
+  if (!j.is_array() && !by_name) throw InvalidArgument("a point must be a JSON array or object, got " + j.dump());
+  if (j.size() != dim())
+    throw InvalidArgument("point " + j.dump() + " has " + std::to_string(j.size()) + " values, the space has " + std::to_string(dim()));
+  Vector x(static_cast<Eigen::Index>(dim()));
+  for (std::size_t i = 0; i < dim(); ++i) {
+    const Parameter& p = params_[i];
+    if (by_name && !j.contains(p.name)) fail(p.name, "missing from point " + j.dump());
+    const nlohmann::json& v = by_name ? j.at(p.name) : j.at(i);
+    double value;
+    if (p.kind == ParameterKind::Categorical && v.is_string()) {
+      const auto it = std::find(p.choices.begin(), p.choices.end(), v.get<std::string>());
+      if (it == p.choices.end()) fail(p.name, "unknown choice " + v.dump());
+      value = static_cast<double>(it - p.choices.begin());
+    } else if (v.is_number()) {
+      value = v.get<double>();
+    } else {
+      fail(p.name, "bad value " + v.dump());
+    }
+    x[static_cast<Eigen::Index>(i)] = value;
+  }
+  validate(x);
+  return x;
+}
+
+nlohmann::json Space::to_json() const {
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& p : params_) {
+    nlohmann::json q = {{"name", p.name}, {"type", kind_name(p.kind)}};
+    if (p.kind == ParameterKind::Categorical) {
+      q["choices"] = p.choices;
+    } else if (p.kind == ParameterKind::Integer) {
+      q["lower"] = static_cast<long long>(p.lower);
+      q["upper"] = static_cast<long long>(p.upper);
+    } else {
+      q["lower"] = p.lower;
+      q["upper"] = p.upper;
+      if (p.log_scale) q["log"] = true;
+    }
+    params.push_back(q);
+  }
+  return {{"parameters", params}};
+}
+
+Space Space::from_json(const nlohmann::json& j) {
+  const nlohmann::json& params = j.is_object() && j.contains("parameters") ? j.at("parameters") : j;
+  if (!params.is_array() || params.empty())
+    throw InvalidArgument("a space must be a non-empty array of parameters, got " + params.dump());
+  Space s;
+  for (const auto& q : params) {
+    if (!q.is_object() || !q.contains("name") || !q.at("name").is_string())
+      throw InvalidArgument("a parameter needs a string \"name\", got " + q.dump());
+    const std::string name = q.at("name").get<std::string>();
+    const std::string type = q.value("type", std::string("continuous"));
+    try {
+      if (type == "continuous" || type == "float" || type == "real") {
+        s.add_continuous(name, q.at("lower").get<double>(), q.at("upper").get<double>(), q.value("log", false));
+      } else if (type == "integer" || type == "int") {
+        s.add_integer(name, q.at("lower").get<long long>(), q.at("upper").get<long long>());
+      } else if (type == "categorical") {
+        s.add_categorical(name, q.at("choices").get<std::vector<std::string>>());
+      } else {
+        fail(name, "unknown type '" + type + "'; valid: continuous, integer, categorical");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      fail(name, std::string("malformed definition ") + q.dump() + ": " + e.what());
+    }
+  }
+  return s;
+}
+
+}  // namespace optimist

@@ -1,0 +1,19 @@
+#include "optimist/core/types.hpp"
+
+#ifndef OPTIMIST_VERSION
+#define OPTIMIST_VERSION "0.0.0"
+#endif
+
+namespace optimist {
+
+std::string to_string(Direction d) { return d == Direction::Maximize ? "maximize" : "minimize"; }
+
+Direction parse_direction(const std::string& text) {
+  if (text == "maximize" || text == "max") return Direction::Maximize;
+  if (text == "minimize" || text == "min") return Direction::Minimize;
+  throw InvalidArgument("unknown direction '" + text + "'; valid: maximize, minimize");
+}
+
+const char* version() { return OPTIMIST_VERSION; }
+
+}  // namespace optimist

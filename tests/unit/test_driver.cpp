@@ -1,0 +1,168 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "optimist/core/driver.hpp"
+#include "optimist/core/registry.hpp"
+
+using namespace optimist;
+
+namespace {
+Objective sphere(Direction dir = Direction::Minimize) {
+  Objective o;
+  o.function = [](const Vector& x) { return x.squaredNorm(); };
+  o.direction = dir;
+  o.optimum = 0.0;
+  o.name = "sphere";
+  return o;
+}
+std::unique_ptr<Optimizer> random_opt(std::size_t d = 2, Direction dir = Direction::Minimize) {
+  return make_optimizer({{"name", "random"}, {"seed", 4}}, Space::box(d, -1, 1), dir);
+}
+}  // namespace
+
+TEST(Driver, RunsTheBudgetAndTracksRegret) {
+  auto opt = random_opt();
+  RunOptions ro;
+  ro.budget = 50;
+  std::size_t progress_calls = 0;
+  ro.on_progress = [&](const Progress& p) {
+    ++progress_calls;
+    EXPECT_EQ(p.done, progress_calls);
+  };
+  const RunSummary s = optimize(*opt, sphere(), ro);
+  EXPECT_EQ(s.reason, StopReason::Budget);
+  ASSERT_EQ(s.evaluations.size(), 50u);
+  EXPECT_EQ(progress_calls, 50u);
+  EXPECT_EQ(opt->history().size(), 50u);
+  double cum = 0, best = INFINITY;
+  for (const auto& r : s.evaluations) {
+    ASSERT_TRUE(r.y && r.regret);
+    EXPECT_DOUBLE_EQ(*r.regret, *r.y);  // f* = 0, minimize: regret = f
+    cum += *r.regret;
+    best = std::min(best, *r.y);
+    EXPECT_DOUBLE_EQ(*r.cum_regret, cum);
+    EXPECT_DOUBLE_EQ(*r.best_f, best);
+  }
+  EXPECT_DOUBLE_EQ(*s.best_y, best);
+  EXPECT_DOUBLE_EQ(*s.recommended_f, best);  // default recommend = best observed
+  EXPECT_DOUBLE_EQ(*s.simple_regret, best);
+}
+
+TEST(Driver, ThrowingObjectiveStopsWithMessageAndKeepsHistory) {
+  auto opt = random_opt();
+  Objective o = sphere();
+  int calls = 0;
+  o.function = [&](const Vector& x) -> double {
+    if (++calls == 7) throw std::runtime_error("simulator crashed");
+    return x.squaredNorm();
+  };
+  RunOptions ro;
+  ro.budget = 20;
+  const RunSummary s = optimize(*opt, o, ro);
+  EXPECT_EQ(s.reason, StopReason::ObjectiveFailed);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("simulator crashed"), std::string::npos);
+  EXPECT_NE(s.message.find("x = ["), std::string::npos);
+  ASSERT_EQ(s.evaluations.size(), 7u);
+  EXPECT_TRUE(s.evaluations.back().failed);
+  EXPECT_EQ(opt->history().size(), 7u);  // six values and the failure, nothing lost
+  EXPECT_EQ(opt->n_successful(), 6u);
+  EXPECT_TRUE(opt->pending().empty());
+  ASSERT_TRUE(s.recommended_x.has_value());
+}
+
+TEST(Driver, NanAndInfAreFailures) {
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity()}) {
+    auto opt = random_opt();
+    Objective o = sphere();
+    int calls = 0;
+    o.function = [&](const Vector& x) { return ++calls == 3 ? bad : x.squaredNorm(); };
+    RunOptions ro;
+    ro.budget = 10;
+    const RunSummary s = optimize(*opt, o, ro);
+    EXPECT_EQ(s.reason, StopReason::ObjectiveFailed) << bad;
+    EXPECT_NE(s.message.find(bad != bad ? "nan" : "inf"), std::string::npos) << s.message;
+    EXPECT_EQ(s.evaluations.size(), 3u);
+  }
+}
+
+TEST(Driver, MarkFailedContinuesAndCountsBudget) {
+  auto opt = random_opt();
+  Objective o = sphere();
+  int calls = 0;
+  o.function = [&](const Vector& x) {
+    return ++calls % 3 == 0 ? std::numeric_limits<double>::quiet_NaN() : x.squaredNorm();
+  };
+  RunOptions ro;
+  ro.budget = 30;
+  ro.on_failure = FailurePolicy::MarkFailed;
+  const RunSummary s = optimize(*opt, o, ro);
+  EXPECT_EQ(s.reason, StopReason::Budget);
+  EXPECT_EQ(s.evaluations.size(), 30u);
+  EXPECT_EQ(s.n_failed, 10u);
+  EXPECT_EQ(opt->n_successful(), 20u);
+  EXPECT_EQ(opt->history().size(), 30u);
+}
+
+TEST(Driver, TargetAndCancellationStopEarly) {
+  {
+    auto opt = random_opt();
+    RunOptions ro;
+    ro.budget = 1000;
+    ro.target = 0.2;  // minimize: stop once y <= 0.2
+    const RunSummary s = optimize(*opt, sphere(), ro);
+    EXPECT_EQ(s.reason, StopReason::Target);
+    EXPECT_LE(*s.best_y, 0.2);
+    EXPECT_LT(s.evaluations.size(), 1000u);
+  }
+  {
+    auto opt = random_opt();
+    RunOptions ro;
+    ro.budget = 1000;
+    int polls = 0;
+    ro.should_stop = [&] { return ++polls > 5; };
+    const RunSummary s = optimize(*opt, sphere(), ro);
+    EXPECT_EQ(s.reason, StopReason::Cancelled);
+    EXPECT_EQ(s.evaluations.size(), 5u);
+  }
+}
+
+TEST(Driver, BatchesEvaluateEveryAskedPoint) {
+  auto opt = random_opt();
+  RunOptions ro;
+  ro.budget = 23;
+  ro.batch_size = 5;
+  const RunSummary s = optimize(*opt, sphere(), ro);
+  EXPECT_EQ(s.evaluations.size(), 23u);
+  EXPECT_TRUE(opt->pending().empty());
+}
+
+TEST(Driver, NoiseFreeValueDrivesRegretNotTheObservation) {
+  auto opt = random_opt(1, Direction::Maximize);
+  Objective o;
+  o.direction = Direction::Maximize;
+  o.function = [](const Vector& x) { return -x[0] * x[0] + 0.5; };  // observed with an offset
+  o.noise_free = [](const Vector& x) { return -x[0] * x[0]; };
+  o.optimum = 0.0;
+  RunOptions ro;
+  ro.budget = 10;
+  const RunSummary s = optimize(*opt, o, ro);
+  for (const auto& r : s.evaluations) EXPECT_NEAR(*r.f, *r.y - 0.5, 1e-15);
+}
+
+TEST(Driver, RejectsBadRunOptions) {
+  auto opt = random_opt();
+  RunOptions ro;
+  ro.budget = 0;
+  EXPECT_THROW(optimize(*opt, sphere(), ro), InvalidArgument);
+  ro.budget = 5;
+  ro.batch_size = 0;
+  EXPECT_THROW(optimize(*opt, sphere(), ro), InvalidArgument);
+  ro.batch_size = 1;
+  EXPECT_THROW(optimize(*opt, sphere(Direction::Maximize), ro), InvalidArgument);  // direction mismatch
+  EXPECT_THROW(optimize(*opt, Objective{}, ro), InvalidArgument);
+}

@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "optimist/core/rng.hpp"
+#include "optimist/core/space.hpp"
+
+using namespace optimist;
+
+namespace {
+Space mixed_space() {
+  Space s;
+  s.add_continuous("lr", 1e-5, 1e-1, true)
+      .add_continuous("momentum", 0.0, 0.99)
+      .add_integer("layers", 1, 4)
+      .add_categorical("activation", {"relu", "tanh", "sigmoid"});
+  return s;
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Space, RoundTripContinuousAndLog) {
+  const Space s = mixed_space();
+  Rng rng(1);
+  for (int k = 0; k < 1000; ++k) {
+    Vector u = rng.uniform_vector(4);
+    Vector x = s.to_user(u);
+    ASSERT_NO_THROW(s.validate(x));
+    Vector back = s.to_unit(x);
+    EXPECT_NEAR(back[0], u[0], 1e-12);
+    EXPECT_NEAR(back[1], u[1], 1e-12);
+    // Discrete coordinates come back as the center of their interval.
+    EXPECT_EQ(s.to_user(back), x);
+  }
+}
+
+TEST(Space, LogScaleIsGeometric) {
+  Space s;
+  s.add_continuous("c", 1e-4, 1.0, true);
+  EXPECT_NEAR(s.to_user(Vector::Constant(1, 0.5))[0], 1e-2, 1e-15);
+  EXPECT_NEAR(s.to_user(Vector::Constant(1, 0.25))[0], 1e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(s.to_user(Vector::Constant(1, 0.0))[0], 1e-4);
+  EXPECT_DOUBLE_EQ(s.to_user(Vector::Constant(1, 1.0))[0], 1.0);
+}
+
+TEST(Space, IntegerEqualLengthIntervals) {
+  Space s;
+  s.add_integer("k", -2, 1);  // 4 values, intervals of length 1/4
+  auto at = [&](double u) { return s.to_user(Vector::Constant(1, u))[0]; };
+  EXPECT_EQ(at(0.0), -2);
+  EXPECT_EQ(at(0.2499), -2);
+  EXPECT_EQ(at(0.25), -1);
+  EXPECT_EQ(at(0.74), 0);
+  EXPECT_EQ(at(0.75), 1);
+  EXPECT_EQ(at(1.0), 1);
+  EXPECT_DOUBLE_EQ(s.to_unit(Vector::Constant(1, -1))[0], 0.375);
+  EXPECT_THROW(s.validate(Vector::Constant(1, 0.5)), InvalidArgument);
+  // Every value equally likely from uniform unit draws.
+  Rng rng(3);
+  std::vector<int> counts(4, 0);
+  for (int k = 0; k < 40000; ++k) counts[static_cast<int>(at(rng.uniform()) + 2)]++;
+  for (int c : counts) EXPECT_NEAR(c, 10000, 400);
+}
+
+TEST(Space, CategoricalMapping) {
+  const Space s = mixed_space();
+  Vector x(4);
+  x << 1e-3, 0.5, 3, 2;
+  const nlohmann::json j = s.point_to_json(x);
+  EXPECT_EQ(j[3], "sigmoid");
+  EXPECT_EQ(j[2], 3);
+  EXPECT_EQ(s.point_from_json(j), x);
+  nlohmann::json by_name = {{"lr", 1e-3}, {"momentum", 0.5}, {"layers", 3}, {"activation", "sigmoid"}};
+  EXPECT_EQ(s.point_from_json(by_name), x);
+  EXPECT_NE(error_of([&] { s.point_from_json({1e-3, 0.5, 3, "gelu"}); }).find("gelu"), std::string::npos);
+  EXPECT_NEAR(s.to_unit(x)[3], 5.0 / 6.0, 1e-15);
+}
+
+TEST(Space, InvalidDefinitionsNameTheParameter) {
+  EXPECT_NE(error_of([] { Space().add_continuous("a", 1.0, 1.0); }).find("'a'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_continuous("b", 2.0, 1.0); }).find("'b'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_continuous("c", 0.0, 1.0, true); }).find("'c'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_continuous("c2", -1.0, 1.0, true); }).find("positive"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_continuous("d", 0.0, NAN); }).find("'d'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_integer("e", 3, 2); }).find("'e'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_categorical("f", {}); }).find("'f'"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_categorical("g", {"x", "x"}); }).find("duplicate choice"), std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_continuous("h", 0, 1).add_integer("h", 0, 1); }).find("duplicate name"), std::string::npos);
+  EXPECT_NO_THROW(Space().add_integer("single", 2, 2));
+}
+
+TEST(Space, ValidateRejectsBadPoints) {
+  const Space s = mixed_space();
+  Vector x(4);
+  x << 1e-3, 0.5, 3, 2;
+  EXPECT_NO_THROW(s.validate(x));
+  EXPECT_NE(error_of([&] { s.validate(Vector::Zero(3)); }).find("dimension 3"), std::string::npos);
+  Vector bad = x;
+  bad[1] = 1.5;
+  EXPECT_NE(error_of([&] { s.validate(bad); }).find("momentum"), std::string::npos);
+  bad = x;
+  bad[0] = NAN;
+  EXPECT_NE(error_of([&] { s.validate(bad); }).find("lr"), std::string::npos);
+  bad = x;
+  bad[3] = 3;
+  EXPECT_NE(error_of([&] { s.validate(bad); }).find("activation"), std::string::npos);
+}
+
+TEST(Space, JsonRoundTrip) {
+  const Space s = mixed_space();
+  const Space t = Space::from_json(s.to_json());
+  EXPECT_EQ(t.to_json(), s.to_json());
+  EXPECT_THROW(Space::from_json(nlohmann::json::parse(R"([{"name":"a","type":"weird"}])")), InvalidArgument);
+  EXPECT_THROW(Space::from_json(nlohmann::json::parse(R"([{"name":"a","lower":"x","upper":1}])")), InvalidArgument);
+  EXPECT_THROW(Space::from_json(nlohmann::json::array()), InvalidArgument);
+}
+
+TEST(Space, SnapUnitIsIdempotentAndMatchesRoundTrip) {
+  const Space s = mixed_space();
+  Rng rng(5);
+  for (int k = 0; k < 200; ++k) {
+    Vector u = rng.uniform_vector(4);
+    Vector snapped = s.snap_unit(u);
+    EXPECT_EQ(s.snap_unit(snapped), snapped);
+    EXPECT_EQ(s.to_user(snapped), s.to_user(u));
+    EXPECT_NEAR((s.to_unit(s.to_user(u)) - snapped).norm(), 0.0, 1e-12);
+  }
+}
