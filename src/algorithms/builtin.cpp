@@ -1,5 +1,6 @@
 #include "algorithms/builtin.hpp"
 
+#include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/algorithms/random/random_search.hpp"
 #include "optimist/algorithms/random/sobol_search.hpp"
 
@@ -9,6 +10,9 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
   return {
       random_search_info(),
       sobol_search_info(),
+      go_ucb_info(),
+      go_ucb_workshop_info(),
+      exploration_first_info(),
   };
 }
 

@@ -43,6 +43,13 @@ double interval_center(std::size_t j, std::size_t k) {
   return (static_cast<double>(j) + 0.5) / static_cast<double>(k);
 }
 
+// "x" + std::to_string(i) trips GCC 12's -Wrestrict false positive (PR 105329); append instead.
+std::string coordinate_name(std::size_t i) {
+  std::string name = "x";
+  name += std::to_string(i + 1);
+  return name;
+}
+
 }  // namespace
 
 std::size_t Parameter::cardinality() const {
@@ -95,7 +102,7 @@ Space& Space::add_categorical(const std::string& name, const std::vector<std::st
 Space Space::box(std::size_t d, double lower, double upper) {
   if (d == 0) throw InvalidArgument("a box needs dimension >= 1, got 0");
   Space s;
-  for (std::size_t i = 0; i < d; ++i) s.add_continuous("x" + std::to_string(i + 1), lower, upper);
+  for (std::size_t i = 0; i < d; ++i) s.add_continuous(coordinate_name(i), lower, upper);
   return s;
 }
 
@@ -104,7 +111,7 @@ Space Space::box(const Vector& lower, const Vector& upper) {
     throw InvalidArgument("box bounds must be non-empty vectors of equal size, got sizes " +
                           std::to_string(lower.size()) + " and " + std::to_string(upper.size()));
   Space s;
-  for (Eigen::Index i = 0; i < lower.size(); ++i) s.add_continuous("x" + std::to_string(i + 1), lower[i], upper[i]);
+  for (Eigen::Index i = 0; i < lower.size(); ++i) s.add_continuous(coordinate_name(static_cast<std::size_t>(i)), lower[i], upper[i]);
   return s;
 }
 

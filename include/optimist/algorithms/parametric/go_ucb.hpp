@@ -1,0 +1,96 @@
+// GO-UCB: global optimization with parametric function approximation (Liu & Wang, ICML 2023,
+// Algorithm 1), its workshop variant and the exploration-first baseline (workshop Lemma 15).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/algorithms/parametric/gradient_ellipsoid.hpp"
+#include "optimist/core/optimizer.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/models/parametric/parametric_model.hpp"
+#include "optimist/models/parametric/regression_oracle.hpp"
+
+namespace optimist {
+
+struct GoUcbOptions {
+  std::uint64_t seed = 0;
+  /// "go-ucb" (Algorithm 1), "workshop" (workshop Algorithm 1 with its section-4 surrogate) or
+  /// "exploration-first" (workshop Lemma 15).
+  std::string variant = "go-ucb";
+  std::size_t budget = 0;   ///< total evaluations N = n + T; required
+  std::size_t n_init = 0;   ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
+  std::string init = "uniform";  ///< Phase I design: "uniform" (the paper) or "sobol"
+  std::vector<std::size_t> hidden = {25};  ///< MLP used when no model is given (the paper's)
+  std::string activation = "sigmoid";
+  bool standardize = true;  ///< fit standardized outputs (Phase I mean and sd); the paper does not
+  std::string preset = "default";  ///< "default" or "paper" (lambda and beta_t of appendix D.1)
+  double lambda = 1.0;  ///< regularization of eqs. (3)-(5) (preset=paper: sqrt(T) log^2 T)
+  double beta = 1.0;    ///< confidence radius beta_t (preset=paper: d_w^3 F^4 t / T)
+  std::string acquisition = "linearized";  ///< "linearized" (Lemma 5.4) or "joint" (step 5)
+  std::size_t raw_samples = 512;           ///< acquisition: quasi-random candidates
+  std::size_t restarts = 8;                ///< acquisition: local searches from the best candidates
+  std::string output = "model";  ///< recommend(): "model" (best evaluated point under f_{w_t}),
+                                 ///< "best-observed", or "uniform" (the paper's draw among Phase II)
+  RegressionOracleOptions oracle;  ///< eq. (2)
+  double workshop_sigma = 0.01;    ///< workshop surrogate: sigma ||grad||_2 sqrt(U/t) + U/t
+  double workshop_u = 10.0;
+};
+
+/// Ask/tell GO-UCB. Inputs of the model are unit-cube points (integer and categorical parameters
+/// as the centers of equal-length intervals, appendix D.2).
+class GoUcb : public Optimizer {
+ public:
+  /// model: the parametric family f_w (input_dim must equal space.dim()); null builds the MLP of
+  /// the options. Throws InvalidArgument on inconsistent options (naming them).
+  GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model = nullptr);
+
+  /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
+  static std::size_t default_n_init(std::size_t budget);
+
+  const ParametricModel& model() const { return *model_; }
+  const GoUcbOptions& options() const { return options_; }
+  std::size_t n_init() const { return n_init_; }
+  bool in_phase_two() const { return ellipsoid_.has_value(); }
+  /// Current parameter estimate (w_0 after Phase I, then w_t); empty before the oracle ran.
+  Vector current_parameters() const;
+  /// lambda and beta_t as used by the next ask.
+  double lambda() const { return lambda_; }
+  double beta(std::size_t t) const;
+  nlohmann::json diagnostics() const override;
+
+ protected:
+  std::vector<Vector> propose(std::size_t n) override;
+  void observe(const Observation& obs, double y) override;
+  Vector recommend_unit() const override;
+
+ private:
+  void run_oracle();
+  double standardized(double y) const { return (y - y_mean_) / y_scale_; }
+  Vector phase_one_point(std::uint64_t index) const;
+  Vector acquire();
+  double acquisition_value(const Vector& x, Vector* grad) const;
+  Vector joint_ascent(const Vector& x_start) const;
+
+  GoUcbOptions options_;
+  std::shared_ptr<const ParametricModel> model_;
+  std::size_t n_init_ = 0;
+  std::size_t horizon_ = 0;  // T = N - n
+  double lambda_ = 1.0;
+  double y_mean_ = 0.0, y_scale_ = 1.0, f_bound_ = 1.0;
+  Vector w0_;        // oracle output
+  Vector w_latest_;  // workshop: refit each round
+  std::optional<GradientEllipsoid> ellipsoid_;
+  std::size_t phase_two_count_ = 0;
+  std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
+  Vector last_x_;
+  double last_fit_sse_ = 0.0;
+};
+
+AlgorithmInfo go_ucb_info();
+AlgorithmInfo go_ucb_workshop_info();
+AlgorithmInfo exploration_first_info();
+
+}  // namespace optimist

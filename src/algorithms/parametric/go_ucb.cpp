@@ -1,0 +1,265 @@
+#include "optimist/algorithms/parametric/go_ucb.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "optimist/core/sobol.hpp"
+#include "optimist/models/parametric/mlp.hpp"
+#include "optimist/solvers/box_maximizer.hpp"
+
+namespace optimist {
+
+namespace {
+constexpr std::uint64_t kOracleStream = 0x6f7261636c65;  // "oracle"
+
+std::string variant_name(const std::string& v) {
+  if (v == "go-ucb") return "go-ucb";
+  if (v == "workshop") return "go-ucb-workshop";
+  if (v == "exploration-first") return "exploration-first";
+  throw InvalidArgument("go-ucb: unknown variant '" + v + "'; valid: go-ucb, workshop, exploration-first");
+}
+}  // namespace
+
+std::size_t GoUcb::default_n_init(std::size_t budget) {
+  std::size_t n = 1;
+  while (n < budget && static_cast<double>(n) < std::sqrt(static_cast<double>(budget - n))) ++n;
+  return n;
+}
+
+GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model)
+    : Optimizer(variant_name(options.variant), space, direction, options.seed), options_(std::move(options)), model_(std::move(model)) {
+  const GoUcbOptions& o = options_;
+  if (o.budget < 2) throw InvalidArgument(name() + ": option 'budget' (the total number of evaluations) must be >= 2, got " + std::to_string(o.budget));
+  if (!model_) model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
+  if (model_->input_dim() != space.dim())
+    throw InvalidArgument(name() + ": the model takes " + std::to_string(model_->input_dim()) + " inputs, the space has " + std::to_string(space.dim()));
+  if (o.variant == "exploration-first" && o.n_init == 0)
+    n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(o.budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
+  else
+    n_init_ = o.n_init ? o.n_init : default_n_init(o.budget);
+  if (n_init_ >= o.budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(o.budget));
+  horizon_ = o.budget - n_init_;
+  if (o.init != "uniform" && o.init != "sobol") throw InvalidArgument(name() + ": option 'init' must be uniform or sobol, got '" + o.init + "'");
+  if (o.acquisition != "linearized" && o.acquisition != "joint")
+    throw InvalidArgument(name() + ": option 'acquisition' must be linearized or joint, got '" + o.acquisition + "'");
+  if (o.output != "model" && o.output != "best-observed" && o.output != "uniform")
+    throw InvalidArgument(name() + ": option 'output' must be model, best-observed or uniform, got '" + o.output + "'");
+  if (o.preset != "default" && o.preset != "paper") throw InvalidArgument(name() + ": option 'preset' must be default or paper, got '" + o.preset + "'");
+  if (!(o.lambda > 0) || !(o.beta >= 0)) throw InvalidArgument(name() + ": need lambda > 0 and beta >= 0");
+  const double T = static_cast<double>(horizon_);
+  lambda_ = o.preset == "paper" ? std::sqrt(T) * std::pow(std::log(T), 2) : o.lambda;  // appendix D.1
+  if (!(lambda_ > 0)) lambda_ = 1.0;  // T = 1: log T = 0
+}
+
+double GoUcb::beta(std::size_t t) const {
+  if (options_.preset == "paper") {  // appendix D.1: beta_t = d_w^3 F^4 t / T
+    const double dw = static_cast<double>(model_->num_params());
+    return dw * dw * dw * std::pow(f_bound_, 4) * static_cast<double>(t) / static_cast<double>(horizon_);
+  }
+  return options_.beta;
+}
+
+Vector GoUcb::phase_one_point(std::uint64_t index) const {
+  if (options_.init == "sobol") return SobolSequence(space().dim(), true, seed()).point(index);
+  return rng_for_ask().uniform_vector(static_cast<Eigen::Index>(space().dim()));  // Phase I step 2: x ~ U(X)
+}
+
+Vector GoUcb::current_parameters() const {
+  if (options_.variant == "workshop" && w_latest_.size()) return w_latest_;
+  if (ellipsoid_) return ellipsoid_->center();
+  return w0_;
+}
+
+void GoUcb::run_oracle() {
+  Matrix X;
+  Vector y;
+  successful_data(X, y);
+  if (options_.standardize) {
+    y_mean_ = y.mean();
+    const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
+    y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
+  }
+  f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
+  Rng rng(derive_seed(seed(), kOracleStream));
+  const Vector ys = (y.array() - y_mean_) / y_scale_;
+  RegressionFit fit = fit_regression(*model_, X, ys, Vector(), options_.oracle, rng);  // Phase I step 5, eq. (2)
+  w0_ = fit.w;
+  last_fit_sse_ = fit.sse;
+  const auto rep = model_->num_params() <= horizon_ ? GradientEllipsoid::Representation::Dense
+                                                    : GradientEllipsoid::Representation::LowRank;
+  ellipsoid_.emplace(w0_, lambda_, rep);
+}
+
+void GoUcb::observe(const Observation& obs, double y) {
+  if (!ellipsoid_) {
+    if (n_successful() >= n_init_) run_oracle();
+    return;
+  }
+  phase_two_indices_.push_back(history().size() - 1);
+  ++phase_two_count_;
+  const double ys = standardized(y);
+  if (options_.variant == "go-ucb") {
+    // Phase II steps 2-3: the rank-one update of Sigma_t (3) and w_t (5) with the gradient at the
+    // center w_i that selected x_i.
+    const Vector w_i = ellipsoid_->center();
+    Vector g;
+    const double f = model_->gradient_w(w_i, obs.trial.unit, g);
+    ellipsoid_->add(g, g.dot(w_i) + ys - f);
+  } else if (options_.variant == "workshop") {
+    // Workshop Algorithm 1, step 2: re-fit the oracle on all data, warm-started at the last fit.
+    Matrix X;
+    Vector yy;
+    successful_data(X, yy);
+    Rng rng(derive_seed(seed(), kOracleStream + history().size()));
+    RegressionOracleOptions o = options_.oracle;
+    RegressionFit fit = fit_regression(*model_, X, (yy.array() - y_mean_) / y_scale_, w_latest_.size() ? w_latest_ : w0_, o, rng);
+    w_latest_ = fit.w;
+    last_fit_sse_ = fit.sse;
+  }
+  // exploration-first (Lemma 15): w stays at w_0.
+}
+
+double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
+  const Vector w = current_parameters();
+  Vector gw, gx;
+  const double f = model_->gradient_w(w, x, gw);
+  if (options_.variant == "exploration-first") {
+    if (grad) model_->gradient_x(w, x, *grad);
+    return f;
+  }
+  if (options_.variant == "workshop") {
+    // sigma ||grad_w f_x(w_t)||_2 sqrt(U/t) + U/t; the last term is constant in x.
+    const double t = static_cast<double>(n_successful());
+    const double scale = options_.workshop_sigma * std::sqrt(options_.workshop_u / t);
+    const double norm = gw.norm();
+    if (grad) {
+      model_->gradient_x(w, x, *grad);
+      if (norm > 0) {
+        model_->mixed_product(w, x, gw, gx);  // d/dx ||g||^2 / 2 = (dg/dx)^T g
+        *grad += scale * gx / norm;
+      }
+    }
+    return f + scale * norm + options_.workshop_u / t;
+  }
+  // Lemma 5.4: f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}.
+  const double rb = std::sqrt(beta(phase_two_count_ + 1));
+  const Vector v = ellipsoid_->inverse_apply(gw);
+  const double norm = std::sqrt(std::max(0.0, gw.dot(v)));
+  if (grad) {
+    model_->gradient_x(w, x, *grad);
+    if (norm > 0) {
+      model_->mixed_product(w, x, v, gx);  // (dg/dx)^T Sigma^{-1} g
+      *grad += rb * gx / norm;
+    }
+  }
+  return f + rb * norm;
+}
+
+Vector GoUcb::joint_ascent(const Vector& x_start) const {
+  // Step 5 jointly over (x, u): maximize f_x(w_t + sqrt(beta) S^{-T} u), x in the box, ||u|| <= 1,
+  // by projected gradient ascent with backtracking. Starts at the linearization's optimal u.
+  const double beta_t = beta(phase_two_count_ + 1);
+  Vector x = x_start, g;
+  model_->gradient_w(ellipsoid_->center(), x, g);
+  Vector u = ellipsoid_->ball_gradient(g, beta_t);
+  u = u.norm() > 0 ? Vector(u / u.norm()) : Vector(Vector::Zero(u.size()));
+  auto value = [&](const Vector& xx, const Vector& uu) { return model_->value(ellipsoid_->from_ball(uu, beta_t), xx); };
+  double current = value(x, u);
+  double step = 0.1;
+  for (int it = 0; it < 100 && step > 1e-8; ++it) {
+    const Vector w = ellipsoid_->from_ball(u, beta_t);
+    Vector gx, gwv;
+    model_->gradient_x(w, x, gx);
+    model_->gradient_w(w, x, gwv);
+    const Vector gu = ellipsoid_->ball_gradient(gwv, beta_t);
+    const double gnorm = std::sqrt(gx.squaredNorm() + gu.squaredNorm());
+    if (gnorm < 1e-12) break;
+    bool improved = false;
+    while (step > 1e-8) {
+      Vector x_new = (x + step * gx / gnorm).cwiseMax(0.0).cwiseMin(1.0);
+      Vector u_new = u + step * gu / gnorm;
+      if (u_new.norm() > 1.0) u_new /= u_new.norm();  // exact projection in whitened coordinates
+      const double v_new = value(x_new, u_new);
+      if (v_new > current) {
+        x = std::move(x_new);
+        u = std::move(u_new);
+        current = v_new;
+        step *= 1.5;
+        improved = true;
+        break;
+      }
+      step *= 0.5;
+    }
+    if (!improved) break;
+  }
+  return x;
+}
+
+Vector GoUcb::acquire() {
+  const std::size_t d = space().dim();
+  std::vector<Vector> starts;
+  if (const Observation* b = best()) starts.push_back(b->trial.unit);
+  if (last_x_.size()) starts.push_back(last_x_);
+  for (const auto& t : pending()) starts.push_back(t.unit);
+  BoxMaximizerOptions bo;
+  bo.raw_samples = options_.raw_samples;
+  bo.restarts = options_.restarts;
+  Rng rng = rng_for_ask();
+  // A model that overflows somewhere scores -inf there instead of aborting the ask.
+  const auto fn = [this](const Vector& x, Vector* grad) -> double {
+    try {
+      return acquisition_value(x, grad);
+    } catch (const NumericalError&) {
+      return -std::numeric_limits<double>::infinity();
+    }
+  };
+  BoxMaximizerResult r = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
+  // Documented recovery: if the model is non-finite everywhere, sample uniformly.
+  Vector x = r.found() ? r.x : rng.uniform_vector(static_cast<Eigen::Index>(d));
+  if (options_.variant == "go-ucb" && options_.acquisition == "joint") x = joint_ascent(x);
+  return x;
+}
+
+std::vector<Vector> GoUcb::propose(std::size_t) {
+  const std::size_t asked = history().size() + pending().size();
+  if (!ellipsoid_) {
+    // Phase I (steps 1-4); while Phase I values are still pending, keep exploring uniformly.
+    return {phase_one_point(asked)};
+  }
+  last_x_ = acquire();
+  return {last_x_};
+}
+
+Vector GoUcb::recommend_unit() const {
+  if (!ellipsoid_ || options_.output == "best-observed") return Optimizer::recommend_unit();
+  if (options_.output == "uniform") {  // Algorithm 1 output: x ~ U({x_1, ..., x_T})
+    if (phase_two_indices_.empty()) return Optimizer::recommend_unit();
+    Rng rng(derive_seed(seed(), 0x6f7574 + phase_two_indices_.size()));
+    return history()[phase_two_indices_[rng.below(phase_two_indices_.size())]].trial.unit;
+  }
+  // The evaluated point the fitted model rates best: denoises the observations.
+  const Vector w = current_parameters();
+  double best_value = -std::numeric_limits<double>::infinity();
+  Vector best_x;
+  for (const auto& obs : history()) {
+    if (obs.failed) continue;
+    const double v = model_->value(w, obs.trial.unit);
+    if (v > best_value) {
+      best_value = v;
+      best_x = obs.trial.unit;
+    }
+  }
+  return best_x.size() ? best_x : Optimizer::recommend_unit();
+}
+
+nlohmann::json GoUcb::diagnostics() const {
+  nlohmann::json j = {{"phase", ellipsoid_ ? 2 : 1}};
+  if (ellipsoid_) {
+    j["beta"] = beta(phase_two_count_ + 1);
+    j["fit_sse"] = last_fit_sse_;
+  }
+  return j;
+}
+
+}  // namespace optimist

@@ -1,0 +1,107 @@
+// Registry entries of go-ucb, go-ucb-workshop and exploration-first: options as JSON.
+#include "optimist/algorithms/parametric/go_ucb.hpp"
+
+namespace optimist {
+
+namespace {
+
+std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
+  return {
+      {"budget", d.budget, "total number of evaluations N (required; the CLI passes --budget)", {}},
+      {"n_init", d.n_init, "Phase I length n; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)", {}},
+      {"init", d.init, "Phase I design", {"uniform", "sobol"}},
+      {"hidden", d.hidden, "hidden layer sizes of the MLP f_w(x)", {}},
+      {"activation", d.activation, "MLP activation", {"sigmoid", "tanh", "relu", "softplus"}},
+      {"standardize", d.standardize, "fit standardized outputs (Phase I mean and sd)", {}},
+      {"oracle", d.oracle.method, "regression oracle, eq. (2): Levenberg-Marquardt, or appendix D.1's SGD", {"lm", "sgd"}},
+      {"oracle_restarts", d.oracle.restarts, "oracle: random starts", {}},
+      {"oracle_iterations", d.oracle.max_iterations, "oracle (lm): iterations per start", {}},
+      {"oracle_ridge", d.oracle.ridge, "oracle (lm): ridge toward the start", {}},
+      {"sgd_iterations", d.oracle.sgd_iterations, "oracle (sgd): iterations (appendix D.1: 2000)", {}},
+      {"sgd_learning_rate", d.oracle.sgd_learning_rate, "oracle (sgd): learning rate (appendix D.1: 1e-11)", {}},
+      {"raw_samples", d.raw_samples, "acquisition: quasi-random candidates", {}},
+      {"restarts", d.restarts, "acquisition: local searches from the best candidates", {}},
+      {"output", d.output, "recommend(): best evaluated point under the model, best observed, or the paper's uniform draw",
+       {"model", "best-observed", "uniform"}},
+  };
+}
+
+GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
+  GoUcbOptions o;
+  o.variant = variant;
+  o.seed = v.seed();
+  o.budget = v.get<std::size_t>("budget");
+  o.n_init = v.get<std::size_t>("n_init");
+  o.init = v.get<std::string>("init");
+  o.hidden = v.json().at("hidden").get<std::vector<std::size_t>>();
+  o.activation = v.get<std::string>("activation");
+  o.standardize = v.get<bool>("standardize");
+  o.oracle.method = v.get<std::string>("oracle");
+  o.oracle.restarts = v.get<std::size_t>("oracle_restarts");
+  o.oracle.max_iterations = v.get<int>("oracle_iterations");
+  o.oracle.ridge = v.get<double>("oracle_ridge");
+  o.oracle.sgd_iterations = v.get<int>("sgd_iterations");
+  o.oracle.sgd_learning_rate = v.get<double>("sgd_learning_rate");
+  o.raw_samples = v.get<std::size_t>("raw_samples");
+  o.restarts = v.get<std::size_t>("restarts");
+  o.output = v.get<std::string>("output");
+  return o;
+}
+
+}  // namespace
+
+AlgorithmInfo go_ucb_info() {
+  const GoUcbOptions d;
+  AlgorithmInfo info;
+  info.name = "go-ucb";
+  info.family = "parametric";
+  info.summary = "GO-UCB (Liu & Wang, ICML 2023): fit f_w, explore optimistically in a gradient-shaped ellipsoid over w";
+  info.options = common_options(d);
+  info.options.push_back({"preset", d.preset, "'paper': lambda = sqrt(T) log^2 T and beta_t = d_w^3 F^4 t/T (appendix D.1)", {"default", "paper"}});
+  info.options.push_back({"lambda", d.lambda, "regularization lambda of eqs. (3)-(5) (preset default)", {}});
+  info.options.push_back({"beta", d.beta, "confidence radius beta_t of eq. (6) (preset default)", {}});
+  info.options.push_back({"acquisition", d.acquisition, "step 5: first-order bonus (Lemma 5.4) or joint ascent over (x, w)", {"linearized", "joint"}});
+  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+    GoUcbOptions o = read_common(v, "go-ucb");
+    o.preset = v.get<std::string>("preset");
+    o.lambda = v.get<double>("lambda");
+    o.beta = v.get<double>("beta");
+    o.acquisition = v.get<std::string>("acquisition");
+    return std::make_unique<GoUcb>(space, direction, o);
+  };
+  return info;
+}
+
+AlgorithmInfo go_ucb_workshop_info() {
+  const GoUcbOptions d;
+  AlgorithmInfo info;
+  info.name = "go-ucb-workshop";
+  info.family = "parametric";
+  info.summary = "GO-UCB workshop version: re-fit each round, bonus sigma ||grad_w f||_2 sqrt(U/t) + U/t";
+  info.options = common_options(d);
+  info.options.push_back({"sigma", d.workshop_sigma, "noise scale sigma of the bonus", {}});
+  info.options.push_back({"u", d.workshop_u, "constant U of the bonus (workshop section 4: 10)", {}});
+  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+    GoUcbOptions o = read_common(v, "workshop");
+    o.workshop_sigma = v.get<double>("sigma");
+    o.workshop_u = v.get<double>("u");
+    return std::make_unique<GoUcb>(space, direction, o);
+  };
+  return info;
+}
+
+AlgorithmInfo exploration_first_info() {
+  const GoUcbOptions d;
+  AlgorithmInfo info;
+  info.name = "exploration-first";
+  info.family = "parametric";
+  info.summary = "explore uniformly for n = ceil(N^(2/3)) steps, fit w once, then exploit (workshop Lemma 15)";
+  info.options = common_options(d);
+  info.options[1].help = "Phase I length n; 0: ceil(N^(2/3)) (Lemma 15)";
+  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+    return std::make_unique<GoUcb>(space, direction, read_common(v, "exploration-first"));
+  };
+  return info;
+}
+
+}  // namespace optimist

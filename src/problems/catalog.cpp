@@ -1,0 +1,124 @@
+// The problem catalog: lookup, instantiation and the (noisy) objective of a problem.
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "optimist/core/rng.hpp"
+#include "problems/builtin.hpp"
+
+namespace optimist {
+
+namespace detail {
+
+ProblemInfo make_info(ProblemSpec spec) {
+  ProblemInfo info;
+  info.name = spec.name;
+  info.summary = spec.summary;
+  info.min_dim = spec.min_dim;
+  info.max_dim = spec.max_dim;
+  info.default_dim = spec.default_dim;
+  info.domain = spec.domain;
+  info.direction = spec.direction;
+  info.make = [spec = std::move(spec)](std::size_t d) {
+    Problem p;
+    p.name = spec.name;
+    p.dim = d;
+    p.space = spec.space(d);
+    p.direction = spec.direction;
+    p.f_star = spec.f_star(d);
+    p.argmax = spec.argmax(d);
+    p.f = [f = spec.f, name = spec.name, d](const Vector& x) {
+      if (static_cast<std::size_t>(x.size()) != d) {
+        throw InvalidArgument("problem " + name + " expects a point of dimension " + std::to_string(d) +
+                              ", got " + std::to_string(x.size()));
+      }
+      return f(x);
+    };
+    return p;
+  };
+  return info;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string format_double(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+std::string allowed_dims(const ProblemInfo& info) {
+  if (info.min_dim == info.max_dim) return "exactly " + std::to_string(info.min_dim);
+  if (info.any_dim()) return std::to_string(info.min_dim) + " or more";
+  return std::to_string(info.min_dim) + " to " + std::to_string(info.max_dim);
+}
+
+/// The noise stream of one objective; shared by its copies.
+struct NoiseStream {
+  explicit NoiseStream(std::uint64_t seed) : rng(seed) {}
+  std::mutex mutex;
+  Rng rng;
+};
+
+}  // namespace
+
+const std::vector<ProblemInfo>& problems() {
+  static const std::vector<ProblemInfo> all = [] {
+    std::vector<ProblemInfo> v = detail::paper_problems();
+    for (auto& info : detail::classic_problems()) v.push_back(std::move(info));
+    return v;
+  }();
+  return all;
+}
+
+const ProblemInfo& problem_info(const std::string& name) {
+  const auto& all = problems();
+  for (const auto& info : all) {
+    if (info.name == name) return info;
+  }
+  std::string valid;
+  for (const auto& info : all) valid += (valid.empty() ? "" : ", ") + info.name;
+  throw InvalidArgument("unknown problem '" + name + "'; valid problems: " + valid);
+}
+
+Problem make_problem(const std::string& name, std::size_t dim) {
+  const ProblemInfo& info = problem_info(name);
+  const std::size_t d = dim == 0 ? info.default_dim : dim;
+  if (d < info.min_dim || d > info.max_dim) {
+    throw InvalidArgument("problem '" + name + "' does not support dimension " + std::to_string(d) +
+                          " (allowed: " + allowed_dims(info) + ")");
+  }
+  return info.make(d);
+}
+
+Objective Problem::objective(double noise_sd, std::uint64_t noise_seed) const {
+  if (!std::isfinite(noise_sd) || noise_sd < 0.0) {
+    throw InvalidArgument("noise_sd must be finite and >= 0, got " + format_double(noise_sd));
+  }
+  if (!f) throw InvalidArgument("problem '" + name + "' has no function");
+  Objective obj;
+  obj.direction = direction;
+  obj.optimum = f_star;
+  obj.noise_free = f;
+  obj.name = name;
+  if (noise_sd == 0.0) {
+    obj.function = f;
+  } else {
+    // The k-th evaluation gets the k-th N(0,1) draw of Rng(noise_seed).
+    auto noise = std::make_shared<NoiseStream>(noise_seed);
+    obj.function = [f = f, noise_sd, noise](const Vector& x) {
+      const double value = f(x);
+      std::lock_guard<std::mutex> lock(noise->mutex);
+      return value + noise_sd * noise->rng.normal();
+    };
+  }
+  return obj;
+}
+
+}  // namespace optimist
