@@ -1,0 +1,45 @@
+# optimist -- user-facing targets: demo, test, build, deps, asan, bench, clean.
+BUILD_DIR      ?= build
+ASAN_DIR       ?= build-asan
+JOBS           ?= $(shell nproc)
+DEMO_ALGORITHM ?= sobol
+DEMO_BUDGET    ?= 72
+BENCH_ARGS     ?=
+
+.DEFAULT_GOAL := build
+.PHONY: demo test build deps asan bench clean
+
+# Installs the missing Debian packages (needs root or sudo only when something is missing).
+deps:
+	bash scripts/install-deps.sh
+
+# Release build of the library, the CLI ($(BUILD_DIR)/optimist), tests and benchmarks.
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# Runs the test suite; the last line printed is ctest's summary.
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2
+
+# One optimization run of a noisy 20-dimensional problem; the trace goes to results/.
+demo: build
+	mkdir -p results
+	./$(BUILD_DIR)/optimist run --problem styblinski_tang --dim 20 --algorithm $(DEMO_ALGORITHM) \
+	  --budget $(DEMO_BUDGET) --seed 1 --noise 0.01 --out results/demo-trace.jsonl
+
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in $(ASAN_DIR)/.
+asan: deps
+	cmake -S . -B $(ASAN_DIR) -DOPTIMIST_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+	ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
+
+# Runs every benchmark program built into $(BUILD_DIR)/bench/, e.g.
+# make bench BENCH_ARGS=--benchmark_filter=GP
+bench: build
+	@found=0; for b in $(BUILD_DIR)/bench/*; do \
+	  if [ -f "$$b" ] && [ -x "$$b" ]; then found=1; echo "== $$b"; "$$b" $(BENCH_ARGS) || exit 1; fi; \
+	done; [ $$found = 1 ] || echo "bench: no benchmark programs in $(BUILD_DIR)/bench/"
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-debug

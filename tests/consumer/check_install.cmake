@@ -1,0 +1,62 @@
+# Run by the ctest "install_consumer" (see tests/install_consumer.cmake) as cmake -P with
+# BUILD_DIR, WORK_DIR, CONSUMER_SOURCE_DIR, CONFIG, CXX_COMPILER, CXX_FLAGS, GENERATOR and the
+# install layout BINDIR, LIBDIR, INCLUDEDIR (GNUInstallDirs of the build).
+# 1. cmake --install into WORK_DIR/prefix and check what was installed;
+# 2. configure and build the consumer against that prefix;  3. run it.
+cmake_minimum_required(VERSION 3.25)
+
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/consumer-build)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+function(run)
+  list(JOIN ARGV " " command)
+  message(STATUS "install_consumer: ${command}")
+  execute_process(COMMAND ${ARGV} COMMAND_ERROR_IS_FATAL ANY)
+endfunction()
+
+# 1. install
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --config ${CONFIG})
+set(pkg_dir ${prefix}/${LIBDIR}/cmake/optimist)
+foreach(f ${INCLUDEDIR}/optimist/core/optimizer.hpp ${INCLUDEDIR}/optimist/core/registry.hpp
+          ${LIBDIR}/liboptimist.a ${BINDIR}/optimist ${pkg_dir}/optimistConfig.cmake
+          ${pkg_dir}/optimistConfigVersion.cmake ${pkg_dir}/optimistTargets.cmake)
+  if(NOT IS_ABSOLUTE ${f})
+    set(f ${prefix}/${f})
+  endif()
+  if(NOT EXISTS ${f})
+    message(FATAL_ERROR "install_consumer: ${f} was not installed")
+  endif()
+endforeach()
+# Private dependencies (Boost, L-BFGS++) must not leak into the exported link interface.
+file(GLOB targets_files ${pkg_dir}/optimistTargets*.cmake)
+foreach(f IN LISTS targets_files)
+  file(READ ${f} text)
+  if(text MATCHES "Boost|LBFGS")
+    message(FATAL_ERROR "install_consumer: ${f} mentions a private dependency:\n${text}")
+  endif()
+endforeach()
+# The installed CLI runs.
+execute_process(COMMAND ${prefix}/${BINDIR}/optimist --help RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0 OR out STREQUAL "")
+  message(FATAL_ERROR "install_consumer: '${prefix}/${BINDIR}/optimist --help' failed (${rc}):\n${out}")
+endif()
+message(STATUS "install_consumer: installed 'optimist --help' works")
+
+# 2. configure and build the consumer against the installed package only
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${consumer_build} -G ${GENERATOR}
+    -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+file(STRINGS ${consumer_build}/CMakeCache.txt found REGEX "^optimist_DIR:")
+if(NOT found STREQUAL "optimist_DIR:PATH=${pkg_dir}")
+  message(FATAL_ERROR "install_consumer: the consumer found ${found}, not ${pkg_dir}")
+endif()
+run(${CMAKE_COMMAND} --build ${consumer_build} --config ${CONFIG})
+
+# 3. run it
+set(consumer_exe ${consumer_build}/consumer)
+if(NOT EXISTS ${consumer_exe})  # multi-config generators
+  set(consumer_exe ${consumer_build}/${CONFIG}/consumer)
+endif()
+run(${consumer_exe})
+message(STATUS "install_consumer: OK")

@@ -1,0 +1,31 @@
+// Uses the installed optimist package: 20 ask/tell steps of random search on a quadratic.
+#include <optimist/core/registry.hpp>
+#include <optimist/core/space.hpp>
+
+#include <cmath>
+#include <iostream>
+
+int main() {
+  const optimist::Space space = optimist::Space::box(2, -1.0, 1.0);
+  const nlohmann::json spec = {{"name", "random"}, {"seed", 1}};
+  auto optimizer = optimist::make_optimizer(spec, space, optimist::Direction::Minimize);
+
+  for (int i = 0; i < 20; ++i) {
+    const optimist::Trial trial = optimizer->ask();
+    optimizer->tell(trial, trial.x.squaredNorm());  // minimum 0 at the origin
+  }
+
+  const optimist::Observation* best = optimizer->best();
+  if (best == nullptr || optimizer->history().size() != 20) {
+    std::cerr << "consumer: expected 20 observations and a best one\n";
+    return 1;
+  }
+  const double value = best->value;
+  std::cout << "optimist " << optimist::version() << ": best value after 20 evaluations = " << value
+            << " at (" << best->trial.x.transpose() << ")\n";
+  // Sane: the true value at the best point, inside [0, 2] (the quadratic's range on the box);
+  // 20 uniform points all outside the unit disk would have probability ~5e-14.
+  const bool sane = std::isfinite(value) && value >= 0.0 && value < 1.0 &&
+                    std::abs(value - best->trial.x.squaredNorm()) < 1e-12;
+  return sane ? 0 : 1;
+}

@@ -1,0 +1,21 @@
+# ctest "install_consumer": installs this build into a prefix under the build tree, then builds
+# and runs tests/consumer against the installed package (tests/consumer/check_install.cmake).
+# In a sanitizer build the consumer gets the same sanitizer flags, since the static library
+# needs the sanitizer runtime at link time.
+set(_optimist_consumer_flags "")
+if(OPTIMIST_SANITIZE)
+  set(_optimist_consumer_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
+endif()
+add_test(NAME install_consumer
+  COMMAND ${CMAKE_COMMAND}
+    -DBUILD_DIR=${PROJECT_BINARY_DIR}
+    -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_consumer
+    -DCONSUMER_SOURCE_DIR=${CMAKE_CURRENT_LIST_DIR}/consumer
+    -DCONFIG=$<CONFIG>
+    -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+    "-DCXX_FLAGS=${_optimist_consumer_flags}"
+    -DGENERATOR=${CMAKE_GENERATOR}
+    -DBINDIR=${CMAKE_INSTALL_BINDIR} -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
+    -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}
+    -P ${CMAKE_CURRENT_LIST_DIR}/consumer/check_install.cmake)
+set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
