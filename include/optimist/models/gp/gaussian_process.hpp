@@ -1,0 +1,198 @@
+// Exact Gaussian-process regression on unit-cube inputs: constant mean, Gaussian noise, ARD kernel,
+// internally standardized outputs, MAP hyperparameters by multi-start L-BFGS-B on the log marginal
+// likelihood with analytic gradients (Rasmussen & Williams, "Gaussian Processes for Machine
+// Learning", 2006: Algorithm 2.1, eqs. 2.30, 5.9). Shared by GP-UCB/EI/PI and TuRBO.
+//
+// Units. Outputs y are standardized, y_s = (y - output_mean()) / output_scale() (sample mean and
+// standard deviation at the last set_data()/fit(); a constant or single output uses scale 1). The
+// hyperparameters (outputscale, noise variance, mean) live in these standardized units; every
+// prediction is returned in the ORIGINAL output units. add_point() keeps the standardization and
+// hyperparameters, so the model it builds is exactly the GP with the current hyperparameters.
+//
+// Defaults (see GpOptions): lengthscales in [0.005, 20] with the dimension-scaled log-normal prior
+// LogNormal(sqrt(2) + log(d)/2, sqrt(3)) of Hvarfner et al. (2024), BoTorch's current default, so
+// that a handful of points in 20-D does not collapse to tiny lengthscales; noise variance in
+// [1e-6, 1] with BoTorch's LogNormal(-4, 1) prior; outputscale in [0.01, 100] with a weak
+// LogNormal(1, 1) prior (mode 1 = the standardized variance); constant mean learned in [-5, 5]
+// without prior (learn_mean = false fixes it to 0, i.e. to the sample mean of y).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "optimist/core/rng.hpp"
+#include "optimist/core/types.hpp"
+#include "optimist/models/gp/kernel.hpp"
+
+namespace optimist {
+
+/// log(theta) ~ Normal(loc, scale^2). As in GPyTorch, the log density of theta itself (not of
+/// log theta) is added to the log marginal likelihood, so the MAP pull is towards the mode
+/// exp(loc - scale^2).
+struct LogNormalPrior {
+  double loc = 0.0;
+  double scale = 1.0;
+  double log_density(double theta) const;
+  /// d log_density / d log(theta).
+  double log_density_gradient(double theta) const;
+  double mode() const;
+};
+
+struct GpFitOptions {
+  /// Sobol points in the log-hyperparameter box scored by log posterior (one Cholesky each, no
+  /// gradient) besides the current hyperparameters.
+  std::size_t random_starts = 8;
+  /// L-BFGS-B runs from the best of {current hyperparameters, random starts}.
+  std::size_t restarts = 2;
+  /// Iterations per L-BFGS-B run. Warm starts from the previous optimum usually converge in far
+  /// fewer; lower it (and restarts / random_starts) for a hard time budget.
+  int max_iterations = 100;
+  /// Projected-gradient tolerance on the log posterior divided by n.
+  double gradient_tolerance = 1e-5;
+  /// If > 0 and there are more observations, the hyperparameters are fitted on a random subset
+  /// of this many (drawn from the fit's rng), and the model then conditions on all of them. Each
+  /// evaluation costs O(m^3), so 250 instead of 500 points makes a fit about 8x cheaper.
+  std::size_t max_points = 0;
+};
+
+/// What the last fit() did.
+struct GpFitReport {
+  std::size_t evaluations = 0;      ///< log-posterior evaluations (value-only scoring included)
+  std::size_t local_searches = 0;   ///< L-BFGS-B runs
+  std::size_t failed_searches = 0;  ///< runs ended by a line-search failure (best point kept)
+  std::size_t points = 0;           ///< observations the hyperparameters were fitted on
+  double log_posterior = 0.0;       ///< at the optimum, on those points (prior included if used)
+};
+
+struct GpOptions {
+  KernelType kernel = KernelType::Matern52;
+  /// Learn the constant mean (standardized units); false fixes it to 0 (the sample mean of y).
+  bool learn_mean = true;
+  /// Known observation-noise variance in ORIGINAL output units; unset: learned.
+  std::optional<double> fixed_noise_variance;
+  /// MAP (priors below) if true, maximum likelihood within the bounds if false.
+  bool use_priors = true;
+  /// Unset: the dimension-scaled LogNormal(sqrt(2) + log(d)/2, sqrt(3)).
+  std::optional<LogNormalPrior> lengthscale_prior;
+  LogNormalPrior outputscale_prior{1.0, 1.0};
+  LogNormalPrior noise_prior{-4.0, 1.0};
+  double min_lengthscale = 0.005, max_lengthscale = 20.0;  // inputs are unit-cube points
+  double min_outputscale = 0.01, max_outputscale = 100.0;  // standardized outputs
+  double min_noise_variance = 1e-6, max_noise_variance = 1.0;
+  double max_abs_mean = 5.0;
+  GpFitOptions fit;
+};
+
+/// Hyperparameters; outputscale, noise variance and mean are in standardized output units.
+struct GpHyperparameters {
+  Vector lengthscales;
+  double outputscale = 1.0;
+  double noise_variance = 1e-2;
+  double mean = 0.0;
+};
+
+/// Posterior of f(x) (or of y(x) = f(x) + noise when asked), original output units.
+struct GpPrediction {
+  double mean = 0.0;
+  double variance = 0.0;  ///< clamped at 0
+};
+
+struct GpPredictionWithGradient {
+  double mean = 0.0;
+  double variance = 0.0;
+  Vector mean_gradient;      ///< d mean / dx
+  Vector variance_gradient;  ///< d variance / dx
+};
+
+class GaussianProcess {
+ public:
+  /// Contract: dim >= 1 (else InvalidArgument). Hyperparameters start at the prior modes.
+  explicit GaussianProcess(Eigen::Index dim, GpOptions options = {});
+
+  Eigen::Index dim() const { return dim_; }
+  /// Number of observations.
+  Eigen::Index size() const { return X_.cols(); }
+  const GpOptions& options() const { return options_; }
+  const Matrix& inputs() const { return X_; }    ///< d x n, columns are points
+  const Vector& outputs() const { return y_; }   ///< original units
+
+  /// Replaces the data (columns of X; y finite), recomputes the standardization and factorizes
+  /// with the current hyperparameters. No fit.
+  void set_data(const Matrix& X, const Vector& y);
+  /// Appends one observation: O(n^2) extension of the Cholesky factor, standardization and
+  /// hyperparameters kept. Falls back to a full refactorization (with jitter) if the new pivot is
+  /// not safely positive, e.g. a duplicate point with a tiny fixed noise. On an empty model this
+  /// is set_data with one point.
+  void add_point(const Vector& x, double y);
+  /// Re-standardizes the data, maximizes the log posterior over the hyperparameters (warm start
+  /// from the current ones plus options().fit random starts; rng seeds those) and refactorizes.
+  /// A no-op without data.
+  void fit(Rng& rng);
+  /// Full O(n^3) factorization with the current standardization and hyperparameters.
+  void refactorize();
+
+  const GpHyperparameters& hyperparameters() const { return hyp_; }
+  /// Contract: sizes and values valid (positive scales, finite mean); refactorizes. A fixed noise
+  /// option overrides h.noise_variance.
+  void set_hyperparameters(const GpHyperparameters& h);
+  /// The kernel with the current lengthscales and outputscale.
+  const Kernel& kernel() const { return kernel_; }
+  double output_mean() const { return y_mean_; }
+  double output_scale() const { return y_scale_; }
+  /// Diagonal jitter the last full factorization needed (standardized units), usually 0.
+  double jitter() const { return jitter_; }
+  /// log p(y_s | hyperparameters) of the standardized outputs (eq. 2.30), current state.
+  double log_marginal_likelihood() const { return lml_; }
+  const GpFitReport& last_fit() const { return last_fit_; }
+
+  // ---- packed log-space parameters: [log l_1..log l_d, log s, log noise (if learned), mean (if
+  // learned)] ----
+  Eigen::Index num_parameters() const;
+  Vector parameters() const;
+  void parameter_bounds(Vector& lower, Vector& upper) const;
+  GpHyperparameters unpack(const Vector& theta) const;
+  /// log p(y_s | theta) (+ log prior if with_prior and options().use_priors) on the current
+  /// standardized data, and its analytic gradient in *grad if non-null (eq. 5.9). -infinity if
+  /// the covariance cannot be factorized.
+  double log_marginal_likelihood(const Vector& theta, Vector* grad, bool with_prior = false) const;
+
+  // ---- posterior, original output units; with_noise adds the noise variance (predictive) ----
+  GpPrediction predict(const Vector& x, bool with_noise = false) const;
+  GpPredictionWithGradient predict_with_gradient(const Vector& x, bool with_noise = false) const;
+  /// Batch over the columns of X (d x m).
+  void predict(const Matrix& X, Vector& mean, Vector& variance, bool with_noise = false) const;
+  /// Batch with gradients: column j of mean_gradient / variance_gradient (d x m) is at X.col(j).
+  void predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
+                             Matrix& variance_gradient, bool with_noise = false) const;
+  /// Joint posterior covariance of f at the columns of X (m x m, noise-free).
+  Matrix posterior_covariance(const Matrix& X) const;
+  /// n_samples joint draws of f at the columns of X (noise-free): an m x n_samples matrix whose
+  /// column s is one draw. Cholesky of the m x m posterior covariance (with jitter, pivoted LDLT
+  /// if that fails): O(m^3), so keep m in the low thousands.
+  Matrix sample_posterior(const Matrix& X, std::size_t n_samples, Rng& rng) const;
+
+ private:
+  struct Workspace;
+  double evaluate(const Matrix& X, const Vector& ys, const Vector& theta, Vector* grad, bool with_prior,
+                  Workspace& ws) const;
+  LogNormalPrior lengthscale_prior() const;
+  void standardize();
+  void apply(const GpHyperparameters& h);  // sets hyp_ and kernel_, no factorization
+  void update_alpha();                      // alpha_ and lml_ from L_
+  void check_point(const Vector& x) const;
+
+  Eigen::Index dim_;
+  GpOptions options_;
+  Matrix X_;
+  Vector y_, ys_;
+  double y_mean_ = 0.0, y_scale_ = 1.0;
+  GpHyperparameters hyp_;
+  Kernel kernel_;
+  Matrix L_;      // lower Cholesky factor of K + (noise + jitter) I
+  Vector alpha_;  // (K + noise I)^-1 (y_s - mean)
+  double jitter_ = 0.0;
+  double lml_ = 0.0;
+  GpFitReport last_fit_;
+};
+
+}  // namespace optimist

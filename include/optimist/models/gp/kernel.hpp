@@ -1,0 +1,84 @@
+// Stationary ARD covariance functions on the unit cube: Matern-5/2, Matern-3/2 and squared
+// exponential, k(x, x') = s * rho(r^2) with r^2 = sum_i ((x_i - x'_i) / l_i)^2
+// (Rasmussen & Williams, eqs. 4.9 and 4.17). One enum-dispatched class, no templates, so GP models
+// and BKB can share it and pick the type at run time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "optimist/core/types.hpp"
+
+namespace optimist {
+
+enum class KernelType { Matern52, Matern32, SquaredExponential };
+
+/// "matern52", "matern32", "rbf" (alias "se"). Case-sensitive; throws InvalidArgument listing the
+/// valid names.
+KernelType parse_kernel_type(const std::string& name);
+/// "matern52", "matern32", "rbf".
+std::string to_string(KernelType type);
+
+/// Points are columns. Hyperparameters: one lengthscale per input dimension and an outputscale
+/// s = k(x, x) (the prior variance). Their log-space vector is [log l_1, ..., log l_d, log s].
+class Kernel {
+ public:
+  /// Lengthscales 1, outputscale 1.
+  explicit Kernel(Eigen::Index dim, KernelType type = KernelType::Matern52);
+  /// Contract: lengthscales non-empty, all > 0; outputscale > 0 (else InvalidArgument).
+  Kernel(KernelType type, const Vector& lengthscales, double outputscale = 1.0);
+
+  KernelType type() const { return type_; }
+  Eigen::Index dim() const { return lengthscales_.size(); }
+  const Vector& lengthscales() const { return lengthscales_; }
+  double outputscale() const { return outputscale_; }
+  void set_lengthscales(const Vector& lengthscales);
+  void set_outputscale(double outputscale);
+
+  /// d + 1.
+  Eigen::Index num_hyperparameters() const { return dim() + 1; }
+  Vector log_hyperparameters() const;
+  void set_log_hyperparameters(const Vector& log_params);
+
+  /// k(x, x').
+  double operator()(const Vector& x1, const Vector& x2) const;
+  /// k(x, x) for every x (stationarity).
+  double variance() const { return outputscale_; }
+  /// K_ij = k(X1.col(i), X2.col(j)).
+  Matrix cross(const Matrix& X1, const Matrix& X2) const;
+  /// K_ij = k(X.col(i), X.col(j)), symmetric, exact diagonal s.
+  Matrix gram(const Matrix& X) const;
+
+  /// d k(x, x') / d x.
+  Vector gradient_x(const Vector& x, const Vector& x2) const;
+  /// k_j = k(x, X.col(j)); if jac is non-null, column j of *jac (d x n) is d k_j / d x.
+  Vector cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac) const;
+
+  /// dK/d(log theta_p) for p = 0..d (lengthscales, then outputscale). Forms d+1 dense n x n
+  /// matrices: meant for tests and small n; the GP fit uses gram_gradient_contract.
+  std::vector<Matrix> gram_gradients(const Matrix& X) const;
+  /// g_p = sum_ij W_ij dK_ij / d(log theta_p) for symmetric W, in O(d n^2) time without forming
+  /// the derivative matrices. With W = alpha alpha^T - K^-1 this is twice the log marginal
+  /// likelihood gradient (R&W eq. 5.9).
+  Vector gram_gradient_contract(const Matrix& X, const Matrix& W) const;
+
+  // Building blocks for the marginal-likelihood gradient (hyperparameter_fit.cpp).
+
+  /// K = gram(X) and, if dK_dr2 is non-null, the elementwise derivative of K with respect to the
+  /// squared scaled distance r^2_ij.
+  void gram_with_derivative(const Matrix& X, Matrix& K, Matrix* dK_dr2) const;
+  /// Given M = W o dK/dr^2 (symmetric), returns sum_ij M_ij d r^2_ij / d(log l_p) for every p.
+  Vector lengthscale_contract(const Matrix& X, const Matrix& M) const;
+
+  /// rho(r^2) with rho(0) = 1, and if drho is non-null, d rho / d r^2 (finite at r = 0 for all
+  /// three kernels, so gradients at coincident points are well defined).
+  double profile(double r2, double* drho) const;
+
+ private:
+  KernelType type_;
+  Vector lengthscales_;
+  Vector inv_sq_lengthscales_;  // 1 / l_i^2, cached
+  double outputscale_ = 1.0;
+};
+
+}  // namespace optimist

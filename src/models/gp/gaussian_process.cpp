@@ -1,0 +1,174 @@
+// Data, standardization and the Cholesky factor of the GP (Rasmussen & Williams, Algorithm 2.1).
+#include "optimist/models/gp/gaussian_process.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <utility>
+
+#include "optimist/models/gp/linalg.hpp"
+
+namespace optimist {
+
+namespace {
+
+void check_range(const char* what, double lo, double hi) {
+  if (!(lo > 0.0) || !(lo <= hi) || !std::isfinite(hi))
+    throw InvalidArgument(std::string("GpOptions: bad ") + what + " bounds [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+}
+
+double clip(double v, double lo, double hi) { return std::min(std::max(v, lo), hi); }
+
+}  // namespace
+
+double LogNormalPrior::log_density(double theta) const {
+  const double z = (std::log(theta) - loc) / scale;
+  return -std::log(theta) - std::log(scale) - 0.5 * std::log(2.0 * std::numbers::pi) - 0.5 * z * z;
+}
+
+double LogNormalPrior::log_density_gradient(double theta) const {
+  return -1.0 - (std::log(theta) - loc) / (scale * scale);
+}
+
+double LogNormalPrior::mode() const { return std::exp(loc - scale * scale); }
+
+GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
+    : dim_(dim),
+      options_(std::move(options)),
+      X_(dim > 0 ? dim : 1, 0),
+      kernel_(dim > 0 ? dim : 1, options_.kernel) {
+  if (dim < 1) throw InvalidArgument("GaussianProcess: dimension must be >= 1, got " + std::to_string(dim));
+  check_range("lengthscale", options_.min_lengthscale, options_.max_lengthscale);
+  check_range("outputscale", options_.min_outputscale, options_.max_outputscale);
+  check_range("noise variance", options_.min_noise_variance, options_.max_noise_variance);
+  if (!(options_.max_abs_mean >= 0.0)) throw InvalidArgument("GpOptions: max_abs_mean must be >= 0");
+  const std::optional<double>& fixed = options_.fixed_noise_variance;
+  if (fixed && !(*fixed >= 0.0 && std::isfinite(*fixed)))
+    throw InvalidArgument("GpOptions: fixed_noise_variance must be finite and >= 0");
+  for (const LogNormalPrior* p : {&options_.outputscale_prior, &options_.noise_prior})
+    if (!(p->scale > 0.0)) throw InvalidArgument("GpOptions: prior scales must be positive");
+  if (options_.lengthscale_prior && !(options_.lengthscale_prior->scale > 0.0))
+    throw InvalidArgument("GpOptions: prior scales must be positive");
+  GpHyperparameters h;
+  h.lengthscales =
+      Vector::Constant(dim, clip(lengthscale_prior().mode(), options_.min_lengthscale, options_.max_lengthscale));
+  h.outputscale = clip(options_.outputscale_prior.mode(), options_.min_outputscale, options_.max_outputscale);
+  h.noise_variance = clip(options_.noise_prior.mode(), options_.min_noise_variance, options_.max_noise_variance);
+  h.mean = 0.0;
+  apply(h);
+}
+
+LogNormalPrior GaussianProcess::lengthscale_prior() const {
+  if (options_.lengthscale_prior) return *options_.lengthscale_prior;
+  // Hvarfner, Hellsten & Nardi (2024), "Vanilla Bayesian optimization performs great in high
+  // dimensions": the median lengthscale grows like sqrt(d), so the prior complexity of the
+  // function stays constant with the dimension.
+  return {std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(dim_)), std::sqrt(3.0)};
+}
+
+void GaussianProcess::check_point(const Vector& x) const {
+  if (x.size() != dim_)
+    throw InvalidArgument("GaussianProcess: point of dimension " + std::to_string(x.size()) + ", expected " +
+                          std::to_string(dim_));
+  if (!x.allFinite()) throw InvalidArgument("GaussianProcess: point with non-finite coordinates");
+}
+
+void GaussianProcess::apply(const GpHyperparameters& h) {
+  if (h.lengthscales.size() != dim_)
+    throw InvalidArgument("GaussianProcess: " + std::to_string(h.lengthscales.size()) + " lengthscales for dimension " +
+                          std::to_string(dim_));
+  if (!(h.noise_variance >= 0.0) || !std::isfinite(h.noise_variance) || !std::isfinite(h.mean))
+    throw InvalidArgument("GaussianProcess: noise variance must be >= 0 and the mean finite");
+  kernel_.set_lengthscales(h.lengthscales);  // validates positivity
+  kernel_.set_outputscale(h.outputscale);
+  hyp_ = h;
+  if (options_.fixed_noise_variance) hyp_.noise_variance = *options_.fixed_noise_variance / (y_scale_ * y_scale_);
+}
+
+void GaussianProcess::set_hyperparameters(const GpHyperparameters& h) {
+  apply(h);
+  refactorize();
+}
+
+void GaussianProcess::standardize() {
+  const Eigen::Index n = size();
+  y_mean_ = n > 0 ? y_.mean() : 0.0;
+  double sd = n > 1 ? std::sqrt((y_.array() - y_mean_).square().sum() / static_cast<double>(n - 1)) : 0.0;
+  // A constant (or single) output would divide by zero; its relative spread below 1e-12 is
+  // round-off, so it is treated as constant and only centred.
+  const double max_abs = n > 0 ? y_.cwiseAbs().maxCoeff() : 0.0;
+  if (!(sd > 1e-12 * max_abs) || !std::isfinite(sd)) sd = 1.0;
+  y_scale_ = sd;
+  ys_ = (y_.array() - y_mean_) / y_scale_;
+  if (options_.fixed_noise_variance) hyp_.noise_variance = *options_.fixed_noise_variance / (y_scale_ * y_scale_);
+}
+
+void GaussianProcess::set_data(const Matrix& X, const Vector& y) {
+  if (X.rows() != dim_ || X.cols() != y.size())
+    throw InvalidArgument("GaussianProcess::set_data: X is " + std::to_string(X.rows()) + " x " +
+                          std::to_string(X.cols()) + ", y has " + std::to_string(y.size()) + " entries, dimension " +
+                          std::to_string(dim_));
+  if (!X.allFinite() || !y.allFinite()) throw InvalidArgument("GaussianProcess::set_data: non-finite data");
+  X_ = X;
+  y_ = y;
+  standardize();
+  refactorize();
+}
+
+void GaussianProcess::update_alpha() {
+  const Eigen::Index n = size();
+  const Vector r = ys_.array() - hyp_.mean;
+  alpha_ = L_.triangularView<Eigen::Lower>().solve(r);
+  L_.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha_);
+  // Eq. 2.30 via Algorithm 2.1: -1/2 r^T alpha - sum log L_ii - n/2 log 2 pi.
+  lml_ = -0.5 * r.dot(alpha_) - L_.diagonal().array().log().sum() -
+         0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
+}
+
+void GaussianProcess::refactorize() {
+  if (size() == 0) {
+    L_.resize(0, 0);
+    alpha_.resize(0);
+    jitter_ = 0.0;
+    lml_ = 0.0;
+    return;
+  }
+  Matrix K = kernel_.gram(X_);
+  K.diagonal().array() += hyp_.noise_variance;
+  jitter_ = cholesky_with_jitter(K, L_);
+  update_alpha();
+}
+
+void GaussianProcess::add_point(const Vector& x, double y) {
+  check_point(x);
+  if (!std::isfinite(y)) throw InvalidArgument("GaussianProcess::add_point: non-finite output");
+  const Eigen::Index n = size();
+  if (n == 0) {
+    set_data(x, Vector::Constant(1, y));
+    return;
+  }
+  // [[L, 0], [l^T, d]] is the factor of [[K, k], [k^T, kss]] with l = L^-1 k, d^2 = kss - l^T l.
+  const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
+  const double kss = kernel_.variance() + hyp_.noise_variance + jitter_;
+  const Vector l = L_.triangularView<Eigen::Lower>().solve(k);
+  const double d2 = kss - l.squaredNorm();
+  X_.conservativeResize(Eigen::NoChange, n + 1);
+  X_.col(n) = x;
+  y_.conservativeResize(n + 1);
+  y_[n] = y;
+  ys_.conservativeResize(n + 1);
+  ys_[n] = (y - y_mean_) / y_scale_;
+  if (!(d2 > 1e-12 * kss) || !std::isfinite(d2)) {
+    refactorize();
+    return;
+  }
+  L_.conservativeResize(n + 1, n + 1);
+  L_.col(n).head(n).setZero();
+  L_.row(n).head(n) = l.transpose();
+  L_(n, n) = std::sqrt(d2);
+  update_alpha();
+}
+
+}  // namespace optimist

@@ -1,0 +1,200 @@
+#include "optimist/models/gp/kernel.hpp"
+
+#include <cmath>
+
+namespace optimist {
+
+namespace {
+
+const char* const kValidNames = "matern52, matern32, rbf (alias se)";
+
+void check_lengthscales(const Vector& l) {
+  if (l.size() == 0) throw InvalidArgument("Kernel: at least one lengthscale is needed");
+  for (Eigen::Index i = 0; i < l.size(); ++i)
+    if (!(l[i] > 0.0) || !std::isfinite(l[i]))
+      throw InvalidArgument("Kernel: lengthscale " + std::to_string(i) + " = " + std::to_string(l[i]) +
+                            " must be positive and finite");
+}
+
+}  // namespace
+
+KernelType parse_kernel_type(const std::string& name) {
+  if (name == "matern52") return KernelType::Matern52;
+  if (name == "matern32") return KernelType::Matern32;
+  if (name == "rbf" || name == "se") return KernelType::SquaredExponential;
+  throw InvalidArgument("unknown kernel '" + name + "'; valid kernels: " + kValidNames);
+}
+
+std::string to_string(KernelType type) {
+  switch (type) {
+    case KernelType::Matern52: return "matern52";
+    case KernelType::Matern32: return "matern32";
+    case KernelType::SquaredExponential: return "rbf";
+  }
+  return "?";
+}
+
+Kernel::Kernel(Eigen::Index dim, KernelType type) : Kernel(type, Vector::Ones(dim), 1.0) {}
+
+Kernel::Kernel(KernelType type, const Vector& lengthscales, double outputscale) : type_(type) {
+  set_lengthscales(lengthscales);
+  set_outputscale(outputscale);
+}
+
+void Kernel::set_lengthscales(const Vector& lengthscales) {
+  check_lengthscales(lengthscales);
+  lengthscales_ = lengthscales;
+  inv_sq_lengthscales_ = lengthscales.array().square().inverse().matrix();
+}
+
+void Kernel::set_outputscale(double outputscale) {
+  if (!(outputscale > 0.0) || !std::isfinite(outputscale))
+    throw InvalidArgument("Kernel: outputscale " + std::to_string(outputscale) + " must be positive and finite");
+  outputscale_ = outputscale;
+}
+
+Vector Kernel::log_hyperparameters() const {
+  Vector p(num_hyperparameters());
+  p.head(dim()) = lengthscales_.array().log().matrix();
+  p[dim()] = std::log(outputscale_);
+  return p;
+}
+
+void Kernel::set_log_hyperparameters(const Vector& log_params) {
+  if (log_params.size() != num_hyperparameters())
+    throw InvalidArgument("Kernel: expected " + std::to_string(num_hyperparameters()) + " log-hyperparameters, got " +
+                          std::to_string(log_params.size()));
+  set_lengthscales(log_params.head(dim()).array().exp().matrix());
+  set_outputscale(std::exp(log_params[dim()]));
+}
+
+double Kernel::profile(double r2, double* drho) const {
+  switch (type_) {
+    case KernelType::SquaredExponential: {
+      const double rho = std::exp(-0.5 * r2);
+      if (drho) *drho = -0.5 * rho;
+      return rho;
+    }
+    case KernelType::Matern52: {
+      // rho = (1 + sqrt5 r + 5 r^2 / 3) e^{-sqrt5 r}; d rho / d r^2 = -(5/6)(1 + sqrt5 r) e^{-sqrt5 r}.
+      const double a = std::sqrt(5.0) * std::sqrt(r2), e = std::exp(-a);
+      if (drho) *drho = -(5.0 / 6.0) * (1.0 + a) * e;
+      return (1.0 + a + (5.0 / 3.0) * r2) * e;
+    }
+    case KernelType::Matern32: {
+      // rho = (1 + sqrt3 r) e^{-sqrt3 r}; d rho / d r^2 = -(3/2) e^{-sqrt3 r}.
+      const double a = std::sqrt(3.0) * std::sqrt(r2), e = std::exp(-a);
+      if (drho) *drho = -1.5 * e;
+      return (1.0 + a) * e;
+    }
+  }
+  return 0.0;
+}
+
+double Kernel::operator()(const Vector& x1, const Vector& x2) const {
+  const double r2 = ((x1 - x2).array().square() * inv_sq_lengthscales_.array()).sum();
+  return outputscale_ * profile(r2, nullptr);
+}
+
+Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
+  // Scaling once makes each pair a plain squared distance (direct differences, not the
+  // |a|^2 + |b|^2 - 2ab expansion, which loses accuracy for nearby points; with glibc's scalar
+  // exp this loop also beats a matrix product plus Eigen's vectorized exp).
+  const Matrix Z1 = lengthscales_.cwiseInverse().asDiagonal() * X1;
+  const Matrix Z2 = lengthscales_.cwiseInverse().asDiagonal() * X2;
+  Matrix K(X1.cols(), X2.cols());
+  for (Eigen::Index j = 0; j < X2.cols(); ++j)
+    for (Eigen::Index i = 0; i < X1.cols(); ++i)
+      K(i, j) = outputscale_ * profile((Z1.col(i) - Z2.col(j)).squaredNorm(), nullptr);
+  return K;
+}
+
+void Kernel::gram_with_derivative(const Matrix& X, Matrix& K, Matrix* dK_dr2) const {
+  const Eigen::Index n = X.cols();
+  const Matrix Z = lengthscales_.cwiseInverse().asDiagonal() * X;
+  K.resize(n, n);
+  if (dK_dr2) dK_dr2->resize(n, n);
+  double d0 = 0.0;
+  const double k0 = outputscale_ * profile(0.0, &d0);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    K(j, j) = k0;
+    if (dK_dr2) (*dK_dr2)(j, j) = outputscale_ * d0;
+    for (Eigen::Index i = j + 1; i < n; ++i) {
+      double drho = 0.0;
+      const double k = outputscale_ * profile((Z.col(i) - Z.col(j)).squaredNorm(), dK_dr2 ? &drho : nullptr);
+      K(i, j) = K(j, i) = k;
+      if (dK_dr2) (*dK_dr2)(i, j) = (*dK_dr2)(j, i) = outputscale_ * drho;
+    }
+  }
+}
+
+Matrix Kernel::gram(const Matrix& X) const {
+  Matrix K;
+  gram_with_derivative(X, K, nullptr);
+  return K;
+}
+
+Vector Kernel::cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac) const {
+  const Eigen::Index n = X.cols();
+  Vector k(n);
+  if (jac) jac->resize(dim(), n);
+  Vector diff(dim());
+  for (Eigen::Index j = 0; j < n; ++j) {
+    diff = x - X.col(j);
+    double drho = 0.0;
+    const double r2 = (diff.array().square() * inv_sq_lengthscales_.array()).sum();
+    k[j] = outputscale_ * profile(r2, jac ? &drho : nullptr);
+    // d r^2 / dx = 2 (x - x') / l^2.
+    if (jac) jac->col(j) = (2.0 * outputscale_ * drho) * diff.cwiseProduct(inv_sq_lengthscales_);
+  }
+  return k;
+}
+
+Vector Kernel::gradient_x(const Vector& x, const Vector& x2) const {
+  Matrix jac;
+  cross_with_gradient(x, x2, &jac);
+  return jac.col(0);
+}
+
+Vector Kernel::lengthscale_contract(const Matrix& X, const Matrix& M) const {
+  // sum_ij M_ij (x_ip - x_jp)^2 = 2 sum_i x_ip^2 m_i - 2 x_p^T M x_p with m = M 1 (M symmetric), one
+  // O(d n^2) matrix product for all p. Centering X leaves the left side unchanged and limits
+  // cancellation on the right.
+  const Matrix Xc = X.colwise() - X.rowwise().mean();
+  const Vector m = M.rowwise().sum();
+  const Matrix XM = Xc * M;
+  Vector s(dim());
+  for (Eigen::Index p = 0; p < dim(); ++p)
+    s[p] = 2.0 * Xc.row(p).array().square().matrix().dot(m) - 2.0 * Xc.row(p).dot(XM.row(p));
+  // d r^2_ij / d log l_p = -2 (x_ip - x_jp)^2 / l_p^2.
+  return (-2.0 * s.array() * inv_sq_lengthscales_.array()).matrix();
+}
+
+Vector Kernel::gram_gradient_contract(const Matrix& X, const Matrix& W) const {
+  Matrix K, D;
+  gram_with_derivative(X, K, &D);
+  Vector g(num_hyperparameters());
+  g.head(dim()) = lengthscale_contract(X, W.cwiseProduct(D));
+  g[dim()] = W.cwiseProduct(K).sum();  // dK / d log s = K
+  return g;
+}
+
+std::vector<Matrix> Kernel::gram_gradients(const Matrix& X) const {
+  const Eigen::Index n = X.cols();
+  Matrix K, D;
+  gram_with_derivative(X, K, &D);
+  std::vector<Matrix> out;
+  for (Eigen::Index p = 0; p < dim(); ++p) {
+    Matrix G(n, n);
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const double diff = X(p, i) - X(p, j);
+        G(i, j) = -2.0 * D(i, j) * diff * diff * inv_sq_lengthscales_[p];
+      }
+    out.push_back(std::move(G));
+  }
+  out.push_back(K);
+  return out;
+}
+
+}  // namespace optimist

@@ -1,0 +1,132 @@
+// Posterior mean, variance, their x-gradients and joint samples (Rasmussen & Williams,
+// Algorithm 2.1 and eqs. 2.25-2.26), computed in standardized units and returned in original units.
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "optimist/models/gp/gaussian_process.hpp"
+#include "optimist/models/gp/linalg.hpp"
+
+namespace optimist {
+
+namespace {
+
+void check_points(const Matrix& X, Eigen::Index dim, const char* where) {
+  if (X.rows() != dim)
+    throw InvalidArgument(std::string("GaussianProcess::") + where + ": points of dimension " +
+                          std::to_string(X.rows()) + ", expected " + std::to_string(dim));
+}
+
+}  // namespace
+
+GpPrediction GaussianProcess::predict(const Vector& x, bool with_noise) const {
+  check_point(x);
+  double mean = hyp_.mean, var = kernel_.variance();
+  if (size() > 0) {
+    const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
+    mean += k.dot(alpha_);                                              // eq. 2.25
+    var -= L_.triangularView<Eigen::Lower>().solve(k).squaredNorm();  // eq. 2.26: v = L^-1 k
+  }
+  var = std::max(var, 0.0) + (with_noise ? hyp_.noise_variance : 0.0);
+  return {y_mean_ + y_scale_ * mean, y_scale_ * y_scale_ * var};
+}
+
+GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x, bool with_noise) const {
+  check_point(x);
+  GpPredictionWithGradient out;
+  double mean = hyp_.mean, var = kernel_.variance();
+  Vector dmean = Vector::Zero(dim_), dvar = Vector::Zero(dim_);
+  if (size() > 0) {
+    Matrix J;  // d x n: column j is d k(x, x_j) / dx
+    const Vector k = kernel_.cross_with_gradient(x, X_, &J);
+    mean += k.dot(alpha_);
+    dmean = J * alpha_;
+    Vector w = L_.triangularView<Eigen::Lower>().solve(k);
+    var -= w.squaredNorm();
+    // d/dx (k^T K^-1 k) = 2 J K^-1 k, with K^-1 k = L^-T v.
+    L_.triangularView<Eigen::Lower>().transpose().solveInPlace(w);
+    dvar = -2.0 * (J * w);
+  }
+  out.mean = y_mean_ + y_scale_ * mean;
+  out.variance = y_scale_ * y_scale_ * (std::max(var, 0.0) + (with_noise ? hyp_.noise_variance : 0.0));
+  out.mean_gradient = y_scale_ * dmean;
+  out.variance_gradient = (y_scale_ * y_scale_) * dvar;
+  return out;
+}
+
+void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, bool with_noise) const {
+  check_points(X, dim_, "predict");
+  const Eigen::Index m = X.cols();
+  mean = Vector::Constant(m, hyp_.mean);
+  variance = Vector::Constant(m, kernel_.variance());
+  if (size() > 0) {
+    Matrix Ks = kernel_.cross(X_, X);  // n x m
+    mean.noalias() += Ks.transpose() * alpha_;
+    L_.triangularView<Eigen::Lower>().solveInPlace(Ks);
+    variance -= Ks.colwise().squaredNorm().transpose();
+  }
+  variance = variance.cwiseMax(0.0).array() + (with_noise ? hyp_.noise_variance : 0.0);
+  mean = (y_mean_ + y_scale_ * mean.array()).matrix();
+  variance *= y_scale_ * y_scale_;
+}
+
+void GaussianProcess::predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
+                                            Matrix& variance_gradient, bool with_noise) const {
+  check_points(X, dim_, "predict_with_gradient");
+  const Eigen::Index m = X.cols();
+  mean.resize(m);
+  variance.resize(m);
+  mean_gradient.resize(dim_, m);
+  variance_gradient.resize(dim_, m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const GpPredictionWithGradient p = predict_with_gradient(X.col(j), with_noise);
+    mean[j] = p.mean;
+    variance[j] = p.variance;
+    mean_gradient.col(j) = p.mean_gradient;
+    variance_gradient.col(j) = p.variance_gradient;
+  }
+}
+
+Matrix GaussianProcess::posterior_covariance(const Matrix& X) const {
+  check_points(X, dim_, "posterior_covariance");
+  Matrix S = kernel_.gram(X);
+  if (size() > 0) {
+    Matrix V = kernel_.cross(X_, X);
+    L_.triangularView<Eigen::Lower>().solveInPlace(V);
+    // Eq. 2.24 with K^-1 = L^-T L^-1: S -= V^T V, lower half only (half the flops), then mirrored.
+    S.selfadjointView<Eigen::Lower>().rankUpdate(V.transpose(), -1.0);
+    for (Eigen::Index j = 0; j + 1 < S.cols(); ++j)
+      S.row(j).tail(S.cols() - j - 1) = S.col(j).tail(S.cols() - j - 1).transpose();
+  }
+  return (y_scale_ * y_scale_) * S;
+}
+
+Matrix GaussianProcess::sample_posterior(const Matrix& X, std::size_t n_samples, Rng& rng) const {
+  const Eigen::Index m = X.cols();
+  const auto ns = static_cast<Eigen::Index>(n_samples);
+  Vector mean, var;
+  predict(X, mean, var);
+  const Matrix S = posterior_covariance(X);  // exactly symmetric
+  Matrix Z(m, ns);
+  for (Eigen::Index s = 0; s < ns; ++s)
+    for (Eigen::Index i = 0; i < m; ++i) Z(i, s) = rng.normal();
+  Matrix out(m, ns);
+  try {
+    Matrix L;
+    cholesky_with_jitter(S, L);
+    out.noalias() = L.triangularView<Eigen::Lower>() * Z;
+  } catch (const NumericalError&) {
+    // Rank-deficient beyond the jitter range: S = P^T L D L^T P with D clamped at 0 still gives
+    // draws with covariance S (up to its negative round-off).
+    const Eigen::LDLT<Matrix> ldlt(S);
+    const Vector sd = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
+    Matrix T = sd.asDiagonal() * Z;
+    T = ldlt.matrixL() * T;
+    out = ldlt.transpositionsP().transpose() * T;
+  }
+  out.colwise() += mean;
+  return out;
+}
+
+}  // namespace optimist

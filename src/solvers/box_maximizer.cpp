@@ -1,0 +1,131 @@
+#include "optimist/solvers/box_maximizer.hpp"
+
+#include <LBFGSB.h>
+
+#include <algorithm>
+#include <exception>
+#include <numeric>
+#include <string>
+
+#include "optimist/core/sobol.hpp"
+
+namespace optimist {
+
+namespace {
+
+// Thrown through LBFGSpp to end one local search (non-finite value, or f threw).
+struct AbortSearch {};
+
+void check_box(const Vector& lower, const Vector& upper) {
+  if (lower.size() == 0 || lower.size() != upper.size())
+    throw InvalidArgument("maximize_in_box: bounds must be non-empty and of equal size (got " +
+                          std::to_string(lower.size()) + " and " + std::to_string(upper.size()) + ")");
+  for (Eigen::Index i = 0; i < lower.size(); ++i)
+    if (!std::isfinite(lower[i]) || !std::isfinite(upper[i]) || lower[i] > upper[i])
+      throw InvalidArgument("maximize_in_box: bad bounds [" + std::to_string(lower[i]) + ", " +
+                            std::to_string(upper[i]) + "] in dimension " + std::to_string(i));
+}
+
+}  // namespace
+
+BoxMaximizerResult maximize_in_box(const BoxObjective& f, const Vector& lower, const Vector& upper,
+                                   const std::vector<Vector>& starts, const BoxMaximizerOptions& options,
+                                   Rng& rng, const BoxBatchObjective& batch) {
+  check_box(lower, upper);
+  const Eigen::Index d = lower.size();
+  const double ninf = -std::numeric_limits<double>::infinity();
+  BoxMaximizerResult result;
+  result.x = 0.5 * (lower + upper);
+  auto record = [&](const Vector& x, double v) {
+    if (std::isfinite(v) && v > result.value) {
+      result.value = v;
+      result.x = x;
+    }
+  };
+
+  // Candidates: the given starts first, then the raw Sobol samples mapped into the box.
+  const auto n_starts = static_cast<Eigen::Index>(starts.size());
+  const auto n_raw = static_cast<Eigen::Index>(options.raw_samples);
+  Matrix cand(d, n_starts + n_raw);
+  for (Eigen::Index j = 0; j < n_starts; ++j) {
+    if (starts[j].size() != d)
+      throw InvalidArgument("maximize_in_box: start " + std::to_string(j) + " has dimension " +
+                            std::to_string(starts[j].size()) + ", expected " + std::to_string(d));
+    cand.col(j) = starts[j].cwiseMax(lower).cwiseMin(upper);
+  }
+  if (n_raw > 0) {
+    const SobolSequence sobol(static_cast<std::size_t>(d), true, rng.next_u64());
+    cand.rightCols(n_raw) =
+        (lower.replicate(1, n_raw) + (upper - lower).asDiagonal() * sobol.points(0, options.raw_samples))
+            .cwiseMin(upper.replicate(1, n_raw));
+  }
+
+  // Score every candidate by value.
+  Vector scores(cand.cols());
+  if (batch && cand.cols() > 0) {
+    scores = batch(cand);
+    if (scores.size() != cand.cols())
+      throw InvalidArgument("maximize_in_box: the batch objective returned a wrong size");
+  } else {
+    for (Eigen::Index j = 0; j < cand.cols(); ++j) scores[j] = f(cand.col(j), nullptr);
+  }
+  result.evaluations += static_cast<std::size_t>(cand.cols());
+  for (Eigen::Index j = 0; j < cand.cols(); ++j) {
+    if (!std::isfinite(scores[j])) scores[j] = ninf;
+    record(cand.col(j), scores[j]);
+  }
+
+  // The best `restarts` finite candidates, ties broken by index (deterministic).
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(cand.cols()));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return scores[a] > scores[b]; });
+
+  LBFGSpp::LBFGSBParam<double> param;
+  param.m = std::max(options.memory, 1);
+  param.epsilon = options.gradient_tolerance;
+  param.epsilon_rel = 0.0;  // the default compares to |x|, meaningless for box coordinates
+  param.past = 1;
+  param.delta = options.value_tolerance;
+  param.max_iterations = std::max(options.max_iterations, 1);
+  LBFGSpp::LBFGSBSolver<double> solver(param);
+
+  std::exception_ptr user_error;
+  Vector xc(d), g(d);
+  auto negated = [&](const Eigen::VectorXd& z, Eigen::VectorXd& grad) -> double {
+    xc = z.cwiseMax(lower).cwiseMin(upper);  // guard against round-off just outside the box
+    g.setZero();
+    double v;
+    try {
+      v = f(xc, &g);
+    } catch (...) {
+      user_error = std::current_exception();
+      throw AbortSearch{};
+    }
+    ++result.evaluations;
+    if (!std::isfinite(v)) throw AbortSearch{};
+    record(xc, v);
+    if (!g.allFinite()) throw AbortSearch{};
+    grad = -g;
+    return -v;
+  };
+
+  const std::size_t n_local = std::min<std::size_t>(options.restarts, order.size());
+  for (std::size_t k = 0; k < n_local; ++k) {
+    const Eigen::Index j = order[k];
+    if (!std::isfinite(scores[j])) break;
+    Eigen::VectorXd x = cand.col(j);
+    double fx = 0.0;
+    ++result.local_searches;
+    try {
+      solver.minimize(negated, x, fx, lower, upper);
+    } catch (const AbortSearch&) {
+      if (user_error) std::rethrow_exception(user_error);
+      ++result.failed_searches;
+    } catch (const std::exception&) {  // LBFGSpp line-search failures: keep the best point seen
+      ++result.failed_searches;
+    }
+  }
+  return result;
+}
+
+}  // namespace optimist

@@ -1,0 +1,499 @@
+// Kernels and the exact GP model: closed-form checks, analytic gradients against finite
+// differences, hyperparameter recovery, the O(n^2) update, posterior samples and degenerate data.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+#include "optimist/models/gp/gaussian_process.hpp"
+#include "optimist/models/gp/kernel.hpp"
+#include "optimist/models/gp/linalg.hpp"
+
+using namespace optimist;
+
+namespace {
+
+const KernelType kAllKernels[] = {KernelType::Matern52, KernelType::Matern32, KernelType::SquaredExponential};
+
+Matrix random_points(Eigen::Index d, Eigen::Index n, Rng& rng) {
+  Matrix X(d, n);
+  for (Eigen::Index j = 0; j < n; ++j) X.col(j) = rng.uniform_vector(d);
+  return X;
+}
+
+// Central differences of a scalar function of a vector.
+Vector numeric_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h = 1e-6) {
+  Vector g(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    Vector a = x, b = x;
+    a[i] += h;
+    b[i] -= h;
+    g[i] = (f(a) - f(b)) / (2 * h);
+  }
+  return g;
+}
+
+void expect_close(const Vector& a, const Vector& b, double rel, double abs, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (Eigen::Index i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], b[i], abs + rel * std::max(std::abs(a[i]), std::abs(b[i]))) << what << " [" << i << "]";
+}
+
+double smooth_function(const Vector& x) {
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) s += std::sin(3.0 * x[i] + 0.5 * static_cast<double>(i)) * (1.0 + 0.1 * static_cast<double>(i));
+  return s + (x.array() - 0.4).square().sum();
+}
+
+GaussianProcess make_gp(KernelType type, Eigen::Index d, Eigen::Index n, std::uint64_t seed, GpOptions opt = {}) {
+  Rng rng(seed);
+  const Matrix X = random_points(d, n, rng);
+  Vector y(n);
+  for (Eigen::Index j = 0; j < n; ++j) y[j] = 10.0 + 3.0 * smooth_function(X.col(j)) + 0.05 * rng.normal();
+  opt.kernel = type;
+  GaussianProcess gp(d, opt);
+  gp.set_data(X, y);
+  return gp;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- kernels
+
+TEST(Kernel, ParsesNamesAndListsValidOnes) {
+  EXPECT_EQ(parse_kernel_type("matern52"), KernelType::Matern52);
+  EXPECT_EQ(parse_kernel_type("matern32"), KernelType::Matern32);
+  EXPECT_EQ(parse_kernel_type("rbf"), KernelType::SquaredExponential);
+  EXPECT_EQ(parse_kernel_type("se"), KernelType::SquaredExponential);
+  for (KernelType t : kAllKernels) EXPECT_EQ(parse_kernel_type(to_string(t)), t);
+  try {
+    parse_kernel_type("matern12");
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("matern12"), std::string::npos);
+    for (const char* name : {"matern52", "matern32", "rbf", "se"}) EXPECT_NE(msg.find(name), std::string::npos) << msg;
+  }
+  EXPECT_THROW(Kernel(KernelType::Matern52, Vector::Constant(2, -1.0)), InvalidArgument);
+  EXPECT_THROW(Kernel(KernelType::Matern52, Vector::Ones(2), 0.0), InvalidArgument);
+}
+
+TEST(Kernel, ValuesMatchClosedForms) {
+  const Vector l = (Vector(2) << 0.3, 0.7).finished();
+  const Vector a = (Vector(2) << 0.1, 0.9).finished(), b = (Vector(2) << 0.4, 0.2).finished();
+  const double r = std::sqrt(std::pow(0.3 / 0.3, 2) + std::pow(0.7 / 0.7, 2));  // = sqrt(2)
+  const double s = 1.7;
+  EXPECT_NEAR(Kernel(KernelType::SquaredExponential, l, s)(a, b), s * std::exp(-0.5 * r * r), 1e-14);
+  EXPECT_NEAR(Kernel(KernelType::Matern32, l, s)(a, b), s * (1 + std::sqrt(3.0) * r) * std::exp(-std::sqrt(3.0) * r), 1e-14);
+  EXPECT_NEAR(Kernel(KernelType::Matern52, l, s)(a, b),
+              s * (1 + std::sqrt(5.0) * r + 5.0 * r * r / 3.0) * std::exp(-std::sqrt(5.0) * r), 1e-14);
+  for (KernelType t : kAllKernels) {
+    const Kernel k(t, l, s);
+    EXPECT_DOUBLE_EQ(k(a, a), s);
+    EXPECT_DOUBLE_EQ(k.variance(), s);
+    Rng rng(3);
+    const Matrix X1 = random_points(2, 4, rng), X2 = random_points(2, 5, rng);
+    const Matrix C = k.cross(X1, X2);
+    for (Eigen::Index i = 0; i < 4; ++i)
+      for (Eigen::Index j = 0; j < 5; ++j) EXPECT_NEAR(C(i, j), k(X1.col(i), X2.col(j)), 1e-13);
+    const Matrix G = k.gram(X1);
+    EXPECT_NEAR((G - k.cross(X1, X1)).norm(), 0.0, 1e-13);
+    EXPECT_EQ(G, G.transpose());
+    const Vector kx = k.cross_with_gradient(X2.col(0), X1, nullptr);
+    for (Eigen::Index i = 0; i < 4; ++i) EXPECT_NEAR(kx[i], C(i, 0), 1e-13);
+  }
+}
+
+TEST(Kernel, GradientInXMatchesFiniteDifferences) {
+  Rng rng(5);
+  for (KernelType t : kAllKernels) {
+    const Kernel k(t, (Vector(3) << 0.2, 0.5, 1.3).finished(), 2.0);
+    for (int trial = 0; trial < 5; ++trial) {
+      const Vector x = rng.uniform_vector(3), x2 = rng.uniform_vector(3);
+      const Vector fd = numeric_gradient([&](const Vector& z) { return k(z, x2); }, x);
+      expect_close(k.gradient_x(x, x2), fd, 1e-6, 1e-9, to_string(t));
+    }
+    // Coincident points: the gradient exists and is zero for all three kernels.
+    const Vector x = rng.uniform_vector(3);
+    EXPECT_NEAR(k.gradient_x(x, x).norm(), 0.0, 1e-15);
+    // The Jacobian of cross_with_gradient agrees column by column.
+    const Matrix X = random_points(3, 6, rng);
+    Matrix J;
+    k.cross_with_gradient(x, X, &J);
+    for (Eigen::Index j = 0; j < 6; ++j) expect_close(J.col(j), k.gradient_x(x, X.col(j)), 1e-14, 1e-15, "jac");
+  }
+}
+
+TEST(Kernel, GramGradientsMatchFiniteDifferencesInLogHyperparameters) {
+  Rng rng(7);
+  const Matrix X = random_points(3, 7, rng);
+  for (KernelType t : kAllKernels) {
+    Kernel k(t, (Vector(3) << 0.3, 0.6, 0.9).finished(), 1.4);
+    const Vector theta = k.log_hyperparameters();
+    const std::vector<Matrix> dK = k.gram_gradients(X);
+    ASSERT_EQ(dK.size(), 4u);
+    const double h = 1e-6;
+    for (Eigen::Index p = 0; p < theta.size(); ++p) {
+      Vector a = theta, b = theta;
+      a[p] += h;
+      b[p] -= h;
+      Kernel ka = k, kb = k;
+      ka.set_log_hyperparameters(a);
+      kb.set_log_hyperparameters(b);
+      const Matrix fd = (ka.gram(X) - kb.gram(X)) / (2 * h);
+      EXPECT_LT((fd - dK[static_cast<std::size_t>(p)]).cwiseAbs().maxCoeff(), 1e-8) << to_string(t) << " p=" << p;
+    }
+    // The O(d n^2) contraction equals sum_ij W_ij dK_ij / d theta_p.
+    Matrix W = Matrix::Random(7, 7);
+    W = (W + W.transpose()).eval();
+    const Vector g = k.gram_gradient_contract(X, W);
+    for (Eigen::Index p = 0; p < theta.size(); ++p)
+      EXPECT_NEAR(g[p], W.cwiseProduct(dK[static_cast<std::size_t>(p)]).sum(), 1e-12) << to_string(t) << " p=" << p;
+  }
+}
+
+TEST(Kernel, InverseFromCholeskyMatchesDenseInverse) {
+  for (Eigen::Index n : {1, 5, 33, 100}) {
+    Rng rng(static_cast<std::uint64_t>(n));
+    const Matrix A = Matrix::NullaryExpr(n, n + 3, [&] { return rng.normal(); });
+    const Matrix K = A * A.transpose() + 0.1 * Matrix::Identity(n, n);
+    Matrix L, Kinv;
+    EXPECT_EQ(cholesky_with_jitter(K, L), 0.0);
+    inverse_from_cholesky(L, Kinv);
+    EXPECT_LT((Kinv - K.inverse()).norm() / K.inverse().norm(), 1e-12) << n;
+    EXPECT_EQ(Kinv, Kinv.transpose());
+  }
+  // A singular matrix needs jitter; a NaN matrix throws.
+  Matrix L;
+  EXPECT_GT(cholesky_with_jitter(Matrix::Ones(4, 4), L), 0.0);
+  EXPECT_THROW(cholesky_with_jitter(Matrix::Constant(2, 2, std::nan("")), L), NumericalError);
+  EXPECT_THROW(cholesky_with_jitter(-Matrix::Identity(2, 2), L), NumericalError);
+}
+
+// ---------------------------------------------------------------- GP posterior
+
+TEST(Gp, PosteriorMatchesDirectFormula) {
+  // Three points in 1-D, fixed hyperparameters; the reference uses a plain matrix inverse in
+  // original output units: mu = m + k^T A^-1 (y - m), var = s - k^T A^-1 k, A = K + sigma^2 I.
+  Matrix X(1, 3);
+  X << 0.1, 0.5, 0.8;
+  const Vector y = (Vector(3) << 1.0, 2.0, 4.0).finished();
+  for (KernelType t : kAllKernels) {
+    GpOptions opt;
+    opt.kernel = t;
+    GaussianProcess gp(1, opt);
+    gp.set_data(X, y);
+    const double ym = 7.0 / 3.0, ysd = std::sqrt(((1 - ym) * (1 - ym) + (2 - ym) * (2 - ym) + (4 - ym) * (4 - ym)) / 2);
+    EXPECT_NEAR(gp.output_mean(), ym, 1e-14);
+    EXPECT_NEAR(gp.output_scale(), ysd, 1e-14);
+    GpHyperparameters h;
+    h.lengthscales = Vector::Constant(1, 0.3);
+    h.outputscale = 1.5;
+    h.noise_variance = 0.01;
+    h.mean = 0.2;
+    gp.set_hyperparameters(h);
+
+    const Kernel k(t, h.lengthscales, h.outputscale * ysd * ysd);  // original units
+    const double m = ym + ysd * h.mean, noise = h.noise_variance * ysd * ysd;
+    Matrix A = k.gram(X);
+    A.diagonal().array() += noise;
+    const Matrix Ainv = A.inverse();
+    const Vector r = y.array() - m;
+    Matrix Xs(1, 2);
+    Xs << 0.3, 0.95;
+    Vector bm, bv;
+    gp.predict(Xs, bm, bv);
+    for (Eigen::Index j = 0; j < 2; ++j) {
+      const Vector ks = k.cross(X, Xs.col(j));
+      const double mean = m + ks.dot(Ainv * r), var = k.variance() - ks.dot(Ainv * ks);
+      const GpPrediction p = gp.predict(Xs.col(j));
+      EXPECT_NEAR(p.mean, mean, 1e-12) << to_string(t);
+      EXPECT_NEAR(p.variance, var, 1e-12) << to_string(t);
+      EXPECT_NEAR(gp.predict(Xs.col(j), true).variance, var + noise, 1e-12);
+      EXPECT_NEAR(bm[j], mean, 1e-12);
+      EXPECT_NEAR(bv[j], var, 1e-12);
+    }
+    // Eq. 2.30 on the standardized outputs.
+    Matrix As = A / (ysd * ysd);
+    const Vector rs = r / ysd;
+    const double lml = -0.5 * rs.dot(As.inverse() * rs) - 0.5 * std::log(As.determinant()) - 1.5 * std::log(2 * std::numbers::pi);
+    EXPECT_NEAR(gp.log_marginal_likelihood(), lml, 1e-11);
+    EXPECT_NEAR(gp.log_marginal_likelihood(gp.parameters(), nullptr), lml, 1e-11);
+    // Joint covariance: diagonal = variances, off-diagonal from the formula.
+    const Matrix S = gp.posterior_covariance(Xs);
+    const Vector k0 = k.cross(X, Xs.col(0)), k1 = k.cross(X, Xs.col(1));
+    EXPECT_NEAR(S(0, 1), k(Xs.col(0), Xs.col(1)) - k0.dot(Ainv * k1), 1e-12);
+    EXPECT_NEAR(S(1, 1), bv[1], 1e-12);
+  }
+}
+
+TEST(Gp, PriorWithoutDataAndBadInput) {
+  GaussianProcess gp(3);
+  const GpPrediction p = gp.predict(Vector::Constant(3, 0.5));
+  EXPECT_EQ(p.mean, 0.0);
+  EXPECT_NEAR(p.variance, gp.hyperparameters().outputscale, 1e-15);
+  Rng rng(1);
+  EXPECT_NO_THROW(gp.fit(rng));
+  const Matrix S = gp.sample_posterior(random_points(3, 4, rng), 3, rng);
+  EXPECT_TRUE(S.allFinite());
+  EXPECT_THROW(gp.predict(Vector::Zero(2)), InvalidArgument);
+  EXPECT_THROW(gp.add_point(Vector::Zero(3), std::nan("")), InvalidArgument);
+  EXPECT_THROW(gp.set_data(Matrix::Zero(3, 2), Vector::Zero(3)), InvalidArgument);
+  EXPECT_THROW(GaussianProcess(0), InvalidArgument);
+  GpOptions bad;
+  bad.min_lengthscale = 0.0;
+  EXPECT_THROW(GaussianProcess(2, bad), InvalidArgument);
+}
+
+TEST(Gp, DefaultPriorIsDimensionScaled) {
+  // Initial lengthscales are the mode exp(mu - sigma^2) of LogNormal(sqrt2 + log(d)/2, sqrt3).
+  for (Eigen::Index d : {1, 5, 20}) {
+    const GaussianProcess gp(d);
+    const double mode = std::exp(std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(d)) - 3.0);
+    EXPECT_NEAR(gp.hyperparameters().lengthscales[0], mode, 1e-12);
+    EXPECT_EQ(gp.kernel().type(), KernelType::Matern52);
+  }
+}
+
+TEST(Gp, LogMarginalLikelihoodGradientMatchesFiniteDifferences) {
+  for (KernelType t : kAllKernels) {
+    for (int variant = 0; variant < 3; ++variant) {
+      GpOptions opt;
+      opt.learn_mean = variant != 1;
+      if (variant == 2) opt.fixed_noise_variance = 0.02;
+      GaussianProcess gp = make_gp(t, 3, 20, 11 + static_cast<std::uint64_t>(variant), opt);
+      Rng rng(100 + static_cast<std::uint64_t>(variant));
+      Vector lo, hi;
+      gp.parameter_bounds(lo, hi);
+      ASSERT_EQ(lo.size(), gp.num_parameters());
+      ASSERT_EQ(gp.num_parameters(), 3 + 1 + (variant == 2 ? 0 : 1) + (variant == 1 ? 0 : 1));
+      for (int trial = 0; trial < 3; ++trial) {
+        Vector theta(gp.num_parameters());
+        theta.head(3) = (Vector(3) << -1.5, -0.5, 0.3).finished().array() + 0.3 * rng.uniform();
+        theta[3] = 0.2 * rng.normal();
+        if (variant != 2) theta[4] = std::log(0.05) + rng.normal();
+        if (variant != 1) theta[theta.size() - 1] = 0.3 * rng.normal();
+        for (bool prior : {false, true}) {
+          Vector g;
+          const double v = gp.log_marginal_likelihood(theta, &g, prior);
+          EXPECT_EQ(v, gp.log_marginal_likelihood(theta, nullptr, prior));
+          const Vector fd =
+              numeric_gradient([&](const Vector& th) { return gp.log_marginal_likelihood(th, nullptr, prior); }, theta, 1e-5);
+          expect_close(g, fd, 1e-5, 1e-6, to_string(t) + " variant " + std::to_string(variant) + (prior ? " +prior" : ""));
+        }
+      }
+    }
+  }
+}
+
+TEST(Gp, RecoversKnownLengthscales) {
+  // Draw f from a Matern-5/2 GP with lengthscales (0.1, 0.5) at 150 random points, small noise.
+  const Eigen::Index n = 150;
+  Rng rng(2024);
+  const Matrix X = random_points(2, n, rng);
+  const Kernel truth(KernelType::Matern52, (Vector(2) << 0.1, 0.5).finished(), 4.0);
+  Matrix K = truth.gram(X);
+  K.diagonal().array() += 1e-8;
+  Matrix L;
+  cholesky_with_jitter(K, L);
+  const Vector f = L.triangularView<Eigen::Lower>() * rng.normal_vector(n);
+  const Vector y = (f + 0.01 * rng.normal_vector(n)).array() + 5.0;
+
+  GaussianProcess gp(2);
+  gp.set_data(X, y);
+  Rng fit_rng(1);
+  gp.fit(fit_rng);
+  const Vector l = gp.hyperparameters().lengthscales;
+  EXPECT_GT(l[0], 0.1 / 1.5);
+  EXPECT_LT(l[0], 0.1 * 1.5);
+  EXPECT_GT(l[1], 0.5 / 1.5);
+  EXPECT_LT(l[1], 0.5 * 1.5);
+  // The fitted noise is small: 0.01^2 against an output variance of about 4.
+  EXPECT_LT(gp.hyperparameters().noise_variance * gp.output_scale() * gp.output_scale(), 1e-2);
+  // Fitting increased the log posterior over the initial prior-mode hyperparameters.
+  GaussianProcess init(2);
+  init.set_data(X, y);
+  EXPECT_GT(gp.log_marginal_likelihood(gp.parameters(), nullptr, true),
+            init.log_marginal_likelihood(init.parameters(), nullptr, true));
+  // A refit from the optimum stays there (warm start) and is deterministic.
+  GaussianProcess again = gp;
+  Rng r1(9), r2(9);
+  again.fit(r1);
+  GaussianProcess again2 = gp;
+  again2.fit(r2);
+  EXPECT_EQ(again.parameters(), again2.parameters());
+  EXPECT_NEAR(again.log_marginal_likelihood(), gp.log_marginal_likelihood(), 1e-3 * std::abs(gp.log_marginal_likelihood()));
+}
+
+TEST(Gp, AddPointEqualsFullRefactorization) {
+  for (KernelType t : kAllKernels) {
+    GaussianProcess gp = make_gp(t, 4, 12, 21);
+    Rng rng(22);
+    gp.fit(rng);
+    for (int i = 0; i < 15; ++i) {
+      Vector x = rng.uniform_vector(4);
+      if (i == 7) x = gp.inputs().col(3);  // a duplicate point
+      gp.add_point(x, 10.0 + 3.0 * smooth_function(x));
+    }
+    EXPECT_EQ(gp.size(), 27);
+    GaussianProcess full = gp;
+    full.refactorize();
+    EXPECT_NEAR(gp.log_marginal_likelihood(), full.log_marginal_likelihood(), 1e-9 * std::abs(full.log_marginal_likelihood()));
+    const Matrix Xs = random_points(4, 10, rng);
+    Vector m1, v1, m2, v2;
+    gp.predict(Xs, m1, v1);
+    full.predict(Xs, m2, v2);
+    expect_close(m1, m2, 1e-10, 1e-10, "mean");
+    expect_close(v1, v2, 1e-8, 1e-12, "variance");
+    // Same hyperparameters and standardization as before the additions.
+    EXPECT_EQ(gp.hyperparameters().lengthscales, full.hyperparameters().lengthscales);
+  }
+}
+
+TEST(Gp, AddPointOnDuplicateWithZeroNoiseFallsBackToJitter) {
+  GpOptions opt;
+  opt.fixed_noise_variance = 0.0;
+  GaussianProcess gp(2, opt);
+  gp.add_point((Vector(2) << 0.2, 0.3).finished(), 1.0);
+  gp.add_point((Vector(2) << 0.7, 0.1).finished(), 2.0);
+  gp.add_point((Vector(2) << 0.2, 0.3).finished(), 1.5);  // exact duplicate, no noise
+  EXPECT_EQ(gp.size(), 3);
+  EXPECT_GT(gp.jitter(), 0.0);
+  const GpPrediction p = gp.predict((Vector(2) << 0.2, 0.3).finished());
+  EXPECT_TRUE(std::isfinite(p.mean));
+  EXPECT_TRUE(std::isfinite(p.variance));
+}
+
+TEST(Gp, PosteriorGradientsMatchFiniteDifferences) {
+  for (KernelType t : kAllKernels) {
+    GaussianProcess gp = make_gp(t, 3, 25, 31);
+    Rng rng(32);
+    gp.fit(rng);
+    for (bool noise : {false, true}) {
+      for (int trial = 0; trial < 4; ++trial) {
+        const Vector x = rng.uniform_vector(3);
+        const GpPredictionWithGradient p = gp.predict_with_gradient(x, noise);
+        const GpPrediction q = gp.predict(x, noise);
+        EXPECT_NEAR(p.mean, q.mean, 1e-12 * std::abs(q.mean));
+        EXPECT_NEAR(p.variance, q.variance, 1e-12);
+        const Vector gm = numeric_gradient([&](const Vector& z) { return gp.predict(z, noise).mean; }, x);
+        const Vector gv = numeric_gradient([&](const Vector& z) { return gp.predict(z, noise).variance; }, x);
+        expect_close(p.mean_gradient, gm, 1e-5, 1e-7, "mean gradient " + to_string(t));
+        expect_close(p.variance_gradient, gv, 1e-5, 1e-7, "variance gradient " + to_string(t));
+      }
+    }
+    // Batch version agrees with the single-point one.
+    const Matrix Xs = random_points(3, 5, rng);
+    Vector m, v;
+    Matrix gm, gv;
+    gp.predict_with_gradient(Xs, m, v, gm, gv);
+    for (Eigen::Index j = 0; j < 5; ++j) {
+      const GpPredictionWithGradient p = gp.predict_with_gradient(Xs.col(j));
+      EXPECT_EQ(m[j], p.mean);
+      EXPECT_EQ(gv.col(j), p.variance_gradient);
+    }
+  }
+}
+
+TEST(Gp, PosteriorSamplesHaveThePosteriorMoments) {
+  GaussianProcess gp = make_gp(KernelType::Matern52, 2, 15, 41);
+  Rng rng(42);
+  gp.fit(rng);
+  const Matrix Xs = random_points(2, 5, rng);
+  const std::size_t ns = 40000;
+  const Matrix S = gp.sample_posterior(Xs, ns, rng);
+  ASSERT_EQ(S.rows(), 5);
+  ASSERT_EQ(S.cols(), static_cast<Eigen::Index>(ns));
+  Vector mean, var;
+  gp.predict(Xs, mean, var);
+  const Matrix C = gp.posterior_covariance(Xs);
+  const Vector emp_mean = S.rowwise().mean();
+  const Matrix centred = S.colwise() - emp_mean;
+  const Matrix emp_cov = centred * centred.transpose() / static_cast<double>(ns - 1);
+  for (Eigen::Index i = 0; i < 5; ++i) {
+    const double sd = std::sqrt(var[i]);
+    EXPECT_NEAR(emp_mean[i], mean[i], 5.0 * sd / std::sqrt(static_cast<double>(ns)) + 1e-9);
+    for (Eigen::Index j = 0; j < 5; ++j)
+      EXPECT_NEAR(emp_cov(i, j), C(i, j), 0.03 * std::sqrt(C(i, i) * C(j, j)) + 1e-12) << i << "," << j;
+  }
+  // Same rng state, same draws; candidates at data points and duplicates do not break it.
+  Matrix Xd(2, 4);
+  Xd << gp.inputs().col(0), gp.inputs().col(0), gp.inputs().col(1), Xs.col(0);
+  Rng a(5), b(5);
+  const Matrix Da = gp.sample_posterior(Xd, 10, a), Db = gp.sample_posterior(Xd, 10, b);
+  EXPECT_EQ(Da, Db);
+  EXPECT_TRUE(Da.allFinite());
+}
+
+TEST(Gp, DegenerateDataDoesNotCrash) {
+  Rng rng(51);
+  const auto check = [&](GaussianProcess& gp, const char* what) {
+    Rng fit_rng(52);
+    ASSERT_NO_THROW(gp.fit(fit_rng)) << what;
+    EXPECT_TRUE(std::isfinite(gp.log_marginal_likelihood())) << what;
+    for (int i = 0; i < 5; ++i) {
+      const GpPredictionWithGradient p = gp.predict_with_gradient(rng.uniform_vector(gp.dim()));
+      EXPECT_TRUE(std::isfinite(p.mean) && std::isfinite(p.variance) && p.variance >= 0.0) << what;
+      EXPECT_TRUE(p.mean_gradient.allFinite() && p.variance_gradient.allFinite()) << what;
+    }
+    EXPECT_TRUE(gp.sample_posterior(random_points(gp.dim(), 6, rng), 4, rng).allFinite()) << what;
+  };
+  {  // one point
+    GaussianProcess gp(20);
+    gp.add_point(rng.uniform_vector(20), 3.0);
+    check(gp, "one point");
+    EXPECT_NEAR(gp.predict(gp.inputs().col(0)).mean, 3.0, 0.1);
+  }
+  {  // constant objective
+    GaussianProcess gp(3);
+    gp.set_data(random_points(3, 10, rng), Vector::Constant(10, 7.5));
+    check(gp, "constant");
+    EXPECT_NEAR(gp.predict(rng.uniform_vector(3)).mean, 7.5, 1e-6);
+  }
+  {  // all points identical, different outputs
+    GaussianProcess gp(2);
+    const Vector x = rng.uniform_vector(2);
+    gp.set_data(x.replicate(1, 8), rng.normal_vector(8));
+    check(gp, "duplicates");
+  }
+  {  // many duplicates with a zero fixed noise: needs jitter
+    GpOptions opt;
+    opt.fixed_noise_variance = 0.0;
+    GaussianProcess gp(2, opt);
+    Matrix X = random_points(2, 6, rng);
+    X.col(4) = X.col(0);
+    X.col(5) = X.col(0);
+    gp.set_data(X, (Vector(6) << 1, 2, 3, 4, 1, 1).finished());
+    check(gp, "duplicates, zero noise");
+  }
+  {  // a handful of points in 20-D does not collapse the lengthscales to the lower bound
+    GaussianProcess gp(20);
+    const Matrix X = random_points(20, 6, rng);
+    Vector y(6);
+    for (Eigen::Index j = 0; j < 6; ++j) y[j] = smooth_function(X.col(j));
+    gp.set_data(X, y);
+    check(gp, "20-D, 6 points");
+    EXPECT_GT(gp.hyperparameters().lengthscales.minCoeff(), 0.1);
+  }
+}
+
+TEST(Gp, FitOnARandomSubsetConditionsOnAllPoints) {
+  GpOptions opt;
+  opt.fit.max_points = 30;
+  GaussianProcess gp = make_gp(KernelType::Matern52, 3, 80, 61, opt);
+  Rng rng(62);
+  gp.fit(rng);
+  EXPECT_EQ(gp.last_fit().points, 30u);
+  EXPECT_EQ(gp.size(), 80);
+  EXPECT_GT(gp.last_fit().evaluations, 0u);
+  EXPECT_TRUE(std::isfinite(gp.last_fit().log_posterior));
+  // Conditioned on all 80 points: the mean nearly interpolates the (low-noise) data.
+  for (Eigen::Index j = 0; j < 80; j += 7)
+    EXPECT_NEAR(gp.predict(gp.inputs().col(j)).mean, gp.outputs()[j], 0.1 * gp.output_scale());
+  GaussianProcess full = make_gp(KernelType::Matern52, 3, 80, 61);
+  Rng rng2(62);
+  full.fit(rng2);
+  EXPECT_EQ(full.last_fit().points, 80u);
+}
