@@ -1,0 +1,19 @@
+// Loading a run configuration file (JSON or TOML) into a JSON object.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace optimist::cli {
+
+/// Reads `path` as JSON (".json"), TOML (".toml") or, for any other extension, JSON and then
+/// TOML. The top level must be an object/table. Throws InvalidArgument naming the path when the
+/// file cannot be read, and the path plus the parser's line and column when it is malformed.
+nlohmann::json load_config(const std::string& path);
+
+/// TOML document text -> JSON (tables become objects, dates and times strings). Throws
+/// InvalidArgument with "line L, column C: what" on a syntax error; `source` names the input.
+nlohmann::json toml_to_json(const std::string& text, const std::string& source);
+
+}  // namespace optimist::cli

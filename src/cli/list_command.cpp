@@ -1,0 +1,141 @@
+#include "cli/list_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <vector>
+
+#include "cli/format.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+// "seed" is implicit for every algorithm; list it like the others so users see it exists.
+std::vector<OptionSpec> all_options(const AlgorithmInfo& a) {
+  std::vector<OptionSpec> out;
+  const bool has_seed = std::any_of(a.options.begin(), a.options.end(),
+                                    [](const OptionSpec& o) { return o.key == "seed"; });
+  if (!has_seed) out.push_back({"seed", 0, "random seed (set with --seed)", {}});
+  out.insert(out.end(), a.options.begin(), a.options.end());
+  return out;
+}
+
+std::string dims_text(const ProblemInfo& p) {
+  if (p.any_dim()) return "any (default " + std::to_string(p.default_dim) + ")";
+  if (p.min_dim == p.max_dim) return std::to_string(p.min_dim);
+  return std::to_string(p.min_dim) + "-" + std::to_string(p.max_dim) + " (default " +
+         std::to_string(p.default_dim) + ")";
+}
+
+// f* depends on the dimension for some problems, so it is taken from the default instance.
+std::optional<double> default_f_star(const ProblemInfo& p) {
+  try {
+    return make_problem(p.name, p.default_dim).f_star;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+nlohmann::json algorithms_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : algorithms()) {
+    nlohmann::json opts = nlohmann::json::array();
+    for (const auto& o : all_options(a))
+      opts.push_back({{"key", o.key}, {"default", o.default_value}, {"help", o.help}, {"allowed", o.allowed}});
+    out.push_back({{"name", a.name}, {"family", a.family}, {"summary", a.summary}, {"batch", a.batch},
+                   {"options", opts}});
+  }
+  return out;
+}
+
+nlohmann::json problems_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : problems()) {
+    const auto f_star = default_f_star(p);
+    out.push_back({{"name", p.name},
+                   {"min_dim", p.min_dim},
+                   {"max_dim", p.any_dim() ? nlohmann::json(nullptr) : nlohmann::json(p.max_dim)},
+                   {"default_dim", p.default_dim},
+                   {"dims", dims_text(p)},
+                   {"domain", p.domain},
+                   {"direction", to_string(p.direction)},
+                   {"f_star", f_star ? nlohmann::json(*f_star) : nlohmann::json(nullptr)},
+                   {"f_star_dim", p.default_dim},
+                   {"summary", p.summary}});
+  }
+  return out;
+}
+
+void print_algorithms(std::ostream& out) {
+  out << "Algorithms (" << algorithms().size() << ")\n";
+  for (const auto& a : algorithms()) {
+    out << "\n  " << a.name << "  [" << a.family << (a.batch ? ", batch" : "") << "]  " << a.summary << '\n';
+    for (const auto& o : all_options(a)) {
+      out << "      " << std::left << std::setw(24) << (o.key + " = " + o.default_value.dump()) << o.help;
+      if (!o.allowed.empty()) {
+        std::string allowed;
+        for (const auto& v : o.allowed) allowed += (allowed.empty() ? "" : ", ") + v;
+        out << " (one of: " << allowed << ")";
+      }
+      out << '\n';
+    }
+  }
+}
+
+void print_problems(std::ostream& out) {
+  struct Row { std::string name, dims, domain, direction, f_star, summary; };
+  std::vector<Row> rows = {{"NAME", "DIMS", "DOMAIN", "DIRECTION", "F*", "SUMMARY"}};
+  for (const auto& p : problems()) {
+    std::string f = fmt_num(default_f_star(p), 8);
+    if (p.min_dim != p.max_dim) f += " (d=" + std::to_string(p.default_dim) + ")";
+    rows.push_back({p.name, dims_text(p), p.domain, to_string(p.direction), f, p.summary});
+  }
+  std::size_t w[5] = {0, 0, 0, 0, 0};
+  for (const auto& r : rows) {
+    w[0] = std::max(w[0], r.name.size());
+    w[1] = std::max(w[1], r.dims.size());
+    w[2] = std::max(w[2], r.domain.size());
+    w[3] = std::max(w[3], r.direction.size());
+    w[4] = std::max(w[4], r.f_star.size());
+  }
+  out << "Problems (" << problems().size() << "; F* at the default dimension)\n\n";
+  for (const auto& r : rows) {
+    out << "  " << std::left << std::setw(static_cast<int>(w[0] + 2)) << r.name
+        << std::setw(static_cast<int>(w[1] + 2)) << r.dims << std::setw(static_cast<int>(w[2] + 2)) << r.domain
+        << std::setw(static_cast<int>(w[3] + 2)) << r.direction << std::setw(static_cast<int>(w[4] + 2))
+        << r.f_star << r.summary << '\n';
+  }
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& parent, ListCommand& cmd) {
+  cmd.app = parent.add_subcommand("list", "List the available algorithms and problems");
+  cmd.app->add_option("what", cmd.what, "only this list")
+      ->check(CLI::IsMember({"algorithms", "problems"}));
+  cmd.app->add_flag("--json", cmd.json, "machine-readable output");
+}
+
+int list_command(const ListCommand& cmd) {
+  const bool algs = cmd.what.empty() || cmd.what == "algorithms";
+  const bool probs = cmd.what.empty() || cmd.what == "problems";
+  if (cmd.json) {
+    nlohmann::json out = nlohmann::json::object();
+    if (algs) out["algorithms"] = algorithms_json();
+    if (probs) out["problems"] = problems_json();
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  if (algs) print_algorithms(std::cout);
+  if (algs && probs) std::cout << '\n';
+  if (probs) print_problems(std::cout);
+  return 0;
+}
+
+}  // namespace optimist::cli

@@ -1,0 +1,64 @@
+// optimist: command-line front end (subcommands `run` and `list`).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli/list_command.hpp"
+#include "cli/run_command.hpp"
+#include "optimist/core/types.hpp"
+
+namespace {
+
+void error_line(const std::string& what) {
+  // One line, so scripts and users see a single, complete message.
+  std::string msg = what;
+  for (char& c : msg)
+    if (c == '\n') c = ' ';
+  std::fprintf(stderr, "optimist: error: %s\n", msg.c_str());
+}
+
+// The subcommand a failed command line was aimed at, for the help hint.
+std::string help_hint(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "run") == 0 || std::strcmp(argv[i], "list") == 0)
+      return std::string("run 'optimist ") + argv[i] + " --help'";
+    if (argv[i][0] != '-') break;
+  }
+  return "run 'optimist --help'";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Global optimization of expensive, noisy black-box functions.", "optimist"};
+  app.set_version_flag("--version", std::string("optimist ") + optimist::version());
+  app.require_subcommand(1);
+  optimist::cli::RunCommand run;
+  optimist::cli::add_run_command(app, run);
+  optimist::cli::ListCommand list;
+  optimist::cli::add_list_command(app, list);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    error_line(e.what());
+    std::fprintf(stderr, "%s\n", help_hint(argc, argv).c_str());
+    return 2;
+  }
+
+  try {
+    if (run.app->parsed()) return optimist::cli::run_command(run);
+    return optimist::cli::list_command(list);
+  } catch (const optimist::InvalidArgument& e) {
+    error_line(e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    error_line(e.what());
+    return 1;
+  }
+}

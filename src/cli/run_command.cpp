@@ -1,0 +1,136 @@
+#include "cli/run_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/interrupt.hpp"
+#include "cli/progress.hpp"
+#include "cli/settings.hpp"
+#include "cli/summary.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/core/rng.hpp"
+#include "optimist/core/trace.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+// The observation noise has its own stream, derived from the run's seed ("noise" in ASCII), so
+// it is reproducible yet independent of the algorithm's random numbers.
+constexpr std::uint64_t kNoiseStream = 0x6e6f697365;
+
+struct FlagDoc {
+  const char* key;
+  const char* metavar;
+  const char* help;
+};
+
+constexpr FlagDoc kFlags[] = {
+    {"problem", "NAME", "benchmark problem (see 'optimist list problems')"},
+    {"dim", "D", "dimension (default: the problem's default)"},
+    {"algorithm", "NAME", "optimization algorithm (see 'optimist list algorithms')"},
+    {"budget", "N", "number of evaluations, failed ones included"},
+    {"seed", "S", "random seed of the algorithm; the noise seed derives from it (default 0)"},
+    {"noise", "SIGMA", "standard deviation of Gaussian noise added to observations (default 0)"},
+    {"out", "TRACE.jsonl", "write the trace (JSON Lines) to this file; parent folders are created"},
+    {"time_limit", "SECONDS", "ask for no new point after this wall time"},
+    {"target", "VALUE", "stop once an observed value reaches VALUE"},
+    {"batch", "Q", "points per ask (evaluated in order; default 1)"},
+    {"on_failure", "stop|mark-failed", "when the objective fails: end the run (default) or record and go on"},
+};
+
+std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem,
+                                        const nlohmann::json& resolved) {
+  const std::filesystem::path parent = std::filesystem::path(s.out).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+      throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
+  }
+  TraceMeta meta;
+  meta.algorithm = s.algorithm;
+  meta.options = resolved;
+  meta.problem = problem.name;
+  meta.dim = problem.dim;
+  meta.seed = s.seed;
+  meta.noise = s.noise;
+  meta.direction = problem.direction;
+  meta.f_star = problem.f_star;
+  meta.budget = s.budget;
+  meta.space = problem.space.to_json();
+  return std::make_unique<TraceWriter>(s.out, meta, problem.space);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& parent, RunCommand& cmd) {
+  cmd.app = parent.add_subcommand("run", "Optimize a benchmark problem with one algorithm");
+  for (const auto& f : kFlags)
+    cmd.given[f.key] = cmd.app->add_option(flag_name(f.key), cmd.values[f.key], f.help)->type_name(f.metavar);
+  cmd.app->add_option("--set", cmd.set, "algorithm option (repeatable); VALUE is parsed as JSON if it can be")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  cmd.config_flag = cmd.app->add_option("--config", cmd.config,
+                                        "settings file (.json or .toml): the flags' keys with '_' and an "
+                                        "'options' table; flags override it, paths in it are relative to "
+                                        "the current folder")
+                        ->type_name("FILE");
+  cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress display");
+  cmd.app->footer(
+      "Exit codes: 0 done, 1 the objective failed (--on-failure stop), 2 bad input, 130 interrupted.\n"
+      "The first Ctrl-C stops after the current evaluation; the trace and summary are still written.");
+}
+
+int run_command(const RunCommand& cmd) {
+  std::map<std::string, std::string> flags;
+  for (const auto& [key, opt] : cmd.given)
+    if (opt->count() > 0) flags[key] = cmd.values.at(key);
+  std::optional<std::string> config;
+  if (cmd.config_flag->count() > 0) config = cmd.config;
+  const RunSettings s = resolve_settings(flags, cmd.set, config);
+
+  const Problem problem = make_problem(s.problem, s.dim);
+  const Objective objective = problem.objective(s.noise, derive_seed(s.seed, kNoiseStream));
+  nlohmann::json spec = s.options;
+  spec["name"] = s.algorithm;
+  spec["seed"] = s.seed;
+  const nlohmann::json resolved = resolve_options(spec);
+  const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
+  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved);
+
+  std::optional<ProgressDisplay> progress;
+  if (!cmd.quiet) progress.emplace(objective, s.time_limit);
+  RunOptions options;
+  options.budget = s.budget;
+  options.time_limit_s = s.time_limit;
+  options.target = s.target;
+  options.batch_size = s.batch;
+  options.on_failure = s.on_failure;
+  options.trace = trace.get();
+  if (progress) options.on_progress = [&progress](const Progress& p) { progress->update(p); };
+  options.should_stop = [] { return InterruptGuard::interrupted(); };
+
+  RunSummary run;
+  try {
+    const InterruptGuard guard;
+    run = optimize(*optimizer, objective, options);
+  } catch (...) {
+    if (progress) progress->finish();  // end the bar's line before main prints the error
+    throw;
+  }
+  if (progress) progress->finish();
+  print_summary(std::cout, s, problem, objective, run);
+
+  if (run.reason == StopReason::ObjectiveFailed) {
+    std::fprintf(stderr, "optimist: error: the objective failed: %s\n", run.message.c_str());
+    return 1;
+  }
+  return run.reason == StopReason::Cancelled ? 130 : 0;
+}
+
+}  // namespace optimist::cli

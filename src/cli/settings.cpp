@@ -1,0 +1,206 @@
+#include "cli/settings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "cli/config.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+/// Where a value came from, for error messages: "--budget" or "'budget' in run.toml".
+struct Value {
+  nlohmann::json json;
+  std::string label;
+};
+
+std::string shown(const nlohmann::json& v) {
+  return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
+}
+
+[[noreturn]] void bad(const Value& v, const std::string& expected) {
+  throw InvalidArgument(v.label + " must be " + expected + ", got " + shown(v.json));
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+// Integers are accepted as JSON integers (config) or as decimal text (flags), nothing looser:
+// "1e3", "10.0" and "12abc" are rejected rather than silently truncated.
+std::optional<std::uint64_t> to_unsigned(const nlohmann::json& j) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  // TOML integers arrive as signed 64-bit numbers.
+  if (j.is_number_integer()) return j.get<std::int64_t>() >= 0 ? std::optional(j.get<std::uint64_t>()) : std::nullopt;
+  if (!j.is_string()) return std::nullopt;
+  const std::string& s = j.get_ref<const std::string&>();
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> to_double(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (!j.is_string()) return std::nullopt;
+  const std::string& s = j.get_ref<const std::string&>();
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string as_string(const Value& v) {
+  if (!v.json.is_string() || v.json.get_ref<const std::string&>().empty()) bad(v, "a non-empty string");
+  return v.json.get<std::string>();
+}
+
+std::size_t as_positive(const Value& v) {
+  const auto n = to_unsigned(v.json);
+  if (!n || *n == 0) bad(v, "a positive integer");
+  return static_cast<std::size_t>(*n);
+}
+
+double as_finite(const Value& v, const std::string& expected) {
+  const auto x = to_double(v.json);
+  if (!x || !std::isfinite(*x)) bad(v, expected);
+  return *x;
+}
+
+class Sources {
+ public:
+  Sources(const std::map<std::string, std::string>& flags, nlohmann::json config, std::string path)
+      : flags_(flags), config_(std::move(config)), path_(std::move(path)) {}
+
+  /// The flag's value if given, else the config file's, else nothing.
+  std::optional<Value> get(const std::string& key) const {
+    if (const auto it = flags_.find(key); it != flags_.end()) return Value{it->second, flag_name(key)};
+    if (const auto it = config_.find(key); it != config_.end())
+      return Value{*it, "'" + key + "' in " + path_};
+    return std::nullopt;
+  }
+
+  Value require(const std::string& key, const std::string& hint) const {
+    if (auto v = get(key)) return *v;
+    throw InvalidArgument(flag_name(key) + " is required" +
+                          (config_.is_object() && !path_.empty() ? " (or '" + key + "' in " + path_ + ")" : "") +
+                          "; " + hint);
+  }
+
+ private:
+  const std::map<std::string, std::string>& flags_;
+  nlohmann::json config_;
+  std::string path_;
+};
+
+std::vector<std::string> problem_names() {
+  std::vector<std::string> names;
+  for (const auto& p : problems()) names.push_back(p.name);
+  return names;
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const auto& a : algorithms()) names.push_back(a.name);
+  return names;
+}
+
+void add_option(nlohmann::json& options, const std::string& key, nlohmann::json value,
+                const std::string& origin) {
+  // "name" and "seed" belong to the run, not to the algorithm: one source of truth each.
+  if (key == "name" || key == "seed")
+    throw InvalidArgument("option '" + key + "' (" + origin + ") cannot be set as an algorithm option; use --" +
+                          (key == "name" ? "algorithm" : "seed"));
+  options[key] = std::move(value);
+}
+
+}  // namespace
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = {"problem", "dim",    "algorithm", "budget",
+                                                "seed",    "noise",  "out",       "time_limit",
+                                                "target",  "batch",  "on_failure", "options"};
+  return keys;
+}
+
+std::string flag_name(const std::string& key) {
+  std::string flag = "--" + key;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+nlohmann::json parse_set_value(const std::string& text) {
+  // Only scalars and arrays are taken as JSON; anything else (e.g. a bare word) is a string.
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || j.is_object()) return text;
+  return j;
+}
+
+RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
+                             const std::vector<std::string>& set_args,
+                             const std::optional<std::string>& config_path) {
+  nlohmann::json config = nlohmann::json::object();
+  if (config_path) {
+    config = load_config(*config_path);
+    for (const auto& [key, value] : config.items()) {
+      (void)value;
+      const auto& keys = config_keys();
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        throw InvalidArgument("unknown key '" + key + "' in config file '" + *config_path +
+                              "'; valid keys: " + join(keys));
+    }
+  }
+  const Sources src(flags, config, config_path.value_or(""));
+  RunSettings s;
+
+  s.problem = as_string(src.require("problem", "valid problems: " + join(problem_names())));
+  s.algorithm = as_string(src.require("algorithm", "valid algorithms: " + join(algorithm_names())));
+  s.budget = as_positive(src.require("budget", "the number of evaluations, a positive integer"));
+  if (auto v = src.get("dim")) s.dim = as_positive(*v);
+  if (auto v = src.get("seed")) {
+    const auto seed = to_unsigned(v->json);
+    if (!seed) bad(*v, "a non-negative integer");
+    s.seed = *seed;
+  }
+  if (auto v = src.get("noise")) {
+    s.noise = as_finite(*v, "a non-negative number (the noise standard deviation)");
+    if (s.noise < 0) bad(*v, "a non-negative number (the noise standard deviation)");
+  }
+  if (auto v = src.get("out")) s.out = as_string(*v);
+  if (auto v = src.get("time_limit")) {
+    s.time_limit = as_finite(*v, "a positive number of seconds");
+    if (*s.time_limit <= 0) bad(*v, "a positive number of seconds");
+  }
+  if (auto v = src.get("target")) s.target = as_finite(*v, "a finite number");
+  if (auto v = src.get("batch")) s.batch = as_positive(*v);
+  if (auto v = src.get("on_failure")) {
+    const std::string p = v->json.is_string() ? v->json.get<std::string>() : "";
+    if (p == "stop") s.on_failure = FailurePolicy::Stop;
+    else if (p == "mark-failed" || p == "mark_failed") s.on_failure = FailurePolicy::MarkFailed;
+    else bad(*v, "one of: stop, mark-failed");
+  }
+
+  if (const auto it = config.find("options"); it != config.end()) {
+    if (!it->is_object())
+      throw InvalidArgument("'options' in " + *config_path + " must be a table/object of algorithm options, got " +
+                            it->dump());
+    for (const auto& [key, value] : it->items())
+      add_option(s.options, key, value, "'options' in " + *config_path);
+  }
+  for (const auto& arg : set_args) {
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InvalidArgument("--set expects key=value, got '" + arg + "'");
+    add_option(s.options, arg.substr(0, eq), parse_set_value(arg.substr(eq + 1)), "--set " + arg);
+  }
+  return s;
+}
+
+}  // namespace optimist::cli

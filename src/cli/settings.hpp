@@ -1,0 +1,48 @@
+// The settings of `optimist run`, merged from a config file and command-line flags, validated.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/core/driver.hpp"
+
+namespace optimist::cli {
+
+struct RunSettings {
+  std::string problem;
+  std::size_t dim = 0;  ///< 0: the problem's default
+  std::string algorithm;
+  std::size_t budget = 0;
+  std::uint64_t seed = 0;
+  double noise = 0.0;
+  std::string out;  ///< trace path; empty: no trace
+  std::optional<double> time_limit;
+  std::optional<double> target;
+  std::size_t batch = 1;
+  FailurePolicy on_failure = FailurePolicy::Stop;
+  nlohmann::json options = nlohmann::json::object();  ///< algorithm options (no name/seed)
+};
+
+/// Keys a config file may hold (also the keys of `flags`, which use them with '_').
+const std::vector<std::string>& config_keys();
+
+/// Merges and validates: `flags` (key -> text as typed on the command line) override the config
+/// file's values; `set_args` ("key=value") override its "options". Throws InvalidArgument naming
+/// the offending flag or config key, the bad value and what is allowed.
+RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
+                             const std::vector<std::string>& set_args,
+                             const std::optional<std::string>& config_path);
+
+/// The value of `--set key=value`: JSON when it parses (numbers, true/false, arrays, quoted
+/// strings), otherwise the text itself as a string.
+nlohmann::json parse_set_value(const std::string& text);
+
+/// "time_limit" -> "--time-limit".
+std::string flag_name(const std::string& key);
+
+}  // namespace optimist::cli

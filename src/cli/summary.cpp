@@ -1,0 +1,68 @@
+#include "cli/summary.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <vector>
+
+#include "cli/format.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+void row(std::ostream& out, const std::string& label, const std::string& value) {
+  out << std::left << std::setw(18) << label << value << '\n';
+}
+
+std::string num(std::optional<double> v) { return fmt_num(v, 6); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2) return *mid;
+  return 0.5 * (*mid + *std::max_element(v.begin(), mid));
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const RunSettings& s, const Problem& problem,
+                   const Objective& objective, const RunSummary& run) {
+  row(out, "algorithm", s.algorithm + " (seed " + std::to_string(s.seed) + ")");
+  std::string prob = problem.name + " (dim " + std::to_string(problem.dim) + ", " +
+                     to_string(problem.direction);
+  if (problem.f_star) prob += ", f* = " + num(problem.f_star);
+  if (s.noise > 0) prob += ", noise sd " + num(s.noise);
+  row(out, "problem", prob + ")");
+  row(out, "evaluations", std::to_string(run.evaluations.size()) + " of " + std::to_string(s.budget) +
+                              " (" + std::to_string(run.n_failed) + " failed)");
+
+  // The noise-free value where the best observation was made (with noise it need not be best_f).
+  std::optional<double> f_at_best;
+  for (const auto& e : run.evaluations)
+    if (e.y && run.best_y && *e.y == *run.best_y && run.best_x && e.x == *run.best_x) f_at_best = e.f;
+  std::string best = "y = " + num(run.best_y) + " (noise-free f = " + num(f_at_best) + ")";
+  if (run.best_x) best += "  at " + fmt_point(*run.best_x, problem.space);
+  row(out, "best observed", best);
+  if (objective.optimum && run.best_f)
+    row(out, "regret of best", num(objective.regret(*run.best_f)) + " (best noise-free f = " + num(run.best_f) + ")");
+  if (run.cum_regret) row(out, "cumulative regret", num(run.cum_regret));
+
+  std::string rec = "f = " + num(run.recommended_f);
+  if (run.simple_regret) rec += "  simple regret " + num(run.simple_regret);
+  if (run.recommended_x) rec += "  at " + fmt_point(*run.recommended_x, problem.space);
+  row(out, "recommended", rec);
+
+  std::vector<double> suggest;
+  for (const auto& e : run.evaluations) suggest.push_back(e.suggest_s);
+  row(out, "total time", fmt_duration(run.total_s));
+  row(out, "optimizer time", fmt_duration(run.suggest_s) + " (median " + fmt_num(median(suggest), 3) +
+                                 " s per point)");
+  row(out, "trace", s.out.empty() ? "none (use --out FILE)" : s.out);
+  std::string reason = to_string(run.reason);
+  if (!run.message.empty() && run.message != reason) reason += " (" + run.message + ")";
+  row(out, "stop reason", reason);
+  out.flush();
+}
+
+}  // namespace optimist::cli

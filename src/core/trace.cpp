@@ -1,0 +1,231 @@
+// JSON Lines trace writer and reader; the format is specified in docs/trace-format.md.
+#include "optimist/core/trace.hpp"
+
+#include <array>
+#include <cmath>
+#include <string_view>
+
+namespace optimist {
+
+namespace {
+
+// Lines are built as ordered_json so that a trace reads in a fixed, human-friendly key order
+// ("i" first) instead of nlohmann::json's alphabetical order.
+using ordered_json = nlohmann::ordered_json;
+
+// JSON has no NaN or infinity; absent and non-finite values are both written as null.
+ordered_json number_or_null(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+constexpr std::array<std::string_view, 11> kReservedKeys = {
+    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "status", "error"};
+
+bool is_reserved(const std::string& key) {
+  for (std::string_view r : kReservedKeys)
+    if (key == r) return true;
+  return false;
+}
+
+ordered_json point_or_null(const Vector& x, const Space& space) {
+  if (x.size() == 0) return nullptr;
+  return ordered_json(space.point_to_json(x));
+}
+
+ordered_json evaluation_line(const EvaluationRecord& r, const Space& space) {
+  ordered_json j;
+  j["i"] = r.i;
+  j["x"] = point_or_null(r.x, space);
+  j["y"] = r.failed ? ordered_json(nullptr) : number_or_null(r.y);
+  j["f"] = number_or_null(r.f);
+  j["regret"] = number_or_null(r.regret);
+  j["cum_regret"] = number_or_null(r.cum_regret);
+  j["best_f"] = number_or_null(r.best_f);
+  j["suggest_s"] = number_or_null(r.suggest_s);
+  j["eval_s"] = number_or_null(r.eval_s);
+  j["status"] = r.failed ? "failed" : "ok";
+  if (r.failed) j["error"] = r.error;
+  if (r.diagnostics.is_object()) {
+    for (const auto& [key, value] : r.diagnostics.items()) {
+      // A diagnostic must never shadow a core field; it keeps its value under a prefixed key.
+      j[is_reserved(key) ? "diag_" + key : key] = ordered_json(value);
+    }
+  }
+  return j;
+}
+
+[[noreturn]] void meta_error(const std::string& what) {
+  throw InvalidArgument("trace meta: " + what);
+}
+
+const nlohmann::json& required(const nlohmann::json& m, const char* key) {
+  const auto it = m.find(key);
+  if (it == m.end()) meta_error(std::string("missing '") + key + "'");
+  return *it;
+}
+
+std::string get_string(const nlohmann::json& m, const char* key) {
+  const auto& v = required(m, key);
+  if (!v.is_string()) meta_error(std::string("'") + key + "' must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::uint64_t get_unsigned(const nlohmann::json& v, const char* key) {
+  if (!v.is_number_unsigned())
+    meta_error(std::string("'") + key + "' must be a non-negative integer, got " + v.dump());
+  return v.get<std::uint64_t>();
+}
+
+std::optional<double> get_number_or_null(const nlohmann::json& m, const char* key) {
+  const auto it = m.find(key);
+  if (it == m.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) meta_error(std::string("'") + key + "' must be a number or null, got " + it->dump());
+  return it->get<double>();
+}
+
+std::string trim_cr(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+bool blank(const std::string& line) {
+  return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the id is noise to a user.
+std::string strip_json_prefix(const std::string& what) {
+  if (!what.empty() && what.front() == '[') {
+    const auto end = what.find("] ");
+    if (end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
+nlohmann::json TraceMeta::to_json() const {
+  ordered_json m;
+  m["algorithm"] = algorithm;
+  m["options"] = ordered_json(options);
+  m["problem"] = problem;
+  m["dim"] = dim;
+  m["seed"] = seed;
+  m["noise"] = std::isfinite(noise) ? ordered_json(noise) : ordered_json(nullptr);
+  m["direction"] = optimist::to_string(direction);
+  m["f_star"] = number_or_null(f_star);
+  m["budget"] = budget;
+  m["space"] = ordered_json(space);
+  m["version"] = optimist::version();
+  return nlohmann::json(m);
+}
+
+TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
+  // Accept both the whole first line {"meta": {...}} and the inner object.
+  const nlohmann::json& m = (j.is_object() && j.contains("meta")) ? j.at("meta") : j;
+  if (!m.is_object()) meta_error("expected an object, got " + m.dump());
+  TraceMeta meta;
+  meta.algorithm = get_string(m, "algorithm");
+  meta.problem = get_string(m, "problem");
+  meta.dim = static_cast<std::size_t>(get_unsigned(required(m, "dim"), "dim"));
+  meta.budget = static_cast<std::size_t>(get_unsigned(required(m, "budget"), "budget"));
+  meta.direction = parse_direction(get_string(m, "direction"));
+  if (m.contains("seed")) meta.seed = get_unsigned(m.at("seed"), "seed");
+  meta.noise = get_number_or_null(m, "noise").value_or(0.0);
+  meta.f_star = get_number_or_null(m, "f_star");
+  if (m.contains("options")) {
+    if (!m.at("options").is_object()) meta_error("'options' must be an object");
+    meta.options = m.at("options");
+  }
+  if (m.contains("space")) meta.space = m.at("space");
+  return meta;
+}
+
+nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space) {
+  return nlohmann::json(evaluation_line(r, space));
+}
+
+TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space)
+    : path_(path), space_(space), out_(path, std::ios::out | std::ios::trunc) {
+  if (!out_) throw InvalidArgument("cannot write trace file '" + path + "'");
+  ordered_json line;
+  // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
+  ordered_json m;
+  const nlohmann::json inner = meta.to_json();
+  for (const char* key : {"algorithm", "options", "problem", "dim", "seed", "noise", "direction",
+                          "f_star", "budget", "space", "version"})
+    m[key] = ordered_json(inner.at(key));
+  line["meta"] = std::move(m);
+  out_ << line.dump() << '\n' << std::flush;
+  if (!out_) throw InvalidArgument("cannot write trace file '" + path + "'");
+}
+
+void TraceWriter::write(const EvaluationRecord& record) {
+  write_line(evaluation_line(record, space_).dump());
+}
+
+void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
+                                  std::optional<double> simple_regret) {
+  ordered_json r;
+  r["x"] = point_or_null(x, space_);
+  r["f"] = number_or_null(f);
+  r["simple_regret"] = number_or_null(simple_regret);
+  ordered_json line;
+  line["recommend"] = std::move(r);
+  write_line(line.dump());
+}
+
+void TraceWriter::write_line(const std::string& text) {
+  // Flushed per line: a killed run keeps every line written so far.
+  out_ << text << '\n' << std::flush;
+  if (!out_) throw std::runtime_error("error writing trace file '" + path_ + "'");
+}
+
+Trace read_trace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InvalidArgument("cannot read trace file '" + path + "'");
+  std::vector<std::pair<std::size_t, std::string>> lines;  // (1-based line number, text)
+  std::string text;
+  for (std::size_t n = 1; std::getline(in, text); ++n)
+    if (!blank(text)) lines.emplace_back(n, trim_cr(text));
+
+  Trace trace;
+  bool have_meta = false;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const auto& [n, line] = lines[k];
+    const std::string where = path + ":" + std::to_string(n) + ": ";
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      // Only the last line may be cut short (the writer was killed mid-line).
+      if (k + 1 == lines.size() && have_meta) break;
+      throw InvalidArgument(where + "malformed JSON: " + strip_json_prefix(e.what()));
+    }
+    if (!j.is_object()) throw InvalidArgument(where + "expected a JSON object, got " + j.dump());
+    if (!have_meta) {
+      if (!j.contains("meta"))
+        throw InvalidArgument(where + "missing meta line (the first line must be {\"meta\": {...}})");
+      try {
+        trace.meta = TraceMeta::from_json(j);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(where + e.what());
+      }
+      have_meta = true;
+    } else if (trace.recommend) {
+      throw InvalidArgument(where + "unexpected line after the recommend line");
+    } else if (j.contains("recommend")) {
+      trace.recommend = j.at("recommend");
+    } else if (j.contains("i")) {
+      if (!j.at("i").is_number_unsigned())
+        throw InvalidArgument(where + "\"i\" must be a positive integer, got " + j.at("i").dump());
+      trace.evaluations.push_back(std::move(j));
+    } else {
+      throw InvalidArgument(where + "unrecognized line (neither an evaluation nor recommend)");
+    }
+  }
+  if (!have_meta) throw InvalidArgument(path + ": missing meta line (empty trace)");
+  return trace;
+}
+
+}  // namespace optimist

@@ -1,0 +1,330 @@
+// End-to-end tests of the `optimist` binary: exit codes, messages, traces, configs, listing.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "optimist/core/registry.hpp"
+#include "optimist/core/trace.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// A fresh folder per test: ctest runs tests in parallel.
+fs::path test_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() /
+                       ("optimist_cli_" + std::to_string(getpid()) + "_" + info->name());
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs the binary through the shell with `args` (already quoted as needed) in folder `cwd`.
+Result cli(const std::string& args, const fs::path& cwd = fs::temp_directory_path()) {
+  const fs::path dir = test_dir();
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' " + args +
+                          " > '" + out.string() + "' 2> '" + err.string() + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::vector<nlohmann::json> json_lines(const fs::path& p) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(p);
+  for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
+  return lines;
+}
+
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::size_t count_lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Removes the test's folder after it passed (kept on failure, to inspect).
+class Cli : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(test_dir());
+  }
+};
+
+struct BadInput {
+  std::string args;
+  std::string must_mention;  // the bad value (or path) the message has to name
+};
+
+TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
+  const fs::path dir = test_dir();
+  write_file(dir / "bad.json", "{\"problem\": \"branin\",\n  \"budget\": }\n");
+  write_file(dir / "bad.toml", "problem = \"branin\"\nbudget = = 3\n");
+  write_file(dir / "unknown.toml", "problem = \"branin\"\nbugdet = 3\n");
+  const std::string ok = " --problem branin --algorithm random --budget 5 ";
+  const std::vector<BadInput> cases = {
+      {"run --problem nosuch --algorithm random --budget 5", "nosuch"},
+      {"run --problem branin --algorithm nosuch --budget 5", "nosuch"},
+      {"run" + ok + "--set bogus_key=1", "bogus_key"},
+      {"run --problem branin --algorithm random --budget 0", "0"},
+      {"run --problem branin --algorithm random --budget -4", "-4"},
+      {"run --problem branin --algorithm random --budget abc", "abc"},
+      {"run --problem branin --algorithm random --budget 2.5", "2.5"},
+      {"run" + ok + "--dim 3", "3"},
+      {"run" + ok + "--noise=-0.5", "-0.5"},
+      {"run" + ok + "--seed xyz", "xyz"},
+      {"run" + ok + "--on-failure never", "never"},
+      {"run" + ok + "--set noequals", "noequals"},
+      {"run" + ok + "--config '" + (dir / "missing.toml").string() + "'", "missing.toml"},
+      {"run" + ok + "--config '" + (dir / "bad.json").string() + "'", "line 2"},
+      {"run" + ok + "--config '" + (dir / "bad.toml").string() + "'", "line 2"},
+      {"run" + ok + "--config '" + (dir / "unknown.toml").string() + "'", "bugdet"},
+      {"run --algorithm random --budget 5", "--problem"},
+      {"run" + ok + "--frobnicate", "--frobnicate"},
+      {"list widgets", "widgets"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const Result r = cli(c.args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("optimist: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.must_mention), std::string::npos) << r.err;
+    EXPECT_LE(count_lines(r.err), 2u) << r.err;  // the message, plus a help hint for parse errors
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // Malformed configs name the file as well as the line.
+  EXPECT_NE(cli("run --config '" + (dir / "bad.toml").string() + "'").err.find("bad.toml"), std::string::npos);
+  // Unknown names list the valid ones.
+  EXPECT_NE(cli("run --problem nosuch --algorithm random --budget 5").err.find("branin"), std::string::npos);
+  EXPECT_NE(cli("run --problem branin --algorithm nosuch --budget 5").err.find("sobol"), std::string::npos);
+  // CLI11 parse errors point to the help.
+  EXPECT_NE(cli("run" + ok + "--frobnicate").err.find("optimist run --help"), std::string::npos);
+}
+
+TEST_F(Cli, RunWritesTraceAndSummary) {
+  const fs::path dir = test_dir();
+  for (const std::string alg : {"random", "sobol"}) {
+    SCOPED_TRACE(alg);
+    const fs::path trace = dir / alg / "nested" / "t.jsonl";  // parent folders get created
+    const Result r = cli("run --problem branin --algorithm " + alg + " --budget 12 --seed 5 --out '" +
+                         trace.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto lines = json_lines(trace);
+    ASSERT_EQ(lines.size(), 14u);
+    const auto& meta = lines.front().at("meta");
+    EXPECT_EQ(meta.at("algorithm"), alg);
+    EXPECT_EQ(meta.at("problem"), "branin");
+    EXPECT_EQ(meta.at("dim"), 2);
+    EXPECT_EQ(meta.at("seed"), 5);
+    EXPECT_EQ(meta.at("budget"), 12);
+    EXPECT_EQ(meta.at("direction"), "minimize");
+    EXPECT_TRUE(meta.at("f_star").is_number());
+    EXPECT_EQ(meta.at("options").at("name"), alg);
+    for (std::size_t k = 1; k <= 12; ++k) {
+      EXPECT_EQ(lines[k].at("i"), k);
+      EXPECT_EQ(lines[k].at("status"), "ok");
+      EXPECT_EQ(lines[k].at("x").size(), 2u);
+    }
+    EXPECT_TRUE(lines.back().contains("recommend"));
+    EXPECT_TRUE(optimist::read_trace(trace.string()).complete());
+
+    for (const char* label : {"algorithm", "problem", "evaluations", "best observed", "regret of best",
+                              "cumulative regret", "recommended", "total time", "optimizer time", "trace",
+                              "stop reason"})
+      EXPECT_NE(r.out.find(label), std::string::npos) << label << "\n" << r.out;
+    EXPECT_NE(r.out.find(trace.string()), std::string::npos);
+    EXPECT_NE(r.out.find("12 of 12"), std::string::npos) << r.out;
+    // Not a terminal: plain progress lines on stderr, ending with the last evaluation.
+    EXPECT_NE(r.err.find("12/12"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  }
+}
+
+TEST_F(Cli, QuietHasNoProgress) {
+  const Result r = cli("run --problem branin --algorithm random --budget 5 --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("stop reason"), std::string::npos);
+}
+
+std::vector<nlohmann::json> without_timing(std::vector<nlohmann::json> lines) {
+  for (auto& l : lines) {
+    l.erase("suggest_s");
+    l.erase("eval_s");
+  }
+  return lines;
+}
+
+TEST_F(Cli, SameSeedSameTrace) {
+  const fs::path dir = test_dir();
+  for (const std::string alg : {"random", "sobol"}) {
+    SCOPED_TRACE(alg);
+    const std::string base = "run --problem ackley --dim 3 --noise 0.3 --algorithm " + alg + " --budget 20 -q ";
+    ASSERT_EQ(cli(base + "--seed 11 --out '" + (dir / "a.jsonl").string() + "'").code, 0);
+    ASSERT_EQ(cli(base + "--seed 11 --out '" + (dir / "b.jsonl").string() + "'").code, 0);
+    ASSERT_EQ(cli(base + "--seed 12 --out '" + (dir / "c.jsonl").string() + "'").code, 0);
+    const auto a = without_timing(json_lines(dir / "a.jsonl"));
+    const auto b = without_timing(json_lines(dir / "b.jsonl"));
+    const auto c = without_timing(json_lines(dir / "c.jsonl"));
+    ASSERT_EQ(a.size(), 22u);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    // Noise is on: y differs from the noise-free f.
+    EXPECT_NE(a[1].at("y"), a[1].at("f"));
+  }
+}
+
+TEST_F(Cli, ConfigFilesAndFlagPrecedence) {
+  const fs::path dir = test_dir();
+  write_file(dir / "run.json",
+             R"({"problem": "branin", "algorithm": "sobol", "budget": 6, "seed": 3,
+                 "out": "from_json.jsonl", "options": {"scramble": false}})");
+  write_file(dir / "run.toml",
+             "problem = \"ackley\"\ndim = 4\nalgorithm = \"random\"\nbudget = 5\nnoise = 0.1\n"
+             "out = \"from_toml.jsonl\"\n");
+  // No recognised extension: tried as JSON, then as TOML.
+  write_file(dir / "run.cfg", "problem = \"branin\"\nalgorithm = \"random\"\nbudget = 3\nout = \"cfg.jsonl\"\n");
+
+  ASSERT_EQ(cli("run -q --config run.json", dir).code, 0);
+  auto t = optimist::read_trace((dir / "from_json.jsonl").string());
+  EXPECT_EQ(t.meta.algorithm, "sobol");
+  EXPECT_EQ(t.meta.seed, 3u);
+  EXPECT_EQ(t.evaluations.size(), 6u);
+  EXPECT_EQ(t.meta.options.at("scramble"), false);
+
+  // Flags override the file; --set overrides its options.
+  ASSERT_EQ(cli("run -q --config run.json --budget 4 --seed 9 --set scramble=true --out o.jsonl", dir).code, 0);
+  t = optimist::read_trace((dir / "o.jsonl").string());
+  EXPECT_EQ(t.evaluations.size(), 4u);
+  EXPECT_EQ(t.meta.seed, 9u);
+  EXPECT_EQ(t.meta.options.at("scramble"), true);
+
+  ASSERT_EQ(cli("run -q --config run.toml", dir).code, 0);
+  t = optimist::read_trace((dir / "from_toml.jsonl").string());
+  EXPECT_EQ(t.meta.problem, "ackley");
+  EXPECT_EQ(t.meta.dim, 4u);
+  EXPECT_EQ(t.meta.noise, 0.1);
+  EXPECT_EQ(t.evaluations.size(), 5u);
+
+  ASSERT_EQ(cli("run -q --config run.toml --dim 2 --noise 0 --out o2.jsonl", dir).code, 0);
+  t = optimist::read_trace((dir / "o2.jsonl").string());
+  EXPECT_EQ(t.meta.dim, 2u);
+  EXPECT_EQ(t.meta.noise, 0.0);
+
+  ASSERT_EQ(cli("run -q --config run.cfg", dir).code, 0);
+  EXPECT_EQ(optimist::read_trace((dir / "cfg.jsonl").string()).evaluations.size(), 3u);
+}
+
+TEST_F(Cli, ListShowsEveryProblemAndAlgorithm) {
+  const Result all = cli("list");
+  ASSERT_EQ(all.code, 0) << all.err;
+  for (const auto& a : optimist::algorithms()) EXPECT_NE(all.out.find(a.name), std::string::npos) << a.name;
+  for (const auto& p : optimist::problems()) EXPECT_NE(all.out.find(p.name), std::string::npos) << p.name;
+
+  const Result algs = cli("list algorithms");
+  ASSERT_EQ(algs.code, 0);
+  EXPECT_EQ(algs.out.find("branin"), std::string::npos);  // only the algorithms
+
+  const Result js = cli("list --json");
+  ASSERT_EQ(js.code, 0) << js.err;
+  const auto j = nlohmann::json::parse(js.out);
+  ASSERT_EQ(j.at("algorithms").size(), optimist::algorithms().size());
+  ASSERT_EQ(j.at("problems").size(), optimist::problems().size());
+  for (std::size_t k = 0; k < optimist::problems().size(); ++k) {
+    const auto& info = optimist::problems()[k];
+    const auto& row = j.at("problems")[k];
+    EXPECT_EQ(row.at("name"), info.name);
+    const auto f_star = optimist::make_problem(info.name, info.default_dim).f_star;
+    if (f_star) {
+      EXPECT_EQ(row.at("f_star").get<double>(), *f_star) << info.name;
+    }
+  }
+  for (const auto& a : j.at("algorithms")) EXPECT_EQ(a.at("options")[0].at("key"), "seed");
+}
+
+TEST_F(Cli, VersionAndHelp) {
+  const Result v = cli("--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_NE(v.out.find(optimist::version()), std::string::npos);
+  const Result h = cli("run --help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("--budget"), std::string::npos);
+}
+
+TEST_F(Cli, TargetStopsEarly) {
+  const fs::path dir = test_dir();
+  // Branin is minimized; any first value is below 1e9, so the run stops after one evaluation.
+  const Result r = cli("run -q --problem branin --algorithm random --budget 50 --target 1e9 --out '" +
+                       (dir / "t.jsonl").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = optimist::read_trace((dir / "t.jsonl").string());
+  EXPECT_EQ(t.evaluations.size(), 1u);
+  EXPECT_TRUE(t.complete());
+  EXPECT_NE(r.out.find("target"), std::string::npos);
+}
+
+TEST_F(Cli, InterruptStopsCleanlyAndKeepsTheTrace) {
+  const fs::path dir = test_dir();
+  const fs::path trace = dir / "t.jsonl", out = dir / "out.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    const std::string path = trace.string();
+    execl(OPTIMIST_CLI_PATH, "optimist", "run", "--problem", "levy", "--dim", "2", "--algorithm", "random",
+          "--budget", "100000000", "--out", path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the run is under way (the trace has evaluations), then press Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    if (fs::file_size(trace, ec) > 2000 && !ec) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal instead of stopping cleanly";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto t = optimist::read_trace(trace.string());
+  EXPECT_TRUE(t.complete());
+  EXPECT_GT(t.evaluations.size(), 0u);
+  const std::string text = slurp(out);
+  EXPECT_NE(text.find("cancelled"), std::string::npos) << text;
+}
+
+}  // namespace

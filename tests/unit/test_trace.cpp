@@ -1,0 +1,280 @@
+// TraceWriter -> read_trace round trips and the reader's handling of damaged files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "optimist/core/trace.hpp"
+
+namespace {
+
+using optimist::EvaluationRecord;
+using optimist::InvalidArgument;
+using optimist::Space;
+using optimist::TraceMeta;
+using optimist::TraceWriter;
+using optimist::Vector;
+
+// A fresh folder per test, so tests may run in parallel (ctest -j).
+std::filesystem::path test_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::filesystem::temp_directory_path() /
+         ("optimist_trace_" + std::to_string(getpid()) + "_" + info->name());
+}
+
+std::string temp_path(const std::string& name) {
+  std::filesystem::create_directories(test_dir());
+  return (test_dir() / name).string();
+}
+
+// Removes the test's folder after it passed (kept on failure, to inspect).
+class Trace : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(test_dir());
+  }
+};
+
+Space mixed_space() {
+  Space s;
+  s.add_continuous("lr", 1e-4, 1.0, true);
+  s.add_integer("layers", 1, 8);
+  s.add_categorical("kernel", {"rbf", "matern", "linear"});
+  return s;
+}
+
+TraceMeta meta_for(const Space& space) {
+  TraceMeta m;
+  m.algorithm = "random";
+  m.options = {{"name", "random"}, {"seed", 42}};
+  m.problem = "toy";
+  m.dim = space.dim();
+  m.seed = 42;
+  m.noise = 0.25;
+  m.direction = optimist::Direction::Minimize;
+  m.f_star = -1.5;
+  m.budget = 3;
+  m.space = space.to_json();
+  return m;
+}
+
+Vector point(double lr, double layers, double kernel) {
+  Vector x(3);
+  x << lr, layers, kernel;
+  return x;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+// A complete three-evaluation trace: ok, failed, ok with diagnostics and a non-finite value.
+std::string write_sample(const std::string& path) {
+  const Space space = mixed_space();
+  TraceWriter w(path, meta_for(space), space);
+
+  EvaluationRecord a;
+  a.i = 1;
+  a.x = point(0.1 / 3.0, 4, 2);  // 0.1/3: a double that needs all 17 digits
+  a.y = 0.1 + 0.2;
+  a.f = 0.3;
+  a.regret = 1.8;
+  a.cum_regret = 1.8;
+  a.best_f = 0.3;
+  a.suggest_s = 0.5;
+  a.eval_s = 0.25;
+  w.write(a);
+
+  EvaluationRecord b;
+  b.i = 2;
+  b.x = point(1e-3, 1, 0);
+  b.failed = true;
+  b.error = "boom";
+  b.cum_regret = 1.8;
+  b.best_f = 0.3;
+  w.write(b);
+
+  EvaluationRecord c;
+  c.i = 3;
+  c.x = point(0.5, 8, 1);
+  c.y = -1.0;
+  c.f = std::numeric_limits<double>::quiet_NaN();  // non-finite: must come back as null
+  c.best_f = 0.3;
+  c.diagnostics = {{"dictionary_size", 12}, {"y", "shadowed"}};
+  w.write(c);
+
+  w.write_recommend(point(0.1 / 3.0, 4, 2), 0.3, 1.8);
+  return path;
+}
+
+TEST_F(Trace, RoundTripKeepsEveryField) {
+  const std::string path = write_sample(temp_path("t.jsonl"));
+  const optimist::Trace t = optimist::read_trace(path);
+
+  EXPECT_EQ(t.meta.algorithm, "random");
+  EXPECT_EQ(t.meta.problem, "toy");
+  EXPECT_EQ(t.meta.dim, 3u);
+  EXPECT_EQ(t.meta.seed, 42u);
+  EXPECT_EQ(t.meta.noise, 0.25);
+  EXPECT_EQ(t.meta.direction, optimist::Direction::Minimize);
+  ASSERT_TRUE(t.meta.f_star.has_value());
+  EXPECT_EQ(*t.meta.f_star, -1.5);
+  EXPECT_EQ(t.meta.budget, 3u);
+  EXPECT_EQ(t.meta.options.at("seed"), 42);
+  EXPECT_EQ(Space::from_json(t.meta.space).dim(), 3u);
+  ASSERT_EQ(t.evaluations.size(), 3u);
+  ASSERT_TRUE(t.complete());
+
+  const auto& a = t.evaluations[0];
+  EXPECT_EQ(a.at("i"), 1);
+  EXPECT_EQ(a.at("x")[0].get<double>(), 0.1 / 3.0);  // bit-exact
+  EXPECT_EQ(a.at("x")[1], 4);
+  EXPECT_EQ(a.at("x")[2], "linear");  // categorical as its string
+  EXPECT_EQ(a.at("y").get<double>(), 0.1 + 0.2);
+  EXPECT_EQ(a.at("status"), "ok");
+  EXPECT_FALSE(a.contains("error"));
+  EXPECT_EQ(a.at("suggest_s").get<double>(), 0.5);
+  EXPECT_EQ(a.at("eval_s").get<double>(), 0.25);
+
+  const auto& b = t.evaluations[1];
+  EXPECT_EQ(b.at("status"), "failed");
+  EXPECT_EQ(b.at("error"), "boom");
+  EXPECT_TRUE(b.at("y").is_null());
+  EXPECT_TRUE(b.at("f").is_null());
+  EXPECT_TRUE(b.at("regret").is_null());
+  EXPECT_EQ(b.at("x")[2], "rbf");
+
+  const auto& c = t.evaluations[2];
+  EXPECT_TRUE(c.at("f").is_null());  // NaN written as null
+  EXPECT_TRUE(c.at("cum_regret").is_null());
+  EXPECT_EQ(c.at("dictionary_size"), 12);
+  EXPECT_EQ(c.at("y").get<double>(), -1.0);  // a diagnostic never overwrites a core field
+  EXPECT_EQ(c.at("diag_y"), "shadowed");
+
+  EXPECT_EQ(t.recommend->at("x")[0].get<double>(), 0.1 / 3.0);
+  EXPECT_EQ(t.recommend->at("x")[2], "linear");
+  EXPECT_EQ(t.recommend->at("f").get<double>(), 0.3);
+  EXPECT_EQ(t.recommend->at("simple_regret").get<double>(), 1.8);
+
+  // The point read back maps to the same user point.
+  const Space space = mixed_space();
+  EXPECT_EQ(space.point_from_json(a.at("x")), point(0.1 / 3.0, 4, 2));
+}
+
+TEST_F(Trace, LinesAreWrittenAsTheyHappen) {
+  const std::string path = temp_path("live.jsonl");
+  const Space space = Space::box(2, 0.0, 1.0);
+  TraceWriter w(path, meta_for(space), space);
+  EvaluationRecord r;
+  r.i = 1;
+  r.x = Vector::Constant(2, 0.5);
+  r.y = 1.0;
+  r.f = 1.0;
+  w.write(r);
+  // Still open: the meta and the evaluation must already be on disk.
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(nlohmann::json::parse(lines[0]).contains("meta"));
+  const optimist::Trace t = optimist::read_trace(path);
+  EXPECT_EQ(t.evaluations.size(), 1u);
+  EXPECT_FALSE(t.complete());
+  EXPECT_TRUE(t.evaluations[0].at("regret").is_null());
+}
+
+TEST_F(Trace, MetaLineHasTheDocumentedKeys) {
+  const std::string path = write_sample(temp_path("meta.jsonl"));
+  const auto meta = nlohmann::json::parse(read_lines(path).at(0)).at("meta");
+  for (const char* key : {"algorithm", "options", "problem", "dim", "seed", "noise", "direction", "f_star",
+                          "budget", "space", "version"})
+    EXPECT_TRUE(meta.contains(key)) << key;
+  EXPECT_EQ(meta.at("direction"), "minimize");
+  EXPECT_EQ(meta.at("version"), optimist::version());
+}
+
+TEST_F(Trace, NullRecommendWhenThereIsNoAnswer) {
+  const std::string path = temp_path("norec.jsonl");
+  const Space space = Space::box(1, 0.0, 1.0);
+  {
+    TraceMeta m = meta_for(space);
+    m.f_star.reset();
+    TraceWriter w(path, m, space);
+    w.write_recommend(Vector(), std::nullopt, std::nullopt);
+  }
+  const optimist::Trace t = optimist::read_trace(path);
+  EXPECT_FALSE(t.meta.f_star.has_value());
+  ASSERT_TRUE(t.complete());
+  EXPECT_TRUE(t.recommend->at("x").is_null());
+  EXPECT_TRUE(t.recommend->at("f").is_null());
+}
+
+TEST_F(Trace, TruncatedLastLineIsIgnored) {
+  const std::string path = write_sample(temp_path("cut.jsonl"));
+  auto lines = read_lines(path);
+  // Simulate a writer killed in the middle of the third evaluation line.
+  std::string text = lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n" + lines[3].substr(0, lines[3].size() / 2);
+  write_text(path, text);
+  const optimist::Trace t = optimist::read_trace(path);
+  EXPECT_EQ(t.evaluations.size(), 2u);
+  EXPECT_FALSE(t.complete());
+}
+
+TEST_F(Trace, MalformedMiddleLineNamesFileAndLine) {
+  const std::string path = write_sample(temp_path("bad.jsonl"));
+  auto lines = read_lines(path);
+  lines[2] = "{\"i\": 2, \"x\": [";  // line 3 of the file
+  std::ostringstream os;
+  for (const auto& l : lines) os << l << '\n';
+  write_text(path, os.str());
+  try {
+    optimist::read_trace(path);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path + ":3:"), std::string::npos) << what;
+  }
+}
+
+TEST_F(Trace, MissingMetaIsAnError) {
+  const std::string path = temp_path("nometa.jsonl");
+  write_text(path, "{\"i\":1,\"x\":[0.5],\"y\":1}\n{\"recommend\":{\"x\":[0.5],\"f\":1,\"simple_regret\":null}}\n");
+  EXPECT_THROW(optimist::read_trace(path), InvalidArgument);
+  write_text(path, "");
+  EXPECT_THROW(optimist::read_trace(path), InvalidArgument);
+  EXPECT_THROW(optimist::read_trace(temp_path("does_not_exist.jsonl")), InvalidArgument);
+}
+
+TEST_F(Trace, UnwritablePathIsAnError) {
+  const Space space = Space::box(1, 0.0, 1.0);
+  const std::string path = temp_path("missing_dir") + "/sub/t.jsonl";
+  EXPECT_THROW(TraceWriter(path, meta_for(space), space), InvalidArgument);
+}
+
+TEST_F(Trace, EvaluationToJsonMatchesTheWrittenLine) {
+  const Space space = mixed_space();
+  EvaluationRecord r;
+  r.i = 7;
+  r.x = point(0.5, 2, 0);
+  r.y = 3.0;
+  r.f = 2.5;
+  r.suggest_s = std::numeric_limits<double>::infinity();
+  const nlohmann::json j = optimist::evaluation_to_json(r, space);
+  EXPECT_EQ(j.at("i"), 7);
+  EXPECT_EQ(j.at("x")[2], "rbf");
+  EXPECT_TRUE(j.at("suggest_s").is_null());
+  EXPECT_TRUE(j.at("best_f").is_null());
+  EXPECT_EQ(j.at("status"), "ok");
+}
+
+}  // namespace
