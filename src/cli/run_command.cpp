@@ -99,6 +99,9 @@ int run_command(const RunCommand& cmd) {
   nlohmann::json spec = s.options;
   spec["name"] = s.algorithm;
   spec["seed"] = s.seed;
+  // Algorithms that plan with the horizon (an option named "budget") get --budget unless set.
+  for (const auto& o : algorithm_info(s.algorithm).options)
+    if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = s.budget;
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
   const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved);

@@ -182,8 +182,10 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
     }
   }
   summary.total_s = seconds_since(t0);
-  if (options.trace && summary.recommended_x)
-    options.trace->write_recommend(*summary.recommended_x, summary.recommended_f, summary.simple_regret);
+  // Always close the trace, so that a finished run (even one without an answer) is complete.
+  if (options.trace)
+    options.trace->write_recommend(summary.recommended_x.value_or(Vector()), summary.recommended_f, summary.simple_regret,
+                                   to_string(summary.reason));
   return summary;
 }
 

@@ -165,11 +165,12 @@ void TraceWriter::write(const EvaluationRecord& record) {
 }
 
 void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
-                                  std::optional<double> simple_regret) {
+                                  std::optional<double> simple_regret, const std::string& stop_reason) {
   ordered_json r;
   r["x"] = point_or_null(x, space_);
   r["f"] = number_or_null(f);
   r["simple_regret"] = number_or_null(simple_regret);
+  r["stop_reason"] = stop_reason;
   ordered_json line;
   line["recommend"] = std::move(r);
   write_line(line.dump());

@@ -37,7 +37,9 @@ class TraceWriter {
   /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written.
   TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space);
   void write(const EvaluationRecord& record);
-  void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret);
+  /// The final line; x empty when the algorithm has no answer. stop_reason as to_string(StopReason).
+  void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
+                       const std::string& stop_reason = "budget");
   const std::string& path() const { return path_; }
 
  private:
