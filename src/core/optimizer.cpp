@@ -34,8 +34,10 @@ std::vector<Trial> Optimizer::ask(std::size_t n) {
       throw std::logic_error(name_ + ": propose() returned a malformed point");
     Trial t;
     t.id = next_id_++;
-    t.unit = space_.snap_unit(u);
-    t.x = space_.to_user(t.unit);
+    t.x = space_.to_user(space_.snap_unit(u));
+    // The unit point is recomputed from x so that replaying x from a trace (tell(x, y)) gives
+    // the algorithm bit-identical data; it differs from u by rounding only.
+    t.unit = space_.to_unit(t.x);
     pending_.push_back(t);
     trials.push_back(std::move(t));
   }

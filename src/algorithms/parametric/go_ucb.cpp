@@ -13,6 +13,110 @@ namespace optimist {
 namespace {
 constexpr std::uint64_t kOracleStream = 0x6f7261636c65;  // "oracle"
 
+// Deviation inputs=centered: the network sees 2u - 1 in [-1,1]^d instead of the unit-cube point u.
+// Every derivative in x picks up the factor 2 of the affine map; derivatives in w are unchanged.
+class CenteredInputModel : public ParametricModel {
+ public:
+  explicit CenteredInputModel(std::shared_ptr<const ParametricModel> inner) : inner_(std::move(inner)) {}
+  std::size_t input_dim() const override { return inner_->input_dim(); }
+  std::size_t num_params() const override { return inner_->num_params(); }
+  std::string describe() const override { return "centered-inputs(" + inner_->describe() + ")"; }
+  double value(const Vector& w, const Vector& x) const override { return inner_->value(w, map(x)); }
+  double gradient_w(const Vector& w, const Vector& x, Vector& grad) const override { return inner_->gradient_w(w, map(x), grad); }
+  double gradient_x(const Vector& w, const Vector& x, Vector& grad) const override {
+    const double f = inner_->gradient_x(w, map(x), grad);
+    grad *= 2.0;
+    return f;
+  }
+  Vector values(const Vector& w, const Matrix& X) const override { return inner_->values(w, map(X)); }
+  Matrix jacobian_w(const Vector& w, const Matrix& X) const override { return inner_->jacobian_w(w, map(X)); }
+  double mixed_product(const Vector& w, const Vector& x, const Vector& v, Vector& grad_x) const override {
+    const double s = inner_->mixed_product(w, map(x), v, grad_x);
+    grad_x *= 2.0;
+    return s;
+  }
+  Vector sample_params(Rng& rng) const override { return inner_->sample_params(rng); }
+
+ private:
+  static Vector map(const Vector& x) { return (2.0 * x.array() - 1.0).matrix(); }
+  static Matrix map(const Matrix& X) { return (2.0 * X.array() - 1.0).matrix(); }
+  std::shared_ptr<const ParametricModel> inner_;
+};
+
+// Deviation weight_decay: Levenberg-Marquardt (Nielsen's damping update, as the shared oracle) on
+// sum_i (f_w(x_i) - y_i)^2 + ridge ||w - w_start||^2 + decay ||w||^2.
+struct DecayFit {
+  RegressionFit fit;
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+DecayFit lm_with_decay(const ParametricModel& model, const Matrix& X, const Vector& y, const Vector& w_start,
+                       const RegressionOracleOptions& o, double decay) {
+  DecayFit out;
+  RegressionFit& fit = out.fit;
+  fit.w = w_start;
+  auto cost_at = [&](const Vector& w, Vector& r, double& sse) {
+    try {
+      r = model.values(w, X) - y;
+      if (!r.allFinite()) return std::numeric_limits<double>::infinity();
+      sse = r.squaredNorm();
+      return sse + o.ridge * (w - w_start).squaredNorm() + decay * w.squaredNorm();
+    } catch (const NumericalError&) {
+      return std::numeric_limits<double>::infinity();
+    }
+  };
+  Vector r;
+  double sse = std::numeric_limits<double>::infinity();
+  double cost = cost_at(fit.w, r, sse);
+  if (!std::isfinite(cost)) return out;
+  Matrix J = model.jacobian_w(fit.w, X);
+  double mu = -1.0, nu = 2.0;
+  const double damping = o.ridge + decay;
+  for (fit.iterations = 0; fit.iterations < o.max_iterations; ++fit.iterations) {
+    const Vector grad = J.transpose() * r + o.ridge * (fit.w - w_start) + decay * fit.w;  // half the cost gradient
+    if (mu < 0) mu = 1e-3 * std::max(1e-12, J.colwise().squaredNorm().maxCoeff());
+    if (grad.lpNorm<Eigen::Infinity>() < 1e-14) break;
+    // (J^T J + c I) step = -grad; Woodbury when n < d_w.
+    const double c = damping + mu;
+    Vector step;
+    if (J.rows() < J.cols()) {
+      Matrix inner = J * J.transpose();
+      inner.diagonal().array() += c;
+      step = -(grad - J.transpose() * inner.llt().solve(J * grad)) / c;
+    } else {
+      Matrix normal = J.transpose() * J;
+      normal.diagonal().array() += c;
+      step = -normal.llt().solve(grad);
+    }
+    if (!step.allFinite()) break;
+    if (step.norm() <= o.tolerance * (fit.w.norm() + o.tolerance)) break;
+    const Vector w_new = fit.w + step;
+    Vector r_new;
+    double sse_new = 0.0;
+    const double cost_new = cost_at(w_new, r_new, sse_new);
+    const double predicted = step.dot(mu * step - grad);
+    const double rho = predicted > 0 ? (cost - cost_new) / predicted : -1.0;
+    if (std::isfinite(cost_new) && rho > 0) {
+      const bool small_gain = cost - cost_new <= o.tolerance * cost;
+      fit.w = w_new;
+      r = std::move(r_new);
+      cost = cost_new;
+      sse = sse_new;
+      J = model.jacobian_w(fit.w, X);
+      mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3));
+      nu = 2.0;
+      if (small_gain) break;
+    } else {
+      mu *= nu;
+      nu *= 2.0;
+      if (!std::isfinite(mu) || mu > 1e30) break;
+    }
+  }
+  fit.sse = sse;
+  out.cost = cost;
+  return out;
+}
+
 std::string variant_name(const std::string& v) {
   if (v == "go-ucb") return "go-ucb";
   if (v == "workshop") return "go-ucb-workshop";
@@ -29,9 +133,26 @@ std::size_t GoUcb::default_n_init(std::size_t budget) {
 
 GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model)
     : Optimizer(variant_name(options.variant), space, direction, options.seed), options_(std::move(options)), model_(std::move(model)) {
+  if (options_.preset == "paper") {  // Algorithm 1 as stated: no deviation
+    options_.inputs = "unit";
+    options_.weight_decay = 0.0;
+    options_.refit_every = 0;
+    options_.trust_region = 0.0;
+    options_.beta_schedule = "constant";
+  }
   const GoUcbOptions& o = options_;
   if (o.budget < 2) throw InvalidArgument(name() + ": option 'budget' (the total number of evaluations) must be >= 2, got " + std::to_string(o.budget));
-  if (!model_) model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
+  if (o.inputs != "unit" && o.inputs != "centered") throw InvalidArgument(name() + ": option 'inputs' must be unit or centered, got '" + o.inputs + "'");
+  if (o.beta_schedule != "constant" && o.beta_schedule != "log")
+    throw InvalidArgument(name() + ": option 'beta_schedule' must be constant or log, got '" + o.beta_schedule + "'");
+  if (!(o.weight_decay >= 0) || !std::isfinite(o.weight_decay))
+    throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + std::to_string(o.weight_decay));
+  if (!(o.trust_region >= 0 && o.trust_region <= 1))
+    throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + std::to_string(o.trust_region));
+  if (!model_) {
+    model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
+    if (o.inputs == "centered") model_ = std::make_shared<CenteredInputModel>(model_);
+  }
   if (model_->input_dim() != space.dim())
     throw InvalidArgument(name() + ": the model takes " + std::to_string(model_->input_dim()) + " inputs, the space has " + std::to_string(space.dim()));
   if (o.variant == "exploration-first" && o.n_init == 0)
@@ -57,6 +178,7 @@ double GoUcb::beta(std::size_t t) const {
     const double dw = static_cast<double>(model_->num_params());
     return dw * dw * dw * std::pow(f_bound_, 4) * static_cast<double>(t) / static_cast<double>(horizon_);
   }
+  if (options_.beta_schedule == "log") return options_.beta * (1.0 + std::log(static_cast<double>(std::max<std::size_t>(t, 1))));
   return options_.beta;
 }
 
@@ -83,12 +205,51 @@ void GoUcb::run_oracle() {
   f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
   Rng rng(derive_seed(seed(), kOracleStream));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
-  RegressionFit fit = fit_regression(*model_, X, ys, Vector(), options_.oracle, rng);  // Phase I step 5, eq. (2)
+  RegressionFit fit = oracle_fit(X, ys, Vector(), options_.oracle.restarts, rng);  // Phase I step 5, eq. (2)
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
   const auto rep = model_->num_params() <= horizon_ ? GradientEllipsoid::Representation::Dense
                                                     : GradientEllipsoid::Representation::LowRank;
   ellipsoid_.emplace(w0_, lambda_, rep);
+}
+
+RegressionFit GoUcb::oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const {
+  RegressionOracleOptions o = options_.oracle;
+  o.restarts = restarts;
+  if (options_.weight_decay <= 0 || o.method != "lm") return fit_regression(*model_, X, ys, warm_start, o, rng);
+  DecayFit best;
+  const std::size_t starts = std::max<std::size_t>(1, restarts);
+  for (std::size_t s = 0; s < starts; ++s) {
+    const Vector start = (s == 0 && warm_start.size() != 0) ? warm_start : model_->sample_params(rng);
+    DecayFit f = lm_with_decay(*model_, X, ys, start, o, options_.weight_decay);
+    if (std::isfinite(f.cost) && f.cost < best.cost) best = std::move(f);
+  }
+  if (!std::isfinite(best.cost)) throw NumericalError(name() + ": every oracle start gave a non-finite model output (" + model_->describe() + ")");
+  best.fit.starts = starts;
+  return best.fit;
+}
+
+void GoUcb::refit() {
+  // Deviation refit_every: eq. (2) on all data so far, warm-started at w_t; the fit becomes w_0 and
+  // Sigma_t = lambda I + sum_i g_i g_i^T (eq. 3) and w_t (eq. 5) are rebuilt with g_i the gradients
+  // of the Phase II points at the new w_0 (targets c_i = g_i^T w_0 + y_i - f_{x_i}(w_0)).
+  Matrix X;
+  Vector y;
+  successful_data(X, y);
+  Rng rng(derive_seed(seed(), kOracleStream + history().size()));
+  const Vector ys = (y.array() - y_mean_) / y_scale_;
+  RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);
+  w0_ = fit.w;
+  last_fit_sse_ = fit.sse;
+  ++refits_;
+  ellipsoid_.emplace(w0_, lambda_, ellipsoid_->representation());
+  for (std::size_t idx : phase_two_indices_) {
+    const Observation& obs = history()[idx];
+    if (obs.failed) continue;
+    Vector g;
+    const double f = model_->gradient_w(w0_, obs.trial.unit, g);
+    ellipsoid_->add(g, g.dot(w0_) + standardized(maximized(obs)) - f);
+  }
 }
 
 void GoUcb::observe(const Observation& obs, double y) {
@@ -106,14 +267,14 @@ void GoUcb::observe(const Observation& obs, double y) {
     Vector g;
     const double f = model_->gradient_w(w_i, obs.trial.unit, g);
     ellipsoid_->add(g, g.dot(w_i) + ys - f);
+    if (options_.refit_every > 0 && phase_two_count_ % options_.refit_every == 0) refit();
   } else if (options_.variant == "workshop") {
     // Workshop Algorithm 1, step 2: re-fit the oracle on all data, warm-started at the last fit.
     Matrix X;
     Vector yy;
     successful_data(X, yy);
     Rng rng(derive_seed(seed(), kOracleStream + history().size()));
-    RegressionOracleOptions o = options_.oracle;
-    RegressionFit fit = fit_regression(*model_, X, (yy.array() - y_mean_) / y_scale_, w_latest_.size() ? w_latest_ : w0_, o, rng);
+    RegressionFit fit = oracle_fit(X, (yy.array() - y_mean_) / y_scale_, w_latest_.size() ? w_latest_ : w0_, options_.oracle.restarts, rng);
     w_latest_ = fit.w;
     last_fit_sse_ = fit.sse;
   }
@@ -156,7 +317,7 @@ double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
   return f + rb * norm;
 }
 
-Vector GoUcb::joint_ascent(const Vector& x_start) const {
+Vector GoUcb::joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const {
   // Step 5 jointly over (x, u): maximize f_x(w_t + sqrt(beta) S^{-T} u), x in the box, ||u|| <= 1,
   // by projected gradient ascent with backtracking. Starts at the linearization's optimal u.
   const double beta_t = beta(phase_two_count_ + 1);
@@ -177,7 +338,7 @@ Vector GoUcb::joint_ascent(const Vector& x_start) const {
     if (gnorm < 1e-12) break;
     bool improved = false;
     while (step > 1e-8) {
-      Vector x_new = (x + step * gx / gnorm).cwiseMax(0.0).cwiseMin(1.0);
+      Vector x_new = (x + step * gx / gnorm).cwiseMax(lower).cwiseMin(upper);
       Vector u_new = u + step * gu / gnorm;
       if (u_new.norm() > 1.0) u_new /= u_new.norm();  // exact projection in whitened coordinates
       const double v_new = value(x_new, u_new);
@@ -200,7 +361,8 @@ Vector GoUcb::acquire() {
   const std::size_t d = space().dim();
   std::vector<Vector> starts;
   if (const Observation* b = best()) starts.push_back(b->trial.unit);
-  if (last_x_.size()) starts.push_back(last_x_);
+  // The last Phase II query (from the told history, so that a replayed optimizer starts alike).
+  if (!phase_two_indices_.empty()) starts.push_back(history()[phase_two_indices_.back()].trial.unit);
   for (const auto& t : pending()) starts.push_back(t.unit);
   BoxMaximizerOptions bo;
   bo.raw_samples = options_.raw_samples;
@@ -214,10 +376,16 @@ Vector GoUcb::acquire() {
       return -std::numeric_limits<double>::infinity();
     }
   };
-  BoxMaximizerResult r = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
+  Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
+  if (options_.trust_region > 0 && best()) {  // deviation trust_region: step 5 near the incumbent
+    const Vector& c = best()->trial.unit;
+    lower = (c.array() - 0.5 * options_.trust_region).max(0.0).matrix();
+    upper = (c.array() + 0.5 * options_.trust_region).min(1.0).matrix();
+  }
+  BoxMaximizerResult r = maximize_in_box(fn, lower, upper, starts, bo, rng);
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
-  Vector x = r.found() ? r.x : rng.uniform_vector(static_cast<Eigen::Index>(d));
-  if (options_.variant == "go-ucb" && options_.acquisition == "joint") x = joint_ascent(x);
+  Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
+  if (options_.variant == "go-ucb" && options_.acquisition == "joint") x = joint_ascent(x, lower, upper);
   return x;
 }
 
@@ -227,8 +395,7 @@ std::vector<Vector> GoUcb::propose(std::size_t) {
     // Phase I (steps 1-4); while Phase I values are still pending, keep exploring uniformly.
     return {phase_one_point(asked)};
   }
-  last_x_ = acquire();
-  return {last_x_};
+  return {acquire()};
 }
 
 Vector GoUcb::recommend_unit() const {
@@ -258,6 +425,7 @@ nlohmann::json GoUcb::diagnostics() const {
   if (ellipsoid_) {
     j["beta"] = beta(phase_two_count_ + 1);
     j["fit_sse"] = last_fit_sse_;
+    j["refits"] = refits_;
   }
   return j;
 }

@@ -13,6 +13,9 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"hidden", d.hidden, "hidden layer sizes of the MLP f_w(x)", {}},
       {"activation", d.activation, "MLP activation", {"sigmoid", "tanh", "relu", "softplus"}},
       {"standardize", d.standardize, "fit standardized outputs (Phase I mean and sd)", {}},
+      {"inputs", d.inputs, "what the built-in MLP sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
+       {"unit", "centered"}},
+      {"weight_decay", d.weight_decay, "oracle (lm): + weight_decay ||w||^2 in eq. (2) (paper: 0)", {}},
       {"oracle", d.oracle.method, "regression oracle, eq. (2): Levenberg-Marquardt, or appendix D.1's SGD", {"lm", "sgd"}},
       {"oracle_restarts", d.oracle.restarts, "oracle: random starts", {}},
       {"oracle_iterations", d.oracle.max_iterations, "oracle (lm): iterations per start", {}},
@@ -36,6 +39,12 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   o.hidden = v.json().at("hidden").get<std::vector<std::size_t>>();
   o.activation = v.get<std::string>("activation");
   o.standardize = v.get<bool>("standardize");
+  o.inputs = v.get<std::string>("inputs");
+  o.weight_decay = v.get<double>("weight_decay");
+  // Deviations specific to go-ucb take their paper values in the other variants.
+  o.refit_every = 0;
+  o.trust_region = 0.0;
+  o.beta_schedule = "constant";
   o.oracle.method = v.get<std::string>("oracle");
   o.oracle.restarts = v.get<std::size_t>("oracle_restarts");
   o.oracle.max_iterations = v.get<int>("oracle_iterations");
@@ -46,6 +55,14 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   o.restarts = v.get<std::size_t>("restarts");
   o.output = v.get<std::string>("output");
   return o;
+}
+
+// The workshop variant and exploration-first keep the paper's model inputs and oracle by default.
+GoUcbOptions paper_model_defaults() {
+  GoUcbOptions d;
+  d.inputs = "unit";
+  d.weight_decay = 0.0;
+  return d;
 }
 
 }  // namespace
@@ -60,20 +77,30 @@ AlgorithmInfo go_ucb_info() {
   info.options.push_back({"preset", d.preset, "'paper': lambda = sqrt(T) log^2 T and beta_t = d_w^3 F^4 t/T (appendix D.1)", {"default", "paper"}});
   info.options.push_back({"lambda", d.lambda, "regularization lambda of eqs. (3)-(5) (preset default)", {}});
   info.options.push_back({"beta", d.beta, "confidence radius beta_t of eq. (6) (preset default)", {}});
+  info.options.push_back({"beta_schedule", d.beta_schedule, "beta_t (preset default): constant beta, or beta (1 + ln t) (radius ~ sqrt(log t))", {"constant", "log"}});
   info.options.push_back({"acquisition", d.acquisition, "step 5: first-order bonus (Lemma 5.4) or joint ascent over (x, w)", {"linearized", "joint"}});
+  info.options.push_back({"refit_every", d.refit_every,
+                          "every k Phase II steps re-run eq. (2) on all data (warm start w_t), reset w_0 and rebuild Sigma_t, w_t; 0: never (paper)", {}});
+  info.options.push_back({"refit_restarts", d.refit_restarts, "extra random oracle starts at each refit", {}});
+  info.options.push_back({"trust_region", d.trust_region,
+                          "step 5 over a box of this side (fraction of the domain) centred at the best observed point; 0: whole domain (paper)", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     GoUcbOptions o = read_common(v, "go-ucb");
     o.preset = v.get<std::string>("preset");
     o.lambda = v.get<double>("lambda");
     o.beta = v.get<double>("beta");
     o.acquisition = v.get<std::string>("acquisition");
+    o.beta_schedule = v.get<std::string>("beta_schedule");
+    o.refit_every = v.get<std::size_t>("refit_every");
+    o.refit_restarts = v.get<std::size_t>("refit_restarts");
+    o.trust_region = v.get<double>("trust_region");
     return std::make_unique<GoUcb>(space, direction, o);
   };
   return info;
 }
 
 AlgorithmInfo go_ucb_workshop_info() {
-  const GoUcbOptions d;
+  const GoUcbOptions d = paper_model_defaults();
   AlgorithmInfo info;
   info.name = "go-ucb-workshop";
   info.family = "parametric";
@@ -91,7 +118,7 @@ AlgorithmInfo go_ucb_workshop_info() {
 }
 
 AlgorithmInfo exploration_first_info() {
-  const GoUcbOptions d;
+  const GoUcbOptions d = paper_model_defaults();
   AlgorithmInfo info;
   info.name = "exploration-first";
   info.family = "parametric";

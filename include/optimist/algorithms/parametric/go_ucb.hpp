@@ -26,9 +26,30 @@ struct GoUcbOptions {
   std::vector<std::size_t> hidden = {25};  ///< MLP used when no model is given (the paper's)
   std::string activation = "sigmoid";
   bool standardize = true;  ///< fit standardized outputs (Phase I mean and sd); the paper does not
-  std::string preset = "default";  ///< "default" or "paper" (lambda and beta_t of appendix D.1)
+  /// "default" or "paper": lambda and beta_t of appendix D.1, and every deviation below forced to
+  /// its paper value (inputs=unit, weight_decay=0, refit_every=0, trust_region=0).
+  std::string preset = "default";
   double lambda = 1.0;  ///< regularization of eqs. (3)-(5) (preset=paper: sqrt(T) log^2 T)
   double beta = 1.0;    ///< confidence radius beta_t (preset=paper: d_w^3 F^4 t / T)
+  /// beta_t schedule (preset default): "constant" (beta_t = beta) or "log" (beta_t = beta (1 + ln t),
+  /// the radius grows like sqrt(log t) as in GP-UCB-style confidence bounds).
+  std::string beta_schedule = "constant";
+  /// Deviations from Algorithm 1 (each paper value available):
+  /// inputs: what the built-in MLP sees: "unit" (the unit-cube point, paper) or "centered"
+  /// (2u - 1 in [-1,1]^d, so a zero-centered network is symmetric about the box center). A model
+  /// passed to the constructor always sees unit-cube points.
+  std::string inputs = "unit";
+  /// Oracle (eq. 2) weight decay: + weight_decay ||w||^2 on top of the oracle's own ridge toward
+  /// the start (paper: 0).
+  double weight_decay = 0.0;
+  /// Every refit_every Phase II observations, re-run the oracle (eq. 2) on all data warm-started
+  /// at w_t, make the fit the new w_0 and rebuild Sigma_t / w_t (eqs. 3-5) from the Phase II
+  /// points' gradients at it (paper: 0, never).
+  std::size_t refit_every = 1;
+  std::size_t refit_restarts = 0;  ///< extra random oracle starts at each refit
+  /// Step 5 over a box of this side (fraction of the domain) centred at the best observed point,
+  /// clipped to the domain (paper: 0, the whole domain).
+  double trust_region = 0.1;
   std::string acquisition = "linearized";  ///< "linearized" (Lemma 5.4) or "joint" (step 5)
   std::size_t raw_samples = 512;           ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;                ///< acquisition: local searches from the best candidates
@@ -68,11 +89,13 @@ class GoUcb : public Optimizer {
 
  private:
   void run_oracle();
+  RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
+  void refit();
   double standardized(double y) const { return (y - y_mean_) / y_scale_; }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
   double acquisition_value(const Vector& x, Vector* grad) const;
-  Vector joint_ascent(const Vector& x_start) const;
+  Vector joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const;
 
   GoUcbOptions options_;
   std::shared_ptr<const ParametricModel> model_;
@@ -85,8 +108,8 @@ class GoUcb : public Optimizer {
   std::optional<GradientEllipsoid> ellipsoid_;
   std::size_t phase_two_count_ = 0;
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
-  Vector last_x_;
   double last_fit_sse_ = 0.0;
+  std::size_t refits_ = 0;
 };
 
 AlgorithmInfo go_ucb_info();

@@ -1,0 +1,114 @@
+// Cost of GO-UCB (docs/go-ucb.md, "Performance"): the targets are
+//  - a Phase II step (tell = Sigma_t/w_t update, plus refit when due; ask = the acquisition) at
+//    d_x = 20, d_w = 551 (one hidden layer of 25): median <= 50 ms;
+//  - the Phase I oracle (eq. 2) on n = 8 points: <= 200 ms;
+//  - a Phase II step at d_x = 100 with 50 hidden units (d_w = 5101): <= 2 s.
+// Each timed iteration is one real step of a run on noisy Styblinski-Tang (budget 72); a finished
+// run is rebuilt with the timer paused. The median_ms counter is the median over all timed steps.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "optimist/algorithms/parametric/go_ucb.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+nlohmann::json spec_for(const benchmark::State& state, std::size_t budget) {
+  nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 7}, {"budget", budget}};
+  if (state.range(1) != 25) spec["hidden"] = std::vector<std::size_t>{static_cast<std::size_t>(state.range(1))};
+  return spec;
+}
+
+void report(benchmark::State& state, std::vector<double>& ms, std::size_t d_w) {
+  if (ms.empty()) return;
+  std::sort(ms.begin(), ms.end());
+  state.counters["median_ms"] = ms[ms.size() / 2];
+  state.counters["p90_ms"] = ms[std::min(ms.size() - 1, ms.size() * 9 / 10)];
+  state.counters["max_ms"] = ms.back();
+  state.counters["d_w"] = static_cast<double>(d_w);
+}
+
+// Arguments: d_x, hidden width. One iteration = tell the pending Phase II point, ask the next.
+void BM_GoUcbPhaseTwoStep(benchmark::State& state) {
+  const auto d = static_cast<std::size_t>(state.range(0));
+  const std::size_t budget = 72;
+  const optimist::Problem p = optimist::make_problem("styblinski_tang", d);
+  const optimist::Objective objective = p.objective(0.01, 7);
+  std::unique_ptr<optimist::Optimizer> opt;
+  optimist::Trial pending;
+  std::vector<double> ms;
+  std::size_t d_w = 0;
+  auto restart = [&] {
+    opt = optimist::make_optimizer(spec_for(state, budget), p.space, p.direction);
+    d_w = dynamic_cast<const optimist::GoUcb&>(*opt).model().num_params();
+    while (!dynamic_cast<const optimist::GoUcb&>(*opt).in_phase_two()) {
+      const optimist::Trial t = opt->ask();
+      opt->tell(t, objective.function(t.x));
+    }
+    pending = opt->ask();
+  };
+  for (auto _ : state) {
+    if (!opt || opt->history().size() + 1 >= budget) {
+      state.PauseTiming();
+      restart();
+      state.ResumeTiming();
+    }
+    const double y = objective.function(pending.x);  // not part of the step's cost
+    const auto start = Clock::now();
+    opt->tell(pending, y);
+    pending = opt->ask();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    ms.push_back(1e3 * seconds);
+  }
+  report(state, ms, d_w);
+}
+BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({20, 25})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(5.0);
+BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({100, 50})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+
+// Arguments: d_x, hidden width. One iteration = the tell of the n = 8th Phase I point, which runs
+// the oracle of eq. (2) (all restarts) and builds Sigma_0.
+void BM_GoUcbPhaseOneOracle(benchmark::State& state) {
+  const auto d = static_cast<std::size_t>(state.range(0));
+  const optimist::Problem p = optimist::make_problem("styblinski_tang", d);
+  const optimist::Objective objective = p.objective(0.01, 7);
+  std::vector<double> ms;
+  std::size_t d_w = 0;
+  std::uint64_t seed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    nlohmann::json spec = spec_for(state, 72);
+    spec["seed"] = ++seed;
+    auto opt = optimist::make_optimizer(spec, p.space, p.direction);
+    const auto& g = dynamic_cast<const optimist::GoUcb&>(*opt);
+    d_w = g.model().num_params();
+    optimist::Trial last;
+    double y_last = 0;
+    for (std::size_t i = 0; i < g.n_init(); ++i) {
+      const optimist::Trial t = opt->ask();
+      if (i + 1 == g.n_init()) {
+        last = t;
+        y_last = objective.function(t.x);
+      } else {
+        opt->tell(t, objective.function(t.x));
+      }
+    }
+    state.ResumeTiming();
+    const auto start = Clock::now();
+    opt->tell(last, y_last);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    ms.push_back(1e3 * seconds);
+  }
+  report(state, ms, d_w);
+}
+BENCHMARK(BM_GoUcbPhaseOneOracle)->Args({20, 25})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(30);
+
+}  // namespace
