@@ -43,80 +43,6 @@ class CenteredInputModel : public ParametricModel {
   std::shared_ptr<const ParametricModel> inner_;
 };
 
-// Deviation weight_decay: Levenberg-Marquardt (Nielsen's damping update, as the shared oracle) on
-// sum_i (f_w(x_i) - y_i)^2 + ridge ||w - w_start||^2 + decay ||w||^2.
-struct DecayFit {
-  RegressionFit fit;
-  double cost = std::numeric_limits<double>::infinity();
-};
-
-DecayFit lm_with_decay(const ParametricModel& model, const Matrix& X, const Vector& y, const Vector& w_start,
-                       const RegressionOracleOptions& o, double decay) {
-  DecayFit out;
-  RegressionFit& fit = out.fit;
-  fit.w = w_start;
-  auto cost_at = [&](const Vector& w, Vector& r, double& sse) {
-    try {
-      r = model.values(w, X) - y;
-      if (!r.allFinite()) return std::numeric_limits<double>::infinity();
-      sse = r.squaredNorm();
-      return sse + o.ridge * (w - w_start).squaredNorm() + decay * w.squaredNorm();
-    } catch (const NumericalError&) {
-      return std::numeric_limits<double>::infinity();
-    }
-  };
-  Vector r;
-  double sse = std::numeric_limits<double>::infinity();
-  double cost = cost_at(fit.w, r, sse);
-  if (!std::isfinite(cost)) return out;
-  Matrix J = model.jacobian_w(fit.w, X);
-  double mu = -1.0, nu = 2.0;
-  const double damping = o.ridge + decay;
-  for (fit.iterations = 0; fit.iterations < o.max_iterations; ++fit.iterations) {
-    const Vector grad = J.transpose() * r + o.ridge * (fit.w - w_start) + decay * fit.w;  // half the cost gradient
-    if (mu < 0) mu = 1e-3 * std::max(1e-12, J.colwise().squaredNorm().maxCoeff());
-    if (grad.lpNorm<Eigen::Infinity>() < 1e-14) break;
-    // (J^T J + c I) step = -grad; Woodbury when n < d_w.
-    const double c = damping + mu;
-    Vector step;
-    if (J.rows() < J.cols()) {
-      Matrix inner = J * J.transpose();
-      inner.diagonal().array() += c;
-      step = -(grad - J.transpose() * inner.llt().solve(J * grad)) / c;
-    } else {
-      Matrix normal = J.transpose() * J;
-      normal.diagonal().array() += c;
-      step = -normal.llt().solve(grad);
-    }
-    if (!step.allFinite()) break;
-    if (step.norm() <= o.tolerance * (fit.w.norm() + o.tolerance)) break;
-    const Vector w_new = fit.w + step;
-    Vector r_new;
-    double sse_new = 0.0;
-    const double cost_new = cost_at(w_new, r_new, sse_new);
-    const double predicted = step.dot(mu * step - grad);
-    const double rho = predicted > 0 ? (cost - cost_new) / predicted : -1.0;
-    if (std::isfinite(cost_new) && rho > 0) {
-      const bool small_gain = cost - cost_new <= o.tolerance * cost;
-      fit.w = w_new;
-      r = std::move(r_new);
-      cost = cost_new;
-      sse = sse_new;
-      J = model.jacobian_w(fit.w, X);
-      mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3));
-      nu = 2.0;
-      if (small_gain) break;
-    } else {
-      mu *= nu;
-      nu *= 2.0;
-      if (!std::isfinite(mu) || mu > 1e30) break;
-    }
-  }
-  fit.sse = sse;
-  out.cost = cost;
-  return out;
-}
-
 std::string variant_name(const std::string& v) {
   if (v == "go-ucb") return "go-ucb";
   if (v == "workshop") return "go-ucb-workshop";
@@ -216,17 +142,8 @@ void GoUcb::run_oracle() {
 RegressionFit GoUcb::oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const {
   RegressionOracleOptions o = options_.oracle;
   o.restarts = restarts;
-  if (options_.weight_decay <= 0 || o.method != "lm") return fit_regression(*model_, X, ys, warm_start, o, rng);
-  DecayFit best;
-  const std::size_t starts = std::max<std::size_t>(1, restarts);
-  for (std::size_t s = 0; s < starts; ++s) {
-    const Vector start = (s == 0 && warm_start.size() != 0) ? warm_start : model_->sample_params(rng);
-    DecayFit f = lm_with_decay(*model_, X, ys, start, o, options_.weight_decay);
-    if (std::isfinite(f.cost) && f.cost < best.cost) best = std::move(f);
-  }
-  if (!std::isfinite(best.cost)) throw NumericalError(name() + ": every oracle start gave a non-finite model output (" + model_->describe() + ")");
-  best.fit.starts = starts;
-  return best.fit;
+  o.weight_decay = options_.weight_decay;  // deviation weight_decay (0 in the paper)
+  return fit_regression(*model_, X, ys, warm_start, o, rng);
 }
 
 void GoUcb::refit() {

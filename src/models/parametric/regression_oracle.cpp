@@ -15,13 +15,13 @@ struct Cost {
 };
 
 Cost cost_at(const ParametricModel& model, const Matrix& X, const Vector& y, const Vector& w, const Vector& w_start,
-             double ridge, Vector* residual) {
+             const RegressionOracleOptions& o, Vector* residual) {
   Cost c;
   try {
     Vector r = model.values(w, X) - y;
     if (!r.allFinite()) return c;
     c.sse = r.squaredNorm();
-    c.value = c.sse + ridge * (w - w_start).squaredNorm();
+    c.value = c.sse + o.ridge * (w - w_start).squaredNorm() + o.weight_decay * w.squaredNorm();
     if (residual) *residual = std::move(r);
   } catch (const NumericalError&) {
   }
@@ -43,27 +43,27 @@ Vector damped_step(const Matrix& J, const Vector& b, double c) {
 }
 
 // Levenberg-Marquardt with Nielsen's damping update (Madsen, Nielsen & Tingleff 2004, Alg. 3.16)
-// on the residuals [f_w(x_i) - y_i ; sqrt(ridge) (w - w_start)].
+// on the residuals [f_w(x_i) - y_i ; sqrt(ridge) (w - w_start) ; sqrt(weight_decay) w].
 RegressionFit levenberg_marquardt(const ParametricModel& model, const Matrix& X, const Vector& y, const Vector& w_start,
                                   const RegressionOracleOptions& o) {
   RegressionFit fit;
   fit.w = w_start;
   Vector r;
-  Cost cost = cost_at(model, X, y, fit.w, w_start, o.ridge, &r);
+  Cost cost = cost_at(model, X, y, fit.w, w_start, o, &r);
   if (!std::isfinite(cost.value)) return fit;
   Matrix J = model.jacobian_w(fit.w, X);
   double mu = -1.0, nu = 2.0;
   for (fit.iterations = 0; fit.iterations < o.max_iterations; ++fit.iterations) {
-    const Vector grad = J.transpose() * r + o.ridge * (fit.w - w_start);  // half the cost gradient
+    const Vector grad = J.transpose() * r + o.ridge * (fit.w - w_start) + o.weight_decay * fit.w;  // half the cost gradient
     if (mu < 0) mu = 1e-3 * std::max(1e-12, J.colwise().squaredNorm().maxCoeff());
     if (grad.lpNorm<Eigen::Infinity>() < 1e-14) break;
-    const Vector step = damped_step(J, grad, o.ridge + mu);
+    const Vector step = damped_step(J, grad, o.ridge + o.weight_decay + mu);
     if (!step.allFinite()) break;
     if (step.norm() <= o.tolerance * (fit.w.norm() + o.tolerance)) break;
     const Vector w_new = fit.w + step;
     Vector r_new;
-    const Cost new_cost = cost_at(model, X, y, w_new, w_start, o.ridge, &r_new);
-    // Predicted decrease of the linear model: -step^T (2 grad + (J^T J + ridge) step) = step^T (mu step - grad).
+    const Cost new_cost = cost_at(model, X, y, w_new, w_start, o, &r_new);
+    // Predicted decrease of the linear model: -step^T (2 grad + (J^T J + ridge + decay) step) = step^T (mu step - grad).
     const double predicted = step.dot(mu * step - grad);
     const double rho = predicted > 0 ? (cost.value - new_cost.value) / predicted : -1.0;
     if (std::isfinite(new_cost.value) && rho > 0) {
@@ -121,7 +121,9 @@ RegressionFit fit_regression(const ParametricModel& model, const Matrix& X, cons
     const Vector start = (s == 0 && warm_start.size() != 0) ? warm_start : model.sample_params(rng);
     RegressionFit fit = options.method == "sgd" ? stochastic_gradient_descent(model, X, y, start, options, rng)
                                                 : levenberg_marquardt(model, X, y, start, options);
-    const double cost = fit.sse + (options.method == "lm" ? options.ridge * (fit.w - start).squaredNorm() : 0.0);
+    const double cost = fit.sse + (options.method == "lm" ? options.ridge * (fit.w - start).squaredNorm() +
+                                                              options.weight_decay * fit.w.squaredNorm()
+                                                            : 0.0);
     if (std::isfinite(cost) && cost < best_cost) {
       best_cost = cost;
       best = std::move(fit);

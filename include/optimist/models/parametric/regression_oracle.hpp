@@ -16,6 +16,7 @@ struct RegressionOracleOptions {
   std::size_t restarts = 5;        ///< lm: independent starts (the warm start, if given, is one)
   int max_iterations = 100;        ///< lm: iterations per start
   double ridge = 1e-4;             ///< lm: + ridge ||w - w_start||^2; keeps n << d_w fits well posed
+  double weight_decay = 0.0;       ///< lm: + weight_decay ||w||^2 (shrinks toward 0, not the start)
   double tolerance = 1e-10;        ///< lm: relative step and cost-decrease tolerance
   int sgd_iterations = 2000;       ///< appendix D.1
   double sgd_learning_rate = 1e-11;  ///< appendix D.1
