@@ -1,5 +1,7 @@
 #include "algorithms/builtin.hpp"
 
+#include "optimist/algorithms/kernel/gp_bo.hpp"
+#include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/algorithms/random/random_search.hpp"
 #include "optimist/algorithms/random/sobol_search.hpp"
@@ -13,6 +15,10 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       go_ucb_info(),
       go_ucb_workshop_info(),
       exploration_first_info(),
+      gp_ucb_info(),
+      gp_ei_info(),
+      gp_pi_info(),
+      turbo_info(),
   };
 }
 

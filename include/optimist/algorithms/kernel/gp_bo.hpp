@@ -1,0 +1,88 @@
+// Gaussian-process Bayesian optimization as an ask/tell Optimizer: GP-UCB (Srinivas et al. 2010),
+// log-EI (Ament et al. 2023) and log-PI, with a scrambled-Sobol or uniform initial design,
+// hyperparameters refit (warm-started) after every observation, and Kriging-believer batches.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optimist/core/optimizer.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/core/sobol.hpp"
+#include "optimist/models/gp/gaussian_process.hpp"
+
+namespace optimist {
+
+struct GpBoOptions {
+  std::uint64_t seed = 0;
+  std::string acquisition = "ei";  ///< "ucb", "ei" (maximizes log-EI) or "pi" (maximizes log-PI)
+  std::string kernel = "matern52";  ///< "matern52", "matern32", "rbf"
+  /// Hyperparameter priors: "classic" (BoTorch < 0.12: lengthscale ~ Gamma(3, 6), outputscale ~
+  /// Gamma(2, 0.15), as log-normals) or "dimension-scaled" (Hvarfner et al. 2024, the GP default).
+  std::string prior = "classic";
+  /// Initial design size; 0: max(2, min(d + 1, 10)).
+  std::size_t n_init = 0;
+  std::string init = "sobol";  ///< initial design: "sobol" (scrambled) or "uniform"
+  std::size_t raw_samples = 512;  ///< acquisition: Sobol candidates scored in one batch
+  std::size_t restarts = 10;      ///< acquisition: L-BFGS-B runs from the best candidates
+  /// gp-ucb: unset = Srinivas et al. beta_t (Theorem 1 on finite spaces, Theorem 2 otherwise).
+  std::optional<double> beta;
+  double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
+  double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
+  /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
+  /// with fixed hyperparameters in between); 1: every step.
+  std::size_t refit_every = 1;
+};
+
+class GpBo : public Optimizer {
+ public:
+  /// Throws InvalidArgument naming a bad option.
+  GpBo(const Space& space, Direction direction, GpBoOptions options);
+
+  bool supports_batch() const override { return true; }
+  nlohmann::json diagnostics() const override;
+
+  const GpBoOptions& options() const { return options_; }
+  std::size_t n_init() const { return n_init_; }
+  /// The GP on all successful observations (brings the model up to date first).
+  const GaussianProcess& model() const;
+  /// The UCB weight beta_t for the t-th point (t >= 1).
+  double beta(double t) const;
+
+  /// max(2, min(d + 1, 10)).
+  static std::size_t default_n_init(std::size_t dim);
+
+ protected:
+  std::vector<Vector> propose(std::size_t n) override;
+  void observe(const Observation& obs, double y) override;
+
+ private:
+  Vector design_point(std::uint64_t index, Rng& rng) const;
+  Vector maximize(const GaussianProcess& gp, Rng& rng) const;
+  /// Applies the observations told since the last sync, in order, exactly as if each had been
+  /// applied at its tell (add_point, then the fit due at that size with that size's seed): the
+  /// model is a function of the told history, but its cost is paid in ask() (and counted in the
+  /// driver's suggest time) rather than in tell().
+  void sync() const;
+
+  GpBoOptions options_;
+  std::size_t n_init_;
+  double log_domain_size_ = 0.0;  // log |D| when every parameter is discrete
+  bool finite_domain_ = false;
+  SobolSequence sobol_;
+  // The model state is a cache of the told history, brought up to date by sync().
+  mutable GaussianProcess gp_;
+  mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied
+  mutable bool fitted_ = false;
+  mutable std::size_t since_fit_ = 0;
+  mutable std::size_t last_thorough_fit_ = 0;  // model size at the last multi-start fit (see model_fit.hpp)
+};
+
+AlgorithmInfo gp_ucb_info();
+AlgorithmInfo gp_ei_info();
+AlgorithmInfo gp_pi_info();
+
+}  // namespace optimist

@@ -1,0 +1,349 @@
+// GP-UCB / GP-EI / GP-PI: acquisition closed forms and the stable log forms, acquisition gradients
+// against finite differences, the acquisition maximizer against a dense grid, batches, degenerate
+// data, and GP-EI on Branin.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <set>
+
+#include "optimist/algorithms/kernel/acquisition.hpp"
+#include "optimist/algorithms/kernel/gp_bo.hpp"
+#include "optimist/core/driver.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+using namespace optimist;
+
+namespace {
+
+Vector numeric_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h = 1e-6) {
+  Vector g(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    Vector a = x, b = x;
+    a[i] += h;
+    b[i] -= h;
+    g[i] = (f(a) - f(b)) / (2 * h);
+  }
+  return g;
+}
+
+double test_function(const Vector& x) {
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) s += std::sin(5.0 * x[i] + static_cast<double>(i)) - 2.0 * (x[i] - 0.3) * (x[i] - 0.3);
+  return s;
+}
+
+// A fitted GP on n random points of [0,1]^d (or of the lower-left corner [0, extent]^d).
+GaussianProcess fitted_gp(Eigen::Index d, Eigen::Index n, std::uint64_t seed, double extent = 1.0, KernelType k = KernelType::Matern52) {
+  Rng rng(seed);
+  Matrix X(d, n);
+  Vector y(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    X.col(j) = extent * rng.uniform_vector(d);
+    y[j] = test_function(X.col(j)) + 0.01 * rng.normal();
+  }
+  GpOptions o;
+  o.kernel = k;
+  GaussianProcess gp(d, o);
+  gp.set_data(X, y);
+  Rng fit_rng(seed + 1);
+  gp.fit(fit_rng);
+  return gp;
+}
+
+}  // namespace
+
+// ---- scalar building blocks ----
+
+TEST(Acquisition, ErfcxMatchesLongDoubleReference) {
+  for (double x = -5.0; x <= 25.0; x += 0.37) {
+    const long double ref = std::exp(static_cast<long double>(x) * x) * std::erfc(static_cast<long double>(x));
+    EXPECT_NEAR(erfcx(x), static_cast<double>(ref), 1e-14 * static_cast<double>(ref)) << x;
+  }
+  // Asymptotically erfcx(x) ~ 1 / (sqrt(pi) x).
+  EXPECT_NEAR(erfcx(1e6) * std::sqrt(std::numbers::pi) * 1e6, 1.0, 1e-12);
+}
+
+TEST(Acquisition, LogHEqualsLogOfHWhereRepresentableAndStaysFiniteAndMonotoneBeyond) {
+  for (double z = -35.0; z <= 6.0; z += 0.05) {
+    const long double zl = z;
+    const long double h = std::exp(-zl * zl / 2) / std::sqrt(2 * std::numbers::pi_v<long double>) + zl * std::erfc(-zl / std::sqrt(2.0L)) / 2;
+    EXPECT_NEAR(log_ei_h(z), static_cast<double>(std::log(h)), 1e-9 * std::max(1.0, std::abs(static_cast<double>(std::log(h))))) << z;
+  }
+  // Where h underflows in double, log h is still finite and strictly increasing (never flat).
+  EXPECT_EQ(ei_h(-40.0), 0.0);
+  double prev = -std::numeric_limits<double>::infinity();
+  for (double z = -1e8; z < -1.0; z /= 1.3) {
+    const double v = log_ei_h(z);
+    ASSERT_TRUE(std::isfinite(v)) << z;
+    EXPECT_GT(v, prev) << z;
+    // log h(z) ~ -z^2/2 - log(2 pi)/2 - 2 log|z| for z -> -inf.
+    if (z < -1e3) {
+      EXPECT_NEAR(v, -0.5 * z * z - 0.5 * std::log(2 * std::numbers::pi) - 2 * std::log(-z), 1e-6 * std::abs(v));
+    }
+    prev = v;
+  }
+  // Continuity across the branch points z = -1 and z = -40.
+  for (double zb : {-1.0, -40.0}) {
+    EXPECT_NEAR(log_ei_h(zb - 1e-9), log_ei_h(zb + 1e-9), 1e-7 * std::max(1.0, std::abs(log_ei_h(zb))));
+    EXPECT_NEAR(log_ei_h_derivative(zb - 1e-9), log_ei_h_derivative(zb + 1e-9), 1e-6 * std::abs(log_ei_h_derivative(zb)));
+  }
+}
+
+TEST(Acquisition, LogHAndLogPhiDerivativesMatchFiniteDifferences) {
+  for (double z : {-200.0, -41.0, -30.0, -5.0, -1.5, -0.5, 0.0, 0.7, 3.0}) {
+    const double h = 1e-6 * std::max(1.0, std::abs(z));
+    EXPECT_NEAR(log_ei_h_derivative(z), (log_ei_h(z + h) - log_ei_h(z - h)) / (2 * h), 1e-5 * std::max(1.0, std::abs(z))) << z;
+    EXPECT_NEAR(log_normal_cdf_derivative(z), (log_normal_cdf(z + h) - log_normal_cdf(z - h)) / (2 * h), 1e-5 * std::max(1.0, std::abs(z))) << z;
+  }
+}
+
+TEST(Acquisition, LogPhiEqualsLogOfPhiAndStaysFinite) {
+  for (double z = -30.0; z <= 8.0; z += 0.1)
+    EXPECT_NEAR(log_normal_cdf(z), std::log(normal_cdf(z)), 1e-10 * std::max(1.0, std::abs(std::log(normal_cdf(z))))) << z;
+  EXPECT_TRUE(std::isfinite(log_normal_cdf(-1e5)));
+  EXPECT_NEAR(log_normal_cdf(-1e5), -0.5e10 - 0.5 * std::log(2 * std::numbers::pi) - std::log(1e5), 1e-6);
+  EXPECT_NEAR(log_normal_cdf(40.0), 0.0, 1e-300);
+}
+
+TEST(Acquisition, ClosedFormsOnKnownValues) {
+  // EI at the incumbent with unit sd is phi(0); PI is 1/2; UCB adds sqrt(beta) sd.
+  EXPECT_NEAR(expected_improvement(1.0, 1.0, 1.0), 1.0 / std::sqrt(2 * std::numbers::pi), 1e-15);
+  EXPECT_NEAR(probability_of_improvement(1.0, 2.0, 1.0), 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(upper_confidence_bound(1.0, 2.0, 4.0), 5.0);
+  // EI = (mu - best) Phi(z) + sd phi(z) (Jones et al. 1998), z = (mu - best - xi) / sd.
+  const double mu = 0.3, sd = 0.7, best = 0.5, xi = 0.1, z = (mu - best - xi) / sd;
+  EXPECT_NEAR(expected_improvement(mu, sd, best, xi), (mu - best - xi) * normal_cdf(z) + sd * normal_pdf(z), 1e-15);
+  EXPECT_NEAR(log_expected_improvement(mu, sd, best, xi), std::log(expected_improvement(mu, sd, best, xi)), 1e-13);
+  // Zero sd: the improvement itself.
+  EXPECT_DOUBLE_EQ(expected_improvement(2.0, 0.0, 1.0), 1.0);
+}
+
+TEST(Acquisition, SrinivasBeta) {
+  const double pi2 = std::numbers::pi * std::numbers::pi;
+  // Theorem 1: beta_t = 2 log(|D| t^2 pi^2 / (6 delta)).
+  EXPECT_NEAR(srinivas_beta_finite(7.0, std::log(100.0), 0.1), 2 * std::log(100.0 * 49.0 * pi2 / 0.6), 1e-12);
+  // Theorem 2 with a = b = r = 1.
+  const double d = 3, t = 5, delta = 0.05;
+  EXPECT_NEAR(srinivas_beta_continuous(t, d, delta),
+              2 * std::log(2 * t * t * pi2 / (3 * delta)) + 2 * d * std::log(t * t * d * std::sqrt(std::log(4 * d / delta))), 1e-12);
+  EXPECT_GT(srinivas_beta_continuous(10, d, delta), srinivas_beta_continuous(9, d, delta));
+}
+
+// ---- acquisitions on a GP ----
+
+TEST(Acquisition, ValuesMatchClosedFormsOfThePosterior) {
+  const GaussianProcess gp = fitted_gp(3, 15, 4);
+  const double best = gp.outputs().maxCoeff();
+  const UpperConfidenceBound ucb(gp, 2.5);
+  const ExpectedImprovement ei(gp, best, 0.05);
+  const LogExpectedImprovement log_ei(gp, best, 0.05);
+  const ProbabilityOfImprovement pi(gp, best, 0.05);
+  const LogProbabilityOfImprovement log_pi(gp, best, 0.05);
+  Rng rng(9);
+  Matrix X(3, 20);
+  for (Eigen::Index j = 0; j < X.cols(); ++j) X.col(j) = rng.uniform_vector(3);
+  const Vector batch_ei = log_ei.values(X), batch_ucb = ucb.values(X);
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    const GpPrediction p = gp.predict(X.col(j));
+    const double sd = std::sqrt(p.variance);
+    EXPECT_NEAR(ucb.value(X.col(j)), p.mean + std::sqrt(2.5) * sd, 1e-12);
+    EXPECT_NEAR(ei.value(X.col(j)), expected_improvement(p.mean, sd, best, 0.05), 1e-12);
+    EXPECT_NEAR(pi.value(X.col(j)), probability_of_improvement(p.mean, sd, best, 0.05), 1e-12);
+    const double e = expected_improvement(p.mean, sd, best, 0.05);
+    if (e > 1e-250) {
+      EXPECT_NEAR(log_ei.value(X.col(j)), std::log(e), 1e-9 * std::max(1.0, std::abs(std::log(e))));
+    }
+    EXPECT_NEAR(log_pi.value(X.col(j)), std::log(probability_of_improvement(p.mean, sd, best, 0.05)), 1e-9);
+    EXPECT_NEAR(batch_ei[j], log_ei.value(X.col(j)), 1e-9 * std::max(1.0, std::abs(batch_ei[j])));
+    EXPECT_NEAR(batch_ucb[j], ucb.value(X.col(j)), 1e-9);
+  }
+}
+
+TEST(Acquisition, GradientsMatchFiniteDifferences) {
+  for (KernelType k : {KernelType::Matern52, KernelType::SquaredExponential}) {
+    const GaussianProcess gp = fitted_gp(3, 12, 6, 1.0, k);
+    const double best = gp.outputs().maxCoeff();
+    const UpperConfidenceBound ucb(gp, 3.0);
+    const ExpectedImprovement ei(gp, best);
+    const LogExpectedImprovement log_ei(gp, best, 0.2);
+    const ProbabilityOfImprovement pi(gp, best);
+    const LogProbabilityOfImprovement log_pi(gp, best, 0.1);
+    const std::vector<const AcquisitionFunction*> acqs = {&ucb, &ei, &log_ei, &pi, &log_pi};
+    Rng rng(3);
+    for (int trial = 0; trial < 6; ++trial) {
+      const Vector x = 0.05 + 0.9 * rng.uniform_vector(3).array();
+      for (const AcquisitionFunction* a : acqs) {
+        Vector g;
+        a->value(x, &g);
+        const Vector fd = numeric_gradient([&](const Vector& z) { return a->value(z); }, x);
+        for (Eigen::Index i = 0; i < 3; ++i) EXPECT_NEAR(g[i], fd[i], 1e-5 * std::max(1.0, std::abs(fd[i]))) << trial << " " << i;
+      }
+    }
+  }
+}
+
+TEST(Acquisition, LogEiIsInformativeFarFromTheData) {
+  // Data only in [0, 0.2]^2 with a high best value: far away EI underflows to exactly 0 but
+  // log-EI is finite, has a usable gradient, and decreases with the distance.
+  Rng rng(1);
+  Matrix X(2, 8);
+  Vector y(8);
+  for (Eigen::Index j = 0; j < 8; ++j) {
+    X.col(j) = 0.2 * rng.uniform_vector(2);
+    y[j] = 100.0 * X.col(j).sum();
+  }
+  GpOptions o;
+  o.lengthscale_prior = LogNormalPrior{std::log(0.02), 0.01};  // short lengthscale: far = prior
+  GaussianProcess gp(2, o);
+  gp.set_data(X, y);
+  Rng fr(2);
+  gp.fit(fr);
+  const double best = y.maxCoeff() + 40.0 * gp.output_scale();
+  const ExpectedImprovement ei(gp, best);
+  const LogExpectedImprovement log_ei(gp, best);
+  const Vector far = Vector::Constant(2, 0.9);
+  EXPECT_EQ(ei.value(far), 0.0);
+  Vector g;
+  const double v = log_ei.value(far, &g);
+  EXPECT_TRUE(std::isfinite(v));
+  EXPECT_TRUE(g.allFinite());
+}
+
+TEST(Acquisition, MaximizerFindsTheGridMaximumOfUcbIn1d) {
+  const GaussianProcess gp = fitted_gp(1, 7, 12);
+  const UpperConfidenceBound ucb(gp, 4.0);
+  double grid_best = -1e300;
+  for (int i = 0; i <= 20000; ++i) grid_best = std::max(grid_best, ucb.value(Vector::Constant(1, i / 20000.0)));
+  BoxMaximizerOptions opt;
+  opt.raw_samples = 64;
+  opt.restarts = 5;
+  Rng rng(5);
+  const BoxMaximizerResult r = maximize_acquisition(ucb, {}, opt, rng);
+  EXPECT_GE(r.value, grid_best - 1e-7);
+  EXPECT_NEAR(r.value, ucb.value(r.x), 1e-12);
+}
+
+// ---- the optimizers ----
+
+TEST(GpBo, RegisteredWithOptions) {
+  for (const char* name : {"gp-ucb", "gp-ei", "gp-pi"}) {
+    const AlgorithmInfo& info = algorithm_info(name);
+    EXPECT_EQ(info.family, "kernel");
+    EXPECT_TRUE(info.batch);
+  }
+  const Space space = Space::box(3, 0.0, 1.0);
+  EXPECT_NO_THROW(make_optimizer({{"name", "gp-ucb"}, {"beta", 2.0}}, space));
+  EXPECT_NO_THROW(make_optimizer({{"name", "gp-ucb"}, {"beta", "auto"}}, space));
+  EXPECT_THROW(make_optimizer({{"name", "gp-ucb"}, {"beta", "high"}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "gp-ucb"}, {"delta", 1.5}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "gp-ei"}, {"kernel", "cubic"}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "gp-ei"}, {"init", "lhs"}}, space), InvalidArgument);
+  auto opt = make_optimizer({{"name", "gp-ei"}}, Space::box(20, 0.0, 1.0));
+  EXPECT_EQ(dynamic_cast<GpBo&>(*opt).n_init(), 10u);
+  EXPECT_EQ(GpBo::default_n_init(1), 2u);
+  EXPECT_EQ(GpBo::default_n_init(4), 5u);
+}
+
+TEST(GpBo, AutoBetaFollowsSrinivasTheorems) {
+  GpBoOptions o;
+  o.acquisition = "ucb";
+  const GpBo cont(Space::box(4, 0.0, 1.0), Direction::Maximize, o);
+  EXPECT_DOUBLE_EQ(cont.beta(10), srinivas_beta_continuous(10, 4, 0.1));
+  Space discrete;
+  discrete.add_integer("a", 0, 9).add_categorical("b", {"x", "y", "z"});
+  const GpBo fin(discrete, Direction::Maximize, o);
+  EXPECT_NEAR(fin.beta(10), srinivas_beta_finite(10, std::log(30.0), 0.1), 1e-12);
+  o.beta = 2.0;
+  EXPECT_DOUBLE_EQ(GpBo(discrete, Direction::Maximize, o).beta(10), 2.0);
+}
+
+TEST(GpBo, InitialDesignIsSobolOrUniformThenModelBased) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  auto sobol = make_optimizer({{"name", "gp-ei"}, {"n_init", 4}, {"seed", 3}}, space);
+  std::set<std::pair<double, double>> seen;
+  for (int k = 0; k < 7; ++k) {
+    const Trial t = sobol->ask();
+    EXPECT_TRUE(seen.insert({t.x[0], t.x[1]}).second) << "repeated point at step " << k;
+    sobol->tell(t, test_function(t.unit));
+  }
+  EXPECT_TRUE(dynamic_cast<GpBo&>(*sobol).model().size() == 7);
+  auto uniform = make_optimizer({{"name", "gp-ucb"}, {"n_init", 3}, {"init", "uniform"}, {"seed", 3}}, space);
+  for (int k = 0; k < 5; ++k) {
+    const Trial t = uniform->ask();
+    uniform->tell(t, test_function(t.unit));
+  }
+  EXPECT_EQ(uniform->history().size(), 5u);
+}
+
+TEST(GpBo, BatchesAreDistinctKrigingBelieverPoints) {
+  const Space space = Space::box(3, 0.0, 1.0);
+  for (const char* name : {"gp-ucb", "gp-ei", "gp-pi"}) {
+    auto opt = make_optimizer({{"name", name}, {"n_init", 5}, {"raw_samples", 128}}, space);
+    for (int k = 0; k < 5; ++k) {
+      const Trial t = opt->ask();
+      opt->tell(t, test_function(t.unit));
+    }
+    // PI with xi = 0 is greedy: next to a fantasy at the incumbent value the posterior mean can
+    // still exceed it with a tiny sd, so its batch points may be close (but are never equal).
+    const double min_gap = std::string(name) == "gp-pi" ? 1e-8 : 1e-4;
+    const std::vector<Trial> batch = opt->ask(4);
+    ASSERT_EQ(batch.size(), 4u) << name;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j) EXPECT_GT((batch[i].unit - batch[j].unit).norm(), min_gap) << name;
+    // A further ask with the batch pending avoids it too.
+    const Trial extra = opt->ask();
+    for (const Trial& t : batch) EXPECT_GT((extra.unit - t.unit).norm(), min_gap) << name;
+  }
+}
+
+TEST(GpBo, DegenerateDataDoesNotCrash) {
+  const Space space = Space::box(2, -1.0, 1.0);
+  for (const char* name : {"gp-ucb", "gp-ei", "gp-pi", "turbo"}) {
+    // One point, then asks (design continues or the model runs on one point).
+    auto one = make_optimizer({{"name", name}, {"n_init", 1}}, space);
+    one->tell(Vector::Zero(2), 1.0);
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Trial> b;
+      ASSERT_NO_THROW(b = one->ask(2)) << name;
+      for (const Trial& t : b) EXPECT_NO_THROW(space.validate(t.x));
+      for (const Trial& t : b) one->tell(t, 1.0 + 1e-3 * k);
+    }
+    // A constant objective.
+    auto flat = make_optimizer({{"name", name}, {"n_init", 3}}, space);
+    for (int k = 0; k < 10; ++k) {
+      Trial t;
+      ASSERT_NO_THROW(t = flat->ask()) << name;
+      flat->tell(t, 5.0);
+    }
+    // Duplicated points (noisy and exact repeats).
+    auto dup = make_optimizer({{"name", name}, {"n_init", 2}}, space);
+    const Vector p = (Vector(2) << 0.25, -0.5).finished();
+    for (int k = 0; k < 6; ++k) dup->tell(p, 2.0 + (k % 2 == 0 ? 0.0 : 1e-9));
+    for (int k = 0; k < 4; ++k) {
+      Trial t;
+      ASSERT_NO_THROW(t = dup->ask()) << name;
+      EXPECT_NO_THROW(space.validate(t.x));
+      dup->tell(t, 2.0);
+      dup->tell(p, 2.0);
+    }
+  }
+}
+
+TEST(GpBo, EiSolvesBraninInFortyEvaluations) {
+  const Problem branin = make_problem("branin");
+  int solved = 0;
+  std::string log;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"seed", seed}, {"raw_samples", 256}}, branin.space, branin.direction);
+    RunOptions ro;
+    ro.budget = 40;
+    const RunSummary s = optimize(*opt, branin.objective(), ro);
+    const double regret = *s.best_f - *branin.f_star;
+    log += " " + std::to_string(regret);
+    if (regret < 1e-2) ++solved;
+  }
+  EXPECT_GE(solved, 9) << "regrets:" << log;
+}

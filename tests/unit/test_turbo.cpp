@@ -1,0 +1,213 @@
+// TuRBO-1: trust-region expand / shrink / restart bookkeeping (directly and through tells), the
+// lengthscale-weighted region, pathwise Thompson samples, batches and the options.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "optimist/algorithms/kernel/turbo.hpp"
+#include "optimist/core/driver.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+using namespace optimist;
+
+TEST(TrustRegion, FailureToleranceOfTheReference) {
+  EXPECT_EQ(TrustRegion::default_failure_tolerance(20, 1), 20u);
+  EXPECT_EQ(TrustRegion::default_failure_tolerance(2, 1), 4u);
+  EXPECT_EQ(TrustRegion::default_failure_tolerance(20, 4), 5u);
+  EXPECT_EQ(TrustRegion::default_failure_tolerance(3, 8), 1u);
+  EXPECT_EQ(TrustRegion::default_failure_tolerance(10, 3), 4u);  // ceil(10/3)
+}
+
+TEST(TrustRegion, ExpandsShrinksAndCollapses) {
+  TrustRegion tr;
+  tr.failure_tolerance = 4;
+  EXPECT_EQ(tr.length, 0.8);
+  EXPECT_EQ(tr.update(true), TrustRegion::Event::None);
+  EXPECT_EQ(tr.update(true), TrustRegion::Event::None);
+  EXPECT_EQ(tr.update(true), TrustRegion::Event::Expanded);
+  EXPECT_DOUBLE_EQ(tr.length, 1.6);
+  for (int k = 0; k < 3; ++k) tr.update(true);
+  EXPECT_DOUBLE_EQ(tr.length, 1.6);  // capped at length_max
+  // A success in between resets the failure count.
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(tr.update(false), TrustRegion::Event::None);
+  tr.update(true);
+  EXPECT_EQ(tr.failures, 0u);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(tr.update(false), TrustRegion::Event::None);
+  EXPECT_EQ(tr.update(false), TrustRegion::Event::Shrunk);
+  EXPECT_DOUBLE_EQ(tr.length, 0.8);
+  // 0.8 -> 0.4 -> ... -> 0.00625 < 2^-7: the 7th halving collapses.
+  int shrinks = 0;
+  TrustRegion::Event e = TrustRegion::Event::None;
+  while (e != TrustRegion::Event::Collapsed) {
+    e = tr.update(false);
+    if (e == TrustRegion::Event::Shrunk) ++shrinks;
+    ASSERT_LT(shrinks, 10);
+  }
+  EXPECT_EQ(shrinks, 6);
+  EXPECT_LT(tr.length, tr.length_min);
+  tr.restart();
+  EXPECT_DOUBLE_EQ(tr.length, 0.8);
+  EXPECT_EQ(tr.restarts, 1u);
+  EXPECT_EQ(tr.successes + tr.failures, 0u);
+}
+
+namespace {
+
+double bowl(const Vector& x) { return -(x.array() - 0.3).square().sum(); }
+
+std::unique_ptr<Optimizer> small_turbo(std::size_t failure_tolerance, std::uint64_t seed = 1) {
+  return make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 4}, {"failure_tolerance", failure_tolerance}, {"n_candidates", 200}},
+                        Space::box(2, 0.0, 1.0));
+}
+
+}  // namespace
+
+TEST(Turbo, SyntheticSuccessesExpandAndFailuresShrinkThenRestart) {
+  auto opt = small_turbo(2);
+  auto& turbo = dynamic_cast<Turbo&>(*opt);
+  // Design: not judged.
+  for (int k = 0; k < 4; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, static_cast<double>(k));
+  }
+  EXPECT_EQ(opt->diagnostics().at("tr_length").get<double>(), 0.8);
+  // Strict improvements by more than 1e-3 |best|: three successes double the side.
+  double value = 10.0;
+  for (int k = 0; k < 3; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, value *= 2.0);
+  }
+  EXPECT_DOUBLE_EQ(turbo.trust_region().length, 1.6);
+  // An improvement below 1e-3 |best| is a failure.
+  {
+    const Trial t = opt->ask();
+    opt->tell(t, value * (1.0 + 1e-4));
+  }
+  EXPECT_EQ(turbo.trust_region().failures, 1u);
+  // Failures (tolerance 2) halve it: 1.6 -> 0.8 -> ... until below 2^-7 (8 halvings, 16 tells;
+  // one failure was already counted).
+  std::size_t tells = 0;
+  while (turbo.trust_region().restarts == 0) {
+    const Trial t = opt->ask();
+    opt->tell(t, -1.0);
+    ++tells;
+    ASSERT_LT(tells, 100u);
+  }
+  EXPECT_EQ(tells, 15u);
+  const nlohmann::json diag = opt->diagnostics();
+  EXPECT_EQ(diag.at("tr_restarts").get<std::size_t>(), 1u);
+  EXPECT_DOUBLE_EQ(diag.at("tr_length").get<double>(), 0.8);
+  // The run restarts from an empty design.
+  EXPECT_EQ(turbo.run_size(), 0u);
+  for (int k = 0; k < 4; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, 0.0);
+  }
+  EXPECT_EQ(turbo.run_size(), 4u);
+  EXPECT_EQ(turbo.model().size(), 4);
+}
+
+TEST(Turbo, StateIsAFunctionOfTheToldHistory) {
+  auto a = small_turbo(2, 7);
+  for (int k = 0; k < 20; ++k) {
+    const Trial t = a->ask();
+    a->tell(t, bowl(t.unit) - 0.01 * k);
+  }
+  auto b = small_turbo(2, 7);
+  for (const Observation& o : a->history()) b->tell(o.trial.x, o.value);
+  EXPECT_EQ(a->diagnostics(), b->diagnostics());
+  EXPECT_EQ(a->ask().x, b->ask().x);
+}
+
+TEST(Turbo, CandidatesStayInTheLengthscaleWeightedRegion) {
+  auto opt = make_optimizer({{"name", "turbo"}, {"seed", 2}, {"n_init", 6}, {"failure_tolerance", 1}, {"n_candidates", 300}},
+                            Space::box(3, 0.0, 1.0));
+  auto& turbo = dynamic_cast<Turbo&>(*opt);
+  for (int k = 0; k < 9; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, k < 6 ? bowl(t.unit) : -100.0);  // three failures after the design: L = 0.1
+  }
+  ASSERT_DOUBLE_EQ(turbo.trust_region().length, 0.1);
+  Eigen::Index best = 0;
+  Vector y(turbo.model().size());
+  y = turbo.model().outputs();
+  y.maxCoeff(&best);
+  const Vector center = turbo.model().inputs().col(best);
+  const Vector& l = turbo.model().kernel().lengthscales();
+  const Vector half = 0.5 * 0.1 * l / std::exp(l.array().log().mean());
+  for (const Trial& t : opt->ask(5)) {
+    const Vector dev = (t.unit - center).cwiseAbs();
+    for (Eigen::Index i = 0; i < 3; ++i) EXPECT_LE(dev[i], half[i] + 1e-12);
+  }
+}
+
+TEST(Turbo, PathwiseSamplesHaveThePosteriorMoments) {
+  Rng rng(4);
+  Matrix X(1, 5);
+  X << 0.1, 0.3, 0.45, 0.7, 0.9;
+  Vector y(5);
+  for (Eigen::Index j = 0; j < 5; ++j) y[j] = std::sin(6 * X(0, j)) + 0.1 * rng.normal();
+  GpOptions o;
+  o.fixed_noise_variance = 1e-3;
+  GaussianProcess gp(1, o);
+  gp.set_data(X, y);
+  Rng fr(1);
+  gp.fit(fr);
+  Matrix C(1, 4);
+  C << 0.0, 0.3, 0.55, 1.0;
+  const std::size_t S = 3000;
+  const Matrix draws = pathwise_thompson_samples(gp, C, S, 256, rng);
+  ASSERT_EQ(draws.rows(), 4);
+  ASSERT_EQ(draws.cols(), static_cast<Eigen::Index>(S));
+  Vector mean, var;
+  gp.predict(C, mean, var);
+  for (Eigen::Index i = 0; i < 4; ++i) {
+    const double m = draws.row(i).mean();
+    const double v = (draws.row(i).array() - m).square().sum() / (S - 1.0);
+    const double sd = std::sqrt(var[i]);
+    EXPECT_NEAR(m, mean[i], 4.0 * sd / std::sqrt(static_cast<double>(S)) + 0.02 * sd) << i;
+    EXPECT_NEAR(std::sqrt(v), sd, 0.1 * sd + 1e-3) << i;
+  }
+}
+
+TEST(Turbo, BatchesAreDistinctAndExactSamplerWorks) {
+  for (const char* sampler : {"rff", "exact"}) {
+    auto opt = make_optimizer({{"name", "turbo"}, {"n_init", 5}, {"sampler", sampler}, {"n_candidates", 150}, {"batch_size", 3}},
+                              Space::box(4, 0.0, 1.0));
+    for (int k = 0; k < 5; ++k) {
+      const Trial t = opt->ask();
+      opt->tell(t, bowl(t.unit));
+    }
+    const std::vector<Trial> batch = opt->ask(3);
+    ASSERT_EQ(batch.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < i; ++j) EXPECT_NE(batch[i].unit, batch[j].unit);
+    for (const Trial& t : batch) opt->tell(t, bowl(t.unit));
+  }
+}
+
+TEST(Turbo, ImprovesOnASmoothProblem) {
+  // Hartmann-6 (minimized, f* = -3.32): 60 evaluations reach below -2.5 in most seeds.
+  const Problem p = make_problem("hartmann6");
+  int good = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    auto opt = make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 10}}, p.space, p.direction);
+    RunOptions ro;
+    ro.budget = 60;
+    const RunSummary s = optimize(*opt, p.objective(), ro);
+    if (*s.best_f < -2.5) ++good;
+  }
+  EXPECT_GE(good, 3);
+}
+
+TEST(Turbo, RejectsBadOptions) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"sampler", "sobol"}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"length_min", 1.0}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"batch_size", 0}}, space), InvalidArgument);
+  auto opt = make_optimizer({{"name", "turbo"}}, Space::box(20, 0.0, 1.0));
+  auto& t = dynamic_cast<Turbo&>(*opt);
+  EXPECT_EQ(t.trust_region().failure_tolerance, 20u);
+  EXPECT_EQ(t.n_init(), 40u);
+}
