@@ -1,5 +1,6 @@
 #include "algorithms/builtin.hpp"
 
+#include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
@@ -19,6 +20,8 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       gp_ei_info(),
       gp_pi_info(),
       turbo_info(),
+      bkb_info(),
+      gp_ucb_arms_info(),
   };
 }
 

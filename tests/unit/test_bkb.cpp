@@ -1,0 +1,240 @@
+// BKB (Calandriello et al., COLT 2019) and exact GP-UCB on arms: estimator identities, the
+// accuracy and size guarantees of Thm. 3.2, regret against exact GP-UCB, and bad input.
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+
+#include <cmath>
+#include <fstream>
+
+#include "optimist/algorithms/bandit/bkb.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/core/rng.hpp"
+
+using namespace optimist;
+
+namespace {
+
+Matrix random_arms(std::size_t d, std::size_t A, std::uint64_t seed) {
+  Rng rng(seed);
+  Matrix X(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(A));
+  for (Eigen::Index j = 0; j < X.cols(); ++j) X.col(j) = rng.uniform_vector(X.rows());
+  return X;
+}
+
+// f drawn from GP(0, k) on the arms.
+Vector draw_from_gp(const Kernel& k, const Matrix& arms, std::uint64_t seed) {
+  Matrix K = k.gram(arms);
+  K.diagonal().array() += 1e-8;
+  const Eigen::LLT<Matrix> llt(K);
+  Rng rng(seed);
+  return llt.matrixL() * rng.normal_vector(arms.cols());
+}
+
+Eigen::Index arm_index(const Matrix& arms, const Vector& u) {
+  Eigen::Index best = 0;
+  (arms.colwise() - u).colwise().squaredNorm().minCoeff(&best);
+  return best;
+}
+
+ArmBanditOptions small_options() {
+  ArmBanditOptions o;
+  o.lengthscale = 0.2;
+  o.lambda = 0.01;
+  o.xi = 0.1;
+  return o;
+}
+
+}  // namespace
+
+TEST(Bkb, FullDictionaryEqualsExactGpUcbPosterior) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  const Matrix arms = random_arms(2, 150, 1);
+  ArmBanditOptions o = small_options();
+  o.dictionary = "all";
+  Bkb bkb(space, Direction::Maximize, o, arms);
+  GpUcbArms exact(space, Direction::Maximize, o, arms);
+  const Vector f = draw_from_gp(bkb.kernel(), arms, 2);
+  Rng noise(3);
+  for (int t = 0; t < 40; ++t) {
+    Trial tr = bkb.ask();
+    const double y = f[arm_index(arms, tr.unit)] + 0.1 * noise.normal();
+    bkb.tell(tr, y);
+    exact.tell(tr.x, y);
+    if (t % 4 == 3) {  // an external tell of an already pulled arm: counted, not stored twice
+      const Vector x0 = bkb.history().front().trial.x;
+      const double y0 = f[arm_index(arms, bkb.history().front().trial.unit)] + 0.1 * noise.normal();
+      bkb.tell(x0, y0);
+      exact.tell(x0, y0);
+    }
+    Vector m1, v1, m2, v2;
+    bkb.posterior(m1, v1);
+    exact.posterior(m2, v2);
+    ASSERT_LT((m1 - m2).cwiseAbs().maxCoeff(), 1e-8) << "t=" << t;
+    ASSERT_LT(((v1 - v2).array().abs() / v2.array().max(1.0)).maxCoeff(), 1e-8) << "t=" << t;
+  }
+  // Repeated pulls are counted, not stored twice.
+  EXPECT_EQ(bkb.dictionary().size(), bkb.pulled().size());
+  EXPECT_LT(bkb.pulled().size(), 50u);
+  EXPECT_GE(bkb.counts()[bkb.pulled().front()], 11u);
+}
+
+TEST(Bkb, TheoryQbarKeepsVarianceWithinAlphaAndDictionaryWithinTheorem32) {
+  // Thm. 3.2: with qbar >= 6 alpha log(4T/delta)/eps^2, w.p. 1 - delta, for all t and arms
+  // sigma^2/alpha <= sigma~^2 <= alpha sigma^2 and |S_t| <= 3 (1 + kappa^2/lambda) alpha qbar d_eff.
+  const Space space = Space::box(3, 0.0, 1.0);
+  const std::size_t T = 60;
+  int seeds_ok = 0, seeds = 10;
+  for (int seed = 0; seed < seeds; ++seed) {
+    const Matrix arms = random_arms(3, 200, 100 + seed);
+    ArmBanditOptions o = small_options();
+    o.lambda = 0.05;
+    o.seed = static_cast<std::uint64_t>(seed);
+    o.eps = 0.5;
+    o.delta = 0.1;
+    o.qbar = bkb_theory_qbar(o.eps, o.delta, T);
+    const double alpha = (1 + o.eps) / (1 - o.eps);
+    Bkb bkb(space, Direction::Maximize, o, arms);
+    GpUcbArms exact(space, Direction::Maximize, o, arms);
+    const Vector f = draw_from_gp(bkb.kernel(), arms, 7 + seed);
+    Rng noise(seed);
+    bool ok = true;
+    for (std::size_t t = 0; t < T; ++t) {
+      Trial tr = bkb.ask();
+      const double y = f[arm_index(arms, tr.unit)] + 0.1 * noise.normal();
+      bkb.tell(tr, y);
+      exact.tell(tr.x, y);
+      // the dictionary used for step t+1 vs the exact posterior after t+1 pulls
+      Vector m1, v1, m2, v2;
+      bkb.posterior(m1, v1);
+      exact.posterior(m2, v2);
+      const bool within = ((v1.array() >= v2.array() / alpha - 1e-12) && (v1.array() <= alpha * v2.array() + 1e-12)).all();
+      double d_eff = 0;  // eq. (5): sum over pulls of the exact sigma_t^2
+      for (std::size_t a : exact.pulled()) d_eff += static_cast<double>(exact.counts()[a]) * v2[static_cast<Eigen::Index>(a)];
+      const double bound = 3.0 * (1.0 + bkb.kernel().variance() / o.lambda) * alpha * o.qbar * d_eff;
+      EXPECT_LE(static_cast<double>(bkb.dictionary().size()), bound);
+      ok = ok && within;
+    }
+    seeds_ok += ok ? 1 : 0;
+  }
+  EXPECT_GE(seeds_ok, 9) << "accuracy held on " << seeds_ok << " of " << seeds << " seeds";
+}
+
+TEST(Bkb, PracticalQbarVarianceRatioAndSmallDictionary) {
+  // With a small qbar the dictionary stays far below the number of pulls, and the variance
+  // ratio stays moderate (reported, loosely bounded).
+  const Space space = Space::box(2, 0.0, 1.0);
+  const Matrix arms = random_arms(2, 400, 5);
+  ArmBanditOptions o = small_options();
+  o.qbar = 2.0;
+  o.lengthscale = 0.3;
+  Bkb bkb(space, Direction::Maximize, o, arms);
+  GpUcbArms exact(space, Direction::Maximize, o, arms);
+  const Vector f = draw_from_gp(bkb.kernel(), arms, 11);
+  Rng noise(1);
+  for (int t = 0; t < 150; ++t) {
+    Trial tr = bkb.ask();
+    const double y = f[arm_index(arms, tr.unit)] + 0.1 * noise.normal();
+    bkb.tell(tr, y);
+    exact.tell(tr.x, y);
+  }
+  Vector m1, v1, m2, v2;
+  bkb.posterior(m1, v1);
+  exact.posterior(m2, v2);
+  EXPECT_LT(bkb.dictionary().size(), bkb.pulled().size());
+  EXPECT_GT(bkb.dictionary().size(), 0u);
+  const double worst = std::max((v1.array() / v2.array()).maxCoeff(), (v2.array() / v1.array()).maxCoeff());
+  EXPECT_LT(worst, 10.0);
+  EXPECT_EQ(bkb.diagnostics()["dictionary_size"].get<std::size_t>(), bkb.dictionary().size());
+}
+
+TEST(Bkb, RegretWithinOneAndAHalfOfExactGpUcbOnGpSample) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  double r_bkb = 0, r_exact = 0;
+  for (int seed = 0; seed < 3; ++seed) {
+    const Matrix arms = random_arms(2, 300, 40 + seed);
+    ArmBanditOptions o = small_options();
+    o.seed = static_cast<std::uint64_t>(seed);
+    o.qbar = 2.0;
+    Bkb bkb(space, Direction::Maximize, o, arms);
+    GpUcbArms exact(space, Direction::Maximize, o, arms);
+    const Vector f = draw_from_gp(bkb.kernel(), arms, 50 + seed);
+    const double fmax = f.maxCoeff();
+    Rng n1(seed), n2(seed);
+    for (int t = 0; t < 150; ++t) {
+      Trial a = bkb.ask(), b = exact.ask();
+      const double fa = f[arm_index(arms, a.unit)], fb = f[arm_index(arms, b.unit)];
+      r_bkb += fmax - fa;
+      r_exact += fmax - fb;
+      bkb.tell(a, fa + 0.1 * n1.normal());
+      exact.tell(b, fb + 0.1 * n2.normal());
+    }
+  }
+  EXPECT_LE(r_bkb, 1.5 * r_exact) << "BKB " << r_bkb << " exact " << r_exact;
+}
+
+TEST(Bkb, ReplayRebuildsTheSameDictionary) {
+  auto a = make_optimizer({{"name", "bkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  for (int t = 0; t < 30; ++t) {
+    Trial tr = a->ask();
+    a->tell(tr, -tr.x.squaredNorm());
+  }
+  auto b = make_optimizer({{"name", "bkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  for (const auto& obs : a->history()) b->tell(obs.trial.x, obs.value);
+  EXPECT_EQ(a->diagnostics()["dictionary_size"], b->diagnostics()["dictionary_size"]);
+  EXPECT_EQ(a->ask().x, b->ask().x);
+}
+
+TEST(Bkb, ArmSets) {
+  const Space space = Space::box(2, -1.0, 1.0);
+  EXPECT_EQ(generate_arms(space, ArmSetKind::Grid, 100, 0).cols(), 100);
+  EXPECT_EQ(generate_arms(space, ArmSetKind::Grid, 120, 0).cols(), 100);
+  EXPECT_EQ(generate_arms(space, ArmSetKind::Uniform, 33, 0).cols(), 33);
+  EXPECT_EQ(generate_arms(space, ArmSetKind::Sobol, 64, 0).cols(), 64);
+  auto opt = make_optimizer({{"name", "gp-ucb-arms"}, {"arms", 50}, {"arm_set", "uniform"}}, space);
+  EXPECT_EQ(dynamic_cast<ArmBandit&>(*opt).num_arms(), 50u);
+  // arms_file (CSV with header, and JSON)
+  const std::string csv = testing::TempDir() + "bkb_arms.csv";
+  std::ofstream(csv) << "x1,x2\n0.5,0.5\n-0.5,0.25\n";
+  auto o2 = make_optimizer({{"name", "bkb"}, {"arms_file", csv}}, space);
+  EXPECT_EQ(dynamic_cast<ArmBandit&>(*o2).num_arms(), 2u);
+  const std::string js = testing::TempDir() + "bkb_arms.json";
+  std::ofstream(js) << "[[0.1, 0.2], [0.3, 0.4], [0.0, 0.0]]";
+  auto o3 = make_optimizer({{"name", "bkb"}, {"arms_file", js}}, space);
+  EXPECT_EQ(dynamic_cast<ArmBandit&>(*o3).num_arms(), 3u);
+  Trial t = o3->ask();
+  o3->tell(t, 1.0);
+  // a told point that is not an arm becomes an arm
+  o3->tell(Vector::Constant(2, 0.77), 2.0);
+  EXPECT_EQ(dynamic_cast<ArmBandit&>(*o3).num_arms(), 4u);
+}
+
+namespace {
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST(Bkb, BadInputNamesTheValue) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  ArmBanditOptions o;
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o, Matrix(2, 0)); }).find("empty"), std::string::npos);
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o, Matrix::Constant(3, 5, 0.5)); }).find("3 coordinates"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o, Matrix::Constant(2, 5, 7.0)); }).find("7"), std::string::npos);
+  o.qbar = 0.0;
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("qbar = 0"), std::string::npos);
+  o.qbar = -2.5;
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("qbar = -2.5"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms", 0}}, space); }).find("0 arms"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"lambda", -1.0}}, space); }).find("lambda = -1"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"eps", 1.0}}, space); }).find("eps = 1"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms_file", "/nonexistent/a.csv"}}, space); }).find("/nonexistent/a.csv"),
+            std::string::npos);
+}
