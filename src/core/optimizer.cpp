@@ -1,19 +1,9 @@
 #include "optimist/core/optimizer.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace optimist {
-
-namespace {
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
-}  // namespace
 
 Optimizer::Optimizer(std::string name, Space space, Direction direction, std::uint64_t seed)
     : name_(std::move(name)), space_(std::move(space)), direction_(direction), seed_(seed) {
@@ -55,7 +45,7 @@ void Optimizer::store(const Trial& trial, double value) {
 
 void Optimizer::tell(const Trial& trial, double value) {
   if (!std::isfinite(value))
-    throw InvalidArgument(name_ + ": told value " + fmt(value) + " is not finite; report failures with tell_failed");
+    throw InvalidArgument(name_ + ": told value " + format_double(value) + " is not finite; report failures with tell_failed");
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->id == trial.id) {
       Trial t = std::move(*it);
@@ -68,7 +58,7 @@ void Optimizer::tell(const Trial& trial, double value) {
 }
 
 void Optimizer::tell(const Vector& x, double value) {
-  if (!std::isfinite(value)) throw InvalidArgument(name_ + ": told value " + fmt(value) + " is not finite");
+  if (!std::isfinite(value)) throw InvalidArgument(name_ + ": told value " + format_double(value) + " is not finite");
   space_.validate(x);
   for (const auto& t : pending_)
     if (t.x == x) return tell(Trial(t), value);

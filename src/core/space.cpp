@@ -11,12 +11,6 @@ namespace optimist {
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
   throw InvalidArgument("parameter '" + name + "': " + what);
@@ -70,11 +64,11 @@ void Space::check_new_name(const std::string& name) const {
 Space& Space::add_continuous(const std::string& name, double lower, double upper, bool log_scale) {
   check_new_name(name);
   if (!std::isfinite(lower) || !std::isfinite(upper))
-    fail(name, "bounds must be finite, got [" + fmt(lower) + ", " + fmt(upper) + "]");
+    fail(name, "bounds must be finite, got [" + format_double(lower) + ", " + format_double(upper) + "]");
   if (!(lower < upper))
-    fail(name, "empty or inverted bounds [" + fmt(lower) + ", " + fmt(upper) + "]; need lower < upper");
+    fail(name, "empty or inverted bounds [" + format_double(lower) + ", " + format_double(upper) + "]; need lower < upper");
   if (log_scale && lower <= 0.0)
-    fail(name, "log scale needs positive bounds, got lower = " + fmt(lower));
+    fail(name, "log scale needs positive bounds, got lower = " + format_double(lower));
   params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}});
   return *this;
 }
@@ -137,7 +131,7 @@ Vector Space::to_user(const Vector& u) const {
   for (std::size_t i = 0; i < dim(); ++i) {
     const Parameter& p = params_[i];
     const auto ii = static_cast<Eigen::Index>(i);
-    if (!std::isfinite(u[ii])) fail(p.name, "unit coordinate is not finite: " + fmt(u[ii]));
+    if (!std::isfinite(u[ii])) fail(p.name, "unit coordinate is not finite: " + format_double(u[ii]));
     const double t = std::clamp(u[ii], 0.0, 1.0);
     switch (p.kind) {
       case ParameterKind::Continuous:
@@ -164,11 +158,11 @@ void Space::validate(const Vector& x) const {
   for (std::size_t i = 0; i < dim(); ++i) {
     const Parameter& p = params_[i];
     const double v = x[static_cast<Eigen::Index>(i)];
-    if (!std::isfinite(v)) fail(p.name, "value is not finite: " + fmt(v));
+    if (!std::isfinite(v)) fail(p.name, "value is not finite: " + format_double(v));
     if (v < p.lower || v > p.upper)
-      fail(p.name, "value " + fmt(v) + " is outside [" + fmt(p.lower) + ", " + fmt(p.upper) + "]");
+      fail(p.name, "value " + format_double(v) + " is outside [" + format_double(p.lower) + ", " + format_double(p.upper) + "]");
     if (p.kind != ParameterKind::Continuous && v != std::round(v))
-      fail(p.name, std::string(kind_name(p.kind)) + " value " + fmt(v) + " is not integral");
+      fail(p.name, std::string(kind_name(p.kind)) + " value " + format_double(v) + " is not integral");
   }
 }
 

@@ -1,5 +1,7 @@
 #include "optimist/core/types.hpp"
 
+#include <sstream>
+
 #ifndef OPTIMIST_VERSION
 #define OPTIMIST_VERSION "0.0.0"
 #endif
@@ -12,6 +14,13 @@ Direction parse_direction(const std::string& text) {
   if (text == "maximize" || text == "max") return Direction::Maximize;
   if (text == "minimize" || text == "min") return Direction::Minimize;
   throw InvalidArgument("unknown direction '" + text + "'; valid: maximize, minimize");
+}
+
+std::string format_double(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
 }
 
 const char* version() { return OPTIMIST_VERSION; }

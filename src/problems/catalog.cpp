@@ -46,13 +46,6 @@ ProblemInfo make_info(ProblemSpec spec) {
 
 namespace {
 
-std::string format_double(double v) {
-  std::ostringstream out;
-  out.precision(17);
-  out << v;
-  return out.str();
-}
-
 std::string allowed_dims(const ProblemInfo& info) {
   if (info.min_dim == info.max_dim) return "exactly " + std::to_string(info.min_dim);
   if (info.any_dim()) return std::to_string(info.min_dim) + " or more";

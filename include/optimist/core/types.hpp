@@ -35,6 +35,9 @@ class NumericalError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A double with 17 significant digits (round-trips exactly), for error messages.
+std::string format_double(double v);
+
 /// Library version, "MAJOR.MINOR.PATCH".
 const char* version();
 
