@@ -6,6 +6,7 @@
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/algorithms/random/random_search.hpp"
 #include "optimist/algorithms/random/sobol_search.hpp"
+#include "optimist/algorithms/tree/tree_search.hpp"
 
 namespace optimist {
 
@@ -20,6 +21,10 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       gp_ei_info(),
       gp_pi_info(),
       turbo_info(),
+      sequool_info(),
+      stroquool_info(),
+      soo_info(),
+      uniform_grid_info(),
       bkb_info(),
       gp_ucb_arms_info(),
   };

@@ -1,0 +1,55 @@
+// Overhead of the tree optimizers per evaluation, objective excluded (garland's formula costs
+// ~10 ns): ask + tell through the Optimizer base and through the driver, 1-D, n evaluations.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+#include "optimist/core/driver.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/problems/problem.hpp"
+
+using namespace optimist;
+
+namespace {
+
+nlohmann::json spec_for(const std::string& name, std::uint64_t n) {
+  nlohmann::json spec = {{"name", name}};
+  for (const auto& o : algorithm_info(name).options)
+    if (o.key == "budget") spec["budget"] = n;
+  return spec;
+}
+
+void ask_tell(benchmark::State& state, const std::string& name) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  const Problem p = make_problem("garland");
+  for (auto _ : state) {
+    auto opt = make_optimizer(spec_for(name, n), p.space, p.direction);
+    for (std::uint64_t t = 0; t < n; ++t) {
+      Trial tr = opt->ask();
+      opt->tell(tr, p.f(tr.x));
+    }
+    benchmark::DoNotOptimize(opt->recommend());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+void driver(benchmark::State& state, const std::string& name) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  const Problem p = make_problem("garland");
+  for (auto _ : state) {
+    auto opt = make_optimizer(spec_for(name, n), p.space, p.direction);
+    RunOptions ro;
+    ro.budget = n;
+    benchmark::DoNotOptimize(optimize(*opt, p.objective(), ro));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(ask_tell, sequool, std::string("sequool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, soo, std::string("soo"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, stroquool, std::string("stroquool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, uniform_grid, std::string("uniform-grid"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(driver, sequool, std::string("sequool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(driver, soo, std::string("soo"))->Arg(1000000)->Unit(benchmark::kMillisecond);

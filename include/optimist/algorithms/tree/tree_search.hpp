@@ -1,0 +1,212 @@
+// Tree-search optimizers over the hierarchical partition (docs/tree-search.md):
+// SequOOL and StroquOOL (Bartlett, Gabillon & Valko, ALT 2019, Figs. 1-2), SOO (Munos 2011) and a
+// breadth-first uniform grid. All are sequential: supports_batch() is false and ask(n) returns one
+// point. Evaluations of the same cell repeated (StroquOOL) are repeated asks of the same point.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "optimist/algorithms/tree/partition.hpp"
+#include "optimist/core/optimizer.hpp"
+#include "optimist/core/registry.hpp"
+
+namespace optimist {
+
+/// Options shared by the tree optimizers.
+struct TreeOptions {
+  std::uint64_t seed = 0;
+  unsigned children = 2;       ///< K: children per split (2 or 3)
+  bool random_representative = false;  ///< false: cell center; true: a seeded random point in the cell
+  std::uint64_t budget = 0;    ///< n for algorithms that plan with it; 0: anytime (doubling trick)
+};
+
+/// Shared machinery: the partition, per-node statistics, a plan of (node, repetitions) steps the
+/// asks walk through, and the matching of tells to steps (by pending trial id; an external tell
+/// is matched to the next planned step when its point is within 1e-12 of that step's point, and
+/// ignored otherwise). When the plan is used up the algorithm's decide() extends it.
+class TreeOptimizer : public Optimizer {
+ public:
+  bool supports_batch() const override { return false; }
+  /// Index of the current run of the doubling trick (0 while within the budget).
+  std::uint64_t run() const { return run_; }
+  const Partition& partition() const { return tree_; }
+  /// Evaluations this algorithm planned (asked or matched) in its runs, all runs included.
+  std::uint64_t evaluations_planned() const { return planned_total_; }
+  /// Bytes per node: partition plus the statistics kept here.
+  std::size_t bytes_per_node() const { return tree_.bytes_per_node() + sizeof(double) + 2 * sizeof(std::uint32_t); }
+
+ protected:
+  struct Step {
+    std::uint32_t node = 0;
+    std::uint32_t reps = 1;
+    std::uint32_t tag = 0;
+  };
+  TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options);
+
+  /// Appends steps with plan(); returns false when nothing can be decided because the values it
+  /// needs are pending (the ask then gets an untracked uniform filler point).
+  virtual bool decide() = 0;
+  /// A successful value (to maximize) of a step's node, already added to sum_/count_.
+  virtual void on_value(const Step& step, double y) { (void)step; (void)y; }
+
+  /// Schedules `reps` evaluations of `node` (planned_ counts them at once).
+  void plan(std::uint32_t node, std::uint32_t reps, std::uint32_t tag = 0);
+  /// New run (doubling trick): empty tree, statistics cleared, stale pending tells ignored.
+  void reset_tree();
+  /// Empirical mean, -inf when the node has no successful value.
+  double mean(std::uint32_t node) const {
+    return count_[node] ? sum_[node] / count_[node] : -std::numeric_limits<double>::infinity();
+  }
+  /// Representative x_{h,i} of a node in the unit cube.
+  Vector representative(std::uint32_t node) const;
+  std::uint32_t new_children(std::uint32_t node, unsigned count = 0);
+
+  TreeOptions opt_;
+  Partition tree_;
+  std::vector<double> sum_;
+  std::vector<std::uint32_t> count_;    ///< successful evaluations T_{h,i}
+  std::vector<std::uint32_t> planned_;  ///< evaluations planned (asked or to come)
+  std::uint64_t run_ = 0;               ///< index of the current run (doubling trick)
+  std::uint64_t run_planned_ = 0;       ///< evaluations planned in the current run
+
+ private:
+  std::vector<Vector> propose(std::size_t n) override;
+  void observe(const Observation& obs, double y) override;
+  void observe_failure(const Observation& obs) override;
+  const Step* next_step();
+  void advance();
+  void record(const Step& step, double y);
+
+  struct PendingStep {
+    std::uint64_t id;
+    std::uint64_t run;
+    Step step;
+  };
+  std::vector<Step> plan_;
+  std::size_t pos_ = 0;
+  std::uint32_t rep_ = 0;
+  std::vector<PendingStep> pending_steps_;
+  std::uint64_t planned_total_ = 0;
+};
+
+/// SequOOL (ALT 2019, Fig. 1), with Remark 3.2's use of the whole budget and Remark 3.1's
+/// doubling trick when the budget is 0 (runs of 64, 128, ... evaluations) or exceeded.
+class SequOOL : public TreeOptimizer {
+ public:
+  SequOOL(const Space& space, Direction direction, const TreeOptions& options);
+  /// Openings per depth of a run with n evaluations: element h is the number of cells of depth h
+  /// opened (element 0: the root, 1 or 0); `partial` receives the children evaluated by a final
+  /// partial opening (0 if none) and `partial_depth` its depth. Sum K * openings + partial == n.
+  static std::vector<std::uint64_t> schedule(std::uint64_t n, unsigned k, std::uint64_t* partial = nullptr,
+                                             std::size_t* partial_depth = nullptr, std::uint64_t* h_max = nullptr);
+  /// Openings done per depth in the current run.
+  const std::vector<std::uint64_t>& openings() const { return done_; }
+
+ protected:
+  bool decide() override;
+  void on_value(const Step& step, double y) override;
+  Vector recommend_unit() const override;
+
+ private:
+  void start_run();
+  std::vector<std::uint64_t> sched_, done_;
+  std::uint64_t partial_ = 0;
+  std::size_t partial_depth_ = 0;
+  std::size_t depth_ = 0;  ///< next depth to open
+  std::uint32_t level_begin_ = 0, level_end_ = 1;
+  double best_ = -std::numeric_limits<double>::infinity();
+  Vector best_unit_;
+};
+
+/// StroquOOL (ALT 2019, Fig. 2) with the exact evaluation count (Appendix B) fitted to the budget.
+class StroquOOL : public TreeOptimizer {
+ public:
+  StroquOOL(const Space& space, Direction direction, const TreeOptions& options);
+  /// Evaluations of a run with parameter h_max (exploration + (p_max+1) * floor(h_max/2)
+  /// cross-validation), independent of the function values.
+  static std::uint64_t evaluations(std::uint64_t h_max, unsigned k);
+  /// Largest h_max with evaluations(h_max, k) <= n (0 if none).
+  static std::uint64_t fit_h_max(std::uint64_t n, unsigned k);
+  std::uint64_t h_max() const { return h_max_; }
+  /// Openings per depth (index h) and evaluations per depth (children evaluations planned at h).
+  const std::vector<std::uint64_t>& openings() const { return openings_; }
+  const std::vector<std::uint64_t>& exploration_evaluations() const { return evals_; }
+  std::uint64_t cross_validation_evaluations() const { return cv_evals_; }
+  /// The current run's cross-validation candidates x(n,p), p = 0..p_max (unit points), and their
+  /// cross-validation means so far (NaN before any).
+  std::vector<std::pair<Vector, double>> candidates() const;
+
+ protected:
+  bool decide() override;
+  void on_value(const Step& step, double y) override;
+  Vector recommend_unit() const override;
+
+ private:
+  void start_run();
+  std::uint32_t output() const;
+  std::uint64_t n_run_ = 0, h_max_ = 0, p_max_ = 0;
+  std::size_t depth_ = 0;
+  bool cv_planned_ = false, run_done_ = false;
+  std::uint32_t level_begin_ = 0, level_end_ = 1;
+  std::vector<std::uint64_t> openings_, evals_;
+  std::uint64_t cv_evals_ = 0;
+  std::vector<std::uint32_t> candidates_;
+  std::vector<double> cv_sum_;
+  std::vector<std::uint32_t> cv_count_;
+  bool has_output_ = false;
+  Vector output_unit_;
+};
+
+/// SOO (Munos 2011): sweeps over depths h = 0 .. min(depth, h_max(t)), opening at each depth the
+/// leaf of largest value if it is at least the values opened at smaller depths in the sweep;
+/// h_max(t) = t^depth_exponent.
+class Soo : public TreeOptimizer {
+ public:
+  Soo(const Space& space, Direction direction, const TreeOptions& options, double depth_exponent);
+
+ protected:
+  bool decide() override;
+  void on_value(const Step& step, double y) override;
+  Vector recommend_unit() const override;
+
+ private:
+  struct Leaf {
+    double value;
+    std::uint32_t node;
+    bool operator<(const Leaf& o) const { return value < o.value || (value == o.value && node > o.node); }
+  };
+  double exponent_;
+  std::vector<std::vector<Leaf>> heaps_;  ///< evaluated leaves per depth (max-heaps)
+  std::size_t h_ = 0;
+  double v_max_ = -std::numeric_limits<double>::infinity();
+  bool root_planned_ = false;
+  double best_ = -std::numeric_limits<double>::infinity();
+  std::uint32_t best_node_ = 0;
+};
+
+/// Breadth-first evaluation of every cell: depth 0, then all cells of depth 1, 2, ... (with K = 2
+/// in 1-D, the dyadic grid refined level by level). Output: best value.
+class UniformGrid : public TreeOptimizer {
+ public:
+  UniformGrid(const Space& space, Direction direction, const TreeOptions& options);
+
+ protected:
+  bool decide() override;
+  void on_value(const Step& step, double y) override;
+  Vector recommend_unit() const override;
+
+ private:
+  bool root_planned_ = false;
+  std::uint32_t next_split_ = 0;
+  double best_ = -std::numeric_limits<double>::infinity();
+  std::uint32_t best_node_ = 0;
+};
+
+AlgorithmInfo sequool_info();
+AlgorithmInfo stroquool_info();
+AlgorithmInfo soo_info();
+AlgorithmInfo uniform_grid_info();
+
+}  // namespace optimist

@@ -1,0 +1,168 @@
+#include <algorithm>
+#include <cmath>
+
+#include "optimist/algorithms/tree/tree_search.hpp"
+
+namespace optimist {
+
+namespace tree_detail {
+
+TreeOptions tree_options(const OptionValues& v, bool with_budget) {
+  TreeOptions o;
+  o.seed = v.seed();
+  o.children = v.get<unsigned>("children");
+  o.random_representative = v.get<std::string>("representative") == "random";
+  if (with_budget) o.budget = v.get<std::uint64_t>("budget");
+  return o;
+}
+
+std::vector<OptionSpec> tree_option_specs(bool with_budget) {
+  std::vector<OptionSpec> s = {
+      {"children", 2, "K: children per split along the longest side (2 or 3)", {}},
+      {"representative", "center", "x_{h,i} of a cell: its center, or a seeded random point inside it", {"center", "random"}},
+  };
+  if (with_budget)
+    s.push_back({"budget", 0, "n, the number of evaluations planned for (the CLI passes --budget); 0: anytime by the doubling trick", {}});
+  return s;
+}
+
+// Cells of one level ranked by value (largest first, lower index first on ties); unevaluated
+// cells have value -inf and come last.
+std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
+                                  const std::vector<std::uint32_t>& count, std::size_t keep) {
+  std::vector<std::pair<double, std::uint32_t>> v;
+  v.reserve(end - begin);
+  for (std::uint32_t i = begin; i < end; ++i)
+    v.emplace_back(count[i] ? sum[i] / count[i] : -HUGE_VAL, i);
+  keep = std::min(keep, v.size());
+  auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+  std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(keep), v.end(), better);
+  std::vector<std::uint32_t> out(keep);
+  for (std::size_t i = 0; i < keep; ++i) out[i] = v[i].second;
+  return out;
+}
+
+}  // namespace tree_detail
+
+using tree_detail::ranked;
+
+std::vector<std::uint64_t> SequOOL::schedule(std::uint64_t n, unsigned k, std::uint64_t* partial, std::size_t* partial_depth,
+                                             std::uint64_t* h_max_out) {
+  std::uint64_t part = 0;
+  std::size_t part_depth = 0;
+  std::vector<std::uint64_t> o;
+  std::uint64_t h_max = 0;
+  if (n < k) {  // not even the root opening fits: a partial one
+    o = {0};
+    part = n;
+  } else {
+    // Fig. 1: h_max = floor(N / Hbar_N) with N = floor(n / K) openings (each evaluates K children).
+    const std::uint64_t N = n / k;
+    double harmonic = 0.0;
+    for (std::uint64_t t = 1; t <= N; ++t) harmonic += 1.0 / static_cast<double>(t);
+    h_max = static_cast<std::uint64_t>(std::floor(static_cast<double>(N) / harmonic));
+    // Openings at depth h: min(floor(H/h), cells at depth h) (Remark 3.2), H = c * h_max.
+    auto openings = [&](std::uint64_t H) {
+      std::vector<std::uint64_t> v(h_max + 1);
+      v[0] = 1;
+      for (std::uint64_t h = 1; h <= h_max; ++h) v[h] = std::min(H / h, k * v[h - 1]);
+      return v;
+    };
+    auto cost = [&](std::uint64_t H) {
+      std::uint64_t c = 0;
+      for (auto x : openings(H)) c += k * x;
+      return c;
+    };
+    // Remark 3.2: the largest c with K (1 + sum_h floor(c h_max / h)) <= n; floor(c h_max / h)
+    // only depends on floor(c h_max), so H = c h_max is searched over the integers.
+    std::uint64_t lo = 0, hi = n;  // cost(0) = K <= n
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+      if (cost(mid) <= n) lo = mid; else hi = mid - 1;
+    }
+    o = openings(lo);
+    const std::uint64_t r = n - cost(lo);
+    // Whatever the floors leave (r < K * a few) is spent on extra openings at the deepest depth
+    // with an unopened cell, then a partial opening (r mod K children).
+    auto deepest_with_room = [&]() {
+      for (std::size_t h = o.size() - 1; h >= 1; --h)
+        if (o[h] < k * o[h - 1]) return h;
+      o.push_back(0);
+      return o.size() - 1;
+    };
+    for (std::uint64_t q = r / k; q > 0; --q) ++o[deepest_with_room()];
+    part = r % k;
+    if (part) part_depth = deepest_with_room();
+  }
+  if (partial) *partial = part;
+  if (partial_depth) *partial_depth = part_depth;
+  if (h_max_out) *h_max_out = h_max;
+  return o;
+}
+
+SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options)
+    : TreeOptimizer("sequool", space, direction, options) {
+  start_run();
+}
+
+void SequOOL::start_run() {
+  // Remark 3.1 (doubling trick): run j has n * 2^j evaluations (n = 64 without a budget).
+  const std::uint64_t n = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
+  sched_ = schedule(n, opt_.children, &partial_, &partial_depth_);
+  done_.assign(sched_.size(), 0);
+  depth_ = 0;
+  level_begin_ = 0;
+  level_end_ = 1;
+}
+
+bool SequOOL::decide() {
+  for (int runs = 0; runs < 2;) {
+    if (depth_ >= sched_.size()) {  // run finished: next run of the doubling trick
+      reset_tree();
+      start_run();
+      ++runs;
+      continue;
+    }
+    const std::size_t h = depth_++;
+    const bool has_partial = partial_ > 0 && partial_depth_ == h;
+    // Fig. 1: open the floor(h_max/h) cells of depth h with largest values f_{h,i}.
+    const auto open = ranked(level_begin_, level_end_, sum_, count_, sched_[h] + (has_partial ? 1 : 0));
+    const std::uint32_t next_begin = tree_.size();
+    for (std::size_t i = 0; i < open.size(); ++i) {
+      const bool partial = has_partial && i + 1 == open.size() && open.size() == sched_[h] + 1;
+      const unsigned kids = partial ? static_cast<unsigned>(partial_) : opt_.children;
+      const std::uint32_t first = new_children(open[i], kids);
+      for (unsigned c = 0; c < kids; ++c) plan(first + c, 1);
+      ++done_[h];
+    }
+    level_begin_ = next_begin;
+    level_end_ = tree_.size();
+    if (!open.empty()) return true;
+  }
+  return false;
+}
+
+void SequOOL::on_value(const Step& step, double y) {
+  if (y > best_) {  // output x(n) = argmax of the evaluated f_{h,i}
+    best_ = y;
+    best_unit_ = representative(step.node);
+  }
+}
+
+Vector SequOOL::recommend_unit() const {
+  return best_unit_.size() ? best_unit_ : Optimizer::recommend_unit();
+}
+
+AlgorithmInfo sequool_info() {
+  AlgorithmInfo info;
+  info.name = "sequool";
+  info.family = "tree";
+  info.summary = "SequOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 1): deterministic, Zipf openings floor(h_max/h) per depth";
+  info.options = tree_detail::tree_option_specs(true);
+  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v, true));
+  };
+  return info;
+}
+
+}  // namespace optimist
