@@ -5,9 +5,11 @@ JOBS           ?= $(shell nproc)
 DEMO_ALGORITHM ?= gp-ei
 DEMO_BUDGET    ?= 72
 BENCH_ARGS     ?=
+PRESET         ?=
+SEEDS          ?=
 
 .DEFAULT_GOAL := build
-.PHONY: demo test build deps asan bench clean
+.PHONY: demo test build deps asan bench bench-preset clean
 
 # Installs the missing Debian packages (needs root or sudo only when something is missing).
 deps:
@@ -40,6 +42,14 @@ bench: build
 	@found=0; for b in $(BUILD_DIR)/bench/*; do \
 	  if [ -f "$$b" ] && [ -x "$$b" ]; then found=1; echo "== $$b"; "$$b" $(BENCH_ARGS) || exit 1; fi; \
 	done; [ $$found = 1 ] || echo "bench: no benchmark programs in $(BUILD_DIR)/bench/"
+
+# Runs an `optimist bench` preset into results/<preset>/ (resumable), e.g.
+# make bench-preset PRESET=tree-deterministic SEEDS=3
+bench-preset: build
+	@[ -n "$(PRESET)" ] || { echo "usage: make bench-preset PRESET=<name> [SEEDS=K] [JOBS=J]"; \
+	  ./$(BUILD_DIR)/optimist bench --list-presets; exit 2; }
+	./$(BUILD_DIR)/optimist bench --preset $(PRESET) --out results/$(PRESET) --jobs $(JOBS) \
+	  $(if $(SEEDS),--seeds $(SEEDS))
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-debug

@@ -1,4 +1,4 @@
-// optimist: command-line front end (subcommands `run` and `list`).
+// optimist: command-line front end (subcommands `run`, `list`, `bench` and `plot`).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -6,7 +6,9 @@
 #include <exception>
 #include <string>
 
+#include "cli/bench_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/plot_command.hpp"
 #include "cli/run_command.hpp"
 #include "optimist/core/types.hpp"
 
@@ -23,7 +25,8 @@ void error_line(const std::string& what) {
 // The subcommand a failed command line was aimed at, for the help hint.
 std::string help_hint(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "run") == 0 || std::strcmp(argv[i], "list") == 0)
+    if (std::strcmp(argv[i], "run") == 0 || std::strcmp(argv[i], "list") == 0 ||
+        std::strcmp(argv[i], "bench") == 0 || std::strcmp(argv[i], "plot") == 0)
       return std::string("run 'optimist ") + argv[i] + " --help'";
     if (argv[i][0] != '-') break;
   }
@@ -40,6 +43,10 @@ int main(int argc, char** argv) {
   optimist::cli::add_run_command(app, run);
   optimist::cli::ListCommand list;
   optimist::cli::add_list_command(app, list);
+  optimist::cli::BenchCommand bench;
+  optimist::cli::add_bench_command(app, bench);
+  optimist::cli::PlotCommand plot;
+  optimist::cli::add_plot_command(app, plot);
 
   try {
     app.parse(argc, argv);
@@ -53,6 +60,8 @@ int main(int argc, char** argv) {
 
   try {
     if (run.app->parsed()) return optimist::cli::run_command(run);
+    if (bench.app->parsed()) return optimist::cli::bench_command(bench);
+    if (plot.app->parsed()) return optimist::cli::plot_command(plot);
     return optimist::cli::list_command(list);
   } catch (const optimist::InvalidArgument& e) {
     error_line(e.what());

@@ -1,0 +1,78 @@
+// A benchmark sweep: algorithms x problems x seeds, as given by a preset or a JSON/TOML file.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace optimist::experiment {
+
+/// One algorithm of a sweep: a registry name with options.
+struct SweepAlgorithm {
+  std::string label;  ///< folder and legend name (default: the algorithm's name)
+  std::string name;   ///< registry name
+  nlohmann::json options = nlohmann::json::object();  ///< without name/seed
+};
+
+/// One problem instance of a sweep: a catalog problem at one dimension, noise and budget.
+struct SweepProblem {
+  std::string label;  ///< folder and panel name (default: name, plus -noise<b> when noises vary)
+  std::string name;
+  std::size_t dim = 0;  ///< 0: the problem's default
+  double noise = 0.0;   ///< Gaussian noise standard deviation
+  std::size_t budget = 0;
+};
+
+/// The statistic compared across algorithms at the horizon and drawn against t.
+enum class Metric {
+  CumulativeRegret,    ///< sum_{i<=t} r_i (GO-UCB paper, Fig. 2, 3)
+  AveragePhase2Regret, ///< (1/(t-n)) sum_{n<i<=t} r_i (GO-UCB workshop paper, Fig. 1)
+  SimpleRegret,        ///< f* - best f up to t (SequOOL paper, Fig. 3-5)
+};
+std::string to_string(Metric m);
+
+struct SweepSpec {
+  std::string name = "custom";
+  std::string description;
+  std::vector<SweepAlgorithm> algorithms;
+  std::vector<SweepProblem> problems;
+  std::size_t seeds = 5;          ///< K runs per (problem, algorithm), seeds first_seed..first_seed+K-1
+  std::uint64_t first_seed = 0;
+  double level = 0.95;            ///< confidence level of the Wald intervals
+  Metric metric = Metric::CumulativeRegret;
+  std::size_t phase1 = 0;         ///< n of AveragePhase2Regret
+  std::vector<std::string> plots = {"metric"};  ///< figures: metric, metric_log, simple_regret, suggest_time
+  std::string expected_time;      ///< presets: measured wall time with the default seeds on 2 cores
+
+  std::size_t run_count() const { return algorithms.size() * problems.size() * seeds; }
+  nlohmann::json to_json() const;
+};
+
+/// Builds a sweep from its JSON form (a config file read as JSON, or a preset). `source` names the
+/// input in error messages ("sweep.toml", "preset 'tree-noisy'"). Throws InvalidArgument naming the
+/// bad key (e.g. "problems[1].dim") and value. Unknown algorithm or problem names are accepted
+/// here and reported by check_available(), so that presets can be listed in any build.
+SweepSpec parse_sweep(const nlohmann::json& j, const std::string& source);
+
+/// Throws InvalidArgument naming every algorithm and problem of the sweep that this build does not
+/// have, every dimension a problem does not allow and every invalid algorithm option.
+void check_available(const SweepSpec& spec);
+
+/// The options given to make_optimizer for one run: the sweep's options, name, seed, and the
+/// budget for algorithms that plan with it (as `optimist run --budget` does).
+nlohmann::json optimizer_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed);
+
+/// The built-in presets.
+struct Preset {
+  std::string name;
+  std::string description;
+  nlohmann::json spec;  ///< the same structure as a config file
+};
+const std::vector<Preset>& presets();
+/// Throws InvalidArgument listing the preset names.
+SweepSpec preset_sweep(const std::string& name);
+
+}  // namespace optimist::experiment

@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""Figures of an `optimist bench` folder: one panel per problem, one line per algorithm, the mean
+over seeds with its Wald interval shaded (as in the GO-UCB and SequOOL papers' figures).
+
+Usage: /usr/bin/python3 scripts/plot_results.py DIR   (DIR holds summary.json)
+Writes DIR/plots/<figure>.png and .svg for each figure the sweep asks for ("plots" in sweep):
+  metric        the sweep's metric against t (cumulative regret, average Phase II regret, ...)
+  metric_log    the same on a log scale
+  simple_regret f* - best f evaluated so far, log scale
+  suggest_time  optimizer time per step (suggest_s), log scale
+Needs Debian's python3-matplotlib (Agg backend, no display)."""
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+METRIC_LABELS = {
+    "cumulative_regret": "cumulative regret",
+    "average_phase2_regret": "average Phase II regret",
+    "simple_regret": "simple regret (f* - best f)",
+}
+
+
+def figure_kinds(summary):
+    metric = summary["metric"]
+    kinds = {
+        "metric": ("metric", METRIC_LABELS.get(metric, metric), False),
+        "metric_log": ("metric", METRIC_LABELS.get(metric, metric), True),
+        "simple_regret": ("simple_regret", "simple regret (f* - best f)", True),
+        "suggest_time": ("suggest_s", "suggest time per step (s)", True),
+    }
+    return [(name, *kinds[name]) for name in summary["sweep"].get("plots", ["metric"]) if name in kinds]
+
+
+def finite(v):
+    return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def draw_panel(ax, problem, curve_key, ylabel, log, level):
+    for alg in problem["algorithms"]:
+        curves = alg.get("curves", {})
+        curve = curves.get(curve_key)
+        if not curve:
+            continue
+        pts = [(t, m, h) for t, m, h in zip(curves["t"], curve["mean"], curve["half_width"]) if finite(m)]
+        if log:
+            pts = [(t, m, h) for t, m, h in pts if m > 0]
+        if not pts:
+            continue
+        ts = [p[0] for p in pts]
+        mean = [p[1] for p in pts]
+        line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4)
+        half = [p[2] if finite(p[2]) else 0.0 for p in pts]
+        lo = [m - h for m, h in zip(mean, half)]
+        hi = [m + h for m, h in zip(mean, half)]
+        if log:  # a Wald interval may reach below 0; clip to the mean's scale
+            lo = [max(l, m * 1e-3) for l, m in zip(lo, mean)]
+        ax.fill_between(ts, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    if log:
+        ax.set_yscale("log")
+    title = problem["label"]
+    if problem.get("f_star_source") == "best observed in sweep":
+        title += " (f* = best seen)"
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("t (evaluations)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+
+
+def plot(directory):
+    with open(os.path.join(directory, "summary.json")) as fh:
+        summary = json.load(fh)
+    problems = summary["problems"]
+    if not problems:
+        raise SystemExit("plot_results.py: no problems in summary.json")
+    out = os.path.join(directory, "plots")
+    os.makedirs(out, exist_ok=True)
+    level = summary.get("level", 0.95)
+    written = []
+    for name, curve_key, ylabel, log in figure_kinds(summary):
+        n = len(problems)
+        cols = min(3, n)
+        rows = math.ceil(n / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False)
+        for k, problem in enumerate(problems):
+            draw_panel(axes[k // cols][k % cols], problem, curve_key, ylabel, log, level)
+        for k in range(n, rows * cols):
+            axes[k // cols][k % cols].axis("off")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
+        sweep = summary["sweep"]
+        fig.suptitle("%s: mean over %d seeds, %g%% Wald intervals" % (sweep["name"], sweep["seeds"], 100 * level),
+                     fontsize=11)
+        fig.tight_layout(rect=(0, 0.07 if handles else 0, 1, 0.95))
+        for ext in ("png", "svg"):
+            path = os.path.join(out, "%s.%s" % (name, ext))
+            fig.savefig(path, dpi=120)
+            written.append(path)
+        plt.close(fig)
+    for path in written:
+        print(path)
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: plot_results.py DIR   (DIR written by 'optimist bench --out DIR')\n")
+        return 2
+    if not os.path.isfile(os.path.join(argv[1], "summary.json")):
+        sys.stderr.write("plot_results.py: '%s' holds no summary.json\n" % argv[1])
+        return 2
+    plot(argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,143 @@
+#include "cli/bench_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/config.hpp"
+#include "cli/format.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/plot_command.hpp"
+#include "optimist/core/types.hpp"
+#include "optimist/experiment/runner.hpp"
+#include "optimist/experiment/summary.hpp"
+#include "optimist/experiment/sweep.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+namespace ex = optimist::experiment;
+
+std::string names(const nlohmann::json& list) {
+  std::string s;
+  for (const auto& e : list) {
+    const std::string n = e.is_string() ? e.get<std::string>() : e.value("label", e.value("name", "?"));
+    s += (s.empty() ? "" : ", ") + n;
+  }
+  return s;
+}
+
+void print_presets() {
+  for (const auto& p : ex::presets()) {
+    const ex::SweepSpec s = ex::preset_sweep(p.name);
+    std::cout << p.name << "\n    " << p.description << "\n    algorithms: " << names(p.spec.at("algorithms"))
+              << "\n    problems:   ";
+    std::string probs;
+    for (const auto& pr : s.problems)
+      probs += (probs.empty() ? "" : ", ") + pr.label + " (T=" + std::to_string(pr.budget) + ")";
+    std::cout << probs << "\n    seeds: " << s.seeds << ", runs: " << s.run_count() << ", metric: " << to_string(s.metric)
+              << ", intervals: " << format_double(100 * s.level) << "%\n";
+  }
+}
+
+class SweepProgressLine {
+ public:
+  explicit SweepProgressLine(std::string name) : name_(std::move(name)), tty_(isatty(fileno(stderr)) != 0) {}
+  void update(const ex::SweepProgress& p) {
+    std::string line = "bench " + name_ + ": " + std::to_string(p.skipped + p.done) + "/" + std::to_string(p.total) +
+                       " runs";
+    if (p.skipped > 0) line += " (" + std::to_string(p.skipped) + " already done)";
+    if (p.failed > 0) line += ", " + std::to_string(p.failed) + " failed";
+    line += ", elapsed " + fmt_duration(p.elapsed_s);
+    if (p.eta_s >= 0 && p.skipped + p.done < p.total) line += ", ETA " + fmt_duration(p.eta_s);
+    if (tty_) std::fprintf(stderr, "\r%-100s", line.c_str());
+    else std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+    open_ = tty_;
+  }
+  void finish() {
+    if (open_) std::fprintf(stderr, "\n");
+    open_ = false;
+  }
+
+ private:
+  std::string name_;
+  bool tty_;
+  bool open_ = false;
+};
+
+}  // namespace
+
+void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
+  cmd.app = parent.add_subcommand("bench", "Run algorithms x problems x seeds in parallel; summary and plots");
+  cmd.app->add_option("--preset", cmd.preset, "a built-in sweep (see --list-presets)")->type_name("NAME");
+  cmd.app->add_option("--config", cmd.config, "a sweep file (.json or .toml), see docs/bench.md")->type_name("FILE");
+  cmd.app->add_option("--out", cmd.out, "output folder: traces/, summary.json, summary.md, plots/")->type_name("DIR");
+  cmd.app->add_option("--seeds", cmd.seeds, "runs per (problem, algorithm), overriding the sweep's")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
+  cmd.app->add_option("--jobs", cmd.jobs, "worker threads (default: all cores)")->type_name("J")->check(CLI::PositiveNumber);
+  cmd.app->add_flag("--list-presets", cmd.list_presets, "list the presets and exit");
+  cmd.app->add_flag("--no-plot", cmd.no_plot, "write the summary but no figures");
+  cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress line");
+  cmd.app->footer(
+      "A rerun with the same --out skips finished runs. Ctrl-C stops after the runs in progress are\n"
+      "abandoned (no partial trace is kept) and still writes the summary of what is finished.\n"
+      "Exit codes: 0 done, 1 a run failed, 2 bad input, 130 interrupted.");
+}
+
+int bench_command(const BenchCommand& cmd) {
+  if (cmd.list_presets) {
+    print_presets();
+    return 0;
+  }
+  if (cmd.preset.empty() == cmd.config.empty())
+    throw InvalidArgument(cmd.preset.empty() ? "give --preset NAME or --config FILE (see --list-presets)"
+                                             : "give either --preset or --config, not both");
+  if (cmd.out.empty()) throw InvalidArgument("--out DIR is required: the folder for traces, summary and plots");
+  ex::SweepSpec spec = cmd.preset.empty() ? ex::parse_sweep(load_config(cmd.config), "'" + cmd.config + "'")
+                                          : ex::preset_sweep(cmd.preset);
+  if (cmd.seeds > 0) spec.seeds = cmd.seeds;
+  ex::check_available(spec);
+
+  std::error_code ec;
+  std::filesystem::create_directories(cmd.out, ec);
+  if (ec) throw InvalidArgument("--out: cannot create folder '" + cmd.out + "': " + ec.message());
+  {
+    std::ofstream f(cmd.out + "/sweep.json", std::ios::trunc);
+    f << spec.to_json().dump(1) << "\n";
+    if (!f) throw InvalidArgument("--out: cannot write '" + cmd.out + "/sweep.json'");
+  }
+
+  SweepProgressLine progress(spec.name);
+  ex::RunnerOptions options;
+  options.jobs = cmd.jobs;
+  if (!cmd.quiet) options.on_progress = [&progress](const ex::SweepProgress& p) { progress.update(p); };
+  options.should_stop = [] { return InterruptGuard::interrupted(); };
+  ex::SweepOutcome outcome;
+  {
+    const InterruptGuard guard;
+    outcome = ex::run_sweep(spec, cmd.out, options);
+  }
+  progress.finish();
+  for (const auto& e : outcome.errors) std::fprintf(stderr, "optimist: run failed: %s\n", e.c_str());
+
+  ex::write_summary(spec, cmd.out);
+  std::cout << "summary: " << cmd.out << "/summary.md, " << cmd.out << "/summary.json\n";
+  if (!cmd.no_plot && !outcome.cancelled) {
+    try {
+      if (run_plot_script(cmd.out) == 0) std::cout << "plots: " << cmd.out << "/plots/\n";
+      else std::fprintf(stderr, "optimist: warning: the plot script failed; the summary is written\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "optimist: warning: no plots: %s\n", e.what());
+    }
+  }
+  if (outcome.cancelled) return 130;
+  return outcome.errors.empty() ? 0 : 1;
+}
+
+}  // namespace optimist::cli

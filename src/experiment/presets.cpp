@@ -1,0 +1,137 @@
+// The built-in sweeps: each reproduces one figure of a paper in /work/shared/papers/ (docs/bench.md).
+#include <algorithm>
+
+#include "optimist/core/types.hpp"
+#include "optimist/experiment/sweep.hpp"
+
+namespace optimist::experiment {
+
+namespace {
+
+using json = nlohmann::json;
+
+json gp_workshop(const char* name) {
+  // The workshop compares after the same 5 uniform Phase I points (N = 5).
+  return {{"name", name}, {"options", {{"n_init", 5}, {"init", "uniform"}}}};
+}
+
+// x_{h,i} drawn uniformly in its cell (docs/tree-search.md), seeded by the run's seed.
+json tree_random(const char* name) { return {{"name", name}, {"options", {{"representative", "random"}}}}; }
+
+std::vector<Preset> make_presets() {
+  std::vector<Preset> p;
+  p.push_back({"goucb-synthetic", "GO-UCB paper (ICML 2023) Fig. 2: 20-D synthetic functions, noise 0.01",
+               {{"name", "goucb-synthetic"},
+                {"seeds", 5},  // Sec. 6.1: 5 repetitions, Wald 95%
+                {"level", 0.95},
+                {"noise", 0.01},
+                {"dim", 20},
+                {"metric", "cumulative_regret"},
+                {"plots", {"metric", "simple_regret"}},
+                {"algorithms", {"go-ucb", "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
+                {"problems",
+                 {{{"name", "goucb_f1"}, {"budget", 30}},
+                  {{"name", "styblinski_tang"}, {"budget", 72}},
+                  {{"name", "rastrigin"}, {"budget", 72}}}}}});
+  p.push_back({"goucb-workshop",
+               "GO-UCB workshop paper Fig. 1: sigmoid and sine in 1-D, N = 5, T = 20, average Phase II regret, "
+               "98% Wald intervals",
+               {{"name", "goucb-workshop"},
+                {"seeds", 100},  // Sec. 4: repeated 100 times
+                {"level", 0.98},
+                {"metric", "average_phase2_regret"},
+                {"phase1", 5},
+                {"noise", 0.01},
+                {"budget", 20},
+                {"plots", {"metric", "simple_regret"}},
+                {"algorithms",
+                 {// eq. (13): w2 sigmoid(w1 x + b1) + b2, one hidden sigmoid unit; U = 10, N = 5
+                  {{"name", "go-ucb-workshop"}, {"options", {{"n_init", 5}, {"hidden", {1}}, {"u", 10.0}}}},
+                  gp_workshop("gp-ei"), gp_workshop("gp-pi"), gp_workshop("gp-ucb")}},
+                {"problems", {"sigmoid_1d", "sine_1d"}}}});
+  p.push_back({"tree-noisy",
+               "SequOOL/StroquOOL paper (ALT 2019) Figs. 3 and 5: wrapped sine and garland with noise b in "
+               "{0, 0.1, 1}",
+               {{"name", "tree-noisy"},
+                {"seeds", 10},
+                {"level", 0.95},
+                {"budget", 1000},
+                {"metric", "simple_regret"},
+                {"plots", {"metric_log"}},
+                // Random representatives: a cell center would hit wrapped_sine's optimum x = 1/2 at once.
+                {"algorithms", {tree_random("stroquool"), "poo", "hoo"}},
+                {"problems",
+                 {{{"name", "wrapped_sine"}, {"noise", {0.0, 0.1, 1.0}}},
+                  {{"name", "garland"}, {"noise", {0.0, 0.1, 1.0}}}}}}});
+  p.push_back({"tree-deterministic",
+               "SequOOL/StroquOOL paper (ALT 2019) Fig. 4: deterministic feedback, simple regret on a log scale",
+               {{"name", "tree-deterministic"},
+                {"seeds", 5},  // the runs differ by their random representatives only
+                {"level", 0.95},
+                {"budget", 1000},
+                {"noise", 0.0},
+                {"metric", "simple_regret"},
+                {"plots", {"metric_log"}},
+                {"algorithms",
+                 {tree_random("sequool"), tree_random("stroquool"), tree_random("soo"), tree_random("uniform-grid")}},
+                {"problems", {"garland", "wrapped_sine"}}}});
+  p.push_back({"bkb-scaling",
+               "BKB (COLT 2019) against exact GP-UCB on the same 1000 Sobol arms of hartmann6: time per step and "
+               "regret against t",
+               {{"name", "bkb-scaling"},
+                {"seeds", 2},
+                {"level", 0.95},
+                {"budget", 1000},
+                {"noise", 0.05},
+                {"metric", "cumulative_regret"},
+                {"plots", {"metric", "suggest_time"}},
+                {"algorithms",
+                 {{{"name", "bkb"},
+                   {"options",
+                    {{"arms", 1000}, {"lambda", 0.0025}, {"xi", 0.05}, {"lengthscale", 0.2}, {"beta", "fixed"},
+                     {"beta_scale", 0.2}, {"qbar", 1.0}}}},
+                  {{"name", "gp-ucb-arms"},
+                   {"options",
+                    {{"arms", 1000}, {"lambda", 0.0025}, {"xi", 0.05}, {"lengthscale", 0.2}, {"beta", "fixed"},
+                     {"beta_scale", 0.2}}}}}},
+                {"problems", {"hartmann6"}}}});
+  json hpo = json::array();
+  for (const char* model : {"rf", "mlp", "gb"})
+    for (const char* data : {"breast_cancer", "australian", "diabetes"})
+      hpo.push_back(std::string("hpo_") + model + "_" + data);
+  p.push_back({"goucb-hpo",
+               "GO-UCB paper (ICML 2023) Sec. 6.2, Figs. 3-5: hyperparameter tuning of random forest, MLP and "
+               "gradient boosting on three UCI data sets; f* = best accuracy seen in the sweep",
+               {{"name", "goucb-hpo"},
+                {"seeds", 5},  // Sec. 6.2: 5 folds
+                {"level", 0.95},
+                {"budget", 72},
+                {"noise", 0.0},
+                {"metric", "cumulative_regret"},
+                {"plots", {"metric"}},
+                {"algorithms", {"go-ucb", "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
+                {"problems", hpo}}});
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = make_presets();
+  return all;
+}
+
+SweepSpec preset_sweep(const std::string& name) {
+  std::string names;
+  for (const auto& p : presets()) {
+    if (p.name == name) {
+      SweepSpec s = parse_sweep(p.spec, "preset '" + name + "'");
+      s.description = p.description;
+      return s;
+    }
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  throw InvalidArgument("unknown preset '" + name + "'; valid presets: " + names);
+}
+
+}  // namespace optimist::experiment

@@ -1,0 +1,269 @@
+#include "optimist/experiment/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "optimist/core/trace.hpp"
+#include "optimist/experiment/runner.hpp"
+#include "optimist/experiment/statistics.hpp"
+
+namespace optimist::experiment {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::optional<double> get_number(const json& line, const char* key) {
+  const auto it = line.find(key);
+  if (it == line.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+/// One finished run, as per-t series (NaN where undefined).
+struct RunData {
+  Trace trace;
+  std::vector<double> f;          ///< noise-free value of evaluation t (NaN when failed)
+  std::vector<double> suggest_s;
+};
+
+/// Regret of a noise-free value in the improving direction, clamped at 0 (Objective::regret).
+double regret_of(double f, double f_star, Direction dir) {
+  const double r = dir == Direction::Maximize ? f_star - f : f - f_star;
+  return std::max(0.0, r);
+}
+
+struct Series {
+  std::vector<double> metric, cum, simple;
+};
+
+Series series_of(const RunData& run, double f_star, Direction dir, const SweepSpec& spec) {
+  Series s;
+  double cum = 0.0, best_regret = kNaN;
+  std::vector<double> cums;
+  for (std::size_t t = 0; t < run.f.size(); ++t) {
+    if (std::isfinite(run.f[t])) {  // failed evaluations add no regret
+      const double r = regret_of(run.f[t], f_star, dir);
+      cum += r;
+      best_regret = std::isfinite(best_regret) ? std::min(best_regret, r) : r;
+    }
+    s.cum.push_back(cum);
+    s.simple.push_back(best_regret);
+  }
+  switch (spec.metric) {
+    case Metric::CumulativeRegret: s.metric = s.cum; break;
+    case Metric::SimpleRegret: s.metric = s.simple; break;
+    case Metric::AveragePhase2Regret:
+      // Workshop paper Sec. 4: the average regret over Phase II rounds n+1..t; undefined before.
+      for (std::size_t t = 0; t < s.cum.size(); ++t) {
+        const std::size_t rounds = t + 1 > spec.phase1 ? t + 1 - spec.phase1 : 0;
+        s.metric.push_back(rounds > 0 ? (s.cum[t] - s.cum[spec.phase1 - 1]) / static_cast<double>(rounds) : kNaN);
+      }
+      break;
+  }
+  return s;
+}
+
+json interval_json(const std::vector<double>& values, double level) {
+  std::vector<double> finite;
+  for (double v : values)
+    if (std::isfinite(v)) finite.push_back(v);
+  if (finite.empty()) return {{"n", 0}, {"mean", nullptr}, {"sd", nullptr}, {"half_width", nullptr}};
+  const WaldInterval w = wald_interval(finite, level);
+  return {{"n", w.n}, {"mean", w.mean}, {"sd", w.n > 1 ? json(w.sd) : json(nullptr)},
+          {"half_width", w.half_width ? json(*w.half_width) : json(nullptr)}};
+}
+
+/// Mean and half-width at each t over the runs that reached t.
+void add_curve(json& curves, const std::string& key, const std::vector<std::vector<double>>& per_run,
+               std::size_t length, double level) {
+  json mean = json::array(), half = json::array();
+  for (std::size_t t = 0; t < length; ++t) {
+    std::vector<double> at;
+    for (const auto& r : per_run)
+      if (t < r.size() && std::isfinite(r[t])) at.push_back(r[t]);
+    if (at.empty()) {
+      mean.push_back(nullptr);
+      half.push_back(nullptr);
+      continue;
+    }
+    const WaldInterval w = wald_interval(at, level);
+    mean.push_back(w.mean);
+    half.push_back(w.half_width ? json(*w.half_width) : json(nullptr));
+  }
+  curves[key] = {{"mean", mean}, {"half_width", half}};
+}
+
+std::string fmt(const json& v, int digits = 4) {
+  if (!v.is_number()) return "n/a";
+  std::ostringstream os;
+  os.precision(digits);
+  os << v.get<double>();
+  return os.str();
+}
+
+std::string fmt_interval(const json& iv) {
+  if (!iv.at("mean").is_number()) return "n/a";
+  std::string s = fmt(iv.at("mean"));
+  if (iv.at("half_width").is_number()) s += " ± " + fmt(iv.at("half_width"), 3);
+  return s;
+}
+
+}  // namespace
+
+json summarize(const SweepSpec& spec, const std::string& out_dir) {
+  const std::vector<SweepRun> runs = plan_runs(spec, out_dir);
+  json out = {{"sweep", spec.to_json()},
+              {"level", spec.level},
+              {"z", normal_quantile(0.5 + spec.level / 2)},
+              {"metric", to_string(spec.metric)},
+              {"interval", "Wald: mean ± z sd / sqrt(K), sd the sample standard deviation (K - 1)"}};
+  if (spec.metric == Metric::AveragePhase2Regret) out["phase1"] = spec.phase1;
+  json problems_json = json::array();
+  std::size_t r = 0;
+  for (const auto& p : spec.problems) {
+    // Runs are planned problem-major, algorithm next: runs[r .. r + |A| K) belong to p.
+    std::vector<std::vector<RunData>> by_algorithm(spec.algorithms.size());
+    std::optional<TraceMeta> meta;
+    for (std::size_t a = 0; a < spec.algorithms.size(); ++a)
+      for (std::size_t k = 0; k < spec.seeds; ++k, ++r) {
+        const SweepRun& run = runs[r];
+        if (!is_finished(run)) continue;
+        RunData d{read_trace(run.trace_path), {}, {}};
+        for (const auto& e : d.trace.evaluations) {
+          d.f.push_back(get_number(e, "f").value_or(kNaN));
+          d.suggest_s.push_back(get_number(e, "suggest_s").value_or(kNaN));
+        }
+        if (!meta) meta = d.trace.meta;
+        by_algorithm[a].push_back(std::move(d));
+      }
+    json pj = {{"label", p.label}, {"name", p.name}, {"noise", p.noise}, {"budget", p.budget}};
+    if (!meta) {
+      pj["dim"] = p.dim;
+      pj["f_star"] = nullptr;
+      pj["f_star_source"] = "no finished run";
+      pj["algorithms"] = json::array();
+      problems_json.push_back(pj);
+      continue;
+    }
+    const Direction dir = meta->direction;
+    double f_star = kNaN;
+    if (meta->f_star) {
+      f_star = *meta->f_star;
+      pj["f_star_source"] = "known";
+    } else {
+      // GO-UCB paper Sec. 6.2: f* unknown, "the best empirical accuracy of each task".
+      for (const auto& runs_a : by_algorithm)
+        for (const auto& d : runs_a)
+          for (double f : d.f)
+            if (std::isfinite(f) && (!std::isfinite(f_star) || (dir == Direction::Maximize ? f > f_star : f < f_star)))
+              f_star = f;
+      pj["f_star_source"] = "best observed in sweep";
+    }
+    pj["dim"] = meta->dim;
+    pj["direction"] = to_string(dir);
+    pj["f_star"] = number(f_star);
+    json algs = json::array();
+    for (std::size_t a = 0; a < spec.algorithms.size(); ++a) {
+      const auto& data = by_algorithm[a];
+      json aj = {{"label", spec.algorithms[a].label}, {"name", spec.algorithms[a].name},
+                 {"runs", spec.seeds}, {"finished", data.size()}};
+      std::vector<std::vector<double>> metric, cum, simple, suggest;
+      std::vector<double> metric_T, cum_T, recommend_regret, all_suggest;
+      std::size_t length = 0;
+      for (const auto& d : data) {
+        Series s = series_of(d, f_star, dir, spec);
+        length = std::max(length, s.cum.size());
+        metric_T.push_back(s.metric.empty() ? kNaN : s.metric.back());
+        cum_T.push_back(s.cum.empty() ? kNaN : s.cum.back());
+        const auto rf = get_number(*d.trace.recommend, "f");
+        recommend_regret.push_back(rf && std::isfinite(f_star) ? regret_of(*rf, f_star, dir) : kNaN);
+        for (double v : d.suggest_s)
+          if (std::isfinite(v)) all_suggest.push_back(v);
+        metric.push_back(std::move(s.metric));
+        cum.push_back(std::move(s.cum));
+        simple.push_back(std::move(s.simple));
+        suggest.push_back(d.suggest_s);
+      }
+      aj["metric"] = interval_json(metric_T, spec.level);
+      aj["cum_regret"] = interval_json(cum_T, spec.level);
+      aj["recommend_simple_regret"] = interval_json(recommend_regret, spec.level);
+      aj["median_suggest_s"] = all_suggest.empty() ? json(nullptr) : json(median(all_suggest));
+      json curves = json::object();
+      json ts = json::array();
+      for (std::size_t t = 1; t <= length; ++t) ts.push_back(t);
+      curves["t"] = ts;
+      add_curve(curves, "metric", metric, length, spec.level);
+      add_curve(curves, "cum_regret", cum, length, spec.level);
+      add_curve(curves, "simple_regret", simple, length, spec.level);
+      add_curve(curves, "suggest_s", suggest, length, spec.level);
+      aj["curves"] = curves;
+      algs.push_back(aj);
+    }
+    pj["algorithms"] = algs;
+    problems_json.push_back(pj);
+  }
+  out["problems"] = problems_json;
+  return out;
+}
+
+std::string summary_markdown(const json& s) {
+  std::ostringstream md;
+  const json& sweep = s.at("sweep");
+  const std::string metric = s.at("metric").get<std::string>();
+  const double level = s.at("level").get<double>();
+  md << "# Sweep `" << sweep.at("name").get<std::string>() << "`\n\n";
+  if (sweep.contains("description")) md << sweep.at("description").get<std::string>() << "\n\n";
+  md << sweep.at("seeds").get<std::size_t>() << " seeds per (problem, algorithm), from seed "
+     << sweep.at("first_seed").get<std::uint64_t>() << ". Intervals: mean ± " << fmt(s.at("z"), 4)
+     << " sd / sqrt(K) (Wald, " << fmt(json(100 * level), 3) << "%). Metric: `" << metric << "`";
+  if (metric == "average_phase2_regret")
+    md << " = (1/(T-n)) sum of regrets over Phase II rounds n+1..T, n = " << s.at("phase1").get<std::size_t>();
+  if (metric == "simple_regret") md << " = f* - best noise-free f evaluated up to T";
+  md << ". Cumulative regret and simple regret use the noise-free f.\n";
+  for (const auto& p : s.at("problems")) {
+    md << "\n## " << p.at("label").get<std::string>() << "\n\n";
+    md << "`" << p.at("name").get<std::string>() << "`, d = " << p.at("dim") << ", noise sd "
+       << fmt(p.at("noise")) << ", budget T = " << p.at("budget") << ", f* = " << fmt(p.at("f_star"), 8);
+    const std::string src = p.at("f_star_source").get<std::string>();
+    if (src == "best observed in sweep")
+      md << " (**unknown: the best value observed for this problem across the whole sweep**, as in the GO-UCB paper, "
+            "Sec. 6.2)";
+    else if (src != "known")
+      md << " (" << src << ")";
+    md << ".\n\n| algorithm | runs | " << metric << " at T | cumulative regret at T | simple regret of recommend() "
+       << "| median suggest time (s) |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& a : p.at("algorithms")) {
+      md << "| " << a.at("label").get<std::string>() << " | " << a.at("finished") << "/" << a.at("runs") << " | "
+         << fmt_interval(a.at("metric")) << " | " << fmt_interval(a.at("cum_regret")) << " | "
+         << fmt_interval(a.at("recommend_simple_regret")) << " | " << fmt(a.at("median_suggest_s"), 3) << " |\n";
+    }
+  }
+  return md.str();
+}
+
+json write_summary(const SweepSpec& spec, const std::string& out_dir) {
+  const json s = summarize(spec, out_dir);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = out_dir + "/" + name;
+    const std::string partial = path + ".partial";
+    {
+      std::ofstream f(partial, std::ios::trunc);
+      f << text;
+      if (!f) throw InvalidArgument("cannot write '" + partial + "'");
+    }
+    std::filesystem::rename(partial, path);
+  };
+  write("summary.json", s.dump(1) + "\n");
+  write("summary.md", summary_markdown(s));
+  return s;
+}
+
+}  // namespace optimist::experiment

@@ -1,0 +1,330 @@
+// Parsing and checking a sweep specification (docs/bench.md, "Custom sweeps").
+#include "optimist/experiment/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "optimist/core/registry.hpp"
+#include "optimist/core/types.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace optimist::experiment {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void bad(const std::string& key, const json& value, const std::string& expected) const {
+    throw InvalidArgument("'" + key + "' in " + source_ + " must be " + expected + ", got " +
+                          (value.is_string() ? "'" + value.get<std::string>() + "'" : value.dump()));
+  }
+
+  void only_keys(const json& obj, const std::string& where, const std::vector<std::string>& keys) const {
+    for (const auto& [key, value] : obj.items()) {
+      (void)value;
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        throw InvalidArgument("unknown key '" + (where.empty() ? key : where + "." + key) + "' in " + source_ +
+                              "; valid keys: " + join(keys));
+    }
+  }
+
+  std::string text(const json& v, const std::string& key) const {
+    if (!v.is_string() || v.get_ref<const std::string&>().empty()) bad(key, v, "a non-empty string");
+    return v.get<std::string>();
+  }
+
+  // TOML integers arrive as signed numbers, JSON ones as unsigned: accept both, nothing looser.
+  std::uint64_t count(const json& v, const std::string& key, bool allow_zero = false) const {
+    const bool ok = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+    if (!ok || (!allow_zero && v.get<std::uint64_t>() == 0))
+      bad(key, v, allow_zero ? "a non-negative integer" : "a positive integer");
+    return v.get<std::uint64_t>();
+  }
+
+  double noise(const json& v, const std::string& key) const {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      bad(key, v, "a non-negative number (the noise standard deviation)");
+    return v.get<double>();
+  }
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+// "0.1", not format_double's round-trip "0.10000000000000001": labels are for people.
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+bool safe_label(const std::string& s) {
+  // Labels become folder names: no separators, no "..", nothing a shell would mangle.
+  if (s.empty() || s == "." || s == "..") return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+  });
+}
+
+std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) {
+  if (!list.is_array() || list.empty()) p.bad("algorithms", list, "a non-empty array of algorithms");
+  std::vector<SweepAlgorithm> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "algorithms[" + std::to_string(i) + "]";
+    const json& e = list[i];
+    SweepAlgorithm a;
+    if (e.is_string()) {
+      a.name = p.text(e, where);
+    } else if (e.is_object()) {
+      p.only_keys(e, where, {"name", "label", "options"});
+      if (!e.contains("name")) throw InvalidArgument("'" + where + ".name' is missing in " + p.source());
+      a.name = p.text(e.at("name"), where + ".name");
+      if (e.contains("label")) a.label = p.text(e.at("label"), where + ".label");
+      if (e.contains("options")) {
+        if (!e.at("options").is_object()) p.bad(where + ".options", e.at("options"), "a table/object of options");
+        a.options = e.at("options");
+        for (const char* reserved : {"name", "seed"})
+          if (a.options.contains(reserved))
+            throw InvalidArgument("'" + where + ".options." + reserved + "' in " + p.source() +
+                                  " cannot be set: the sweep sets it (use 'name' / 'seeds')");
+      }
+    } else {
+      p.bad(where, e, "an algorithm name or a table {name, label, options}");
+    }
+    if (a.label.empty()) a.label = a.name;
+    if (!safe_label(a.label)) p.bad(where + ".label", a.label, "a folder-safe name (letters, digits, - _ . +)");
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+struct Defaults {
+  std::optional<std::size_t> budget, dim;
+  std::optional<json> noise;
+};
+
+std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, const Defaults& d) {
+  if (!list.is_array() || list.empty()) p.bad("problems", list, "a non-empty array of problems");
+  std::vector<SweepProblem> out;
+  std::vector<bool> labelled;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "problems[" + std::to_string(i) + "]";
+    const json& e = list[i];
+    SweepProblem base;
+    std::string label;
+    json noise = d.noise.value_or(json(0.0));
+    std::string noise_key = "noise";
+    std::optional<std::size_t> budget = d.budget;
+    base.dim = d.dim.value_or(0);
+    if (e.is_string()) {
+      base.name = p.text(e, where);
+    } else if (e.is_object()) {
+      p.only_keys(e, where, {"name", "label", "dim", "noise", "budget"});
+      if (!e.contains("name")) throw InvalidArgument("'" + where + ".name' is missing in " + p.source());
+      base.name = p.text(e.at("name"), where + ".name");
+      if (e.contains("label")) label = p.text(e.at("label"), where + ".label");
+      if (e.contains("dim")) base.dim = p.count(e.at("dim"), where + ".dim");
+      if (e.contains("budget")) budget = p.count(e.at("budget"), where + ".budget");
+      if (e.contains("noise")) noise = e.at("noise"), noise_key = where + ".noise";
+    } else {
+      p.bad(where, e, "a problem name or a table {name, label, dim, noise, budget}");
+    }
+    if (!budget)
+      throw InvalidArgument("'" + where + ".budget' is missing in " + p.source() +
+                            " (give it per problem or as a top-level 'budget')");
+    base.budget = *budget;
+    const json noises = noise.is_array() ? noise : json::array({noise});
+    if (noises.empty()) p.bad(noise_key, noise, "a number or a non-empty array of numbers");
+    if (!label.empty() && noises.size() > 1)
+      throw InvalidArgument("'" + where + ".label' in " + p.source() +
+                            " cannot name several noise levels; drop it (labels are made per noise)");
+    for (std::size_t k = 0; k < noises.size(); ++k) {
+      SweepProblem inst = base;
+      inst.noise = p.noise(noises[k], noise.is_array() ? noise_key + "[" + std::to_string(k) + "]" : noise_key);
+      inst.label = label;
+      labelled.push_back(!label.empty());
+      out.push_back(std::move(inst));
+    }
+  }
+  // Default labels: the name, plus what tells apart instances of the same problem.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (labelled[i]) continue;
+    bool dims = false, noises = false, budgets = false;
+    for (std::size_t j = 0; j < out.size(); ++j) {
+      if (j == i || out[j].name != out[i].name) continue;
+      dims |= out[j].dim != out[i].dim;
+      noises |= out[j].noise != out[i].noise;
+      budgets |= out[j].budget != out[i].budget;
+    }
+    std::string label = out[i].name;
+    if (dims) label += "-d" + std::to_string(out[i].dim);
+    if (noises) label += "-noise" + short_number(out[i].noise);
+    if (budgets) label += "-T" + std::to_string(out[i].budget);
+    out[i].label = label;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (!safe_label(out[i].label))
+      p.bad("problems[" + std::to_string(i) + "].label", out[i].label, "a folder-safe name (letters, digits, - _ . +)");
+  return out;
+}
+
+template <class T>
+void unique_labels(const std::vector<T>& items, const std::string& what, const std::string& source) {
+  std::set<std::string> seen;
+  for (const auto& item : items)
+    if (!seen.insert(item.label).second)
+      throw InvalidArgument("two " + what + " in " + source + " have the label '" + item.label +
+                            "'; give them distinct 'label's");
+}
+
+Metric parse_metric(const Parser& p, const json& v) {
+  const std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (s == "cumulative_regret") return Metric::CumulativeRegret;
+  if (s == "average_phase2_regret") return Metric::AveragePhase2Regret;
+  if (s == "simple_regret") return Metric::SimpleRegret;
+  p.bad("metric", v, "one of: cumulative_regret, average_phase2_regret, simple_regret");
+}
+
+}  // namespace
+
+std::string to_string(Metric m) {
+  switch (m) {
+    case Metric::CumulativeRegret: return "cumulative_regret";
+    case Metric::AveragePhase2Regret: return "average_phase2_regret";
+    case Metric::SimpleRegret: return "simple_regret";
+  }
+  return "?";
+}
+
+SweepSpec parse_sweep(const json& j, const std::string& source) {
+  const Parser p(source);
+  if (!j.is_object()) throw InvalidArgument(source + ": the sweep must be a table/object, got " + j.dump());
+  p.only_keys(j, "", {"name", "description", "expected_time", "algorithms", "problems", "seeds", "first_seed",
+                      "level", "metric", "phase1", "plots", "budget", "dim", "noise"});
+  SweepSpec s;
+  if (j.contains("name")) s.name = p.text(j.at("name"), "name");
+  if (!safe_label(s.name)) p.bad("name", s.name, "a folder-safe name (letters, digits, - _ . +)");
+  if (j.contains("description")) s.description = p.text(j.at("description"), "description");
+  if (j.contains("expected_time")) s.expected_time = p.text(j.at("expected_time"), "expected_time");
+  if (j.contains("seeds")) s.seeds = p.count(j.at("seeds"), "seeds");
+  if (j.contains("first_seed")) s.first_seed = p.count(j.at("first_seed"), "first_seed", true);
+  if (j.contains("level")) {
+    const json& v = j.at("level");
+    if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0))
+      p.bad("level", v, "a confidence level strictly between 0 and 1 (e.g. 0.95)");
+    s.level = v.get<double>();
+  }
+  if (j.contains("metric")) s.metric = parse_metric(p, j.at("metric"));
+  if (j.contains("phase1")) s.phase1 = p.count(j.at("phase1"), "phase1");
+  if (s.metric == Metric::AveragePhase2Regret && s.phase1 == 0)
+    throw InvalidArgument("'phase1' (the Phase I length n, a positive integer) is required in " + source +
+                          " with metric average_phase2_regret");
+  if (j.contains("plots")) {
+    const json& v = j.at("plots");
+    if (!v.is_array() || v.empty()) p.bad("plots", v, "a non-empty array of: metric, metric_log, simple_regret, suggest_time");
+    s.plots.clear();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string what = v[i].is_string() ? v[i].get<std::string>() : "";
+      if (what != "metric" && what != "metric_log" && what != "simple_regret" && what != "suggest_time")
+        p.bad("plots[" + std::to_string(i) + "]", v[i], "one of: metric, metric_log, simple_regret, suggest_time");
+      s.plots.push_back(what);
+    }
+  }
+  Defaults d;
+  if (j.contains("budget")) d.budget = p.count(j.at("budget"), "budget");
+  if (j.contains("dim")) d.dim = p.count(j.at("dim"), "dim");
+  if (j.contains("noise")) d.noise = j.at("noise");
+  if (!j.contains("algorithms")) throw InvalidArgument("'algorithms' is missing in " + source);
+  if (!j.contains("problems")) throw InvalidArgument("'problems' is missing in " + source);
+  s.algorithms = parse_algorithms(p, j.at("algorithms"));
+  s.problems = parse_problems(p, j.at("problems"), d);
+  unique_labels(s.algorithms, "algorithms", source);
+  unique_labels(s.problems, "problems", source);
+  if (s.metric == Metric::AveragePhase2Regret)
+    for (const auto& pr : s.problems)
+      if (pr.budget <= s.phase1)
+        throw InvalidArgument("problem '" + pr.label + "' in " + source + ": budget " + std::to_string(pr.budget) +
+                              " leaves no Phase II after phase1 = " + std::to_string(s.phase1));
+  return s;
+}
+
+json SweepSpec::to_json() const {
+  json algs = json::array();
+  for (const auto& a : algorithms) algs.push_back({{"label", a.label}, {"name", a.name}, {"options", a.options}});
+  json probs = json::array();
+  for (const auto& p : problems)
+    probs.push_back({{"label", p.label}, {"name", p.name}, {"dim", p.dim}, {"noise", p.noise}, {"budget", p.budget}});
+  json j = {{"name", name},     {"algorithms", algs},
+            {"problems", probs}, {"seeds", seeds},
+            {"first_seed", first_seed}, {"level", level},
+            {"metric", to_string(metric)}, {"plots", plots}};
+  if (!description.empty()) j["description"] = description;
+  if (!expected_time.empty()) j["expected_time"] = expected_time;
+  if (metric == Metric::AveragePhase2Regret) j["phase1"] = phase1;
+  return j;
+}
+
+json optimizer_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed) {
+  json spec = a.options;
+  spec["name"] = a.name;
+  spec["seed"] = seed;
+  // As `optimist run`: algorithms that plan with the horizon get the budget unless set.
+  for (const auto& o : algorithm_info(a.name).options)
+    if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = p.budget;
+  return spec;
+}
+
+void check_available(const SweepSpec& spec) {
+  std::set<std::string> registered, catalog;
+  for (const auto& a : algorithms()) registered.insert(a.name);
+  for (const auto& p : problems()) catalog.insert(p.name);
+  std::vector<std::string> missing_algorithms, missing_problems;
+  for (const auto& a : spec.algorithms)
+    if (!registered.count(a.name) &&
+        std::find(missing_algorithms.begin(), missing_algorithms.end(), a.name) == missing_algorithms.end())
+      missing_algorithms.push_back(a.name);
+  for (const auto& p : spec.problems)
+    if (!catalog.count(p.name) &&
+        std::find(missing_problems.begin(), missing_problems.end(), p.name) == missing_problems.end())
+      missing_problems.push_back(p.name);
+  if (!missing_algorithms.empty() || !missing_problems.empty()) {
+    std::string msg = "sweep '" + spec.name + "' needs what this build does not have:";
+    if (!missing_algorithms.empty()) msg += " algorithms " + join(missing_algorithms) + ";";
+    if (!missing_problems.empty()) msg += " problems " + join(missing_problems) + ";";
+    msg += " see 'optimist list'";
+    throw InvalidArgument(msg);
+  }
+  for (const auto& p : spec.problems) {
+    try {
+      (void)make_problem(p.name, p.dim);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("problem '" + p.label + "' of sweep '" + spec.name + "': " + e.what());
+    }
+  }
+  // Options are checked once per (algorithm, budget): every run of the sweep then starts.
+  for (const auto& a : spec.algorithms)
+    for (const auto& p : spec.problems) {
+      try {
+        (void)resolve_options(optimizer_spec(a, p, spec.first_seed));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument("algorithm '" + a.label + "' of sweep '" + spec.name + "': " + e.what());
+      }
+    }
+}
+
+}  // namespace optimist::experiment

@@ -1,0 +1,139 @@
+// End-to-end tests of `optimist bench` and `optimist plot`.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+fs::path test_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() / ("optimist_bench_cli_" + std::to_string(getpid()) + "_" + info->name());
+  fs::create_directories(dir);
+  return dir;
+}
+
+Result cli(const std::string& args) {
+  const fs::path dir = test_dir();
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' " + args + " > '" +
+                          out.string() + "' 2> '" + err.string() + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::vector<json> untimed(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<json> lines;
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line);
+    j.erase("suggest_s");
+    j.erase("eval_s");
+    lines.push_back(j);
+  }
+  return lines;
+}
+
+bool have_matplotlib() { return std::system("/usr/bin/python3 -c 'import matplotlib' > /dev/null 2>&1") == 0; }
+
+TEST(BenchCli, TraceEqualsOptimistRunWithTheSameSeed) {
+  const fs::path dir = test_dir();
+  // TOML config; sequool plans with the horizon (gets the budget), random does not.
+  write(dir / "sweep.toml",
+        "name = \"same\"\nseeds = 2\nfirst_seed = 3\nbudget = 12\n"
+        "algorithms = [\"random\", { name = \"sequool\", options = { children = 3 } }]\n"
+        "[[problems]]\nname = \"branin\"\nnoise = 0.1\n");
+  const Result b = cli("bench --config sweep.toml --out out --jobs 2 --no-plot");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.err.find("4/4 runs"), std::string::npos) << b.err;
+  for (const std::string alg : {"random", "sequool"}) {
+    const std::string set = alg == "sequool" ? " --set children=3" : "";
+    const Result r = cli("run --problem branin --algorithm " + alg + " --budget 12 --seed 4 --noise 0.1 -q --out r-" +
+                         alg + ".jsonl" + set);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(untimed(dir / ("r-" + alg + ".jsonl")), untimed(dir / "out/traces/branin" / alg / "seed-4.jsonl")) << alg;
+  }
+  EXPECT_TRUE(fs::exists(dir / "out/summary.json"));
+  EXPECT_TRUE(fs::exists(dir / "out/summary.md"));
+  const Result again = cli("bench --config sweep.toml --out out --no-plot");
+  EXPECT_EQ(again.code, 0);
+  EXPECT_NE(again.err.find("4 already done"), std::string::npos) << again.err;
+}
+
+TEST(BenchCli, MissingAlgorithmFailsNamingIt) {
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"budget": 5, "algorithms": ["random", "no-such-algo"], "problems": ["branin"]})");
+  const Result r = cli("bench --config s.json --out out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no-such-algo"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/traces"));
+}
+
+TEST(BenchCli, BadInputNamesTheValue) {
+  const fs::path dir = test_dir();
+  write(dir / "s.toml", "budget = 5\nalgorithms = [\"random\"]\nproblems = [\"branin\"]\nlevle = 0.9\n");
+  Result r = cli("bench --config s.toml --out out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown key 'levle'"), std::string::npos) << r.err;
+  r = cli("bench --preset no-such-preset --out out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'no-such-preset'"), std::string::npos) << r.err;
+  r = cli("bench --preset tree-deterministic");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  r = cli("bench --preset tree-deterministic --seeds 0 --out o");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST(BenchCli, ListPresets) {
+  const Result r = cli("bench --list-presets");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name :
+       {"goucb-synthetic", "goucb-workshop", "tree-noisy", "tree-deterministic", "bkb-scaling", "goucb-hpo"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+TEST(BenchCli, PlotWritesPngAndSvg) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  const fs::path dir = test_dir();
+  write(dir / "s.json",
+        R"({"seeds": 2, "budget": 6, "plots": ["metric", "simple_regret", "suggest_time"],
+            "algorithms": ["random", "sobol"], "problems": ["branin", "hartmann6"]})");
+  Result r = cli("bench --config s.json --out out --no-plot -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/plots"));
+  r = cli("plot out");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : {"metric", "simple_regret", "suggest_time"})
+    for (const char* ext : {".png", ".svg"}) EXPECT_GT(fs::file_size(dir / "out/plots" / (std::string(f) + ext)), 1000u);
+  r = cli("plot nowhere");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("summary.json"), std::string::npos);
+}
+
+}  // namespace

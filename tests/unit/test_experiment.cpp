@@ -1,0 +1,321 @@
+// optimist::experiment: statistics, sweep parsing, presets, the resumable parallel runner, summary.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "optimist/core/registry.hpp"
+#include "optimist/core/trace.hpp"
+#include "optimist/experiment/runner.hpp"
+#include "optimist/experiment/statistics.hpp"
+#include "optimist/experiment/summary.hpp"
+#include "optimist/experiment/sweep.hpp"
+#include "optimist/problems/problem.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ex = optimist::experiment;
+using nlohmann::json;
+
+fs::path fresh_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() / ("optimist_experiment_" + std::to_string(getpid()) + "_" + info->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const optimist::InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// The lines of a trace without the timing fields (docs/trace-format.md, Determinism).
+std::vector<json> untimed(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> lines;
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line);
+    j.erase("suggest_s");
+    j.erase("eval_s");
+    lines.push_back(j);
+  }
+  return lines;
+}
+
+ex::RunnerOptions with_jobs(std::size_t jobs, std::function<bool()> should_stop = {}) {
+  ex::RunnerOptions o;
+  o.jobs = jobs;
+  o.should_stop = std::move(should_stop);
+  return o;
+}
+
+ex::SweepSpec tiny_sweep(std::size_t seeds = 2) {
+  return ex::parse_sweep({{"name", "tiny"},
+                          {"seeds", seeds},
+                          {"algorithms", {"random", "sobol"}},
+                          {"problems", {{{"name", "branin"}, {"budget", 8}, {"noise", 0.1}}}}},
+                         "test");
+}
+
+TEST(ExperimentStatistics, WaldIntervalMatchesHandComputedValues) {
+  // {1, 2, 3, 4}: mean 2.5, sample sd sqrt(5/3) = 1.2909944; z(95%) = 1.9599640, z(98%) = 2.3263479.
+  const auto w95 = ex::wald_interval({1, 2, 3, 4}, 0.95);
+  EXPECT_EQ(w95.n, 4u);
+  EXPECT_DOUBLE_EQ(w95.mean, 2.5);
+  EXPECT_NEAR(w95.sd, 1.2909944487358056, 1e-12);
+  EXPECT_NEAR(*w95.half_width, 1.959963984540054 * 1.2909944487358056 / 2, 1e-12);
+  EXPECT_NEAR(*w95.half_width, 1.2651, 1e-4);
+  const auto w98 = ex::wald_interval({1, 2, 3, 4}, 0.98);
+  EXPECT_NEAR(*w98.half_width, 2.3263478740408408 * 1.2909944487358056 / 2, 1e-12);
+  const auto one = ex::wald_interval({7}, 0.95);
+  EXPECT_DOUBLE_EQ(one.mean, 7);
+  EXPECT_FALSE(one.half_width.has_value());
+  EXPECT_NEAR(ex::normal_quantile(0.975), 1.959963984540054, 1e-14);
+  EXPECT_NEAR(ex::normal_quantile(0.001), -3.090232306167813, 1e-13);
+  EXPECT_NEAR(ex::normal_quantile(0.5), 0.0, 1e-15);
+  EXPECT_DOUBLE_EQ(ex::median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(ex::median({4, 1, 3, 2}), 2.5);
+  EXPECT_NE(error_of([] { ex::wald_interval({}, 0.95); }).find("no values"), std::string::npos);
+  EXPECT_NE(error_of([] { ex::wald_interval({1, 2}, 1.0); }).find("level"), std::string::npos);
+  EXPECT_NE(error_of([] { ex::wald_interval({1, std::nan("")}, 0.95); }).find("nan"), std::string::npos);
+}
+
+TEST(ExperimentSweep, ParseErrorsNameTheKeyAndValue) {
+  const json ok = {{"algorithms", {"random"}}, {"problems", {{{"name", "branin"}, {"budget", 5}}}}};
+  auto with = [&](const std::string& key, const json& v) {
+    json j = ok;
+    j[key] = v;
+    return error_of([&] { ex::parse_sweep(j, "s.toml"); });
+  };
+  EXPECT_NE(with("seed", 3).find("unknown key 'seed' in s.toml"), std::string::npos);
+  EXPECT_NE(with("seeds", -2).find("'seeds' in s.toml must be a positive integer, got -2"), std::string::npos);
+  EXPECT_NE(with("level", 95).find("'level'"), std::string::npos);
+  EXPECT_NE(with("metric", "regret").find("'regret'"), std::string::npos);
+  EXPECT_NE(with("plots", {"pretty"}).find("plots[0]"), std::string::npos);
+  EXPECT_NE(with("problems", {"branin", {{"name", "levy"}, {"dim", 0}, {"budget", 5}}}).find("problems[0].budget"),
+            std::string::npos);
+  EXPECT_NE(with("problems", {{{"name", "levy"}, {"dim", "3"}, {"budget", 5}}}).find("'problems[0].dim' in s.toml must be a positive integer, got '3'"),
+            std::string::npos);
+  EXPECT_NE(with("problems", {{{"name", "levy"}, {"budget", 5}, {"noise", {0.1, -1}}}}).find("problems[0].noise[1]"),
+            std::string::npos);
+  EXPECT_NE(with("algorithms", {{{"name", "random"}, {"options", {{"seed", 1}}}}}).find("algorithms[0].options.seed"),
+            std::string::npos);
+  EXPECT_NE(with("algorithms", {{{"name", "random"}, {"colour", 1}}}).find("unknown key 'algorithms[0].colour'"),
+            std::string::npos);
+  EXPECT_NE(with("algorithms", {"random", "random"}).find("label 'random'"), std::string::npos);
+  EXPECT_NE(with("algorithms", {{{"name", "random"}, {"label", "../x"}}}).find("'../x'"), std::string::npos);
+  json avg = ok;
+  avg["metric"] = "average_phase2_regret";
+  EXPECT_NE(error_of([&] { ex::parse_sweep(avg, "s"); }).find("'phase1'"), std::string::npos);
+}
+
+TEST(ExperimentSweep, NoiseListsExpandWithDistinctLabels) {
+  const auto s = ex::parse_sweep({{"budget", 10},
+                                  {"algorithms", {"random"}},
+                                  {"problems", {{{"name", "garland"}, {"noise", {0, 0.1, 1}}}, "branin"}}},
+                                 "t");
+  ASSERT_EQ(s.problems.size(), 4u);
+  EXPECT_EQ(s.problems[0].label, "garland-noise0");
+  EXPECT_EQ(s.problems[1].label, "garland-noise0.1");
+  EXPECT_EQ(s.problems[2].noise, 1.0);
+  EXPECT_EQ(s.problems[3].label, "branin");
+  EXPECT_EQ(s.run_count(), 4u * 5u);
+}
+
+TEST(ExperimentSweep, MissingAlgorithmsProblemsAndBadOptionsAreNamed) {
+  const auto s = ex::parse_sweep({{"budget", 10},
+                                  {"algorithms", {"random", "no-such-algorithm"}},
+                                  {"problems", {"branin", "no_such_problem"}}},
+                                 "t");
+  const std::string msg = error_of([&] { ex::check_available(s); });
+  EXPECT_NE(msg.find("no-such-algorithm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no_such_problem"), std::string::npos) << msg;
+  const auto bad_option = ex::parse_sweep(
+      {{"budget", 10}, {"algorithms", {{{"name", "random"}, {"options", {{"bogus", 1}}}}}}, {"problems", {"branin"}}}, "t");
+  EXPECT_NE(error_of([&] { ex::check_available(bad_option); }).find("bogus"), std::string::npos);
+  const auto bad_dim = ex::parse_sweep({{"budget", 10}, {"algorithms", {"random"}}, {"problems", {{{"name", "branin"}, {"dim", 7}}}}}, "t");
+  EXPECT_NE(error_of([&] { ex::check_available(bad_dim); }).find("7"), std::string::npos);
+}
+
+TEST(ExperimentSweep, EveryPresetParsesAndNamesExactlyWhatIsMissing) {
+  std::set<std::string> registered, catalog;
+  for (const auto& a : optimist::algorithms()) registered.insert(a.name);
+  for (const auto& p : optimist::problems()) catalog.insert(p.name);
+  for (const auto& name : {"goucb-synthetic", "goucb-workshop", "tree-noisy", "tree-deterministic", "bkb-scaling",
+                           "goucb-hpo"}) {
+    const ex::SweepSpec s = ex::preset_sweep(name);
+    std::vector<std::string> missing;
+    for (const auto& a : s.algorithms)
+      if (!registered.count(a.name)) missing.push_back(a.name);
+    for (const auto& p : s.problems)
+      if (!catalog.count(p.name)) missing.push_back(p.name);
+    const std::string msg = error_of([&] { ex::check_available(s); });
+    if (missing.empty()) {
+      EXPECT_EQ(msg, "(no error)") << name;
+    } else {
+      for (const auto& m : missing) EXPECT_NE(msg.find(m), std::string::npos) << name << ": " << msg;
+    }
+  }
+  EXPECT_EQ(ex::preset_sweep("goucb-workshop").level, 0.98);
+  EXPECT_EQ(ex::preset_sweep("tree-noisy").problems.size(), 6u);
+  EXPECT_NE(error_of([] { ex::preset_sweep("nope"); }).find("goucb-synthetic"), std::string::npos);
+}
+
+TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesRedone) {
+  const fs::path dir = fresh_dir();
+  const ex::SweepSpec spec = tiny_sweep();
+  const auto first = ex::run_sweep(spec, dir.string(), with_jobs(2));
+  EXPECT_EQ(first.progress.done, 4u);
+  EXPECT_EQ(first.progress.skipped, 0u);
+  const auto runs = ex::plan_runs(spec, dir.string());
+  EXPECT_EQ(runs[3].trace_path, (dir / "traces" / "branin" / "sobol" / "seed-1.jsonl").string());
+  for (const auto& r : runs) EXPECT_TRUE(optimist::read_trace(r.trace_path).complete());
+
+  const auto again = ex::run_sweep(spec, dir.string(), with_jobs(2));
+  EXPECT_EQ(again.progress.skipped, 4u);
+  EXPECT_EQ(again.progress.done, 0u);
+
+  // A killed run: only a partial file, cut mid-line; it must be redone, never taken as finished.
+  const std::string path = runs[1].trace_path;
+  const auto complete = untimed(path);
+  {
+    std::ifstream in(path);
+    std::string l1, l2, l3;
+    std::getline(in, l1), std::getline(in, l2), std::getline(in, l3);
+    std::ofstream partial(ex::temporary_path(path));
+    partial << l1 << "\n" << l2 << "\n" << l3.substr(0, l3.size() / 2);
+  }
+  fs::remove(path);
+  EXPECT_FALSE(ex::is_finished(runs[1]));
+  const auto resumed = ex::run_sweep(spec, dir.string(), with_jobs(1));
+  EXPECT_EQ(resumed.progress.skipped, 3u);
+  EXPECT_EQ(resumed.progress.done, 1u);
+  EXPECT_FALSE(fs::exists(ex::temporary_path(path)));
+  EXPECT_EQ(untimed(path), complete);
+
+  // Other settings in the same folder are refused, naming the file and the field.
+  ex::SweepSpec longer = spec;
+  longer.problems[0].budget = 9;
+  const auto plan = ex::plan_runs(longer, dir.string());
+  const std::string msg = error_of([&] { ex::is_finished(plan[0]); });
+  EXPECT_NE(msg.find("budget 8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("seed-0.jsonl"), std::string::npos) << msg;
+}
+
+TEST(ExperimentRunner, CancelledRunLeavesNoTrace) {
+  const fs::path dir = fresh_dir();
+  const ex::SweepSpec spec = tiny_sweep(1);
+  int polls = 0;
+  // Polled once by the worker before the run, then before every ask: stop at the 4th ask.
+  const auto out = ex::run_sweep(spec, dir.string(), with_jobs(1, [&] { return ++polls > 4; }));
+  EXPECT_TRUE(out.cancelled);
+  for (const auto& r : ex::plan_runs(spec, dir.string())) {
+    EXPECT_FALSE(fs::exists(r.trace_path));
+    EXPECT_FALSE(fs::exists(ex::temporary_path(r.trace_path)));
+  }
+}
+
+TEST(ExperimentRunner, ParallelRunsEqualSequentialOnes) {
+  const fs::path a = fresh_dir() / "a", b = a.parent_path() / "b";
+  const auto spec = ex::parse_sweep({{"seeds", 3},
+                                     {"algorithms", {"random", {{"name", "sequool"}}, "gp-ei"}},
+                                     {"problems", {{{"name", "branin"}, {"budget", 6}, {"noise", 0.2}}}}},
+                                    "t");
+  ex::run_sweep(spec, a.string(), with_jobs(1));
+  ex::run_sweep(spec, b.string(), with_jobs(3));
+  for (const auto& r : ex::plan_runs(spec, a.string())) {
+    const std::string other = (b / fs::relative(r.trace_path, a)).string();
+    EXPECT_EQ(untimed(r.trace_path), untimed(other)) << r.trace_path;
+  }
+  // Algorithms that plan with the horizon got the budget, as `optimist run` passes it.
+  EXPECT_EQ(optimist::read_trace((a / "traces/branin/sequool/seed-0.jsonl").string()).meta.options.at("budget"), 6);
+}
+
+TEST(ExperimentSummary, NumbersComeFromTheTraces) {
+  const fs::path dir = fresh_dir();
+  const ex::SweepSpec spec = tiny_sweep();
+  ex::run_sweep(spec, dir.string(), with_jobs(2));
+  const json s = ex::write_summary(spec, dir.string());
+  EXPECT_EQ(json::parse(std::ifstream(dir / "summary.json")), s);
+  EXPECT_NE(std::ifstream(dir / "summary.md").peek(), EOF);
+  ASSERT_EQ(s.at("problems").size(), 1u);
+  const json& p = s.at("problems")[0];
+  EXPECT_EQ(p.at("f_star_source"), "known");
+  for (std::size_t a = 0; a < 2; ++a) {
+    const json& alg = p.at("algorithms")[a];
+    std::vector<double> cum, simple, suggest;
+    for (std::size_t seed = 0; seed < 2; ++seed) {
+      const auto t = optimist::read_trace((dir / "traces/branin" / spec.algorithms[a].label /
+                                           ("seed-" + std::to_string(seed) + ".jsonl")).string());
+      cum.push_back(t.evaluations.back().at("cum_regret").get<double>());
+      simple.push_back(t.recommend->at("simple_regret").get<double>());
+      for (const auto& e : t.evaluations) suggest.push_back(e.at("suggest_s").get<double>());
+    }
+    const auto w = ex::wald_interval(cum, 0.95);
+    EXPECT_NEAR(alg.at("cum_regret").at("mean").get<double>(), (cum[0] + cum[1]) / 2, 1e-9);
+    EXPECT_NEAR(alg.at("cum_regret").at("half_width").get<double>(), 1.959963984540054 * std::abs(cum[0] - cum[1]) / std::sqrt(2.0) / std::sqrt(2.0), 1e-9);
+    EXPECT_NEAR(alg.at("metric").at("mean").get<double>(), w.mean, 1e-9);
+    EXPECT_NEAR(alg.at("recommend_simple_regret").at("mean").get<double>(), (simple[0] + simple[1]) / 2, 1e-9);
+    EXPECT_DOUBLE_EQ(alg.at("median_suggest_s").get<double>(), ex::median(suggest));
+    const json& curve = alg.at("curves").at("cum_regret");
+    ASSERT_EQ(curve.at("mean").size(), 8u);
+    EXPECT_NEAR(curve.at("mean")[7].get<double>(), w.mean, 1e-9);
+    EXPECT_EQ(alg.at("curves").at("t")[7], 8);
+  }
+}
+
+TEST(ExperimentSummary, UnknownOptimumIsTheBestValueSeenInTheSweep) {
+  const fs::path dir = fresh_dir();
+  const ex::SweepSpec spec = tiny_sweep();
+  ex::run_sweep(spec, dir.string(), with_jobs(2));
+  // Make every trace look like a problem without f* (as the hpo_* tasks are).
+  double best = std::numeric_limits<double>::infinity();  // branin is minimized
+  for (const auto& r : ex::plan_runs(spec, dir.string())) {
+    std::ifstream in(r.trace_path);
+    std::vector<json> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+    lines[0]["meta"]["f_star"] = nullptr;
+    for (auto& l : lines)
+      if (l.contains("i")) best = std::min(best, l.at("f").get<double>());
+    std::ofstream outf(r.trace_path, std::ios::trunc);
+    for (const auto& l : lines) outf << l.dump() << "\n";
+  }
+  const json s = ex::summarize(spec, dir.string());
+  const json& p = s.at("problems")[0];
+  EXPECT_EQ(p.at("f_star_source"), "best observed in sweep");
+  EXPECT_DOUBLE_EQ(p.at("f_star").get<double>(), best);
+  EXPECT_NE(ex::summary_markdown(s).find("best value observed"), std::string::npos);
+  double min_simple = 1e300;
+  for (const auto& a : p.at("algorithms"))
+    min_simple = std::min(min_simple, a.at("curves").at("simple_regret").at("mean").back().get<double>());
+  EXPECT_GE(min_simple, 0.0);
+}
+
+TEST(ExperimentSummary, AveragePhase2RegretIsTheMeanRegretAfterPhaseOne) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"seeds", 1},
+                                     {"metric", "average_phase2_regret"},
+                                     {"phase1", 3},
+                                     {"algorithms", {"random"}},
+                                     {"problems", {{{"name", "sine_1d"}, {"budget", 7}}}}},
+                                    "t");
+  ex::run_sweep(spec, dir.string(), with_jobs(1));
+  const auto t = optimist::read_trace((dir / "traces/sine_1d/random/seed-0.jsonl").string());
+  double sum = 0;
+  for (std::size_t i = 3; i < 7; ++i) sum += t.evaluations[i].at("regret").get<double>();
+  const json alg = ex::summarize(spec, dir.string()).at("problems")[0].at("algorithms")[0];
+  EXPECT_NEAR(alg.at("metric").at("mean").get<double>(), sum / 4, 1e-12);
+  EXPECT_TRUE(alg.at("curves").at("metric").at("mean")[2].is_null());  // t = 3: still Phase I
+}
+
+}  // namespace
