@@ -23,7 +23,17 @@ std::uint64_t floor_log2(std::uint64_t x) {
 }
 }  // namespace
 
-std::uint64_t StroquOOL::evaluations(std::uint64_t H, unsigned k) {
+std::uint64_t StroquOOL::p_max_for(std::uint64_t h_max, bool log2) {
+  if (h_max == 0) return 0;
+  if (log2) return floor_log2(h_max);
+  // Fig. 2: p_max = floor(log h_max), natural log (sec. 2: "without a subscript, log is the
+  // natural logarithm"); the largest p with e^p <= h_max, exact for integers.
+  std::uint64_t p = 0;
+  while (std::exp(static_cast<double>(p + 1)) <= static_cast<double>(h_max)) ++p;
+  return p;
+}
+
+std::uint64_t StroquOOL::evaluations(std::uint64_t H, unsigned k, bool p_max_log2) {
   if (H == 0) return 0;
   std::uint64_t e = k * H;  // Init: open P_{0,1} h_max times
   // T values of the cells of the current depth, in decreasing order: which cells are eligible
@@ -43,32 +53,32 @@ std::uint64_t StroquOOL::evaluations(std::uint64_t H, unsigned k) {
     }
     avail.swap(next);
   }
-  return e + (floor_log2(H) + 1) * (H / 2);  // cross-validation: (p_max + 1) * floor(h_max / 2)
+  return e + (p_max_for(H, p_max_log2) + 1) * (H / 2);  // cross-validation: (p_max + 1) * floor(h_max / 2)
 }
 
-std::uint64_t StroquOOL::fit_h_max(std::uint64_t n, unsigned k) {
-  if (evaluations(1, k) > n) return 0;
+std::uint64_t StroquOOL::fit_h_max(std::uint64_t n, unsigned k, bool p_max_log2) {
+  if (evaluations(1, k, p_max_log2) > n) return 0;
   std::uint64_t lo = 1, hi = 2;
-  while (evaluations(hi, k) <= n) {
+  while (evaluations(hi, k, p_max_log2) <= n) {
     lo = hi;
     hi *= 2;
   }
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (evaluations(mid, k) <= n) lo = mid; else hi = mid;
+    if (evaluations(mid, k, p_max_log2) <= n) lo = mid; else hi = mid;
   }
   return lo;
 }
 
-StroquOOL::StroquOOL(const Space& space, Direction direction, const TreeOptions& options)
-    : TreeOptimizer("stroquool", space, direction, options) {
+StroquOOL::StroquOOL(const Space& space, Direction direction, const TreeOptions& options, bool p_max_log2)
+    : TreeOptimizer("stroquool", space, direction, options), p_max_log2_(p_max_log2) {
   start_run();
 }
 
 void StroquOOL::start_run() {
   n_run_ = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
-  h_max_ = fit_h_max(n_run_, opt_.children);
-  p_max_ = h_max_ ? floor_log2(h_max_) : 0;
+  h_max_ = fit_h_max(n_run_, opt_.children, p_max_log2_);
+  p_max_ = p_max_for(h_max_, p_max_log2_);
   depth_ = 0;
   cv_planned_ = run_done_ = false;
   level_begin_ = 0;
@@ -140,7 +150,7 @@ bool StroquOOL::decide() {
     }
     // Cross-validation: x(n,p) = argmax over T_{h,i} >= 2^p of f^_{h,i}, each evaluated
     // floor(h_max/2) times; what the floors leave of n is shared among them (Appendix B).
-    const std::uint64_t left = n_run_ - evaluations(H, k);
+    const std::uint64_t left = n_run_ - evaluations(H, k, p_max_log2_);
     cv_sum_.assign(p_max_ + 1, 0.0);
     cv_count_.assign(p_max_ + 1, 0);
     for (std::uint64_t p = 0; p <= p_max_; ++p) {
@@ -223,8 +233,9 @@ AlgorithmInfo stroquool_info() {
   info.family = "tree";
   info.summary = "StroquOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 2): noisy feedback, repeated evaluations and cross-validation";
   info.options = tree_detail::tree_option_specs(true);
+  info.options.push_back({"p_max", "log2", "cross-validation candidates p = 0..p_max: floor(log2 h_max) as in sec. 4.1's text (every T = 2^p up to h_max), or floor(ln h_max) as written in Fig. 2", {"log2", "ln"}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<StroquOOL>(space, direction, tree_detail::tree_options(v, true));
+    return std::make_unique<StroquOOL>(space, direction, tree_detail::tree_options(v, true), v.get<std::string>("p_max") != "ln");
   };
   return info;
 }

@@ -40,9 +40,13 @@ std::uint32_t TreeOptimizer::new_children(std::uint32_t node, unsigned count) {
 
 void TreeOptimizer::plan(std::uint32_t node, std::uint32_t reps, std::uint32_t tag) {
   if (reps == 0) return;
-  plan_.push_back(Step{node, reps, tag});
   planned_[node] += reps;
-  run_planned_ += reps;
+  push_step(Step{node, reps, tag});
+}
+
+void TreeOptimizer::push_step(const Step& step) {
+  plan_.push_back(step);
+  run_planned_ += step.reps;
 }
 
 Vector TreeOptimizer::representative(std::uint32_t node) const {
@@ -81,7 +85,7 @@ std::vector<Vector> TreeOptimizer::propose(std::size_t) {
   }
   const std::uint64_t id = history().size() + pending().size();  // the id ask() gives this point
   pending_steps_.push_back(PendingStep{id, run_, *s});
-  std::vector<Vector> out{representative(s->node)};
+  std::vector<Vector> out{step_point(*s)};
   advance();
   return out;
 }
@@ -104,7 +108,7 @@ void TreeOptimizer::observe(const Observation& obs, double y) {
   // External tell (replay, warm start): the next planned step if it is that point.
   const Step* s = next_step();
   if (!s) return;
-  const Vector u = space().snap_unit(representative(s->node));
+  const Vector u = space().snap_unit(step_point(*s));
   if ((u - obs.trial.unit).cwiseAbs().maxCoeff() > kMatchTolerance) return;
   const Step step = *s;
   advance();

@@ -53,6 +53,12 @@ class TreeOptimizer : public Optimizer {
 
   /// Schedules `reps` evaluations of `node` (planned_ counts them at once).
   void plan(std::uint32_t node, std::uint32_t reps, std::uint32_t tag = 0);
+  /// Schedules a step without touching planned_ (algorithms keeping their own trees: HOO, POO).
+  void push_step(const Step& step);
+  /// Adds a successful value to the step's statistics (default: sum_/count_ of step.node), then on_value().
+  virtual void record(const Step& step, double y);
+  /// The unit point a step evaluates (default: representative(step.node)).
+  virtual Vector step_point(const Step& step) const { return representative(step.node); }
   /// New run (doubling trick): empty tree, statistics cleared, stale pending tells ignored.
   void reset_tree();
   /// Empirical mean, -inf when the node has no successful value.
@@ -77,7 +83,6 @@ class TreeOptimizer : public Optimizer {
   void observe_failure(const Observation& obs) override;
   const Step* next_step();
   void advance();
-  void record(const Step& step, double y);
 
   struct PendingStep {
     std::uint64_t id;
@@ -123,13 +128,17 @@ class SequOOL : public TreeOptimizer {
 /// StroquOOL (ALT 2019, Fig. 2) with the exact evaluation count (Appendix B) fitted to the budget.
 class StroquOOL : public TreeOptimizer {
  public:
-  StroquOOL(const Space& space, Direction direction, const TreeOptions& options);
+  /// `p_max_log2`: p_max = floor(log2 h_max) (sec. 4.1's text, the default) or Fig. 2's floor(ln h_max).
+  StroquOOL(const Space& space, Direction direction, const TreeOptions& options, bool p_max_log2 = true);
+  /// p_max of Fig. 2, floor(ln h_max), or floor(log2 h_max) (sec. 4.1's text).
+  static std::uint64_t p_max_for(std::uint64_t h_max, bool log2);
   /// Evaluations of a run with parameter h_max (exploration + (p_max+1) * floor(h_max/2)
   /// cross-validation), independent of the function values.
-  static std::uint64_t evaluations(std::uint64_t h_max, unsigned k);
+  static std::uint64_t evaluations(std::uint64_t h_max, unsigned k, bool p_max_log2 = true);
   /// Largest h_max with evaluations(h_max, k) <= n (0 if none).
-  static std::uint64_t fit_h_max(std::uint64_t n, unsigned k);
+  static std::uint64_t fit_h_max(std::uint64_t n, unsigned k, bool p_max_log2 = true);
   std::uint64_t h_max() const { return h_max_; }
+  std::uint64_t p_max() const { return p_max_; }
   /// Openings per depth (index h) and evaluations per depth (children evaluations planned at h).
   const std::vector<std::uint64_t>& openings() const { return openings_; }
   const std::vector<std::uint64_t>& exploration_evaluations() const { return evals_; }
@@ -146,6 +155,7 @@ class StroquOOL : public TreeOptimizer {
  private:
   void start_run();
   std::uint32_t output() const;
+  bool p_max_log2_ = true;
   std::uint64_t n_run_ = 0, h_max_ = 0, p_max_ = 0;
   std::size_t depth_ = 0;
   bool cv_planned_ = false, run_done_ = false;

@@ -1,0 +1,145 @@
+// StoSOO, Valko, Carpentier & Munos, "Stochastic simultaneous optimistic optimization", ICML 2013,
+// Algorithm 1, over the shared partition.
+#include "optimist/algorithms/tree/stosoo.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace optimist {
+
+namespace tree_detail {
+TreeOptions tree_options(const OptionValues& v, bool with_budget);
+std::vector<OptionSpec> tree_option_specs(bool with_budget);
+}  // namespace tree_detail
+
+namespace {
+constexpr double kFirstHorizon = 64.0;
+}
+
+StoSoo::StoSoo(const Space& space, Direction direction, const TreeOptions& options, std::uint32_t k, std::uint32_t h_max,
+               double delta)
+    : TreeOptimizer("stosoo", space, direction, options), fixed_k_(k), fixed_h_max_(h_max), fixed_delta_(delta) {
+  if (!(delta >= 0.0 && delta < 1.0)) throw InvalidArgument("stosoo: option delta must be in [0, 1) (0: 1/sqrt(n)), got " + std::to_string(delta));
+  set_horizon(options.budget ? static_cast<double>(options.budget) : kFirstHorizon);
+  leaves_.assign(1, {0});
+}
+
+void StoSoo::set_horizon(double n) {
+  // Sec. 4 (the choices of the analysis and experiments): k = n / (ln n)^3, h_max = sqrt(n / k),
+  // delta = 1 / sqrt(n).
+  horizon_ = n;
+  const double ln_n = std::log(std::max(n, 3.0));
+  k_ = fixed_k_ ? fixed_k_ : static_cast<std::uint32_t>(std::max(1.0, std::floor(n / (ln_n * ln_n * ln_n))));
+  h_max_ = fixed_h_max_ ? fixed_h_max_ : static_cast<std::uint32_t>(std::max(1.0, std::floor(std::sqrt(n / k_))));
+  delta_ = fixed_delta_ > 0.0 ? fixed_delta_ : 1.0 / std::sqrt(n);
+  log_term_ = std::log(n * k_ / delta_);
+}
+
+// b_{h,j}(t) = mu^_{h,j}(t) + sqrt(ln(n k / delta) / (2 T_{h,j}(t))), +inf when T = 0.
+double StoSoo::b_value(std::uint32_t node) const {
+  if (count_[node] == 0) return HUGE_VAL;
+  return mean(node) + std::sqrt(log_term_ / (2.0 * count_[node]));
+}
+
+bool StoSoo::decide() {
+  if (opt_.budget == 0 && static_cast<double>(run_planned_ + 1) > horizon_) set_horizon(2.0 * horizon_);
+  // Bounded: each depth is visited at most twice before something is evaluated or we give up.
+  for (std::size_t guard = 0; guard < 2 * (h_max_ + 2) + 2; ++guard) {
+    const std::size_t limit = std::min<std::size_t>(leaves_.size() - 1, h_max_);
+    if (h_ > limit) {  // Algorithm 1: "for h = 0 to min(depth(T), h_max)", v_max = -inf per sweep
+      if (!sweep_progress_ && guard > 0) break;
+      h_ = 0;
+      v_max_ = -HUGE_VAL;
+      sweep_progress_ = false;
+    }
+    const std::size_t h = h_++;
+    auto& level = leaves_[h];
+    if (level.empty()) continue;
+    // "Among all leaves (h,j) of depth h, select (h,i) in argmax b_{h,j}(t)" (ties: first created).
+    std::size_t best = 0;
+    double best_b = -HUGE_VAL;
+    for (std::size_t j = 0; j < level.size(); ++j) {
+      const double b = b_value(level[j]);
+      if (b > best_b || (b == best_b && level[j] < level[best])) {
+        best_b = b;
+        best = j;
+      }
+    }
+    if (best_b < v_max_) continue;  // "if b_{h,i}(t) >= v_max"
+    const std::uint32_t node = level[best];
+    sweep_progress_ = true;
+    if (planned_[node] < k_) {  // "if T_{h,i}(t) < k then evaluate x_{h,i}; t <- t + 1"
+      plan(node, 1);
+      return true;
+    }
+    // "else expand this node: add its K children to T; v_max <- b_{h,i}(t)"
+    level[best] = level.back();
+    level.pop_back();
+    const std::uint32_t first = new_children(node);
+    if (leaves_.size() <= h + 1) leaves_.resize(h + 2);
+    for (unsigned c = 0; c < opt_.children; ++c) leaves_[h + 1].push_back(first + c);
+    v_max_ = best_b;
+    if (h > deepest_expanded_depth_ || deepest_expanded_.empty()) {
+      deepest_expanded_depth_ = static_cast<std::uint32_t>(h);
+      deepest_expanded_.clear();
+    }
+    if (h == deepest_expanded_depth_) deepest_expanded_.push_back(node);
+  }
+  // Every leaf down to h_max is evaluated k times and cannot be expanded usefully (tiny budgets,
+  // or values pending): evaluate again the leaf of largest b within depth h_max + 1.
+  std::uint32_t best = 0;
+  double best_b = -HUGE_VAL;
+  for (std::size_t h = 0; h < leaves_.size() && h <= h_max_ + 1; ++h)
+    for (std::uint32_t node : leaves_[h])
+      if (b_value(node) > best_b) {
+        best_b = b_value(node);
+        best = node;
+      }
+  plan(best, 1);
+  return true;
+}
+
+Vector StoSoo::recommend_unit() const {
+  // Output: the representative of highest mu^ among the deepest expanded nodes (before any
+  // expansion: the evaluated node of highest mu^).
+  std::uint32_t best = 0;
+  double best_mean = -HUGE_VAL;
+  if (!deepest_expanded_.empty()) {
+    for (std::uint32_t node : deepest_expanded_)
+      if (mean(node) > best_mean) {
+        best_mean = mean(node);
+        best = node;
+      }
+  } else {
+    for (std::uint32_t node = 0; node < tree_.size(); ++node)
+      if (mean(node) > best_mean) {
+        best_mean = mean(node);
+        best = node;
+      }
+  }
+  if (best_mean == -HUGE_VAL) return Optimizer::recommend_unit();
+  return representative(best);
+}
+
+AlgorithmInfo stosoo_info() {
+  AlgorithmInfo info;
+  info.name = "stosoo";
+  info.family = "tree";
+  info.summary = "StoSOO (Valko, Carpentier & Munos, ICML 2013): SOO for noisy evaluations, unknown smoothness";
+  info.options = tree_detail::tree_option_specs(true);
+  info.options.back().help = "n, which sets the defaults of k, h_max and delta (the CLI passes --budget); 0: anytime, n doubling from 64";
+  info.options.push_back({"k", 0, "evaluations of a leaf before it can be expanded; 0: n / ln^3 n (at least 1)", {}});
+  info.options.push_back({"h_max", 0, "deepest depth a sweep visits; 0: sqrt(n / k)", {}});
+  info.options.push_back({"delta", 0.0, "confidence of the b-values, in (0,1); 0: 1/sqrt(n)", {}});
+  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+    const auto k = v.get<std::int64_t>("k");
+    const auto h_max = v.get<std::int64_t>("h_max");
+    if (k < 0 || k > 1000000000) throw InvalidArgument("stosoo: option k must be in 0..1e9 (0: n/ln^3 n), got " + std::to_string(k));
+    if (h_max < 0 || h_max > 100000) throw InvalidArgument("stosoo: option h_max must be in 0..100000 (0: sqrt(n/k)), got " + std::to_string(h_max));
+    return std::make_unique<StoSoo>(space, direction, tree_detail::tree_options(v, true), static_cast<std::uint32_t>(k),
+                                    static_cast<std::uint32_t>(h_max), v.get<double>("delta"));
+  };
+  return info;
+}
+
+}  // namespace optimist
