@@ -1,6 +1,5 @@
 #include "algorithms/builtin.hpp"
 
-#include "optimist/algorithms/bandit/bbkb.hpp"
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
@@ -33,7 +32,6 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       poo_info(),
       bkb_info(),
       gp_ucb_arms_info(),
-      bbkb_info(),
   };
 }
 
