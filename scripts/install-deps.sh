@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libeigen3-dev liblbfgspp-dev nlohmann-json3-dev
           libcli11-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev
-          libbenchmark-dev python3-matplotlib)
+          libbenchmark-dev python3-matplotlib python3-sklearn)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,11 +5,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <utility>
 
+#include "cli/config.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "cli/settings.hpp"
 #include "cli/summary.hpp"
+#include "optimist/core/external_objective.hpp"
 #include "optimist/core/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/trace.hpp"
@@ -41,6 +44,11 @@ constexpr FlagDoc kFlags[] = {
     {"target", "VALUE", "stop once an observed value reaches VALUE"},
     {"batch", "Q", "points per ask (evaluated in order; default 1)"},
     {"on_failure", "stop|mark-failed", "when the objective fails: end the run (default) or record and go on"},
+    {"objective_command", "CMD", "instead of --problem: your program, kept running, reading one JSON line "
+                                 "{\"x\": [...], \"params\": {...}} per evaluation and printing {\"y\": value}"},
+    {"space", "FILE", "with --objective-command: the parameters (.json or .toml, a 'parameters' list)"},
+    {"direction", "maximize|minimize", "with --objective-command: what to do with the printed value"},
+    {"objective_timeout", "SECONDS", "with --objective-command: fail an evaluation not answered in time"},
 };
 
 std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem,
@@ -66,10 +74,30 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
   return std::make_unique<TraceWriter>(s.out, meta, problem.space);
 }
 
+/// The user's program as a Problem (for the trace and summary) and its Objective.
+std::pair<Problem, Objective> external_problem(const RunSettings& s) {
+  Problem problem;
+  try {
+    problem.space = Space::from_json(load_config(s.space));
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    throw InvalidArgument("--space: " + what);
+  }
+  problem.name = s.objective_command;
+  problem.dim = problem.space.dim();
+  problem.direction = *s.direction;
+  ExternalCommand command;
+  command.argv = split_command_line(s.objective_command);
+  command.timeout_s = s.objective_timeout;
+  // No noise_free: the driver would ask the program twice per point.
+  Objective objective = external_objective(command, problem.space, problem.direction, problem.name);
+  return {std::move(problem), std::move(objective)};
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& parent, RunCommand& cmd) {
-  cmd.app = parent.add_subcommand("run", "Optimize a benchmark problem with one algorithm");
+  cmd.app = parent.add_subcommand("run", "Optimize a benchmark problem, or your own program, with one algorithm");
   for (const auto& f : kFlags)
     cmd.given[f.key] = cmd.app->add_option(flag_name(f.key), cmd.values[f.key], f.help)->type_name(f.metavar);
   cmd.app->add_option("--set", cmd.set, "algorithm option (repeatable); VALUE is parsed as JSON if it can be")
@@ -94,8 +122,14 @@ int run_command(const RunCommand& cmd) {
   if (cmd.config_flag->count() > 0) config = cmd.config;
   const RunSettings s = resolve_settings(flags, cmd.set, config);
 
-  const Problem problem = make_problem(s.problem, s.dim);
-  const Objective objective = problem.objective(s.noise, derive_seed(s.seed, kNoiseStream));
+  const auto [problem, objective] =
+      s.objective_command.empty()
+          ? [&s] {
+              Problem p = make_problem(s.problem, s.dim);
+              Objective o = p.objective(s.noise, derive_seed(s.seed, kNoiseStream));
+              return std::pair{std::move(p), std::move(o)};
+            }()
+          : external_problem(s);
   nlohmann::json spec = s.options;
   spec["name"] = s.algorithm;
   spec["seed"] = s.seed;

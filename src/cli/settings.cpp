@@ -125,7 +125,8 @@ void add_option(nlohmann::json& options, const std::string& key, nlohmann::json 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {"problem", "dim",    "algorithm", "budget",
                                                 "seed",    "noise",  "out",       "time_limit",
-                                                "target",  "batch",  "on_failure", "options"};
+                                                "target",  "batch",  "on_failure", "options",
+                                                "objective_command", "space", "direction", "objective_timeout"};
   return keys;
 }
 
@@ -160,7 +161,29 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
   const Sources src(flags, config, config_path.value_or(""));
   RunSettings s;
 
-  s.problem = as_string(src.require("problem", "valid problems: " + join(problem_names())));
+  if (auto v = src.get("objective_command")) s.objective_command = as_string(*v);
+  if (s.objective_command.empty()) {
+    s.problem = as_string(src.require("problem", "valid problems: " + join(problem_names()) +
+                                                     "; or optimize your own program with --objective-command"));
+    for (const char* key : {"space", "direction", "objective_timeout"})
+      if (auto v = src.get(key)) bad(*v, "given only with --objective-command (it would be ignored)");
+  } else {
+    if (auto v = src.get("problem"))
+      bad(*v, "absent when --objective-command is given (one objective per run)");
+    for (const char* key : {"dim", "noise"})
+      if (auto v = src.get(key)) bad(*v, "absent with --objective-command (the --space file sets the dimension)");
+    s.space = as_string(src.require("space", "the parameters of the objective command: a JSON or TOML file with a "
+                                             "'parameters' list (see docs/hpo.md)"));
+    const Value d = src.require("direction", "'maximize' or 'minimize' the value the command prints");
+    const std::string dir = d.json.is_string() ? d.json.get<std::string>() : "";
+    if (dir == "maximize" || dir == "max") s.direction = Direction::Maximize;
+    else if (dir == "minimize" || dir == "min") s.direction = Direction::Minimize;
+    else bad(d, "one of: maximize, minimize");
+    if (auto v = src.get("objective_timeout")) {
+      s.objective_timeout = as_finite(*v, "a positive number of seconds");
+      if (*s.objective_timeout <= 0) bad(*v, "a positive number of seconds");
+    }
+  }
   s.algorithm = as_string(src.require("algorithm", "valid algorithms: " + join(algorithm_names())));
   s.budget = as_positive(src.require("budget", "the number of evaluations, a positive integer"));
   if (auto v = src.get("dim")) s.dim = as_positive(*v);

@@ -26,6 +26,11 @@ struct RunSettings {
   std::size_t batch = 1;
   FailurePolicy on_failure = FailurePolicy::Stop;
   nlohmann::json options = nlohmann::json::object();  ///< algorithm options (no name/seed)
+  // Instead of a problem: the user's program as the objective (docs/hpo.md, "Your own program").
+  std::string objective_command;  ///< program and arguments, split like a shell; empty: use `problem`
+  std::string space;              ///< search-space file (.json/.toml), required with objective_command
+  std::optional<Direction> direction;       ///< required with objective_command
+  std::optional<double> objective_timeout;  ///< seconds to wait for one answer
 };
 
 /// Keys a config file may hold (also the keys of `flags`, which use them with '_').

@@ -57,5 +57,7 @@ inline std::function<std::vector<Vector>(std::size_t)> points(std::vector<std::v
 
 std::vector<ProblemInfo> paper_problems();
 std::vector<ProblemInfo> classic_problems();
+/// GO-UCB sec. 6.2 hyperparameter tuning (hpo_problems.cpp): f* unknown, values from a Python worker.
+std::vector<ProblemInfo> hpo_problems();
 
 }  // namespace optimist::detail

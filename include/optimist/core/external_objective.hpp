@@ -1,0 +1,91 @@
+// Objectives computed by an external program: a persistent child process that answers one JSON
+// line per evaluation.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "optimist/core/objective.hpp"
+#include "optimist/core/space.hpp"
+
+namespace optimist {
+
+/// The child misbehaved: it could not start, exited, printed a line that is not the expected
+/// JSON, reported an error, or did not answer in time. The message says which, with the tail of
+/// its stderr. The driver records it as a failed evaluation.
+class ExternalProcessError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ExternalCommand {
+  /// Program and arguments, run directly (no shell); the program is looked up on PATH when it
+  /// has no '/'. split_command_line turns a typed command into this.
+  std::vector<std::string> argv;
+  /// Added to (or replacing in) the child's environment.
+  std::map<std::string, std::string> env;
+  /// Seconds to wait for one answer (the first includes the child's start-up); none: wait.
+  std::optional<double> timeout_s;
+  /// Copy the child's stderr to ours as it arrives. Either way its last lines go into errors.
+  bool forward_stderr = false;
+};
+
+/// A child process started on the first request and kept for the next ones: each request is one
+/// JSON line on its stdin, each answer one JSON line on its stdout. The child runs in its own
+/// process group (a terminal's Ctrl-C reaches only the optimizer, which finishes the evaluation
+/// in progress). After a failure (exit, garbage, timeout) the child is killed and the next
+/// request starts a fresh one. Thread-safe: requests are serialized.
+class JsonLineProcess {
+ public:
+  /// Throws InvalidArgument if argv is empty, the program is not found or timeout_s is not > 0.
+  explicit JsonLineProcess(ExternalCommand command);
+  /// Closes the child's stdin, gives it a moment to exit, then kills its process group.
+  ~JsonLineProcess();
+  JsonLineProcess(const JsonLineProcess&) = delete;
+  JsonLineProcess& operator=(const JsonLineProcess&) = delete;
+
+  /// Sends `message` (one line) and returns the next non-blank line parsed as JSON. Throws
+  /// ExternalProcessError.
+  nlohmann::json request(const nlohmann::json& message);
+
+  /// How many times a child was started (1 in a healthy run).
+  std::size_t starts() const;
+  const ExternalCommand& command() const { return command_; }
+
+ private:
+  struct Child;
+  void start();
+  void stop_child(bool graceful);
+  [[noreturn]] void fail(const std::string& what);
+
+  ExternalCommand command_;
+  std::string display_;  ///< the command as shown in messages
+  mutable std::mutex mutex_;
+  std::unique_ptr<Child> child_;
+  std::size_t starts_ = 0;
+};
+
+/// The value in an answer: {"y": number} or a bare number. {"error": "text"} and anything else
+/// (missing or non-finite "y") throw ExternalProcessError quoting the answer.
+double value_from_answer(const nlohmann::json& answer);
+
+/// An Objective whose value at a user point x is asked of a persistent child: the request is
+/// {"x": [...], "params": {name: value, ...}} (categorical parameters by choice name; see
+/// Space::point_to_json) and the answer {"y": value} or {"error": "why"}. The child is started on
+/// the first evaluation and shared by the Objective's copies.
+Objective external_objective(ExternalCommand command, const Space& space, Direction direction,
+                             std::string name = "external");
+
+/// Splits a command typed as in a POSIX shell (quotes and backslashes; no variables, globs or
+/// command substitution) into argv. Throws InvalidArgument naming the text.
+std::vector<std::string> split_command_line(const std::string& text);
+
+}  // namespace optimist

@@ -1,0 +1,395 @@
+#include "optimist/core/external_objective.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace optimist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kStderrTail = 2000;          // bytes of the child's stderr kept for messages
+constexpr std::size_t kMaxLine = 64u << 20;        // an answer longer than this is garbage
+constexpr std::size_t kShownLine = 200;            // characters of a bad line quoted in a message
+constexpr auto kExitGrace = std::chrono::milliseconds(1000);
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+/// Seconds as typed ("0.3", not format_double's 17 digits).
+std::string seconds_text(double s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+std::string shorten(const std::string& s, std::size_t n = kShownLine) {
+  return s.size() <= n ? s : s.substr(0, n) + "...";
+}
+
+bool is_executable_file(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+/// The program as posix_spawnp would find it, or "" (the up-front check for a clear error).
+std::string find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return is_executable_file(program) ? program : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', begin), dirs.size());
+    const std::string dir = end > begin ? dirs.substr(begin, end - begin) : ".";
+    const std::string candidate = dir + "/" + program;
+    if (is_executable_file(candidate)) return candidate;
+    begin = end + 1;
+  }
+  return "";
+}
+
+std::string display_command(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    const bool plain = !a.empty() && a.find_first_of(" \t\"'\\$") == std::string::npos;
+    s += (s.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+  }
+  return shorten(s, 120);
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                                  strsignal(WTERMSIG(status)) + ")";
+  return "stopped";
+}
+
+}  // namespace
+
+/// One running child and the parent's ends of its channels.
+struct JsonLineProcess::Child {
+  pid_t pid = -1;
+  int io = -1;   // socket: the child's stdin and stdout (a socket, so writes never raise SIGPIPE)
+  int err = -1;  // pipe: the child's stderr
+  std::string out_buffer;
+  std::string err_tail;
+  bool reaped = false;
+  int status = 0;
+
+  ~Child() {
+    if (io >= 0) ::close(io);
+    if (err >= 0) ::close(err);
+  }
+
+  void keep_stderr(const char* data, std::size_t n, bool forward) {
+    if (forward) {
+      const ssize_t ignored = ::write(STDERR_FILENO, data, n);
+      (void)ignored;
+    }
+    err_tail.append(data, n);
+    if (err_tail.size() > 2 * kStderrTail) err_tail.erase(0, err_tail.size() - kStderrTail);
+  }
+
+  /// Drains what stderr holds now (non-blocking).
+  void drain_stderr(bool forward) {
+    if (err < 0) return;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(err, buf, sizeof buf);
+      if (n > 0) {
+        keep_stderr(buf, static_cast<std::size_t>(n), forward);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0) {
+        ::close(err);
+        err = -1;
+      }
+      return;
+    }
+  }
+
+  bool try_reap(bool block) {
+    if (reaped) return true;
+    for (;;) {
+      const pid_t r = ::waitpid(pid, &status, block ? 0 : WNOHANG);
+      if (r == pid) return reaped = true;
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return reaped = true;  // not our child any more (should not happen)
+      return false;
+    }
+  }
+
+  bool wait_exit(std::chrono::milliseconds grace) {
+    const auto until = Clock::now() + grace;
+    while (!try_reap(false)) {
+      if (Clock::now() >= until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+  std::string last_stderr() const {
+    std::string tail = err_tail.size() > kStderrTail ? err_tail.substr(err_tail.size() - kStderrTail) : err_tail;
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
+    return tail;
+  }
+};
+
+JsonLineProcess::JsonLineProcess(ExternalCommand command) : command_(std::move(command)) {
+  if (command_.argv.empty() || command_.argv[0].empty())
+    throw InvalidArgument("external objective: the command is empty; give a program and its arguments");
+  display_ = display_command(command_.argv);
+  if (find_program(command_.argv[0]).empty())
+    throw InvalidArgument("external objective: program '" + command_.argv[0] + "' not found" +
+                          (command_.argv[0].find('/') == std::string::npos ? " on PATH" : " or not executable"));
+  if (command_.timeout_s && !(*command_.timeout_s > 0.0 && std::isfinite(*command_.timeout_s)))
+    throw InvalidArgument("external objective: timeout must be a positive number of seconds, got " +
+                          format_double(*command_.timeout_s));
+}
+
+JsonLineProcess::~JsonLineProcess() { stop_child(/*graceful=*/true); }
+
+std::size_t JsonLineProcess::starts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return starts_;
+}
+
+void JsonLineProcess::start() {
+  auto child = std::make_unique<Child>();
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw ExternalProcessError("external objective '" + display_ + "': socketpair failed: " + errno_text(errno));
+  int ep[2];
+  if (::pipe2(ep, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    throw ExternalProcessError("external objective '" + display_ + "': pipe failed: " + errno_text(e));
+  }
+  child->io = sv[0];
+  child->err = ep[0];
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, ep[1], STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);  // own process group: timeouts kill it whole
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  // Environment: ours, with the command's entries replacing or added.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (!command_.env.count(key)) env_strings.push_back(entry);
+  }
+  for (const auto& [k, v] : command_.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = command_.argv;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(sv[1]);
+  ::close(ep[1]);
+  if (rc != 0)
+    throw ExternalProcessError("external objective '" + display_ + "': cannot start '" + command_.argv[0] +
+                               "': " + errno_text(rc));
+  ::fcntl(child->err, F_SETFL, ::fcntl(child->err, F_GETFL) | O_NONBLOCK);
+  child->pid = pid;
+  child_ = std::move(child);
+  ++starts_;
+}
+
+void JsonLineProcess::stop_child(bool graceful) {
+  if (!child_) return;
+  Child& c = *child_;
+  if (!c.reaped) {
+    if (graceful) {
+      ::shutdown(c.io, SHUT_WR);  // EOF on its stdin: a well-behaved child exits
+      if (!c.wait_exit(kExitGrace)) {
+        ::kill(-c.pid, SIGTERM);
+        if (!c.wait_exit(kExitGrace)) ::kill(-c.pid, SIGKILL);
+      }
+    } else {
+      ::kill(-c.pid, SIGKILL);
+    }
+    c.try_reap(true);
+  }
+  child_.reset();
+}
+
+void JsonLineProcess::fail(const std::string& what) {
+  std::string msg = "external objective '" + display_ + "' " + what;
+  if (child_) {
+    // Collect what it said on stderr before dying (bounded: a grandchild may hold the pipe).
+    const auto until = Clock::now() + std::chrono::milliseconds(200);
+    while (child_->err >= 0 && Clock::now() < until) {
+      pollfd p{child_->err, POLLIN, 0};
+      if (::poll(&p, 1, 50) > 0) child_->drain_stderr(command_.forward_stderr);
+    }
+    const std::string tail = child_->last_stderr();
+    stop_child(/*graceful=*/false);
+    if (!tail.empty()) msg += "; its stderr ends with: " + tail;
+  }
+  throw ExternalProcessError(msg);
+}
+
+nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!child_) start();
+  Child& c = *child_;
+  const auto exited = [&c]() {
+    c.wait_exit(kExitGrace);
+    return c.reaped ? describe_status(c.status) : std::string("closed its stdout");
+  };
+
+  const std::string line = message.dump() + "\n";
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(c.io, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      fail(errno == EPIPE || errno == ECONNRESET ? exited() + " before reading the request"
+                                                 : "could not be sent a request: " + errno_text(errno));
+    }
+  }
+
+  const auto deadline = command_.timeout_s
+                            ? std::optional(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                               std::chrono::duration<double>(*command_.timeout_s)))
+                            : std::nullopt;
+  for (;;) {
+    // Answer lines already buffered first; blank lines are skipped.
+    std::size_t eol;
+    while ((eol = c.out_buffer.find('\n')) != std::string::npos) {
+      std::string answer = c.out_buffer.substr(0, eol);
+      c.out_buffer.erase(0, eol + 1);
+      if (!answer.empty() && answer.back() == '\r') answer.pop_back();
+      if (answer.find_first_not_of(" \t") == std::string::npos) continue;
+      nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded()) {
+        const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
+        fail(std::string("printed a line that is not JSON") +
+             (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
+             ": '" + shorten(answer) + "'");
+      }
+      return j;
+    }
+    if (c.out_buffer.size() > kMaxLine) fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
+
+    int wait_ms = -1;
+    if (deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0)
+        fail("did not answer within " + seconds_text(*command_.timeout_s) + " s (timeout); it was killed");
+      wait_ms = static_cast<int>(std::min<long long>(left + 1, 1 << 30));
+    }
+    pollfd fds[2] = {{c.io, POLLIN, 0}, {c.err, POLLIN, 0}};
+    const int ready = ::poll(fds, c.err >= 0 ? 2 : 1, wait_ms);
+    if (ready < 0 && errno != EINTR) fail("could not be waited for: " + errno_text(errno));
+    if (ready <= 0) continue;
+    if (c.err >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) c.drain_stderr(command_.forward_stderr);
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      char buf[65536];
+      const ssize_t n = ::read(c.io, buf, sizeof buf);
+      if (n > 0) {
+        c.out_buffer.append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
+        fail(exited() + " without answering" + partial);
+      }
+    }
+  }
+}
+
+double value_from_answer(const nlohmann::json& answer) {
+  if (answer.is_number()) {
+    const double v = answer.get<double>();
+    if (std::isfinite(v)) return v;
+  } else if (answer.is_object()) {
+    if (const auto e = answer.find("error"); e != answer.end())
+      throw ExternalProcessError("the objective reported an error: " +
+                                 (e->is_string() ? e->get<std::string>() : e->dump()));
+    if (const auto y = answer.find("y"); y != answer.end()) {
+      if (y->is_number() && std::isfinite(y->get<double>())) return y->get<double>();
+      throw ExternalProcessError("the objective answered a 'y' that is not a finite number: " + shorten(answer.dump()));
+    }
+  }
+  throw ExternalProcessError("the objective answered " + shorten(answer.dump()) +
+                             "; expected {\"y\": number} or {\"error\": \"text\"}");
+}
+
+Objective external_objective(ExternalCommand command, const Space& space, Direction direction, std::string name) {
+  if (space.empty()) throw InvalidArgument("external objective: the space has no parameters");
+  auto process = std::make_shared<JsonLineProcess>(std::move(command));
+  Objective obj;
+  obj.direction = direction;
+  obj.name = std::move(name);
+  obj.function = [process, space](const Vector& x) {
+    space.validate(x);
+    const nlohmann::json values = space.point_to_json(x);
+    nlohmann::json params = nlohmann::json::object();
+    for (std::size_t i = 0; i < space.dim(); ++i) params[space[i].name] = values[i];
+    // "x": numbers only (a categorical parameter's choice index), for programs that want a vector.
+    std::vector<double> raw(x.data(), x.data() + x.size());
+    return value_from_answer(process->request({{"x", raw}, {"params", params}}));
+  };
+  return obj;
+}
+
+std::vector<std::string> split_command_line(const std::string& text) {
+  if (text.find_first_not_of(" \t\n") == std::string::npos)
+    throw InvalidArgument("the objective command is empty");
+  wordexp_t words;
+  const int rc = ::wordexp(text.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF);
+  if (rc != 0) {
+    if (rc == WRDE_NOSPACE) ::wordfree(&words);
+    const char* why = rc == WRDE_BADCHAR  ? "an unquoted |, &, ;, <, >, (, ), { or } (no shell runs it; quote it, "
+                                            "or use sh -c '...')"
+                      : rc == WRDE_CMDSUB ? "command substitution, which is not allowed"
+                      : rc == WRDE_BADVAL ? "an undefined variable"
+                      : rc == WRDE_SYNTAX ? "a syntax error (unbalanced quotes?)"
+                                          : "an error";
+    throw InvalidArgument("cannot split the objective command '" + text + "': it has " + why);
+  }
+  std::vector<std::string> argv(words.we_wordv, words.we_wordv + words.we_wordc);
+  ::wordfree(&words);
+  if (argv.empty()) throw InvalidArgument("the objective command '" + text + "' has no program");
+  return argv;
+}
+
+}  // namespace optimist

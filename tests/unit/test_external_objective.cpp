@@ -1,0 +1,262 @@
+// The external objective: a persistent child answering one JSON line per evaluation, and every
+// way it can misbehave (exit, garbage, NaN, error answers, silence, a missing program).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "optimist/core/driver.hpp"
+#include "optimist/core/external_objective.hpp"
+#include "optimist/core/registry.hpp"
+#include "optimist/core/trace.hpp"
+
+using namespace optimist;
+
+namespace {
+
+/// A /bin/sh child running `script` (it reads requests with `read`).
+ExternalCommand shell(const std::string& script, std::optional<double> timeout_s = 10.0) {
+  ExternalCommand c;
+  c.argv = {"/bin/sh", "-c", script};
+  c.timeout_s = timeout_s;
+  return c;
+}
+
+/// Python child answering y = sum of x plus 10 * (choice index), and echoing the params' names.
+ExternalCommand python_sum() {
+  ExternalCommand c;
+  c.argv = {"/usr/bin/python3", "-c",
+            "import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    r = json.loads(line)\n"
+            "    print(json.dumps({'y': sum(r['x']), 'names': sorted(r['params'])}), flush=True)\n"};
+  c.timeout_s = 20.0;
+  return c;
+}
+
+std::string error_of(JsonLineProcess& p, const nlohmann::json& msg = {{"x", {1}}}) {
+  try {
+    value_from_answer(p.request(msg));
+  } catch (const ExternalProcessError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected ExternalProcessError";
+  return {};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(ExternalObjective, OneChildAnswersEveryEvaluation) {
+  Space space;
+  space.add_continuous("a", -5, 5).add_integer("n", 0, 3);
+  const Objective obj = external_objective(python_sum(), space, Direction::Maximize, "sum");
+  EXPECT_EQ(obj.function(Vector{{1.5, 2.0}}), 3.5);
+  EXPECT_EQ(obj.function(Vector{{-4.0, 3.0}}), -1.0);
+  const Objective copy = obj;  // copies share the child
+  EXPECT_EQ(copy.function(Vector{{0.25, 0.0}}), 0.25);
+  EXPECT_THROW(obj.function(Vector{{9.0, 0.0}}), InvalidArgument);  // outside the space: never sent
+}
+
+TEST(ExternalObjective, ChildIsStartedOncePerProcessObject) {
+  JsonLineProcess p(python_sum());
+  EXPECT_EQ(p.starts(), 0u);  // started lazily
+  for (int i = 0; i < 5; ++i) {
+    const auto answer = p.request({{"x", {i, 1}}, {"params", {{"b", 1}, {"a", 2}}}});
+    EXPECT_EQ(value_from_answer(answer), i + 1.0);
+    EXPECT_EQ(answer.at("names"), nlohmann::json({"a", "b"}));
+  }
+  EXPECT_EQ(p.starts(), 1u);
+}
+
+TEST(ExternalObjective, DriverRunsItWithRandomSearch) {
+  Space space;
+  space.add_continuous("a", 0, 1).add_continuous("b", 0, 1);
+  const Objective obj = external_objective(python_sum(), space, Direction::Maximize);
+  auto opt = make_optimizer({{"name", "random"}, {"seed", 3}}, space, Direction::Maximize);
+  RunOptions ro;
+  ro.budget = 6;
+  const RunSummary s = optimize(*opt, obj, ro);
+  ASSERT_EQ(s.evaluations.size(), 6u);
+  EXPECT_EQ(s.n_failed, 0u);
+  for (const auto& e : s.evaluations) EXPECT_DOUBLE_EQ(*e.y, e.x.sum());
+}
+
+TEST(ExternalObjective, ChildThatExitsIsAnErrorWithItsStatusAndStderr) {
+  JsonLineProcess p(shell("read line; echo 'model file missing' >&2; exit 3"));
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "exited with status 3")) << msg;
+  EXPECT_TRUE(contains(msg, "model file missing")) << msg;
+  // The next request starts a new child (which fails the same way).
+  EXPECT_TRUE(contains(error_of(p), "status 3"));
+  EXPECT_EQ(p.starts(), 2u);
+}
+
+TEST(ExternalObjective, ChildKilledBySignalIsNamed) {
+  JsonLineProcess p(shell("read line; kill -9 $$"));
+  EXPECT_TRUE(contains(error_of(p), "killed by signal 9"));
+}
+
+TEST(ExternalObjective, GarbageLineIsQuoted) {
+  JsonLineProcess p(shell("while read line; do echo 'epoch 1 loss 0.3'; done"));
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "not JSON")) << msg;
+  EXPECT_TRUE(contains(msg, "epoch 1 loss 0.3")) << msg;
+}
+
+TEST(ExternalObjective, NanAndNullAreRejected) {
+  JsonLineProcess nan(shell("while read line; do echo '{\"y\": NaN}'; done"));
+  const std::string msg = error_of(nan);
+  EXPECT_TRUE(contains(msg, "NaN")) << msg;
+  JsonLineProcess null(shell("while read line; do echo '{\"y\": null}'; done"));
+  EXPECT_TRUE(contains(error_of(null), "not a finite number"));
+  JsonLineProcess other(shell("while read line; do echo '{\"value\": 1}'; done"));
+  EXPECT_TRUE(contains(error_of(other), "expected {\"y\": number}"));
+}
+
+TEST(ExternalObjective, ReportedErrorKeepsTheChild) {
+  JsonLineProcess p(shell("while read line; do echo '{\"error\": \"diverged\"}'; done"));
+  EXPECT_TRUE(contains(error_of(p), "diverged"));
+  EXPECT_TRUE(contains(error_of(p), "diverged"));
+  EXPECT_EQ(p.starts(), 1u);
+}
+
+TEST(ExternalObjective, BareNumberAndBlankLinesAreAccepted) {
+  JsonLineProcess p(shell("while read line; do echo; echo 0.25; done"));
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
+}
+
+TEST(ExternalObjective, SilentChildTimesOutAndIsKilled) {
+  JsonLineProcess p(shell("while read line; do sleep 30; done", 0.3));
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = error_of(p);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(contains(msg, "within 0.3 s")) << msg;
+  EXPECT_LT(waited, 5.0);  // a bound against hanging, not a speed test
+}
+
+TEST(ExternalObjective, ChildIgnoringEndOfInputDoesNotHangTheDestructor) {
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    JsonLineProcess p(shell("echo 1; sleep 60"));
+    EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 1.0);
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
+TEST(ExternalObjective, MissingProgramAndBadSettingsAreClearErrors) {
+  ExternalCommand missing;
+  missing.argv = {"optimist-no-such-program", "--flag"};
+  try {
+    JsonLineProcess p(missing);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_TRUE(contains(e.what(), "'optimist-no-such-program' not found on PATH")) << e.what();
+  }
+  missing.argv = {"/nonexistent/worker.py"};
+  EXPECT_THROW(JsonLineProcess{missing}, InvalidArgument);
+  EXPECT_THROW(JsonLineProcess{ExternalCommand{}}, InvalidArgument);
+  EXPECT_THROW(JsonLineProcess(shell("cat", 0.0)), InvalidArgument);
+}
+
+TEST(ExternalObjective, EnvironmentEntriesReachTheChild) {
+  ExternalCommand c = shell("while read line; do echo \"{\\\"y\\\": $OPTIMIST_TEST_VALUE}\"; done");
+  c.env["OPTIMIST_TEST_VALUE"] = "7.5";
+  JsonLineProcess p(c);
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 7.5);
+}
+
+TEST(ExternalObjective, FailuresUnderTheDriverAreRecordedNotFatal) {
+  Space space = Space::box(1, 0, 1);
+  const Objective obj = external_objective(shell("read line; exit 1"), space, Direction::Minimize);
+  auto opt = make_optimizer({{"name", "random"}, {"seed", 1}}, space, Direction::Minimize);
+  RunOptions ro;
+  ro.budget = 3;
+  ro.on_failure = FailurePolicy::MarkFailed;
+  const RunSummary s = optimize(*opt, obj, ro);
+  EXPECT_EQ(s.n_failed, 3u);
+  EXPECT_TRUE(contains(s.evaluations[0].error, "exited with status 1")) << s.evaluations[0].error;
+}
+
+TEST(ExternalObjective, SplitsCommandLinesLikeAShell) {
+  EXPECT_EQ(split_command_line("python3 train.py --lr 'a b' \"c d\" e\\ f"),
+            (std::vector<std::string>{"python3", "train.py", "--lr", "a b", "c d", "e f"}));
+  EXPECT_THROW(split_command_line("   "), InvalidArgument);
+  EXPECT_THROW(split_command_line("python3 a.py | tee log"), InvalidArgument);
+  EXPECT_THROW(split_command_line("python3 'unbalanced"), InvalidArgument);
+  EXPECT_THROW(split_command_line("run $(whoami)"), InvalidArgument);
+}
+
+// `optimist run --objective-command`: the user's program optimized from the command line.
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+};
+
+CliResult run_cli(const std::filesystem::path& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' run -q " + args +
+                          " > out.txt 2>&1 < /dev/null";
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(dir / "out.txt");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, os.str()};
+}
+
+std::filesystem::path fresh_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("optimist_ext_" + std::to_string(::getpid()) + "_" + info->name());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST(ExternalObjectiveCli, OptimizesAProgramOverASpaceFile) {
+  const auto dir = fresh_dir();
+  std::ofstream(dir / "space.json")
+      << R"({"parameters": [{"name": "a", "type": "continuous", "lower": -2, "upper": 2},
+                            {"name": "kind", "type": "categorical", "choices": ["good", "bad"]}]})";
+  std::ofstream(dir / "obj.py") << "import json, sys\n"
+                                   "for line in sys.stdin:\n"
+                                   "    p = json.loads(line)['params']\n"
+                                   "    y = (p['a'] - 0.5) ** 2 + (0 if p['kind'] == 'good' else 3)\n"
+                                   "    print(json.dumps({'y': y}), flush=True)\n";
+  const CliResult ok = run_cli(dir, "--objective-command '/usr/bin/python3 obj.py' --space space.json "
+                                    "--direction minimize --algorithm sobol --budget 8 --out t.jsonl");
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  const Trace trace = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(trace.evaluations.size(), 8u);
+  EXPECT_FALSE(trace.meta.f_star.has_value());
+  for (const auto& e : trace.evaluations) {
+    const double a = e.at("x")[0].get<double>();
+    const double expected = (a - 0.5) * (a - 0.5) + (e.at("x")[1] == "good" ? 0.0 : 3.0);
+    EXPECT_DOUBLE_EQ(e.at("y").get<double>(), expected);
+  }
+
+  const CliResult no_direction =
+      run_cli(dir, "--objective-command '/usr/bin/python3 obj.py' --space space.json --algorithm sobol --budget 3");
+  EXPECT_EQ(no_direction.code, 2);
+  EXPECT_NE(no_direction.out.find("--direction is required"), std::string::npos) << no_direction.out;
+  const CliResult both = run_cli(dir, "--problem branin --objective-command 'python3 obj.py' --space space.json "
+                                      "--direction min --algorithm sobol --budget 3");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.out.find("--problem"), std::string::npos) << both.out;
+  const CliResult crash = run_cli(dir, "--objective-command '/usr/bin/python3 -c \"import sys; sys.exit(4)\"' "
+                                       "--space space.json --direction min --algorithm sobol --budget 3");
+  EXPECT_EQ(crash.code, 1);
+  EXPECT_NE(crash.out.find("exited with status 4"), std::string::npos) << crash.out;
+  std::filesystem::remove_all(dir);
+}
