@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "optimist/algorithms/tree/hoo.hpp"
 #include "optimist/core/driver.hpp"
 #include "optimist/core/registry.hpp"
 #include "optimist/problems/problem.hpp"
@@ -45,7 +46,30 @@ void driver(benchmark::State& state, const std::string& name) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
+// HOO's own cost per pull (select + update, O(depth * K) with a fixed horizon), without the
+// Optimizer base: n pulls of garland values at the cell centers.
+void hoo_tree(benchmark::State& state) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  const Problem p = make_problem("garland");
+  for (auto _ : state) {
+    HooTree t(1, 2, 1.0, 0.7, static_cast<double>(n), hoo_truncation_depth(1.0, 0.7, static_cast<double>(n)));
+    double x = 0.0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint32_t node = t.select();
+      t.partition().center(node, &x);
+      t.update(node, p.f(Vector::Constant(1, x)));
+    }
+    benchmark::DoNotOptimize(t.most_played());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
 }  // namespace
+
+BENCHMARK(hoo_tree)->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, hoo, std::string("hoo"))->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, poo, std::string("poo"))->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, stosoo, std::string("stosoo"))->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(ask_tell, sequool, std::string("sequool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(ask_tell, soo, std::string("soo"))->Arg(1000000)->Unit(benchmark::kMillisecond);

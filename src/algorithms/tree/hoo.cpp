@@ -1,5 +1,5 @@
 // HOO, Bubeck, Munos, Stoltz & Szepesvari, "X-armed bandits", JMLR 2011, Fig. 1 (the HOO
-// strategy), with the truncated depth of t-HOO (same paper, sec. 4.3) as POO (Grill et al. 2015) uses it.
+// strategy), with the known-horizon truncated depth (t-HOO) as POO (Grill et al. 2015) uses it.
 #include "optimist/algorithms/tree/hoo.hpp"
 
 #include <cmath>
@@ -42,14 +42,14 @@ double HooTree::mean(std::uint32_t node) const {
   return count_[node] ? sum_[node] / count_[node] : -kInf;
 }
 
-// U_{h,i}(n) = mu^_{h,i} + sqrt(2 ln n / T_{h,i}) + nu1 rho^h (eq. (2) of the paper), +inf when T = 0.
+// U_{h,i}(n) = mu^_{h,i} + sqrt(2 ln n / T_{h,i}) + nu1 rho^h (Fig. 1), +inf when T = 0.
 double HooTree::u_value(std::uint32_t node) const {
   const std::uint32_t t = count_[node];
   if (t == 0) return kInf;
   return sum_[node] / t + std::sqrt(2.0 * log_horizon_ / t) + nu_ * std::pow(rho_, tree_.depth(node));
 }
 
-// B_{h,i} = min{U_{h,i}, max(B of the children)}, children outside the tree counting +inf (eq. (3)).
+// B_{h,i} = min{U_{h,i}, max(B of the children)}, children outside the tree counting +inf (Fig. 1).
 double HooTree::b_of(std::uint32_t node) const {
   double child_max = kInf;  // a leaf: no bound from children
   if (first_child_[node] != 0 && tree_.depth(node) < h_max_) {
