@@ -7,7 +7,7 @@ Writes DIR/plots/<figure>.png and .svg for each figure the sweep asks for ("plot
   metric        the sweep's metric against t (cumulative regret, average Phase II regret, ...)
   metric_log    the same on a log scale
   simple_regret f* - best f evaluated so far, log scale
-  suggest_time  optimizer time per step (suggest_s), log scale
+  suggest_time  optimizer time per ask (suggest_s) averaged over blocks of steps, log scale
 Needs Debian's python3-matplotlib (Agg backend, no display)."""
 import json
 import math
@@ -32,13 +32,23 @@ def figure_kinds(summary):
         "metric": ("metric", METRIC_LABELS.get(metric, metric), False),
         "metric_log": ("metric", METRIC_LABELS.get(metric, metric), True),
         "simple_regret": ("simple_regret", "simple regret (f* - best f)", True),
-        "suggest_time": ("suggest_s", "suggest time per step (s)", True),
+        "suggest_time": ("suggest_s", "suggest time per ask (s)", True),
     }
     return [(name, *kinds[name]) for name in summary["sweep"].get("plots", ["metric"]) if name in kinds]
 
 
 def finite(v):
     return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def binned(pts, bins=60):
+    """Per-step times averaged over consecutive blocks of t, so a trend is visible through jitter."""
+    size = max(1, len(pts) // bins)
+    out = []
+    for k in range(0, len(pts), size):
+        block = pts[k:k + size]
+        out.append((sum(p[0] for p in block) / len(block), sum(p[1] for p in block) / len(block), None))
+    return out
 
 
 def draw_panel(ax, problem, curve_key, ylabel, log, level):
@@ -52,9 +62,13 @@ def draw_panel(ax, problem, curve_key, ylabel, log, level):
             pts = [(t, m, h) for t, m, h in pts if m > 0]
         if not pts:
             continue
+        if curve_key == "suggest_s":
+            pts = binned(pts)
         ts = [p[0] for p in pts]
         mean = [p[1] for p in pts]
         line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4)
+        if curve_key == "suggest_s":
+            continue  # per-step times jitter too much for a meaningful band
         half = [p[2] if finite(p[2]) else 0.0 for p in pts]
         lo = [m - h for m, h in zip(mean, half)]
         hi = [m + h for m, h in zip(mean, half)]

@@ -238,11 +238,13 @@ std::string summary_markdown(const json& s) {
             "Sec. 6.2)";
     else if (src != "known")
       md << " (" << src << ")";
-    md << ".\n\n| algorithm | runs | " << metric << " at T | cumulative regret at T | simple regret of recommend() "
-       << "| median suggest time (s) |\n| --- | --- | --- | --- | --- | --- |\n";
+    const bool cum_is_metric = metric == "cumulative_regret";  // no second identical column
+    md << ".\n\n| algorithm | runs | " << metric << " at T | " << (cum_is_metric ? "" : "cumulative regret at T | ")
+       << "simple regret of recommend() | median suggest time (s) |\n| --- | --- | --- | --- | --- |"
+       << (cum_is_metric ? "" : " --- |") << "\n";
     for (const auto& a : p.at("algorithms")) {
       md << "| " << a.at("label").get<std::string>() << " | " << a.at("finished") << "/" << a.at("runs") << " | "
-         << fmt_interval(a.at("metric")) << " | " << fmt_interval(a.at("cum_regret")) << " | "
+         << fmt_interval(a.at("metric")) << " | " << (cum_is_metric ? "" : fmt_interval(a.at("cum_regret")) + " | ")
          << fmt_interval(a.at("recommend_simple_regret")) << " | " << fmt(a.at("median_suggest_s"), 3) << " |\n";
     }
   }
