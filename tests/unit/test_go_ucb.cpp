@@ -130,6 +130,8 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"n_init", 10}}).find("n_init"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"acquisition", "greedy"}}).find("greedy"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"activation", "gelu"}}).find("gelu"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_shape", "sphere"}}).find("sphere"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}).find("trust_region"), std::string::npos);
 }
 
 namespace {
@@ -238,7 +240,8 @@ TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {
   const double side = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 9}, {"budget", 25}, {"trust_region", side}}, p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 9}, {"budget", 25}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}},
+                            p.space, p.direction);
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   for (int i = 0; i < 25; ++i) {
     const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
@@ -249,6 +252,43 @@ TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {
     }
     opt->tell(t, obj.function(t.x));
   }
+}
+
+TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
+  // Default shape: a Euclidean ball around the incumbent whose radius grows x1.5 (capped at
+  // trust_region) after an improving step and shrinks x0.7 (floored at trust_region / 4) otherwise.
+  const double radius = 0.2;
+  const Problem p = make_problem("styblinski_tang", 4);
+  const Objective obj = p.objective(0.01, 3);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 4}, {"budget", 30}, {"trust_region", radius}}, p.space, p.direction);
+  const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  ASSERT_EQ(g.options().trust_shape, "ball");
+  ASSERT_TRUE(g.options().trust_adapt);
+  int grew = 0, shrank = 0;
+  for (int i = 0; i < 30; ++i) {
+    const bool phase_two = g.in_phase_two();
+    const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
+    const double best_before = opt->best() ? opt->best()->value : -1e300;
+    const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
+    const Trial t = opt->ask();
+    const double y = obj.function(t.x);
+    opt->tell(t, y);
+    if (!phase_two) continue;
+    EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+    const double next = opt->diagnostics().at("trust_size").get<double>();
+    EXPECT_GE(next, 0.25 * radius - 1e-12);
+    EXPECT_LE(next, radius + 1e-12);
+    const double grown = std::min(radius, 1.5 * size), shrunk = std::max(0.25 * radius, 0.7 * size);
+    if (y <= best_before) {  // no improvement: always shrinks
+      ++shrank;
+      EXPECT_NEAR(next, shrunk, 1e-12) << "step " << i;
+    } else {  // an improvement grows it unless it is below the 1e-3 sd tolerance
+      grew += next > size;
+      EXPECT_TRUE(std::abs(next - grown) < 1e-12 || std::abs(next - shrunk) < 1e-12) << "step " << i;
+    }
+  }
+  EXPECT_GT(shrank, 0);
+  EXPECT_GT(grew, 0);
 }
 
 TEST(GoUcb, PaperPresetRestoresEveryDeviation) {

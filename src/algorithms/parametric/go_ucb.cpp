@@ -75,6 +75,8 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + std::to_string(o.weight_decay));
   if (!(o.trust_region >= 0 && o.trust_region <= 1))
     throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + std::to_string(o.trust_region));
+  if (o.trust_shape != "box" && o.trust_shape != "ball")
+    throw InvalidArgument(name() + ": option 'trust_shape' must be box or ball, got '" + o.trust_shape + "'");
   if (!model_) {
     model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
     if (o.inputs == "centered") model_ = std::make_shared<CenteredInputModel>(model_);
@@ -170,6 +172,17 @@ void GoUcb::refit() {
 }
 
 void GoUcb::observe(const Observation& obs, double y) {
+  if (trust_size_ == 0.0) trust_size_ = options_.trust_region;
+  if (ellipsoid_ && options_.trust_adapt && options_.trust_region > 0) {
+    // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
+    // grow x1.5 after a Phase II improvement of the best value, shrink x0.7 after any other step,
+    // within [trust_region / 4, trust_region]. Factors chosen on seeds 101-110 (docs/go-ucb.md).
+    if (y > best_seen_ + 1e-3 * y_scale_)
+      trust_size_ = std::min(options_.trust_region, 1.5 * trust_size_);
+    else
+      trust_size_ = std::max(0.25 * options_.trust_region, 0.7 * trust_size_);
+  }
+  best_seen_ = std::max(best_seen_, y);
   if (!ellipsoid_) {
     if (n_successful() >= n_init_) run_oracle();
     return;
@@ -294,12 +307,32 @@ Vector GoUcb::acquire() {
     }
   };
   Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
+  const bool ball = options_.trust_region > 0 && best() && options_.trust_shape == "ball";
+  Vector center;
   if (options_.trust_region > 0 && best()) {  // deviation trust_region: step 5 near the incumbent
-    const Vector& c = best()->trial.unit;
-    lower = (c.array() - 0.5 * options_.trust_region).max(0.0).matrix();
-    upper = (c.array() + 0.5 * options_.trust_region).min(1.0).matrix();
+    center = best()->trial.unit;
+    const double half = ball ? trust_size() : 0.5 * trust_size();
+    lower = (center.array() - half).max(0.0).matrix();
+    upper = (center.array() + half).min(1.0).matrix();
   }
-  BoxMaximizerResult r = maximize_in_box(fn, lower, upper, starts, bo, rng);
+  const double r2 = trust_size() * trust_size();
+  // Ball: a smooth penalty outside ||x - c|| <= r (kappa makes a 1% overshoot of r^2 cost ~1
+  // standardized unit), then the exact radial projection of the result.
+  const auto ball_fn = [&](const Vector& x, Vector* grad) -> double {
+    double v = fn(x, grad);
+    const double excess = (x - center).squaredNorm() - r2;
+    if (excess > 0) {
+      const double kappa = 1e4 / (r2 * r2);
+      v -= kappa * excess * excess;
+      if (grad) *grad -= 4.0 * kappa * excess * (x - center);
+    }
+    return v;
+  };
+  BoxMaximizerResult r = ball ? maximize_in_box(ball_fn, lower, upper, starts, bo, rng) : maximize_in_box(fn, lower, upper, starts, bo, rng);
+  if (ball && r.found()) {
+    const double dist = (r.x - center).norm();
+    if (dist > trust_size()) r.x = center + (r.x - center) * (trust_size() / dist);
+  }
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
   Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
   if (options_.variant == "go-ucb" && options_.acquisition == "joint") x = joint_ascent(x, lower, upper);
@@ -343,6 +376,7 @@ nlohmann::json GoUcb::diagnostics() const {
     j["beta"] = beta(phase_two_count_ + 1);
     j["fit_sse"] = last_fit_sse_;
     j["refits"] = refits_;
+    if (options_.trust_region > 0) j["trust_size"] = trust_size();
   }
   return j;
 }

@@ -84,6 +84,9 @@ AlgorithmInfo go_ucb_info() {
   info.options.push_back({"refit_restarts", d.refit_restarts, "extra random oracle starts at each refit", {}});
   info.options.push_back({"trust_region", d.trust_region,
                           "step 5 over a box of this side (fraction of the domain) centred at the best observed point; 0: whole domain (paper)", {}});
+  info.options.push_back({"trust_shape", d.trust_shape,
+                          "trust region shape: box (trust_region = side) or ball (trust_region = Euclidean radius), unit-cube coordinates", {"box", "ball"}});
+  info.options.push_back({"trust_adapt", d.trust_adapt, "trust region size x1.5 after an improving step, x0.7 otherwise, within [trust_region/4, trust_region]", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     GoUcbOptions o = read_common(v, "go-ucb");
     o.preset = v.get<std::string>("preset");
@@ -94,6 +97,8 @@ AlgorithmInfo go_ucb_info() {
     o.refit_every = v.get<std::size_t>("refit_every");
     o.refit_restarts = v.get<std::size_t>("refit_restarts");
     o.trust_region = v.get<double>("trust_region");
+    o.trust_shape = v.get<std::string>("trust_shape");
+    o.trust_adapt = v.get<bool>("trust_adapt");
     return std::make_unique<GoUcb>(space, direction, o);
   };
   return info;

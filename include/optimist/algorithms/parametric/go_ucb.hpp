@@ -2,6 +2,7 @@
 // Algorithm 1), its workshop variant and the exploration-first baseline (workshop Lemma 15).
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,7 +31,7 @@ struct GoUcbOptions {
   /// its paper value (inputs=unit, weight_decay=0, refit_every=0, trust_region=0).
   std::string preset = "default";
   double lambda = 1.0;  ///< regularization of eqs. (3)-(5) (preset=paper: sqrt(T) log^2 T)
-  double beta = 1.0;    ///< confidence radius beta_t (preset=paper: d_w^3 F^4 t / T)
+  double beta = 0.1;    ///< confidence radius beta_t (preset=paper: d_w^3 F^4 t / T)
   /// beta_t schedule (preset default): "constant" (beta_t = beta) or "log" (beta_t = beta (1 + ln t),
   /// the radius grows like sqrt(log t) as in GP-UCB-style confidence bounds).
   std::string beta_schedule = "constant";
@@ -50,6 +51,12 @@ struct GoUcbOptions {
   /// Step 5 over a box of this side (fraction of the domain) centred at the best observed point,
   /// clipped to the domain (paper: 0, the whole domain).
   double trust_region = 0.1;
+  /// "box": trust_region is the side of a box; "ball": the radius of a Euclidean ball (both in
+  /// unit-cube coordinates, intersected with the domain).
+  std::string trust_shape = "ball";
+  /// Adapt the trust region's size: x1.5 after a Phase II step that improves the best value, x0.7
+  /// after one that does not, within [trust_region / 4, trust_region].
+  bool trust_adapt = true;
   std::string acquisition = "linearized";  ///< "linearized" (Lemma 5.4) or "joint" (step 5)
   std::size_t raw_samples = 512;           ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;                ///< acquisition: local searches from the best candidates
@@ -91,6 +98,7 @@ class GoUcb : public Optimizer {
   void run_oracle();
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
+  double trust_size() const { return trust_size_ > 0 ? trust_size_ : options_.trust_region; }
   double standardized(double y) const { return (y - y_mean_) / y_scale_; }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
@@ -110,6 +118,8 @@ class GoUcb : public Optimizer {
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
   double last_fit_sse_ = 0.0;
   std::size_t refits_ = 0;
+  double trust_size_ = 0.0;          // current side / radius
+  double best_seen_ = -std::numeric_limits<double>::infinity();
 };
 
 AlgorithmInfo go_ucb_info();
