@@ -239,6 +239,10 @@ std::filesystem::path hpo_worker_path() {
   } else {
     if (std::string(OPTIMIST_SOURCE_DIR).size())
       candidates.emplace_back(std::filesystem::path(OPTIMIST_SOURCE_DIR) / "scripts" / "hpo" / "hpo_worker.py");
+    // An installed optimist: share/ next to the running program's bin/ (cmake --install --prefix P).
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "optimist" / "hpo" / "hpo_worker.py");
     if (std::string(OPTIMIST_INSTALL_DATADIR).size())
       candidates.emplace_back(std::filesystem::path(OPTIMIST_INSTALL_DATADIR) / "optimist" / "hpo" / "hpo_worker.py");
   }

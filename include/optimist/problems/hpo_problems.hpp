@@ -24,8 +24,8 @@ nlohmann::json decode_hpo_point(const std::string& classifier, const Vector& x);
 std::filesystem::path hpo_dataset_path(const std::string& file);
 
 /// The Python worker: $OPTIMIST_HPO_WORKER if set, else scripts/hpo/hpo_worker.py in the source
-/// tree, else share/optimist/hpo/hpo_worker.py under the install prefix. Throws InvalidArgument
-/// listing the paths tried.
+/// tree, else ../share/optimist/hpo/hpo_worker.py from the running program's folder, else the
+/// same under the configured install prefix. Throws InvalidArgument listing the paths tried.
 std::filesystem::path hpo_worker_path();
 
 }  // namespace optimist
