@@ -39,8 +39,9 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
 
   // The noise-free value where the best observation was made (with noise it need not be best_f).
   std::optional<double> f_at_best;
-  for (const auto& e : run.evaluations)
-    if (e.y && run.best_y && *e.y == *run.best_y && run.best_x && e.x == *run.best_x) f_at_best = e.f;
+  const EvaluationLog& log = run.evaluations;
+  for (std::size_t k = 0; k < log.size(); ++k)
+    if (run.best_y && run.best_x && log.y(k) == run.best_y && log.x_equals(k, *run.best_x)) f_at_best = log.f(k);
   std::string best = "y = " + num(run.best_y) + " (noise-free f = " + num(f_at_best) + ")";
   if (run.best_x) best += "  at " + fmt_point(*run.best_x, problem.space);
   row(out, "best observed", best);
@@ -53,8 +54,8 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   if (run.recommended_x) rec += "  at " + fmt_point(*run.recommended_x, problem.space);
   row(out, "recommended", rec);
 
-  std::vector<double> suggest;
-  for (const auto& e : run.evaluations) suggest.push_back(e.suggest_s);
+  std::vector<double> suggest(log.size());
+  for (std::size_t k = 0; k < log.size(); ++k) suggest[k] = log.suggest_s(k);
   row(out, "total time", fmt_duration(run.total_s));
   row(out, "optimizer time", fmt_duration(run.suggest_s) + " (median " + fmt_num(median(suggest), 3) +
                                  " s per point)");

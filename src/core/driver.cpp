@@ -1,5 +1,6 @@
 #include "optimist/core/driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -44,6 +45,55 @@ std::optional<std::string> evaluate(const std::function<double(const Vector&)>& 
 
 }  // namespace
 
+void EvaluationLog::push_back(const EvaluationRecord& r) {
+  if (dim_ < 0) dim_ = r.x.size();
+  if (r.x.size() != dim_)
+    throw InvalidArgument("EvaluationLog: point of dimension " + std::to_string(r.x.size()) + ", the log holds dimension " +
+                          std::to_string(dim_));
+  const std::size_t k = rows_.size();
+  Row row{r.y.value_or(0.0), r.f.value_or(0.0), r.regret.value_or(0.0), r.cum_regret.value_or(0.0),
+          r.best_f.value_or(0.0), r.suggest_s, r.eval_s, 0};
+  row.flags = static_cast<std::uint8_t>((r.y ? kHasY : 0) | (r.f ? kHasF : 0) | (r.regret ? kHasRegret : 0) |
+                                        (r.cum_regret ? kHasCum : 0) | (r.best_f ? kHasBest : 0) | (r.failed ? kFailed : 0));
+  rows_.push_back(row);
+  for (Eigen::Index j = 0; j < dim_; ++j) x_.push_back(r.x[j]);
+  if (!r.error.empty()) errors_.emplace_back(k, r.error);
+  if (!r.diagnostics.is_null()) diagnostics_.emplace_back(k, r.diagnostics);
+}
+
+EvaluationRecord EvaluationLog::operator[](std::size_t k) const {
+  const Row& row = rows_.at(k);
+  EvaluationRecord r;
+  r.i = k + 1;
+  r.x.resize(dim_);
+  const std::size_t base = k * static_cast<std::size_t>(dim_);
+  for (Eigen::Index j = 0; j < dim_; ++j) r.x[j] = x_[base + static_cast<std::size_t>(j)];
+  r.y = get(k, kHasY, row.y);
+  r.f = get(k, kHasF, row.f);
+  r.regret = get(k, kHasRegret, row.regret);
+  r.cum_regret = get(k, kHasCum, row.cum_regret);
+  r.best_f = get(k, kHasBest, row.best_f);
+  r.suggest_s = row.suggest_s;
+  r.eval_s = row.eval_s;
+  r.failed = (row.flags & kFailed) != 0;
+  // Both lists are sorted by k (appended in order).
+  const auto by_k = [](const auto& e, std::size_t key) { return e.first < key; };
+  if (auto it = std::lower_bound(errors_.begin(), errors_.end(), k, by_k); it != errors_.end() && it->first == k)
+    r.error = it->second;
+  if (auto it = std::lower_bound(diagnostics_.begin(), diagnostics_.end(), k, by_k);
+      it != diagnostics_.end() && it->first == k)
+    r.diagnostics = it->second;
+  return r;
+}
+
+bool EvaluationLog::x_equals(std::size_t k, const Vector& x) const {
+  if (k >= rows_.size() || x.size() != dim_) return false;
+  const std::size_t base = k * static_cast<std::size_t>(dim_);
+  for (Eigen::Index j = 0; j < dim_; ++j)
+    if (x_[base + static_cast<std::size_t>(j)] != x[j]) return false;
+  return true;
+}
+
 std::string to_string(StopReason r) {
   switch (r) {
     case StopReason::Budget: return "budget";
@@ -69,6 +119,8 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
   const double sign = direction_sign(objective.direction);
   const auto t0 = Clock::now();
   bool stop = false;
+  const bool want_diagnostics = options.trace != nullptr || options.collect_diagnostics;
+  EvaluationRecord rec;
 
   while (!stop && summary.evaluations.size() < options.budget) {
     if (options.should_stop && options.should_stop()) {
@@ -89,9 +141,14 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
 
     for (std::size_t k = 0; k < trials.size(); ++k) {
       const Trial& trial = trials[k];
-      EvaluationRecord rec;
+      // One record reused for every evaluation: assigning x of the same size allocates nothing.
       rec.i = summary.evaluations.size() + 1;
       rec.x = trial.x;
+      rec.y.reset();
+      rec.f.reset();
+      rec.regret.reset();
+      rec.failed = false;
+      rec.error.clear();
       rec.suggest_s = suggest_each;
       double y = 0.0;
       const auto te = Clock::now();
@@ -125,9 +182,9 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       }
       rec.cum_regret = summary.cum_regret;
       rec.best_f = summary.best_f;
-      rec.diagnostics = optimizer.diagnostics();
+      if (want_diagnostics) rec.diagnostics = optimizer.diagnostics();
       summary.evaluations.push_back(rec);
-      if (options.trace) options.trace->write(summary.evaluations.back());
+      if (options.trace) options.trace->write(rec);
 
       if (options.on_progress) {
         Progress p;
@@ -137,7 +194,7 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
         p.best_y = summary.best_y;
         p.best_f = summary.best_f;
         p.cum_regret = summary.cum_regret;
-        p.last = &summary.evaluations.back();
+        p.last = &rec;
         options.on_progress(p);
       }
 

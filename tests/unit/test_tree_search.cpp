@@ -130,6 +130,37 @@ TEST(TreeSequOOL, DeterministicRegretOnGarlandShrinksExponentially) {
   EXPECT_LT(r10000, 2e-8);
 }
 
+TEST(TreeSequOOL, RepeatsEvaluateEveryCellPTimesWithinTheExactBudget) {
+  // SequOOL(p) (sec. 4): floor(n/p) cells, each evaluated p times; the remainder n mod p goes to
+  // the first cell, so exactly n evaluations.
+  const Problem p = make_problem("garland");
+  for (const std::uint64_t n : {1u, 2u, 1000u, 1001u}) {
+    auto opt = make_optimizer({{"name", "sequool"}, {"budget", n}, {"repeats", 3}}, p.space, p.direction);
+    RunOptions ro;
+    ro.budget = n;
+    optimize(*opt, p.objective(0.1, 7), ro);
+    const auto& tree = dynamic_cast<const TreeOptimizer&>(*opt);
+    EXPECT_EQ(tree.evaluations_planned(), n) << n;
+    if (n >= 3) {
+      EXPECT_EQ(tree.partition().size(), n / 3 + 1) << n;  // every node but the root
+    }
+  }
+}
+
+TEST(TreeSequOOL, DeepestOutputResistsTheWinnersCurseUnderNoise) {
+  // Fig. 1's x(n), the largest single noisy value, is biased towards lucky noise; the deepest
+  // opened cell is not (docs/tree-search.md). Same exploration, different output.
+  double best = 0.0, deepest = 0.0;
+  for (std::uint64_t s = 1; s <= 20; ++s) {
+    best += garland_regret({{"name", "sequool"}, {"output", "best"}}, 5000, 1.0, s) / 20;
+    deepest += garland_regret({{"name", "sequool"}, {"output", "deepest"}}, 5000, 1.0, s) / 20;
+  }
+  EXPECT_LT(deepest, best);
+  // Deterministic feedback: both find garland's optimum (the deepest opened cell is evaluated).
+  EXPECT_LT(garland_regret({{"name", "sequool"}, {"output", "best"}}, 1000, 0.0, 0), 2e-8);
+  EXPECT_LT(garland_regret({{"name", "sequool"}, {"output", "deepest"}}, 1000, 0.0, 0), 2e-8);
+}
+
 TEST(TreeSequOOL, AnytimeWithoutBudgetUsesTheDoublingTrick) {
   auto opt = run_direct<SequOOL>(0, 2, 64);
   EXPECT_EQ(opt->run(), 0);

@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <deque>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +40,65 @@ struct EvaluationRecord {
   double eval_s = 0.0;           ///< objective time
   bool failed = false;
   std::string error;
-  nlohmann::json diagnostics = nlohmann::json::object();
+  /// optimizer.diagnostics() after the tell: an object when a trace is written or
+  /// RunOptions::collect_diagnostics is set, else null (computing JSON per evaluation is costly).
+  nlohmann::json diagnostics;
+};
+
+/// Every evaluation of a run, stored compactly (about 8 d + 64 bytes per evaluation in chunks, no
+/// per-evaluation heap allocation; errors and non-empty diagnostics kept aside). Reads like a
+/// std::vector<EvaluationRecord>: size(), operator[], back(), range-for; an element is rebuilt
+/// as an EvaluationRecord value on access (so iterate with `const auto&` or by value).
+class EvaluationLog {
+ public:
+  void push_back(const EvaluationRecord& r);
+  std::size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+  EvaluationRecord operator[](std::size_t k) const;
+  EvaluationRecord front() const { return (*this)[0]; }
+  EvaluationRecord back() const { return (*this)[size() - 1]; }
+  /// Cheap single fields (no record built).
+  std::optional<double> y(std::size_t k) const { return get(k, kHasY, rows_[k].y); }
+  std::optional<double> f(std::size_t k) const { return get(k, kHasF, rows_[k].f); }
+  double suggest_s(std::size_t k) const { return rows_[k].suggest_s; }
+  bool failed(std::size_t k) const { return (rows_[k].flags & kFailed) != 0; }
+  /// The user point of evaluation k (0-based) equals x.
+  bool x_equals(std::size_t k, const Vector& x) const;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = EvaluationRecord;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = EvaluationRecord;
+    const_iterator(const EvaluationLog* log, std::size_t k) : log_(log), k_(k) {}
+    EvaluationRecord operator*() const { return (*log_)[k_]; }
+    const_iterator& operator++() { ++k_; return *this; }
+    const_iterator operator++(int) { auto t = *this; ++k_; return t; }
+    bool operator==(const const_iterator& o) const { return k_ == o.k_; }
+    bool operator!=(const const_iterator& o) const { return k_ != o.k_; }
+   private:
+    const EvaluationLog* log_;
+    std::size_t k_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+ private:
+  enum : std::uint8_t { kHasY = 1, kHasF = 2, kHasRegret = 4, kHasCum = 8, kHasBest = 16, kFailed = 32 };
+  struct Row {
+    double y, f, regret, cum_regret, best_f, suggest_s, eval_s;
+    std::uint8_t flags;
+  };
+  std::optional<double> get(std::size_t k, std::uint8_t flag, double v) const {
+    return (rows_[k].flags & flag) ? std::optional<double>(v) : std::nullopt;
+  }
+  std::deque<Row> rows_;       // deque: grows without copying what is stored
+  std::deque<double> x_;       // dim_ values per evaluation
+  Eigen::Index dim_ = -1;
+  std::vector<std::pair<std::size_t, std::string>> errors_;          // failed evaluations only
+  std::vector<std::pair<std::size_t, nlohmann::json>> diagnostics_;  // non-null diagnostics only
 };
 
 struct Progress {
@@ -59,12 +120,15 @@ struct RunOptions {
   std::function<void(const Progress&)> on_progress;  ///< after every evaluation
   std::function<bool()> should_stop;                 ///< polled before every ask (e.g. SIGINT)
   TraceWriter* trace = nullptr;  ///< receives every evaluation as it completes, then recommend
+  /// Keep optimizer.diagnostics() in each EvaluationRecord also without a trace (with a trace
+  /// they are always computed, for the trace lines).
+  bool collect_diagnostics = false;
 };
 
 struct RunSummary {
   StopReason reason = StopReason::Budget;
   std::string message;  ///< why the run ended (the failure's cause for ObjectiveFailed)
-  std::vector<EvaluationRecord> evaluations;
+  EvaluationLog evaluations;
   std::size_t n_failed = 0;
   std::optional<Vector> best_x;  ///< best observed point
   std::optional<double> best_y;

@@ -42,11 +42,12 @@ double HooTree::mean(std::uint32_t node) const {
   return count_[node] ? sum_[node] / count_[node] : -kInf;
 }
 
-// U_{h,i}(n) = mu^_{h,i} + sqrt(2 ln n / T_{h,i}) + nu1 rho^h (Fig. 1), +inf when T = 0.
+// U_{h,i}(n) = mu^_{h,i} + sqrt(2 ln n / T_{h,i}) + nu1 rho^h (Fig. 1), +inf when T = 0; the width is
+// scaled by the noise range b~ (rewards in [0, b~]; Grill et al. 2015 and Bartlett et al. 2019 sec. 5).
 double HooTree::u_value(std::uint32_t node) const {
   const std::uint32_t t = count_[node];
   if (t == 0) return kInf;
-  return sum_[node] / t + std::sqrt(2.0 * log_horizon_ / t) + nu_ * std::pow(rho_, tree_.depth(node));
+  return sum_[node] / t + noise_range_ * std::sqrt(2.0 * log_horizon_ / t) + nu_ * std::pow(rho_, tree_.depth(node));
 }
 
 // B_{h,i} = min{U_{h,i}, max(B of the children)}, children outside the tree counting +inf (Fig. 1).
@@ -134,7 +135,8 @@ std::vector<double> HooTree::b_values_from_scratch(const std::vector<double>& re
   for (std::uint32_t v = size; v-- > 0;) {
     if (!in_tree(v)) continue;
     double u = kInf;
-    if (count[v]) u = sum[v] / count[v] + std::sqrt(2.0 * log_horizon_ / count[v]) + nu_ * std::pow(rho_, tree_.depth(v));
+    if (count[v])
+      u = sum[v] / count[v] + noise_range_ * std::sqrt(2.0 * log_horizon_ / count[v]) + nu_ * std::pow(rho_, tree_.depth(v));
     double child_max = kInf;
     if (first_child_[v] != 0 && tree_.depth(v) < h_max_) {
       child_max = -kInf;
@@ -226,12 +228,17 @@ AlgorithmInfo hoo_info() {
   info.options.push_back({"rho", 0.7, "rho in (0,1) of the smoothness assumption (0.5: Lipschitz in 1-D with K = 2; 0.71: a square-root cusp)", {}});
   info.options.push_back({"h_max", 0, "truncation depth; 0: the smallest h with nu rho^h <= 1/sqrt(n)", {}});
   info.options.push_back({"recommend", "most-played", "output: the most played path's end, or a uniformly random pulled point (the paper's conversion)", {"most-played", "random"}});
+  info.options.push_back({"noise_range", 1.0, "b~ > 0: confidence width b~ sqrt(2 ln n / T); 1 assumes rewards in [0,1] (the paper), smaller trusts low noise", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     const auto h_max = v.get<std::int64_t>("h_max");
     if (h_max < 0 || h_max > 60) throw InvalidArgument("hoo: option h_max must be in 0..60, got " + std::to_string(h_max));
-    return std::make_unique<Hoo>(space, direction, tree_detail::tree_options(v, true), v.get<double>("nu"), v.get<double>("rho"),
-                                 static_cast<std::uint32_t>(h_max),
-                                 v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed);
+    const double b = v.get<double>("noise_range");
+    if (!(b > 0.0) || !std::isfinite(b)) throw InvalidArgument("hoo: option noise_range must be > 0, got " + std::to_string(b));
+    auto hoo = std::make_unique<Hoo>(space, direction, tree_detail::tree_options(v, true), v.get<double>("nu"), v.get<double>("rho"),
+                                     static_cast<std::uint32_t>(h_max),
+                                     v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed);
+    hoo->set_noise_range(b);
+    return hoo;
   };
   return info;
 }

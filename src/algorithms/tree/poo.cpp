@@ -20,8 +20,11 @@ constexpr double kFirstHorizon = 64.0;               // each instance: horizons 
 }  // namespace
 
 Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
-         Hoo::Output output)
-    : TreeOptimizer("poo", space, direction, options), nu_max_(nu_max), rho_max_(rho_max), output_(output) {
+         Hoo::Output output, double noise_range)
+    : TreeOptimizer("poo", space, direction, options), nu_max_(nu_max), rho_max_(rho_max), output_(output),
+      noise_range_(noise_range) {
+  if (!(noise_range > 0.0) || !std::isfinite(noise_range))
+    throw InvalidArgument("poo: option noise_range must be > 0, got " + std::to_string(noise_range));
   if (!(nu_max > 0.0) || !std::isfinite(nu_max))
     throw InvalidArgument("poo: option nu_max must be > 0, got " + std::to_string(nu_max));
   if (!(rho_max > 0.0 && rho_max < 1.0))
@@ -34,6 +37,7 @@ Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, do
 void Poo::add_instance(double rho) {
   instances_.emplace_back(space().dim(), opt_.children, nu_max_, rho, kFirstHorizon,
                           hoo_truncation_depth(nu_max_, rho, kFirstHorizon));
+  instances_.back().set_noise_range(noise_range_);
 }
 
 bool Poo::decide() {
@@ -110,10 +114,12 @@ AlgorithmInfo poo_info() {
   info.options.push_back({"nu_max", 1.0, "nu_max > 0: the nu of every HOO instance", {}});
   info.options.push_back({"rho_max", 0.9, "rho_max in (0,1): the largest rho of the grid", {}});
   info.options.push_back({"recommend", "most-played", "output from the instance of best average reward: its most played path's end, or a random point it evaluated (the paper)", {"most-played", "random"}});
+  info.options.push_back({"noise_range", 1.0, "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     return std::make_unique<Poo>(space, direction, tree_detail::tree_options(v, false), v.get<double>("nu_max"),
                                  v.get<double>("rho_max"),
-                                 v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed);
+                                 v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed,
+                                 v.get<double>("noise_range"));
   };
   return info;
 }

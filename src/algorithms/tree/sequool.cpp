@@ -100,15 +100,20 @@ std::vector<std::uint64_t> SequOOL::schedule(std::uint64_t n, unsigned k, std::u
   return o;
 }
 
-SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options)
-    : TreeOptimizer("sequool", space, direction, options) {
+SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output,
+                 std::uint32_t repeats)
+    : TreeOptimizer("sequool", space, direction, options), output_(output), repeats_(repeats) {
+  if (repeats == 0) throw InvalidArgument("sequool: option repeats must be >= 1, got 0");
   start_run();
 }
 
 void SequOOL::start_run() {
   // Remark 3.1 (doubling trick): run j has n * 2^j evaluations (n = 64 without a budget).
   const std::uint64_t n = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
-  sched_ = schedule(n, opt_.children, &partial_, &partial_depth_);
+  // SequOOL(p): floor(n/p) cells evaluated p times each; the remainder goes to the first evaluation.
+  reps_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(repeats_, n));
+  extra_ = n - reps_ * (n / reps_);
+  sched_ = schedule(n / reps_, opt_.children, &partial_, &partial_depth_);
   done_.assign(sched_.size(), 0);
   depth_ = 0;
   level_begin_ = 0;
@@ -132,8 +137,18 @@ bool SequOOL::decide() {
       const bool partial = has_partial && i + 1 == open.size() && open.size() == sched_[h] + 1;
       const unsigned kids = partial ? static_cast<unsigned>(partial_) : opt_.children;
       const std::uint32_t first = new_children(open[i], kids);
-      for (unsigned c = 0; c < kids; ++c) plan(first + c, 1);
+      for (unsigned c = 0; c < kids; ++c) {
+        plan(first + c, static_cast<std::uint32_t>(reps_ + extra_));
+        extra_ = 0;
+      }
       ++done_[h];
+    }
+    // The largest-valued cell opened at the deepest depth so far (a later run replaces it once it
+    // is as deep): the "deepest" output.
+    if (!open.empty() && count_[open[0]] > 0 && (run_ == deepest_run_ || h >= deepest_depth_)) {
+      deepest_depth_ = h;
+      deepest_run_ = static_cast<std::uint32_t>(run_);
+      deepest_unit_ = representative(open[0]);
     }
     level_begin_ = next_begin;
     level_end_ = tree_.size();
@@ -143,13 +158,19 @@ bool SequOOL::decide() {
 }
 
 void SequOOL::on_value(const Step& step, double y) {
-  if (y > best_) {  // output x(n) = argmax of the evaluated f_{h,i}
+  // Output x(n) = argmax of the evaluated f_{h,i} (with p repeats: of the cell means, once complete).
+  if (reps_ > 1) {
+    if (count_[step.node] < reps_) return;
+    y = mean(step.node);
+  }
+  if (y > best_) {
     best_ = y;
     best_unit_ = representative(step.node);
   }
 }
 
 Vector SequOOL::recommend_unit() const {
+  if (output_ == Output::Deepest && deepest_unit_.size()) return deepest_unit_;
   return best_unit_.size() ? best_unit_ : Optimizer::recommend_unit();
 }
 
@@ -159,8 +180,18 @@ AlgorithmInfo sequool_info() {
   info.family = "tree";
   info.summary = "SequOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 1): deterministic, Zipf openings floor(h_max/h) per depth";
   info.options = tree_detail::tree_option_specs(true);
+  info.options.push_back({"output", "deepest",
+                          "x(n): \"best\" = Fig. 1's argmax of the single evaluations (winner's curse under noise), "
+                          "\"deepest\" = the best cell opened at the deepest depth",
+                          {"deepest", "best"}});
+  info.options.push_back({"repeats", 1, "p: evaluations per cell, SequOOL(p) of sec. 4 (1: Fig. 1; more averages noise, opens fewer cells)", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v, true));
+    const auto output = v.get<std::string>("output") == "best" ? SequOOL::Output::Best : SequOOL::Output::Deepest;
+    const auto repeats = v.get<std::int64_t>("repeats");
+    if (repeats < 1 || repeats > 1000000)
+      throw InvalidArgument("sequool: option repeats must be in 1..1000000, got " + std::to_string(repeats));
+    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v, true), output,
+                                     static_cast<std::uint32_t>(repeats));
   };
   return info;
 }

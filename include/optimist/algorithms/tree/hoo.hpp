@@ -29,6 +29,8 @@ class HooTree {
   /// New horizon and truncation depth: recomputes every B (U depends on ln N).
   void set_horizon(double horizon, std::uint32_t h_max);
 
+  /// b~, the noise range the confidence width b~ sqrt(2 ln N / T) assumes (default 1); set before any pull.
+  void set_noise_range(double b) { noise_range_ = b; }
   double horizon() const { return horizon_; }
   std::uint32_t h_max() const { return h_max_; }
   double rho() const { return rho_; }
@@ -62,6 +64,7 @@ class HooTree {
 
   Partition tree_;
   double nu_, rho_, horizon_, log_horizon_;
+  double noise_range_ = 1.0;
   std::uint32_t h_max_;
   std::vector<double> sum_, b_;
   std::vector<std::uint32_t> count_, visits_, first_child_, parent_;
@@ -79,6 +82,7 @@ class Hoo : public TreeOptimizer {
   Hoo(const Space& space, Direction direction, const TreeOptions& options, double nu, double rho,
       std::uint32_t h_max, Output output);
   const HooTree& hoo_tree() const { return hoo_; }
+  void set_noise_range(double b) { hoo_.set_noise_range(b); }
 
  protected:
   bool decide() override;
@@ -97,7 +101,7 @@ class Hoo : public TreeOptimizer {
 class Poo : public TreeOptimizer {
  public:
   Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
-      Hoo::Output output);
+      Hoo::Output output, double noise_range = 1.0);
   const std::vector<HooTree>& instances() const { return instances_; }
   /// s* = argmax_s mu^[s], the instance POO outputs from (ties: the first).
   std::size_t best_instance() const;
@@ -116,6 +120,7 @@ class Poo : public TreeOptimizer {
   void add_instance(double rho);
   double nu_max_, rho_max_, d_max_;
   Hoo::Output output_;
+  double noise_range_ = 1.0;
   std::vector<HooTree> instances_;
   std::vector<Work> work_;
   std::size_t work_pos_ = 0;

@@ -100,7 +100,12 @@ class TreeOptimizer : public Optimizer {
 /// doubling trick when the budget is 0 (runs of 64, 128, ... evaluations) or exceeded.
 class SequOOL : public TreeOptimizer {
  public:
-  SequOOL(const Space& space, Direction direction, const TreeOptions& options);
+  /// Output x(n): Fig. 1's argmax of the evaluated values, or the deepest opened cell (robust to noise).
+  enum class Output { Best, Deepest };
+  /// `repeats` p: SequOOL(p) of sec. 4, every cell evaluated p times (its value: the mean), the
+  /// schedule planned for floor(n / p) cells (p = 1: Fig. 1).
+  SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output = Output::Deepest,
+          std::uint32_t repeats = 1);
   /// Openings per depth of a run with n evaluations: element h is the number of cells of depth h
   /// opened (element 0: the root, 1 or 0); `partial` receives the children evaluated by a final
   /// partial opening (0 if none) and `partial_depth` its depth. Sum K * openings + partial == n.
@@ -123,6 +128,12 @@ class SequOOL : public TreeOptimizer {
   std::uint32_t level_begin_ = 0, level_end_ = 1;
   double best_ = -std::numeric_limits<double>::infinity();
   Vector best_unit_;
+  Output output_ = Output::Deepest;
+  std::uint32_t repeats_ = 1, reps_ = 1;  ///< p asked for; p of the current run (at most its n)
+  std::uint64_t extra_ = 0;               ///< n - p floor(n/p), added to the run's first evaluation
+  std::size_t deepest_depth_ = 0;  ///< depth of deepest_ (largest value among the cells opened there)
+  std::uint32_t deepest_run_ = 0;
+  Vector deepest_unit_;
 };
 
 /// StroquOOL (ALT 2019, Fig. 2) with the exact evaluation count (Appendix B) fitted to the budget.
