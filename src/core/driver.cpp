@@ -118,6 +118,7 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
   RunSummary summary;
   const double sign = direction_sign(objective.direction);
   const auto t0 = Clock::now();
+  Clock::time_point mark = t0;  // the latest clock read (after an ask, after an evaluation)
   bool stop = false;
   const bool want_diagnostics = options.trace != nullptr || options.collect_diagnostics;
   EvaluationRecord rec;
@@ -136,7 +137,8 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
     const std::size_t want = std::min(options.batch_size, options.budget - summary.evaluations.size());
     const auto ta = Clock::now();
     std::vector<Trial> trials = optimizer.ask(want);
-    const double suggest_each = seconds_since(ta) / static_cast<double>(trials.size());
+    mark = Clock::now();
+    const double suggest_each = std::chrono::duration<double>(mark - ta).count() / static_cast<double>(trials.size());
     summary.suggest_s += suggest_each * static_cast<double>(trials.size());
 
     for (std::size_t k = 0; k < trials.size(); ++k) {
@@ -151,9 +153,10 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       rec.error.clear();
       rec.suggest_s = suggest_each;
       double y = 0.0;
-      const auto te = Clock::now();
+      const auto te = k == 0 ? mark : Clock::now();  // the first point: right after the ask
       std::optional<std::string> failure = evaluate(objective.function, trial.x, y);
-      rec.eval_s = seconds_since(te);
+      mark = Clock::now();
+      rec.eval_s = std::chrono::duration<double>(mark - te).count();
 
       if (failure) {
         rec.failed = true;
