@@ -11,8 +11,11 @@ namespace {
 std::vector<OptionSpec> gp_bo_common_options(const GpBoOptions& d) {
   return {
       {"kernel", d.kernel, "GP covariance (ARD)", {"matern52", "matern32", "rbf"}},
-      {"prior", d.prior, "GP hyperparameter priors: BoTorch < 0.12 (Gamma(3,6) lengthscales) or Hvarfner et al. 2024",
-       {"classic", "dimension-scaled"}},
+      {"prior", d.prior, "GP hyperparameter priors: BoTorch 0.8's gamma lengthscale/outputscale priors (gamma), all of BoTorch 0.8's incl. its "
+       "Gamma(1.1, 0.05) noise prior (botorch), the gammas as log-normals (classic) or Hvarfner et al. 2024",
+       {"gamma", "botorch", "classic", "dimension-scaled"}},
+      {"fit", d.fit, "hyperparameter fits: warm refits + multi-start when the data doubles, or fresh from the prior modes every step (BoTorch)",
+       {"warm", "fresh"}},
       {"n_init", d.n_init, "initial design size; 0: max(2, min(d + 1, 10))", {}},
       {"init", d.init, "initial design: scrambled Sobol or uniform random", {"sobol", "uniform"}},
       {"raw_samples", d.raw_samples, "acquisition: Sobol candidates scored before the local searches", {}},
@@ -27,6 +30,7 @@ GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   o.acquisition = acquisition;
   o.kernel = v.get<std::string>("kernel");
   o.prior = v.get<std::string>("prior");
+  o.fit = v.get<std::string>("fit");
   o.n_init = v.get<std::size_t>("n_init");
   o.init = v.get<std::string>("init");
   o.raw_samples = v.get<std::size_t>("raw_samples");
@@ -95,7 +99,10 @@ AlgorithmInfo turbo_info() {
   info.options = {
       {"kernel", d.kernel, "GP covariance (ARD)", {"matern52", "matern32", "rbf"}},
       {"n_init", d.n_init, "design size of each run; 0: min(2 d, 50)", {}},
-      {"init", d.init, "design: scrambled Sobol or uniform random", {"sobol", "uniform"}},
+      {"init", d.init, "design: scrambled Sobol, uniform random or Latin hypercube (the reference's)", {"sobol", "uniform", "lhs"}},
+      {"recipe", d.recipe, "GP fit and sampling: the reference code's (fresh fit by 50 Adam steps, samples of y) or L-BFGS-B fits (ml, samples of f)",
+       {"reference", "ml"}},
+      {"prior", d.prior, "ml recipe's GP: maximum likelihood (none) or gp-ei's gamma priors (gamma)", {"none", "gamma"}},
       {"batch_size", d.batch_size, "q: told values per trust-region update (set to the ask batch size)", {}},
       {"n_candidates", d.n_candidates, "Thompson-sampling candidates; 0: min(100 d, 5000)", {}},
       {"sampler", d.sampler, "posterior draws: random-Fourier-feature pathwise (O(m)) or exact joint Cholesky (O(m^3))",
@@ -113,6 +120,8 @@ AlgorithmInfo turbo_info() {
     o.kernel = v.get<std::string>("kernel");
     o.n_init = v.get<std::size_t>("n_init");
     o.init = v.get<std::string>("init");
+    o.recipe = v.get<std::string>("recipe");
+    o.prior = v.get<std::string>("prior");
     o.batch_size = v.get<std::size_t>("batch_size");
     o.n_candidates = v.get<std::size_t>("n_candidates");
     o.sampler = v.get<std::string>("sampler");

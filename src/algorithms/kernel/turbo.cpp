@@ -7,6 +7,7 @@
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/core/sobol.hpp"
+#include "optimist/models/gp/adam_fit.hpp"
 #include "optimist/models/gp/linalg.hpp"
 
 namespace optimist {
@@ -30,6 +31,11 @@ GpOptions turbo_model_options(const TurboOptions& o) {
   g.min_noise_variance = 5e-4;
   g.max_noise_variance = 0.2;
   g.fit = kernel_detail::warm_fit_options();
+  if (o.recipe == "ml" && o.prior == "gamma") {
+    g.use_priors = true;
+    g.lengthscale_prior = GammaPrior{3.0, 6.0};
+    g.outputscale_prior = GammaPrior{2.0, 0.15};
+  }
   return g;
 }
 
@@ -141,6 +147,30 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
 
 // ---- Turbo ----
 
+void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
+  if (options_.recipe == "ml") {
+    kernel_detail::fit_hyperparameters(gp, thorough, rng);
+    return;
+  }
+  // Reference (gp.py, train_gp with hypers = {}): a new model every step, initialized at
+  // lengthscale 0.5, outputscale 1, noise 0.005 and a zero mean in the reference's units, which
+  // centre y at its median (ours at its mean), then 50 Adam steps of lr 0.1.
+  GaussianProcess fresh(gp.dim(), gp.options());
+  fresh.set_data(gp.inputs(), gp.outputs());
+  std::vector<double> y(gp.outputs().data(), gp.outputs().data() + gp.outputs().size());
+  std::nth_element(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(y.size() / 2), y.end());
+  double median = y[y.size() / 2];
+  if (y.size() % 2 == 0) median = 0.5 * (median + *std::max_element(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(y.size() / 2)));
+  GpHyperparameters h;
+  h.lengthscales = Vector::Constant(gp.dim(), 0.5);
+  h.outputscale = 1.0;
+  h.noise_variance = 0.005;
+  h.mean = (median - fresh.output_mean()) / fresh.output_scale();
+  fresh.set_hyperparameters(h);
+  fit_hyperparameters_adam(fresh);
+  gp = std::move(fresh);
+}
+
 Turbo::Turbo(const Space& space, Direction direction, TurboOptions options)
     : Optimizer("turbo", space, direction, options.seed),
       options_(std::move(options)),
@@ -148,8 +178,12 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options)
       n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)),
       run_X_(static_cast<Eigen::Index>(space.dim()), 0),
       gp_(static_cast<Eigen::Index>(space.dim()), turbo_model_options(options_)) {
-  if (options_.init != "sobol" && options_.init != "uniform")
-    throw InvalidArgument("turbo: option 'init' must be sobol or uniform, got '" + options_.init + "'");
+  if (options_.init != "sobol" && options_.init != "uniform" && options_.init != "lhs")
+    throw InvalidArgument("turbo: option 'init' must be sobol, uniform or lhs, got '" + options_.init + "'");
+  if (options_.prior != "none" && options_.prior != "gamma")
+    throw InvalidArgument("turbo: option 'prior' must be none or gamma, got '" + options_.prior + "'");
+  if (options_.recipe != "reference" && options_.recipe != "ml")
+    throw InvalidArgument("turbo: option 'recipe' must be reference or ml, got '" + options_.recipe + "'");
   if (options_.sampler != "rff" && options_.sampler != "exact")
     throw InvalidArgument("turbo: option 'sampler' must be rff or exact, got '" + options_.sampler + "'");
   if (options_.batch_size == 0) throw InvalidArgument("turbo: option 'batch_size' must be >= 1");
@@ -184,7 +218,7 @@ void Turbo::sync() const {
     Rng rng(derive_seed(derive_seed(options_.seed, kFitStream), p.stream));
     const auto n = static_cast<std::size_t>(gp_.size());
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
-    kernel_detail::fit_hyperparameters(gp_, thorough, rng);
+    fit_run_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
     fitted_ = true;
   }
@@ -269,9 +303,30 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
   if (run_size() + pending().size() < n_init_ || run_size() == 0) {
     const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(options_.seed, kDesignStream), tr_.restarts));
     const std::uint64_t first = history().size() - run_start_ + pending().size();
+    // The run's Latin hypercube (reference utils.py: shuffled cell centres plus a uniform shift
+    // within the cell), drawn from a stream of the run so that every ask takes its own row.
+    Matrix lhs;
+    if (options_.init == "lhs") {
+      Rng lhs_rng(derive_seed(derive_seed(options_.seed, kDesignStream + 1), tr_.restarts));
+      const auto d = static_cast<Eigen::Index>(space().dim());
+      const auto m = static_cast<Eigen::Index>(n_init_);
+      lhs.resize(d, m);
+      std::vector<Eigen::Index> perm(n_init_);
+      for (Eigen::Index i = 0; i < d; ++i) {
+        for (Eigen::Index j = 0; j < m; ++j) perm[static_cast<std::size_t>(j)] = j;
+        for (std::size_t j = perm.size(); j > 1; --j) std::swap(perm[j - 1], perm[lhs_rng.below(j)]);
+        for (Eigen::Index j = 0; j < m; ++j)
+          lhs(i, j) = (static_cast<double>(perm[static_cast<std::size_t>(j)]) + lhs_rng.uniform()) / static_cast<double>(m);
+      }
+    }
     while (out.size() < n && (run_size() + pending().size() + out.size() < n_init_ || run_size() == 0)) {
-      out.push_back(options_.init == "uniform" ? rng.uniform_vector(static_cast<Eigen::Index>(space().dim()))
-                                               : sobol.point(first + out.size()));
+      const std::uint64_t index = first + out.size();
+      if (options_.init == "uniform")
+        out.push_back(rng.uniform_vector(static_cast<Eigen::Index>(space().dim())));
+      else if (options_.init == "lhs" && index < n_init_)
+        out.push_back(lhs.col(static_cast<Eigen::Index>(index)));
+      else
+        out.push_back(sobol.point(index));
     }
     if (out.size() == n) return out;
   }
@@ -280,7 +335,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
   GaussianProcess gp = gp_;
   if (!fitted_) {
     Rng fit_rng(derive_seed(derive_seed(options_.seed, kFitStream), history().size()));
-    kernel_detail::fit_hyperparameters(gp, true, fit_rng);
+    fit_run_model(gp, true, fit_rng);
   }
   auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };
   for (const Trial& t : pending()) fantasize(space().to_unit(t.x));
@@ -291,8 +346,14 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
   const Vector center = run_X_.col(best);
   const Matrix C = candidates(gp, center, rng);
   const std::size_t q = n - out.size();
-  const Matrix samples = options_.sampler == "exact" ? gp.sample_posterior(C, q, rng)
-                                                     : pathwise_thompson_samples(gp, C, q, options_.rff_features, rng);
+  Matrix samples = options_.sampler == "exact" ? gp.sample_posterior(C, q, rng)
+                                               : pathwise_thompson_samples(gp, C, q, options_.rff_features, rng);
+  if (options_.recipe == "reference") {
+    // The reference samples y = f + noise (gp.likelihood(gp(X_cand)).sample()).
+    const double sd = std::sqrt(gp.hyperparameters().noise_variance) * gp.output_scale();
+    for (Eigen::Index j = 0; j < samples.cols(); ++j)
+      for (Eigen::Index i = 0; i < samples.rows(); ++i) samples(i, j) += sd * rng.normal();
+  }
   // q columns of one joint draw, each its argmax among candidates not yet chosen.
   std::vector<char> taken(static_cast<std::size_t>(C.cols()), 0);
   for (Eigen::Index j = 0; j < samples.cols(); ++j) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -34,6 +35,36 @@ double LogNormalPrior::log_density_gradient(double theta) const {
 
 double LogNormalPrior::mode() const { return std::exp(loc - scale * scale); }
 
+double GammaPrior::log_density(double theta) const {
+  return concentration * std::log(rate) - std::lgamma(concentration) + (concentration - 1.0) * std::log(theta) -
+         rate * theta;
+}
+
+double GammaPrior::log_density_gradient(double theta) const { return (concentration - 1.0) - rate * theta; }
+
+double GammaPrior::mode() const {
+  return concentration > 1.0 ? (concentration - 1.0) / rate : std::numeric_limits<double>::min();
+}
+
+double HyperparameterPrior::log_density(double theta) const {
+  return std::visit([theta](const auto& p) { return p.log_density(theta); }, prior);
+}
+
+double HyperparameterPrior::log_density_gradient(double theta) const {
+  return std::visit([theta](const auto& p) { return p.log_density_gradient(theta); }, prior);
+}
+
+double HyperparameterPrior::mode() const {
+  return std::visit([](const auto& p) { return p.mode(); }, prior);
+}
+
+bool HyperparameterPrior::valid() const {
+  if (const auto* g = std::get_if<GammaPrior>(&prior))
+    return g->concentration > 0.0 && g->rate > 0.0 && std::isfinite(g->concentration) && std::isfinite(g->rate);
+  const auto& l = std::get<LogNormalPrior>(prior);
+  return l.scale > 0.0 && std::isfinite(l.scale) && std::isfinite(l.loc);
+}
+
 GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
     : dim_(dim),
       options_(std::move(options)),
@@ -47,10 +78,10 @@ GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
   const std::optional<double>& fixed = options_.fixed_noise_variance;
   if (fixed && !(*fixed >= 0.0 && std::isfinite(*fixed)))
     throw InvalidArgument("GpOptions: fixed_noise_variance must be finite and >= 0");
-  for (const LogNormalPrior* p : {&options_.outputscale_prior, &options_.noise_prior})
-    if (!(p->scale > 0.0)) throw InvalidArgument("GpOptions: prior scales must be positive");
-  if (options_.lengthscale_prior && !(options_.lengthscale_prior->scale > 0.0))
-    throw InvalidArgument("GpOptions: prior scales must be positive");
+  for (const HyperparameterPrior* p : {&options_.outputscale_prior, &options_.noise_prior})
+    if (!p->valid()) throw InvalidArgument("GpOptions: prior parameters must be finite and positive");
+  if (options_.lengthscale_prior && !options_.lengthscale_prior->valid())
+    throw InvalidArgument("GpOptions: prior parameters must be finite and positive");
   GpHyperparameters h;
   h.lengthscales =
       Vector::Constant(dim, clip(lengthscale_prior().mode(), options_.min_lengthscale, options_.max_lengthscale));
@@ -60,12 +91,12 @@ GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
   apply(h);
 }
 
-LogNormalPrior GaussianProcess::lengthscale_prior() const {
+HyperparameterPrior GaussianProcess::lengthscale_prior() const {
   if (options_.lengthscale_prior) return *options_.lengthscale_prior;
   // Hvarfner, Hellsten & Nardi (2024), "Vanilla Bayesian optimization performs great in high
   // dimensions": the median lengthscale grows like sqrt(d), so the prior complexity of the
   // function stays constant with the dimension.
-  return {std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(dim_)), std::sqrt(3.0)};
+  return LogNormalPrior{std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(dim_)), std::sqrt(3.0)};
 }
 
 void GaussianProcess::check_point(const Vector& x) const {

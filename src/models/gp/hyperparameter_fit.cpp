@@ -99,7 +99,7 @@ double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector
   }
 
   if (with_prior && options_.use_priors) {
-    const LogNormalPrior lp = lengthscale_prior();
+    const HyperparameterPrior lp = lengthscale_prior();
     for (Eigen::Index p = 0; p < dim_; ++p) {
       value += lp.log_density(h.lengthscales[p]);
       if (grad) (*grad)[p] += lp.log_density_gradient(h.lengthscales[p]);

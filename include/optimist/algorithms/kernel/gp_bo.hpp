@@ -20,9 +20,15 @@ struct GpBoOptions {
   std::uint64_t seed = 0;
   std::string acquisition = "ei";  ///< "ucb", "ei" (maximizes log-EI) or "pi" (maximizes log-PI)
   std::string kernel = "matern52";  ///< "matern52", "matern32", "rbf"
-  /// Hyperparameter priors: "classic" (BoTorch < 0.12: lengthscale ~ Gamma(3, 6), outputscale ~
-  /// Gamma(2, 0.15), as log-normals) or "dimension-scaled" (Hvarfner et al. 2024, the GP default).
-  std::string prior = "classic";
+  /// Hyperparameter priors: "gamma" (BoTorch 0.8 SingleTaskGP's lengthscale ~ Gamma(3, 6) and
+  /// outputscale ~ Gamma(2, 0.15), the GP's noise prior LogNormal(-4, 1)), "botorch" (all of BoTorch
+  /// 0.8's, noise ~ Gamma(1.1, 0.05) >= 1e-4 included), "classic" (the two gammas as log-normals)
+  /// or "dimension-scaled" (Hvarfner et al. 2024, the GP default).
+  std::string prior = "gamma";
+  /// Hyperparameter fit schedule: "warm" (a multi-start fit whenever the data has doubled, warm
+  /// 10-iteration refits in between) or "fresh" (BoTorch's loop: a new model every step, started
+  /// at the prior modes, one L-BFGS-B run to convergence).
+  std::string fit = "warm";
   /// Initial design size; 0: max(2, min(d + 1, 10)).
   std::size_t n_init = 0;
   std::string init = "sobol";  ///< initial design: "sobol" (scrambled) or "uniform"
@@ -62,6 +68,8 @@ class GpBo : public Optimizer {
  private:
   Vector design_point(std::uint64_t index, Rng& rng) const;
   Vector maximize(const GaussianProcess& gp, Rng& rng) const;
+  /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
+  void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
   /// Applies the observations told since the last sync, in order, exactly as if each had been
   /// applied at its tell (add_point, then the fit due at that size with that size's seed): the
   /// model is a function of the told history, but its cost is paid in ask() (and counted in the

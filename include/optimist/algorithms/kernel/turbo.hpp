@@ -45,7 +45,7 @@ struct TurboOptions {
   std::string kernel = "matern52";
   /// Design size of each run; 0: 2 d capped at 50 (the paper's experiments use 2d-ish designs).
   std::size_t n_init = 0;
-  std::string init = "sobol";  ///< "sobol" (scrambled) or "uniform"
+  std::string init = "sobol";  ///< "sobol" (scrambled), "uniform" or "lhs" (the reference's Latin hypercube)
   /// Number of told values per trust-region update (the q of the failure tolerance): set it to the
   /// ask(q) batch size. Tells are grouped in order, so the state is a function of the told history.
   std::size_t batch_size = 1;
@@ -58,6 +58,16 @@ struct TurboOptions {
   double length_init = 0.8, length_min = 0x1p-7, length_max = 1.6;
   std::size_t success_tolerance = 3;
   std::size_t failure_tolerance = 0;  ///< 0: ceil(max(4 / q, d / q))
+  /// "reference" (default): the reference code's recipe (turbo_1.py, gp.py): a new GP every step
+  /// from lengthscale 0.5, outputscale 1, noise 0.005, mean at the median, 50 Adam steps with
+  /// learning rate 0.1; Thompson samples of y (noise included). "ml": hyperparameters by
+  /// L-BFGS-B to convergence (warm refits, a multi-start fit whenever the run's data doubles);
+  /// Thompson samples of f. On 20-D Styblinski-Tang (8 points, budget 72, 10 seeds) "ml" has a
+  /// mean cumulative regret 2,233 +- 2,215 higher (paired), see docs/gp-bo.md.
+  std::string recipe = "reference";
+  /// Hyperparameters of the "ml" recipe: "none" (maximum likelihood within the reference bounds)
+  /// or "gamma" (MAP with gp-ei's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors).
+  std::string prior = "none";
 };
 
 class Turbo : public Optimizer {
@@ -86,6 +96,8 @@ class Turbo : public Optimizer {
   /// in ask().
   void sync() const;
   Matrix candidates(const GaussianProcess& gp, const Vector& center, Rng& rng) const;
+  /// The fit of options().recipe on gp's data (thorough: the multi-start fit of the default).
+  void fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
 
   TurboOptions options_;
   std::size_t n_init_, n_candidates_;

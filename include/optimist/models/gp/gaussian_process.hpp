@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <variant>
 
 #include "optimist/core/rng.hpp"
 #include "optimist/core/types.hpp"
@@ -36,6 +37,30 @@ struct LogNormalPrior {
   /// d log_density / d log(theta).
   double log_density_gradient(double theta) const;
   double mode() const;
+};
+
+/// theta ~ Gamma(concentration, rate) (GPyTorch's GammaPrior, BoTorch's SingleTaskGP default up to
+/// 0.11): log density (k - 1) log theta - r theta + const, mode (k - 1) / r.
+struct GammaPrior {
+  double concentration = 2.0;
+  double rate = 1.0;
+  double log_density(double theta) const;
+  /// d log_density / d log(theta) = (k - 1) - r theta.
+  double log_density_gradient(double theta) const;
+  /// (k - 1) / r; the smallest positive double if k <= 1 (clipped to the bounds by the GP).
+  double mode() const;
+};
+
+/// A prior on one positive hyperparameter: log-normal or gamma.
+struct HyperparameterPrior {
+  std::variant<LogNormalPrior, GammaPrior> prior;
+  HyperparameterPrior(LogNormalPrior p) : prior(p) {}  // NOLINT: implicit on purpose
+  HyperparameterPrior(GammaPrior p) : prior(p) {}      // NOLINT
+  double log_density(double theta) const;
+  double log_density_gradient(double theta) const;
+  double mode() const;
+  /// Positive scale (log-normal), positive concentration and rate (gamma).
+  bool valid() const;
 };
 
 struct GpFitOptions {
@@ -73,9 +98,9 @@ struct GpOptions {
   /// MAP (priors below) if true, maximum likelihood within the bounds if false.
   bool use_priors = true;
   /// Unset: the dimension-scaled LogNormal(sqrt(2) + log(d)/2, sqrt(3)).
-  std::optional<LogNormalPrior> lengthscale_prior;
-  LogNormalPrior outputscale_prior{1.0, 1.0};
-  LogNormalPrior noise_prior{-4.0, 1.0};
+  std::optional<HyperparameterPrior> lengthscale_prior;
+  HyperparameterPrior outputscale_prior{LogNormalPrior{1.0, 1.0}};
+  HyperparameterPrior noise_prior{LogNormalPrior{-4.0, 1.0}};
   double min_lengthscale = 0.005, max_lengthscale = 20.0;  // inputs are unit-cube points
   double min_outputscale = 0.01, max_outputscale = 100.0;  // standardized outputs
   double min_noise_variance = 1e-6, max_noise_variance = 1.0;
@@ -175,7 +200,7 @@ class GaussianProcess {
   struct Workspace;
   double evaluate(const Matrix& X, const Vector& ys, const Vector& theta, Vector* grad, bool with_prior,
                   Workspace& ws) const;
-  LogNormalPrior lengthscale_prior() const;
+  HyperparameterPrior lengthscale_prior() const;
   void standardize();
   void apply(const GpHyperparameters& h);  // sets hyp_ and kernel_, no factorization
   void update_alpha();                      // alpha_ and lml_ from L_
