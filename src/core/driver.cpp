@@ -54,11 +54,12 @@ void EvaluationLog::push_back(const EvaluationRecord& r) {
   Row row{r.y.value_or(0.0), r.f.value_or(0.0), r.regret.value_or(0.0), r.cum_regret.value_or(0.0),
           r.best_f.value_or(0.0), r.suggest_s, r.eval_s, 0};
   row.flags = static_cast<std::uint8_t>((r.y ? kHasY : 0) | (r.f ? kHasF : 0) | (r.regret ? kHasRegret : 0) |
-                                        (r.cum_regret ? kHasCum : 0) | (r.best_f ? kHasBest : 0) | (r.failed ? kFailed : 0));
+                                        (r.cum_regret ? kHasCum : 0) | (r.best_f ? kHasBest : 0) | (r.failed ? kFailed : 0) |
+                                        (r.diagnostics.is_null() ? 0 : kHasDiag));
   rows_.push_back(row);
   for (Eigen::Index j = 0; j < dim_; ++j) x_.push_back(r.x[j]);
   if (!r.error.empty()) errors_.emplace_back(k, r.error);
-  if (!r.diagnostics.is_null()) diagnostics_.emplace_back(k, r.diagnostics);
+  if (!r.diagnostics.is_null() && !r.diagnostics.empty()) diagnostics_.emplace_back(k, r.diagnostics);
 }
 
 EvaluationRecord EvaluationLog::operator[](std::size_t k) const {
@@ -80,9 +81,12 @@ EvaluationRecord EvaluationLog::operator[](std::size_t k) const {
   const auto by_k = [](const auto& e, std::size_t key) { return e.first < key; };
   if (auto it = std::lower_bound(errors_.begin(), errors_.end(), k, by_k); it != errors_.end() && it->first == k)
     r.error = it->second;
-  if (auto it = std::lower_bound(diagnostics_.begin(), diagnostics_.end(), k, by_k);
-      it != diagnostics_.end() && it->first == k)
-    r.diagnostics = it->second;
+  if (row.flags & kHasDiag) {
+    r.diagnostics = nlohmann::json::object();  // collected; stored aside only when not empty
+    if (auto it = std::lower_bound(diagnostics_.begin(), diagnostics_.end(), k, by_k);
+        it != diagnostics_.end() && it->first == k)
+      r.diagnostics = it->second;
+  }
   return r;
 }
 

@@ -86,7 +86,7 @@ class EvaluationLog {
   const_iterator end() const { return {this, size()}; }
 
  private:
-  enum : std::uint8_t { kHasY = 1, kHasF = 2, kHasRegret = 4, kHasCum = 8, kHasBest = 16, kFailed = 32 };
+  enum : std::uint8_t { kHasY = 1, kHasF = 2, kHasRegret = 4, kHasCum = 8, kHasBest = 16, kFailed = 32, kHasDiag = 64 };
   struct Row {
     double y, f, regret, cum_regret, best_f, suggest_s, eval_s;
     std::uint8_t flags;
@@ -98,7 +98,7 @@ class EvaluationLog {
   std::deque<double> x_;       // dim_ values per evaluation
   Eigen::Index dim_ = -1;
   std::vector<std::pair<std::size_t, std::string>> errors_;          // failed evaluations only
-  std::vector<std::pair<std::size_t, nlohmann::json>> diagnostics_;  // non-null diagnostics only
+  std::vector<std::pair<std::size_t, nlohmann::json>> diagnostics_;  // non-empty diagnostics only
 };
 
 struct Progress {
