@@ -7,7 +7,7 @@ Writes DIR/plots/<figure>.png and .svg for each figure the sweep asks for ("plot
   metric        the sweep's metric against t (cumulative regret, average Phase II regret, ...)
   metric_log    the same on a log scale
   simple_regret f* - best f evaluated so far, log scale
-  suggest_time  optimizer time per ask (suggest_s) averaged over blocks of steps, log scale
+  suggest_time  optimizer time per step (suggest_s + tell_s) averaged over blocks of steps, log scale
 Needs Debian's python3-matplotlib (Agg backend, no display)."""
 import json
 import math
@@ -32,7 +32,7 @@ def figure_kinds(summary):
         "metric": ("metric", METRIC_LABELS.get(metric, metric), False),
         "metric_log": ("metric", METRIC_LABELS.get(metric, metric), True),
         "simple_regret": ("simple_regret", "simple regret (f* - best f)", True),
-        "suggest_time": ("suggest_s", "suggest time per ask (s)", True),
+        "suggest_time": ("suggest_s", "optimizer time per step, ask + tell (s)", True),
     }
     return [(name, *kinds[name]) for name in summary["sweep"].get("plots", ["metric"]) if name in kinds]
 

@@ -55,10 +55,10 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   row(out, "recommended", rec);
 
   std::vector<double> suggest(log.size());
-  for (std::size_t k = 0; k < log.size(); ++k) suggest[k] = log.suggest_s(k);
+  for (std::size_t k = 0; k < log.size(); ++k) suggest[k] = log.suggest_s(k) + log.tell_s(k);
   row(out, "total time", fmt_duration(run.total_s));
-  row(out, "optimizer time", fmt_duration(run.suggest_s) + " (median " + fmt_num(median(suggest), 3) +
-                                 " s per point)");
+  row(out, "optimizer time", fmt_duration(run.suggest_s + run.tell_s) + " (median " + fmt_num(median(suggest), 3) +
+                                 " s per point, ask + tell)");
   row(out, "trace", s.out.empty() ? "none (use --out FILE)" : s.out);
   std::string reason = to_string(run.reason);
   if (!run.message.empty() && run.message != reason) reason += " (" + run.message + ")";

@@ -52,7 +52,7 @@ void EvaluationLog::push_back(const EvaluationRecord& r) {
                           std::to_string(dim_));
   const std::size_t k = rows_.size();
   Row row{r.y.value_or(0.0), r.f.value_or(0.0), r.regret.value_or(0.0), r.cum_regret.value_or(0.0),
-          r.best_f.value_or(0.0), r.suggest_s, r.eval_s, 0};
+          r.best_f.value_or(0.0), r.suggest_s, r.eval_s, r.tell_s, 0};
   row.flags = static_cast<std::uint8_t>((r.y ? kHasY : 0) | (r.f ? kHasF : 0) | (r.regret ? kHasRegret : 0) |
                                         (r.cum_regret ? kHasCum : 0) | (r.best_f ? kHasBest : 0) | (r.failed ? kFailed : 0) |
                                         (r.diagnostics.is_null() ? 0 : kHasDiag));
@@ -76,6 +76,7 @@ EvaluationRecord EvaluationLog::operator[](std::size_t k) const {
   r.best_f = get(k, kHasBest, row.best_f);
   r.suggest_s = row.suggest_s;
   r.eval_s = row.eval_s;
+  r.tell_s = row.tell_s;
   r.failed = (row.flags & kFailed) != 0;
   // Both lists are sorted by k (appended in order).
   const auto by_k = [](const auto& e, std::size_t key) { return e.first < key; };
@@ -161,15 +162,18 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       std::optional<std::string> failure = evaluate(objective.function, trial.x, y);
       mark = Clock::now();
       rec.eval_s = std::chrono::duration<double>(mark - te).count();
+      const auto tt = mark;
 
       if (failure) {
         rec.failed = true;
         rec.error = *failure;
         optimizer.tell_failed(trial, *failure);
+        mark = Clock::now();
         ++summary.n_failed;
       } else {
         rec.y = y;
         optimizer.tell(trial, y);
+        mark = Clock::now();
         double f = y;
         if (objective.noise_free) {
           double fn = 0.0;
@@ -187,6 +191,8 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
           summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
         }
       }
+      rec.tell_s = std::chrono::duration<double>(mark - tt).count();
+      summary.tell_s += rec.tell_s;
       rec.cum_regret = summary.cum_regret;
       rec.best_f = summary.best_f;
       if (want_diagnostics) rec.diagnostics = optimizer.diagnostics();

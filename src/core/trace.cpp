@@ -19,8 +19,8 @@ ordered_json number_or_null(std::optional<double> v) {
   return *v;
 }
 
-constexpr std::array<std::string_view, 11> kReservedKeys = {
-    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "status", "error"};
+constexpr std::array<std::string_view, 12> kReservedKeys = {
+    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error"};
 
 bool is_reserved(const std::string& key) {
   for (std::string_view r : kReservedKeys)
@@ -44,6 +44,7 @@ ordered_json evaluation_line(const EvaluationRecord& r, const Space& space) {
   j["best_f"] = number_or_null(r.best_f);
   j["suggest_s"] = number_or_null(r.suggest_s);
   j["eval_s"] = number_or_null(r.eval_s);
+  j["tell_s"] = number_or_null(r.tell_s);
   j["status"] = r.failed ? "failed" : "ok";
   if (r.failed) j["error"] = r.error;
   if (r.diagnostics.is_object()) {

@@ -54,6 +54,7 @@ std::vector<json> untimed(const fs::path& path) {
     json j = json::parse(line);
     j.erase("suggest_s");
     j.erase("eval_s");
+    j.erase("tell_s");
     lines.push_back(j);
   }
   return lines;

@@ -166,3 +166,22 @@ TEST(Driver, RejectsBadRunOptions) {
   EXPECT_THROW(optimize(*opt, sphere(Direction::Maximize), ro), InvalidArgument);  // direction mismatch
   EXPECT_THROW(optimize(*opt, Objective{}, ro), InvalidArgument);
 }
+
+TEST(Driver, TimesTellSeparatelyAndSumsIt) {
+  // GO-UCB refits in tell: the time per step must count it (tell_s), and the run's total is the sum.
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 2}, {"budget", 12}}, Space::box(3, -1, 1), Direction::Minimize);
+  RunOptions ro;
+  ro.budget = 12;
+  const RunSummary s = optimize(*opt, sphere(), ro);
+  ASSERT_EQ(s.evaluations.size(), 12u);
+  double total = 0.0, phase_two = 0.0;
+  for (std::size_t k = 0; k < s.evaluations.size(); ++k) {
+    const double t = s.evaluations.tell_s(k);
+    EXPECT_TRUE(std::isfinite(t) && t >= 0.0) << k;
+    EXPECT_EQ(s.evaluations[k].tell_s, t);
+    total += t;
+    if (k >= 4) phase_two += t;
+  }
+  EXPECT_NEAR(s.tell_s, total, 1e-12);
+  EXPECT_GT(phase_two, 0.0);  // the oracle refits in tell take measurable time
+}

@@ -47,6 +47,7 @@ std::vector<json> untimed(const std::string& path) {
     json j = json::parse(line);
     j.erase("suggest_s");
     j.erase("eval_s");
+    j.erase("tell_s");
     lines.push_back(j);
   }
   return lines;

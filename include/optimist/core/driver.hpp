@@ -38,6 +38,7 @@ struct EvaluationRecord {
   std::optional<double> best_f;  ///< best f among evaluations so far
   double suggest_s = 0.0;        ///< optimizer time to produce this point
   double eval_s = 0.0;           ///< objective time
+  double tell_s = 0.0;           ///< optimizer time to take the observation (tell: refits, updates)
   bool failed = false;
   std::string error;
   /// optimizer.diagnostics() after the tell: an object when a trace is written or
@@ -61,6 +62,7 @@ class EvaluationLog {
   std::optional<double> y(std::size_t k) const { return get(k, kHasY, rows_[k].y); }
   std::optional<double> f(std::size_t k) const { return get(k, kHasF, rows_[k].f); }
   double suggest_s(std::size_t k) const { return rows_[k].suggest_s; }
+  double tell_s(std::size_t k) const { return rows_[k].tell_s; }
   bool failed(std::size_t k) const { return (rows_[k].flags & kFailed) != 0; }
   /// The user point of evaluation k (0-based) equals x.
   bool x_equals(std::size_t k, const Vector& x) const;
@@ -88,7 +90,7 @@ class EvaluationLog {
  private:
   enum : std::uint8_t { kHasY = 1, kHasF = 2, kHasRegret = 4, kHasCum = 8, kHasBest = 16, kFailed = 32, kHasDiag = 64 };
   struct Row {
-    double y, f, regret, cum_regret, best_f, suggest_s, eval_s;
+    double y, f, regret, cum_regret, best_f, suggest_s, eval_s, tell_s;
     std::uint8_t flags;
   };
   std::optional<double> get(std::size_t k, std::uint8_t flag, double v) const {
@@ -138,7 +140,8 @@ struct RunSummary {
   std::optional<double> recommended_f;
   std::optional<double> simple_regret;  ///< regret of recommended_f
   double total_s = 0.0;
-  double suggest_s = 0.0;  ///< total optimizer time
+  double suggest_s = 0.0;  ///< total optimizer time in ask
+  double tell_s = 0.0;     ///< total optimizer time in tell
 
   bool ok() const { return reason != StopReason::ObjectiveFailed; }
 };
