@@ -1,5 +1,6 @@
 #include "algorithms/builtin.hpp"
 
+#include "optimist/algorithms/bandit/bbkb.hpp"
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
@@ -32,6 +33,7 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       poo_info(),
       bkb_info(),
       gp_ucb_arms_info(),
+      bbkb_info(),
   };
 }
 

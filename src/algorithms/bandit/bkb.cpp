@@ -48,6 +48,13 @@ void validate(const ArmBanditOptions& o, bool bkb) {
       msg += "' (allowed: sampled, all)";
       throw InvalidArgument(msg);
     }
+    if (o.mode != "arms" && o.mode != "continuous") {
+      std::string msg = "mode: unknown value '";
+      msg += o.mode;
+      msg += "' (allowed: arms, continuous)";
+      throw InvalidArgument(msg);
+    }
+    if (o.continuous_starts == 0) bad_option("continuous_starts", 0.0, "must be >= 1");
   }
 }
 
@@ -75,7 +82,7 @@ double bkb_theory_qbar(double eps, double delta, std::size_t horizon) {
 
 ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options)
     : Optimizer(std::move(name), space, direction, options.seed), kernel_(make_kernel(space, options)), opt_(options) {
-  validate(opt_, this->name() == "bkb");
+  validate(opt_, this->name() != "gp-ucb-arms");
   if (!opt_.arms_file.empty())
     init(space, read_arms_file(space, opt_.arms_file));
   else
@@ -85,7 +92,7 @@ ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, 
 ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
                      const Matrix& user_arms)
     : Optimizer(std::move(name), space, direction, options.seed), kernel_(make_kernel(space, options)), opt_(options) {
-  validate(opt_, this->name() == "bkb");
+  validate(opt_, this->name() != "gp-ucb-arms");
   init(space, arms_from_user_points(space, user_arms));
 }
 
@@ -128,6 +135,20 @@ double ArmBandit::beta_t(double sum_sigma2_pulled) const {
 }
 
 std::vector<Vector> ArmBandit::propose(std::size_t) {
+  if (t_ == 0) {  // Fig. 1: x_1 uniformly at random (skipping pending arms)
+    std::vector<char> is_pending(num_arms(), 0);
+    for (const auto& p : pending())
+      for (Eigen::Index j = 0; j < arms_.cols(); ++j)
+        if ((arms_.col(j) - p.unit).cwiseAbs().maxCoeff() <= 1e-9) is_pending[static_cast<std::size_t>(j)] = 1;
+    Rng rng = rng_for_ask();
+    std::size_t a = static_cast<std::size_t>(rng.below(num_arms()));
+    for (std::size_t k = 0; k < num_arms() && is_pending[a]; ++k) a = (a + 1) % num_arms();
+    return {arms_.col(static_cast<Eigen::Index>(a))};
+  }
+  return {arms_.col(static_cast<Eigen::Index>(top_arms(1).front()))};
+}
+
+std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
   std::vector<char> is_pending(num_arms(), 0);
   for (const auto& p : pending()) {
     for (Eigen::Index j = 0; j < arms_.cols(); ++j)
@@ -137,30 +158,25 @@ std::vector<Vector> ArmBandit::propose(std::size_t) {
       }
   }
   const bool all_pending = std::all_of(is_pending.begin(), is_pending.end(), [](char c) { return c != 0; });
-  if (t_ == 0) {  // Fig. 1: x_1 uniformly at random
-    Rng rng = rng_for_ask();
-    std::size_t a = static_cast<std::size_t>(rng.below(num_arms()));
-    for (std::size_t k = 0; k < num_arms() && !all_pending && is_pending[a]; ++k) a = (a + 1) % num_arms();
-    return {arms_.col(static_cast<Eigen::Index>(a))};
-  }
   Vector mean, var;
   posterior(mean, var);
   double sum = 0.0;  // sum_{s <= t} sigma_t^2(x_s), repeated pulls counted
   for (std::size_t a : pulled_) sum += static_cast<double>(counts_[a]) * var[static_cast<Eigen::Index>(a)];
   last_beta_ = beta_t(sum);
   // eq. (4): u_t(x) = mu_t(x) + beta_t sigma_t(x); argmax over the arms (lowest index on ties).
-  std::size_t best = 0;
-  double best_u = -std::numeric_limits<double>::infinity();
-  for (std::size_t a = 0; a < num_arms(); ++a) {
-    if (is_pending[a] && !all_pending) continue;
-    const auto i = static_cast<Eigen::Index>(a);
-    const double u = mean[i] + last_beta_ * std::sqrt(std::max(0.0, var[i]));
-    if (u > best_u) {
-      best_u = u;
-      best = a;
-    }
-  }
-  return {arms_.col(static_cast<Eigen::Index>(best))};
+  Vector u = mean + last_beta_ * var.cwiseMax(0.0).cwiseSqrt();
+  std::vector<std::size_t> order;
+  for (std::size_t a = 0; a < num_arms(); ++a)
+    if (!is_pending[a] || all_pending) order.push_back(a);
+  k = std::min(k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      const double ua = u[static_cast<Eigen::Index>(a)], ub = u[static_cast<Eigen::Index>(b)];
+                      return ua > ub || (ua == ub && a < b);
+                    });
+  order.resize(k);
+  if (scores) *scores = std::move(u);
+  return order;
 }
 
 void ArmBandit::observe(const Observation& obs, double y) {
@@ -190,9 +206,14 @@ nlohmann::json ArmBandit::diagnostics() const {
 // ---------------------------------------------------------------- BKB
 
 Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options)
-    : ArmBandit("bkb", space, direction, options) {}
+    : Bkb("bkb", space, direction, options) {}
 Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms)
-    : ArmBandit("bkb", space, direction, options, user_arms) {}
+    : Bkb("bkb", space, direction, options, user_arms) {}
+Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options)
+    : ArmBandit(std::move(name), space, direction, options) {}
+Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+         const Matrix& user_arms)
+    : ArmBandit(std::move(name), space, direction, options, user_arms) {}
 
 Bkb::Embedding Bkb::embed() const {
   // z(x) = (K_S^1/2)^+ k_S(x) = Lambda_r^-1/2 Q_r^T k_S(x) for K_S = Q Lambda Q^T, keeping the
@@ -261,6 +282,7 @@ void Bkb::before_update(std::size_t arm) {
   // Fig. 1: S_{t+1} from the pulls i in [t+1], each included with p = min(1, qbar sigma_t^2(x_i)),
   // sigma_t^2 from the current model (S_t, t pulls). An arm pulled n times (counting this pull)
   // joins with probability 1 - (1 - p)^n; it is stored once.
+  score_model_valid_ = false;
   std::vector<std::size_t> cand = pulled_;
   if (counts_[arm] == 0) cand.push_back(arm);
   if (opt_.dictionary == "all") {
@@ -343,6 +365,9 @@ std::vector<OptionSpec> arm_bandit_option_specs(bool bkb_only) {
     o.push_back({"eps", d.eps, "accuracy epsilon in (0,1); alpha = (1+eps)/(1-eps) (Thm. 3.2, 4)", {}});
     o.push_back({"qbar", d.qbar, "oversampling qbar > 0: p = min(1, qbar sigma_t^2) (Fig. 1); theory: 6 alpha log(4T/delta)/eps^2", {}});
     o.push_back({"dictionary", d.dictionary, "sampled (Fig. 1) or all pulled arms (exact)", {"sampled", "all"}});
+    o.push_back({"mode", d.mode, "arms: best arm (Fig. 1); continuous: maximize the score over the box from the best arms",
+                 {"arms", "continuous"}});
+    o.push_back({"continuous_starts", d.continuous_starts, "continuous mode: L-BFGS-B starts (the best arms)", {}});
   }
   return o;
 }
@@ -366,6 +391,9 @@ ArmBanditOptions arm_bandit_options(const OptionValues& v, bool bkb_only) {
     o.eps = v.get<double>("eps");
     o.qbar = v.get<double>("qbar");
     o.dictionary = v.get<std::string>("dictionary");
+    if (v.json().contains("mode")) o.mode = v.get<std::string>("mode");
+    if (v.json().contains("continuous_starts")) o.continuous_starts = v.get<std::size_t>("continuous_starts");
+    if (v.json().contains("batch_ratio")) o.batch_ratio = v.get<double>("batch_ratio");
   }
   return o;
 }

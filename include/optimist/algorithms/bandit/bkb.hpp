@@ -60,6 +60,13 @@ struct ArmBanditOptions {
   // BKB only.
   double qbar = 2.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
   std::string dictionary = "sampled";  ///< "sampled" (Fig. 1) or "all" (every pulled arm: exact)
+  /// "arms" (Fig. 1) or "continuous": maximize the same score over the box with multi-start
+  /// L-BFGS-B started from the `continuous_starts` best arms (BKB only).
+  std::string mode = "arms";
+  std::size_t continuous_starts = 5;
+  /// BBKB only: C~ > 1, a batch goes on while 1 + sum of the batch-start variances of its points
+  /// stays <= C~ (then sigma_fb^2 / sigma_t^2 <= C~ within the batch).
+  double batch_ratio = 2.0;
 };
 
 /// The qbar of Thm. 3.2 / Thm. 4: 6 alpha log(4T / delta) / eps^2.
@@ -98,6 +105,10 @@ class ArmBandit : public Optimizer {
   void observe(const Observation& obs, double y) override;
   Vector recommend_unit() const override;
 
+  /// Up to k arms with the highest score mu + beta_t sigma (best first, lowest index on ties),
+  /// skipping pending arms unless all are pending; sets last_beta(). Requires t > 0. If scores is
+  /// non-null it receives the score of every arm.
+  std::vector<std::size_t> top_arms(std::size_t k, Vector* scores = nullptr);
   /// Hook run in observe() before the counts include the new pull (BKB resamples S_{t+1} here).
   virtual void before_update(std::size_t arm) { (void)arm; }
   /// alpha and (1 + 1/sqrt(1 - eps)) of Thm. 4 (exact GP-UCB: eps = 0, alpha = 1).
@@ -127,6 +138,10 @@ class ArmBandit : public Optimizer {
 /// After each pull S_{t+1} is resampled: each pull i joins with probability
 /// min(1, qbar sigma_t^2(x_i)) (an arm pulled n times joins with 1 - (1 - p)^n), with a random
 /// stream derived from (seed, t), so a replayed history rebuilds the same dictionaries.
+///
+/// mode = "continuous": the next point maximizes the same score u_t = mu_t + beta_t sigma_t over the
+/// unit box (shared multi-start L-BFGS-B, analytic gradients), started from the best arms; a told
+/// point that is no arm joins the arm set (bkb_continuous.cpp).
 class Bkb : public ArmBandit {
  public:
   Bkb(const Space& space, Direction direction, const ArmBanditOptions& options);
@@ -136,22 +151,38 @@ class Bkb : public ArmBandit {
   /// Current dictionary S_t (arm indices).
   const std::vector<std::size_t>& dictionary() const { return dict_; }
   nlohmann::json diagnostics() const override;
+  /// u_t(x) = mu_t(x) + last_beta() sigma_t(x) of eq. (4) at any unit-cube point, and its gradient
+  /// in x if grad is non-null (sized here).
+  double score(const Vector& unit, Vector* grad = nullptr) const;
 
  protected:
+  Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options);
+  Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+      const Matrix& user_arms);
+  std::vector<Vector> propose(std::size_t n) override;
   void before_update(std::size_t arm) override;
   double alpha() const override { return (1.0 + opt_.eps) / (1.0 - opt_.eps); }
   double eps() const override { return opt_.eps; }
 
- private:
   struct Embedding {
     Matrix W;  ///< r x m: z(x) = W k_S(x)  ((K_S^1/2)^+ up to a rotation)
   };
-  void check();
   Embedding embed() const;
   /// Mean and variance of the arms in `idx` (all arms if null).
   void model(const std::vector<std::size_t>* idx, Vector& mean, Vector& variance) const;
 
   std::vector<std::size_t> dict_;
+
+  /// eq. (4) in kernel form for the continuous score: mu = k_S(x)^T w,
+  /// sigma^2 = kappa^2/lambda + k_S(x)^T G k_S(x), G = W^T (V^-1 - I/lambda) W.
+  struct ScoreModel {
+    Matrix S;
+    Vector w;
+    Matrix G;
+  };
+  const ScoreModel& score_model() const;
+  mutable ScoreModel score_model_;
+  mutable bool score_model_valid_ = false;
 };
 
 /// Exact GP-UCB on the arm set, eqs. (1)-(3) with the eq. (8) variance scaling, computed over the
@@ -168,7 +199,7 @@ class GpUcbArms : public ArmBandit {
   double eps() const override { return 0.0; }
 };
 
-/// Options of both algorithms as an OptionSpec list (bkb_only adds eps, qbar, dictionary).
+/// Options of both algorithms as an OptionSpec list (bkb_only adds eps, qbar, dictionary, mode).
 std::vector<OptionSpec> arm_bandit_option_specs(bool bkb_only);
 ArmBanditOptions arm_bandit_options(const OptionValues& v, bool bkb_only);
 

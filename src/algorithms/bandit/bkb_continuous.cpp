@@ -1,0 +1,93 @@
+// BKB's continuous mode: the score u_t = mu_t + beta_t sigma_t of eq. (4), written in kernel form
+// so it and its gradient can be evaluated anywhere in the box, maximized by the shared multi-start
+// L-BFGS-B from the best arms.
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Cholesky>
+
+#include "optimist/algorithms/bandit/bkb.hpp"
+#include "optimist/solvers/box_maximizer.hpp"
+
+namespace optimist {
+
+const Bkb::ScoreModel& Bkb::score_model() const {
+  if (score_model_valid_) return score_model_;
+  // With z = W k_S(x), V = L L^T and c = L^-1 Z^T y (as in Bkb::model):
+  //   mu(x)      = z^T L^-T c                       = k_S(x)^T w,  w = W^T L^-T c
+  //   sigma^2(x) = (kappa^2 - ||z||^2)/lambda + ||L^-1 z||^2
+  //              = kappa^2/lambda + k_S(x)^T G k_S(x),  G = W^T (V^-1 - I/lambda) W.
+  ScoreModel sm;
+  const double lam = opt_.lambda;
+  sm.S.resize(arms_.rows(), static_cast<Eigen::Index>(dict_.size()));
+  for (std::size_t j = 0; j < dict_.size(); ++j)
+    sm.S.col(static_cast<Eigen::Index>(j)) = arms_.col(static_cast<Eigen::Index>(dict_[j]));
+  if (dict_.empty()) {
+    sm.w.resize(0);
+    sm.G.resize(0, 0);
+  } else {
+    const Embedding e = embed();
+    const Eigen::Index r = e.W.rows();
+    Matrix P(arms_.rows(), static_cast<Eigen::Index>(pulled_.size()));
+    Vector n(P.cols()), s(P.cols());
+    for (std::size_t j = 0; j < pulled_.size(); ++j) {
+      const auto i = static_cast<Eigen::Index>(j);
+      P.col(i) = arms_.col(static_cast<Eigen::Index>(pulled_[j]));
+      n[i] = static_cast<double>(counts_[pulled_[j]]);
+      s[i] = sums_[static_cast<Eigen::Index>(pulled_[j])];
+    }
+    const Matrix Zp = e.W * kernel_.cross(sm.S, P);
+    Matrix V = Zp * n.asDiagonal() * Zp.transpose();
+    V.diagonal().array() += lam;
+    const Eigen::LLT<Matrix> llt(V);
+    if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
+    sm.w = e.W.transpose() * llt.solve(Zp * s);
+    Matrix Vinv = llt.solve(Matrix::Identity(r, r));
+    Vinv.diagonal().array() -= 1.0 / lam;
+    sm.G = e.W.transpose() * Vinv * e.W;
+  }
+  score_model_ = std::move(sm);
+  score_model_valid_ = true;
+  return score_model_;
+}
+
+double Bkb::score(const Vector& unit, Vector* grad) const {
+  const ScoreModel& sm = score_model();
+  const double kl = kernel_.variance() / opt_.lambda;
+  const Eigen::Index d = unit.size();
+  if (sm.S.cols() == 0) {  // z = 0: mu = 0, sigma^2 = kappa^2 / lambda
+    if (grad) *grad = Vector::Zero(d);
+    return last_beta_ * std::sqrt(kl);
+  }
+  Matrix jac;  // d x m: column j = d k(x, s_j) / dx
+  const Vector k = kernel_.cross_with_gradient(unit, sm.S, grad ? &jac : nullptr);
+  const Vector Gk = sm.G * k;
+  const double var = kl + k.dot(Gk);
+  const double sd = std::sqrt(std::max(0.0, var));
+  const double u = k.dot(sm.w) + last_beta_ * sd;
+  if (grad) {
+    *grad = jac * sm.w;  // grad mu
+    if (sd > 1e-12) *grad += (last_beta_ / sd) * (jac * Gk);  // beta grad(sigma^2) / (2 sigma)
+  }
+  return u;
+}
+
+std::vector<Vector> Bkb::propose(std::size_t n) {
+  if (opt_.mode != "continuous" || t_ == 0) return ArmBandit::propose(n);
+  Vector arm_scores;
+  const std::vector<std::size_t> top = top_arms(opt_.continuous_starts, &arm_scores);
+  std::vector<Vector> starts;
+  for (std::size_t a : top) starts.push_back(arms_.col(static_cast<Eigen::Index>(a)));
+  BoxMaximizerOptions bo;
+  bo.raw_samples = 0;  // start only from the best arms
+  bo.restarts = starts.size();
+  Rng rng = rng_for_ask();
+  const Eigen::Index d = arms_.rows();
+  const BoxMaximizerResult res = maximize_in_box([this](const Vector& x, Vector* g) { return score(x, g); },
+                                                 Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
+  // The local searches start at the best arm, so they can only improve on its score.
+  if (res.found() && res.value >= arm_scores[static_cast<Eigen::Index>(top.front())]) return {res.x};
+  return {starts.front()};
+}
+
+}  // namespace optimist
