@@ -182,6 +182,7 @@ std::vector<nlohmann::json> without_timing(std::vector<nlohmann::json> lines) {
   for (auto& l : lines) {
     l.erase("suggest_s");
     l.erase("eval_s");
+    l.erase("tell_s");
   }
   return lines;
 }

@@ -260,7 +260,7 @@ TEST(ExperimentSummary, NumbersComeFromTheTraces) {
                                            ("seed-" + std::to_string(seed) + ".jsonl")).string());
       cum.push_back(t.evaluations.back().at("cum_regret").get<double>());
       simple.push_back(t.recommend->at("simple_regret").get<double>());
-      for (const auto& e : t.evaluations) suggest.push_back(e.at("suggest_s").get<double>());
+      for (const auto& e : t.evaluations) suggest.push_back(e.at("suggest_s").get<double>() + e.at("tell_s").get<double>());
     }
     const auto w = ex::wald_interval(cum, 0.95);
     EXPECT_NEAR(alg.at("cum_regret").at("mean").get<double>(), (cum[0] + cum[1]) / 2, 1e-9);
