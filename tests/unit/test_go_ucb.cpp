@@ -132,6 +132,8 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"activation", "gelu"}}).find("gelu"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_shape", "sphere"}}).find("sphere"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}).find("trust_region"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_max", 0.05}}).find("trust_max"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_rule", "always"}}).find("always"), std::string::npos);
 }
 
 namespace {
@@ -291,6 +293,100 @@ TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
   EXPECT_GT(grew, 0);
 }
 
+TEST(GoUcb, TrustMaxLetsTheRegionGrowPastItsStart) {
+  // On the realizable, monotone goucb_f1 most steps improve, so the radius grows x1.5 per
+  // improvement up to trust_max instead of stopping at trust_region.
+  const double radius = 0.05, cap = 0.2;
+  const Problem p = make_problem("goucb_f1", 5);
+  const Objective obj = p.objective(0.01, 2);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 2}, {"budget", 20}, {"trust_region", radius}, {"trust_max", cap}}, p.space, p.direction);
+  const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  double largest = 0.0;
+  for (int i = 0; i < 20; ++i) {
+    const bool phase_two = g.in_phase_two();
+    const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
+    const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
+    const Trial t = opt->ask();
+    opt->tell(t, obj.function(t.x));
+    if (!phase_two) continue;
+    EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+    const double next = opt->diagnostics().at("trust_size").get<double>();
+    EXPECT_LE(next, cap + 1e-12);
+    largest = std::max(largest, next);
+  }
+  EXPECT_GT(largest, radius * 1.4);
+}
+
+TEST(GoUcb, RatioRuleNeverGrowsWithoutAnImprovement) {
+  // trust_rule=ratio: after a step the size is grown (improvement >= half the predicted one),
+  // kept (a smaller improvement) or shrunk (no improvement); never kept or grown otherwise.
+  const double radius = 0.2;
+  const Problem p = make_problem("styblinski_tang", 4);
+  const Objective obj = p.objective(0.01, 3);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 4}, {"budget", 30}, {"trust_region", radius}, {"trust_rule", "ratio"}}, p.space, p.direction);
+  const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  int kept_or_grown = 0;
+  for (int i = 0; i < 30; ++i) {
+    const bool phase_two = g.in_phase_two();
+    const double best_before = opt->best() ? opt->best()->value : -1e300;
+    const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
+    const Trial t = opt->ask();
+    const double y = obj.function(t.x);
+    opt->tell(t, y);
+    if (!phase_two) continue;
+    const double next = opt->diagnostics().at("trust_size").get<double>();
+    const double grown = std::min(radius, 1.5 * size), shrunk = std::max(0.25 * radius, 0.7 * size);
+    if (y <= best_before) {
+      EXPECT_NEAR(next, shrunk, 1e-12) << "step " << i;
+    } else {
+      EXPECT_TRUE(std::abs(next - grown) < 1e-12 || std::abs(next - size) < 1e-12 || std::abs(next - shrunk) < 1e-12) << "step " << i;
+      kept_or_grown += std::abs(next - shrunk) > 1e-12;
+    }
+  }
+  EXPECT_GT(kept_or_grown, 0);
+}
+
+TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
+  const double radius = 0.1;
+  const Problem p = make_problem("styblinski_tang", 4);
+  const Objective obj = p.objective(0.01, 5);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 5}, {"budget", 20}, {"trust_region", radius}, {"acquisition", "joint"}}, p.space, p.direction);
+  const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  for (int i = 0; i < 20; ++i) {
+    const bool phase_two = g.in_phase_two();
+    const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
+    const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
+    const Trial t = opt->ask();
+    opt->tell(t, obj.function(t.x));
+    if (phase_two) EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+  }
+}
+
+TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
+  // Every step stays in the ball around the incumbent except those counted as global steps.
+  const double radius = 0.05;
+  const Problem p = make_problem("goucb_f1", 5);
+  const Objective obj = p.objective(0.01, 7);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 7}, {"budget", 20}, {"trust_region", radius}, {"global_candidate", true}},
+                            p.space, p.direction);
+  const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  int outside = 0;
+  for (int i = 0; i < 20; ++i) {
+    const bool phase_two = g.in_phase_two();
+    const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
+    const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
+    const int before = phase_two ? opt->diagnostics().at("global_steps").get<int>() : 0;
+    const Trial t = opt->ask();
+    const int after = phase_two ? opt->diagnostics().at("global_steps").get<int>() : 0;
+    opt->tell(t, obj.function(t.x));
+    if (!phase_two) continue;
+    const bool out = (t.unit - incumbent).norm() > size + 1e-9;
+    outside += out;
+    if (out) EXPECT_EQ(after, before + 1) << "step " << i;
+  }
+  EXPECT_EQ(opt->diagnostics().at("global_steps").get<int>(), outside);
+}
+
 TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
   const Space s = Space::box(3, 0, 1);
   auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"preset", "paper"}, {"trust_region", 0.3}, {"refit_every", 2},
@@ -302,6 +398,7 @@ TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
   EXPECT_EQ(g.options().inputs, "unit");
   EXPECT_EQ(g.options().weight_decay, 0.0);
   EXPECT_EQ(g.options().beta_schedule, "constant");
+  EXPECT_FALSE(g.options().global_candidate);
   EXPECT_EQ(g.model().describe().find("centered"), std::string::npos);
   const double T = 30.0 - static_cast<double>(g.n_init());
   EXPECT_NEAR(g.lambda(), std::sqrt(T) * std::pow(std::log(T), 2), 1e-12);  // appendix D.1

@@ -64,6 +64,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     options_.weight_decay = 0.0;
     options_.refit_every = 0;
     options_.trust_region = 0.0;
+    options_.global_candidate = false;
     options_.beta_schedule = "constant";
   }
   const GoUcbOptions& o = options_;
@@ -75,6 +76,10 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + std::to_string(o.weight_decay));
   if (!(o.trust_region >= 0 && o.trust_region <= 1))
     throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + std::to_string(o.trust_region));
+  if (!(o.trust_max == 0 || (o.trust_max >= o.trust_region && std::isfinite(o.trust_max))))
+    throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + std::to_string(o.trust_region) + "), got " + std::to_string(o.trust_max));
+  if (o.trust_rule != "success" && o.trust_rule != "ratio")
+    throw InvalidArgument(name() + ": option 'trust_rule' must be success or ratio, got '" + o.trust_rule + "'");
   if (o.trust_shape != "box" && o.trust_shape != "ball")
     throw InvalidArgument(name() + ": option 'trust_shape' must be box or ball, got '" + o.trust_shape + "'");
   if (!model_) {
@@ -176,12 +181,22 @@ void GoUcb::observe(const Observation& obs, double y) {
   if (ellipsoid_ && options_.trust_adapt && options_.trust_region > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // grow x1.5 after a Phase II improvement of the best value, shrink x0.7 after any other step,
-    // within [trust_region / 4, trust_region]. Factors chosen on seeds 101-110 (docs/go-ucb.md).
-    if (y > best_seen_ + 1e-3 * y_scale_)
-      trust_size_ = std::min(options_.trust_region, 1.5 * trust_size_);
-    else
+    // within [trust_region / 4, trust_max]. Factors chosen on seeds 101-110 (docs/go-ucb.md).
+    const double upper = options_.trust_max > 0 ? options_.trust_max : options_.trust_region;
+    const bool improved = y > best_seen_ + 1e-3 * y_scale_;
+    double ratio = 1.0;
+    if (improved && options_.trust_rule == "ratio" && best_unit_.size()) {
+      // actual / predicted improvement, both under the w_t that chose x_t (standardized units)
+      const Vector& w = ellipsoid_->center();
+      const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * y_scale_;
+      ratio = predicted > 0 ? (y - best_seen_) / predicted : 1.0;
+    }
+    if (improved && ratio >= 0.5)
+      trust_size_ = std::min(upper, 1.5 * trust_size_);
+    else if (!improved)  // (an improvement below half the prediction keeps the size)
       trust_size_ = std::max(0.25 * options_.trust_region, 0.7 * trust_size_);
   }
+  if (y > best_seen_) best_unit_ = obs.trial.unit;
   best_seen_ = std::max(best_seen_, y);
   if (!ellipsoid_) {
     if (n_successful() >= n_init_) run_oracle();
@@ -247,6 +262,13 @@ double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
   return f + rb * norm;
 }
 
+std::pair<double, double> GoUcb::mean_and_bonus(const Vector& x) const {
+  Vector gw;
+  const double f = model_->gradient_w(ellipsoid_->center(), x, gw);
+  const double norm = std::sqrt(std::max(0.0, gw.dot(ellipsoid_->inverse_apply(gw))));
+  return {f, std::sqrt(beta(phase_two_count_ + 1)) * norm};
+}
+
 Vector GoUcb::joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const {
   // Step 5 jointly over (x, u): maximize f_x(w_t + sqrt(beta) S^{-T} u), x in the box, ||u|| <= 1,
   // by projected gradient ascent with backtracking. Starts at the linearization's optimal u.
@@ -307,7 +329,7 @@ Vector GoUcb::acquire() {
     }
   };
   Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
-  const bool ball = options_.trust_region > 0 && best() && options_.trust_shape == "ball";
+  bool ball = options_.trust_region > 0 && best() && options_.trust_shape == "ball";
   Vector center;
   if (options_.trust_region > 0 && best()) {  // deviation trust_region: step 5 near the incumbent
     center = best()->trial.unit;
@@ -335,7 +357,30 @@ Vector GoUcb::acquire() {
   }
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
   Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
-  if (options_.variant == "go-ucb" && options_.acquisition == "joint") x = joint_ascent(x, lower, upper);
+  if (options_.variant == "go-ucb" && options_.global_candidate && options_.trust_region > 0 && best()) {
+    // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
+    // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
+    BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
+    if (g.found()) {
+      try {
+        const auto [fg, bg] = mean_and_bonus(g.x);
+        const auto [fc, bc] = mean_and_bonus(center);
+        if (fg - bg > fc + bc) {
+          ++global_steps_;
+          ball = false;
+          x = g.x;
+          lower = Vector::Zero(d);
+          upper = Vector::Ones(d);
+        }
+      } catch (const NumericalError&) {
+      }
+    }
+  }
+  if (options_.variant == "go-ucb" && options_.acquisition == "joint") {
+    x = joint_ascent(x, lower, upper);  // ascends in the ball's bounding box; back into the ball
+    const double dist = ball ? (x - center).norm() : 0.0;
+    if (dist > trust_size()) x = center + (x - center) * (trust_size() / dist);
+  }
   return x;
 }
 
@@ -377,6 +422,7 @@ nlohmann::json GoUcb::diagnostics() const {
     j["fit_sse"] = last_fit_sse_;
     j["refits"] = refits_;
     if (options_.trust_region > 0) j["trust_size"] = trust_size();
+    if (options_.global_candidate) j["global_steps"] = global_steps_;
   }
   return j;
 }

@@ -87,6 +87,11 @@ AlgorithmInfo go_ucb_info() {
   info.options.push_back({"trust_shape", d.trust_shape,
                           "trust region shape: box (trust_region = side) or ball (trust_region = Euclidean radius), unit-cube coordinates", {"box", "ball"}});
   info.options.push_back({"trust_adapt", d.trust_adapt, "trust region size x1.5 after an improving step, x0.7 otherwise, within [trust_region/4, trust_region]", {}});
+  info.options.push_back({"trust_max", d.trust_max, "upper limit of the adapted trust region size; 0: trust_region", {}});
+  info.options.push_back({"trust_rule", d.trust_rule,
+                          "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)", {"success", "ratio"}});
+  info.options.push_back({"global_candidate", d.global_candidate,
+                          "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     GoUcbOptions o = read_common(v, "go-ucb");
     o.preset = v.get<std::string>("preset");
@@ -99,6 +104,9 @@ AlgorithmInfo go_ucb_info() {
     o.trust_region = v.get<double>("trust_region");
     o.trust_shape = v.get<std::string>("trust_shape");
     o.trust_adapt = v.get<bool>("trust_adapt");
+    o.trust_max = v.get<double>("trust_max");
+    o.trust_rule = v.get<std::string>("trust_rule");
+    o.global_candidate = v.get<bool>("global_candidate");
     return std::make_unique<GoUcb>(space, direction, o);
   };
   return info;

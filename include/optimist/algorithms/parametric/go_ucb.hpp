@@ -57,6 +57,16 @@ struct GoUcbOptions {
   /// Adapt the trust region's size: x1.5 after a Phase II step that improves the best value, x0.7
   /// after one that does not, within [trust_region / 4, trust_region].
   bool trust_adapt = true;
+  /// Upper limit of the adapted size (0: trust_region, i.e. the region never grows past its start).
+  double trust_max = 0.0;
+  /// "success": grow after any improvement (above); "ratio": grow only when the improvement is at
+  /// least half the one f_{w_t} predicted (the classical trust-region ratio test), keep the size
+  /// after a smaller improvement, shrink otherwise.
+  std::string trust_rule = "success";
+  /// Also maximize the acquisition over the whole domain and take that point when its pessimistic
+  /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
+  /// (the model is confident the far point is better than anything near the incumbent).
+  bool global_candidate = false;
   std::string acquisition = "linearized";  ///< "linearized" (Lemma 5.4) or "joint" (step 5)
   std::size_t raw_samples = 512;           ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;                ///< acquisition: local searches from the best candidates
@@ -103,6 +113,8 @@ class GoUcb : public Optimizer {
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
   double acquisition_value(const Vector& x, Vector* grad) const;
+  /// f_{w_t}(x) and the bonus sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^-1} (go-ucb variant).
+  std::pair<double, double> mean_and_bonus(const Vector& x) const;
   Vector joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const;
 
   GoUcbOptions options_;
@@ -119,6 +131,8 @@ class GoUcb : public Optimizer {
   double last_fit_sse_ = 0.0;
   std::size_t refits_ = 0;
   double trust_size_ = 0.0;          // current side / radius
+  std::size_t global_steps_ = 0;     // asks won by the global candidate
+  Vector best_unit_;                 // incumbent before the current tell (trust_rule=ratio)
   double best_seen_ = -std::numeric_limits<double>::infinity();
 };
 
