@@ -1,6 +1,8 @@
 // End-to-end tests of the `optimist` binary: exit codes, messages, traces, configs, listing.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -266,7 +268,12 @@ TEST_F(Cli, ListShowsEveryProblemAndAlgorithm) {
     const auto& info = optimist::problems()[k];
     const auto& row = j.at("problems")[k];
     EXPECT_EQ(row.at("name"), info.name);
-    const auto f_star = optimist::make_problem(info.name, info.default_dim).f_star;
+    std::optional<double> f_star;
+    try {
+      f_star = optimist::make_problem(info.name, info.default_dim).f_star;
+    } catch (const optimist::InvalidArgument&) {  // e.g. an hpo_* problem without its data set here
+      EXPECT_TRUE(row.at("f_star").is_null()) << info.name;
+    }
     if (f_star) {
       EXPECT_EQ(row.at("f_star").get<double>(), *f_star) << info.name;
     }

@@ -161,7 +161,10 @@ TEST(ExperimentSweep, EveryPresetParsesAndNamesExactlyWhatIsMissing) {
     for (const auto& p : s.problems)
       if (!catalog.count(p.name)) missing.push_back(p.name);
     const std::string msg = error_of([&] { ex::check_available(s); });
-    if (missing.empty()) {
+    if (missing.empty() && msg.find("dataset '") != std::string::npos) {
+      // goucb-hpo in a checkout without ../shared/datasets: refused, naming the data set.
+      EXPECT_EQ(std::string(name), "goucb-hpo") << msg;
+    } else if (missing.empty()) {
       EXPECT_EQ(msg, "(no error)") << name;
     } else {
       for (const auto& m : missing) EXPECT_NE(msg.find(m), std::string::npos) << name << ": " << msg;
