@@ -86,7 +86,7 @@ AlgorithmInfo go_ucb_info() {
                           "step 5 over a box of this side (fraction of the domain) centred at the best observed point; 0: whole domain (paper)", {}});
   info.options.push_back({"trust_shape", d.trust_shape,
                           "trust region shape: box (trust_region = side) or ball (trust_region = Euclidean radius), unit-cube coordinates", {"box", "ball"}});
-  info.options.push_back({"trust_adapt", d.trust_adapt, "trust region size x1.5 after an improving step, x0.7 otherwise, within [trust_region/4, trust_region]", {}});
+  info.options.push_back({"trust_adapt", d.trust_adapt, "trust region size x1.5 after an improving step, x0.7 otherwise, within [trust_region/4, trust_max or trust_region]", {}});
   info.options.push_back({"trust_max", d.trust_max, "upper limit of the adapted trust region size; 0: trust_region", {}});
   info.options.push_back({"trust_rule", d.trust_rule,
                           "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)", {"success", "ratio"}});

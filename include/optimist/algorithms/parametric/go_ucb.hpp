@@ -55,7 +55,7 @@ struct GoUcbOptions {
   /// unit-cube coordinates, intersected with the domain).
   std::string trust_shape = "ball";
   /// Adapt the trust region's size: x1.5 after a Phase II step that improves the best value, x0.7
-  /// after one that does not, within [trust_region / 4, trust_region].
+  /// after one that does not, within [trust_region / 4, trust_max (0: trust_region)].
   bool trust_adapt = true;
   /// Upper limit of the adapted size (0: trust_region, i.e. the region never grows past its start).
   double trust_max = 0.0;
