@@ -358,7 +358,9 @@ TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
     const double size = phase_two ? opt->diagnostics().at("trust_size").get<double>() : radius;
     const Trial t = opt->ask();
     opt->tell(t, obj.function(t.x));
-    if (phase_two) EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+    if (phase_two) {
+      EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+    }
   }
 }
 
@@ -382,7 +384,9 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
     if (!phase_two) continue;
     const bool out = (t.unit - incumbent).norm() > size + 1e-9;
     outside += out;
-    if (out) EXPECT_EQ(after, before + 1) << "step " << i;
+    if (out) {
+      EXPECT_EQ(after, before + 1) << "step " << i;
+    }
   }
   EXPECT_EQ(opt->diagnostics().at("global_steps").get<int>(), outside);
 }
