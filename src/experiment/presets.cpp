@@ -28,7 +28,15 @@ std::vector<Preset> make_presets() {
                 {"dim", 20},
                 {"metric", "cumulative_regret"},
                 {"plots", {"metric", "simple_regret"}},
-                {"algorithms", {"go-ucb", "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
+                // The baselines start like GO-UCB's Phase I on the 72-evaluation tasks: 8 uniform points
+                // (the BoTorch comparison). GO-UCB's own n is Theorem 4.1's: 8 for N = 72, 5 for N = 30.
+                {"algorithms",
+                 {"go-ucb",
+                  {{"name", "gp-ucb"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
+                  {{"name", "gp-ei"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
+                  {{"name", "gp-pi"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
+                  {{"name", "turbo"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
+                  "random"}},
                 {"problems",
                  {{{"name", "goucb_f1"}, {"budget", 30}},
                   {{"name", "styblinski_tang"}, {"budget", 72}},
