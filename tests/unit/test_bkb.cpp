@@ -10,32 +10,14 @@
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/core/registry.hpp"
 #include "optimist/core/rng.hpp"
+#include "bandit_test_helpers.hpp"
 
 using namespace optimist;
+using optimist::test::arm_index;
+using optimist::test::draw_from_gp;
+using optimist::test::random_arms;
 
 namespace {
-
-Matrix random_arms(std::size_t d, std::size_t A, std::uint64_t seed) {
-  Rng rng(seed);
-  Matrix X(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(A));
-  for (Eigen::Index j = 0; j < X.cols(); ++j) X.col(j) = rng.uniform_vector(X.rows());
-  return X;
-}
-
-// f drawn from GP(0, k) on the arms.
-Vector draw_from_gp(const Kernel& k, const Matrix& arms, std::uint64_t seed) {
-  Matrix K = k.gram(arms);
-  K.diagonal().array() += 1e-8;
-  const Eigen::LLT<Matrix> llt(K);
-  Rng rng(seed);
-  return llt.matrixL() * rng.normal_vector(arms.cols());
-}
-
-Eigen::Index arm_index(const Matrix& arms, const Vector& u) {
-  Eigen::Index best = 0;
-  (arms.colwise() - u).colwise().squaredNorm().minCoeff(&best);
-  return best;
-}
 
 ArmBanditOptions small_options() {
   ArmBanditOptions o;
