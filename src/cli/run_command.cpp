@@ -60,18 +60,8 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
     if (ec)
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
-  TraceMeta meta;
-  meta.algorithm = s.algorithm;
-  meta.options = resolved;
-  meta.problem = problem.name;
-  meta.dim = problem.dim;
-  meta.seed = s.seed;
-  meta.noise = s.noise;
-  meta.direction = problem.direction;
-  meta.f_star = problem.f_star;
-  meta.budget = s.budget;
-  meta.space = problem.space.to_json();
-  return std::make_unique<TraceWriter>(s.out, meta, problem.space);
+  return std::make_unique<TraceWriter>(s.out, problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget),
+                                       problem.space);
 }
 
 /// The user's program as a Problem (for the trace and summary) and its Objective.

@@ -65,17 +65,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
 
-  TraceMeta meta;
-  meta.algorithm = run.algorithm->name;
-  meta.options = resolved;
-  meta.problem = problem.name;
-  meta.dim = problem.dim;
-  meta.seed = run.seed;
-  meta.noise = p.noise;
-  meta.direction = problem.direction;
-  meta.f_star = problem.f_star;
-  meta.budget = p.budget;
-  meta.space = problem.space.to_json();
+  const TraceMeta meta = problem.trace_meta(run.algorithm->name, resolved, run.seed, p.noise, p.budget);
 
   const std::string partial = temporary_path(run.trace_path);
   std::error_code ec;

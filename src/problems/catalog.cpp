@@ -91,6 +91,22 @@ Problem make_problem(const std::string& name, std::size_t dim) {
   return info.make(d);
 }
 
+TraceMeta Problem::trace_meta(const std::string& algorithm, const nlohmann::json& resolved_options, std::uint64_t seed,
+                              double noise_sd, std::size_t budget) const {
+  TraceMeta meta;
+  meta.algorithm = algorithm;
+  meta.options = resolved_options;
+  meta.problem = name;
+  meta.dim = dim;
+  meta.seed = seed;
+  meta.noise = noise_sd;
+  meta.direction = direction;
+  meta.f_star = f_star;
+  meta.budget = budget;
+  meta.space = space.to_json();
+  return meta;
+}
+
 Objective Problem::objective(double noise_sd, std::uint64_t noise_seed) const {
   if (!std::isfinite(noise_sd) || noise_sd < 0.0) {
     throw InvalidArgument("noise_sd must be finite and >= 0, got " + format_double(noise_sd));

@@ -8,6 +8,7 @@
 
 #include "optimist/core/objective.hpp"
 #include "optimist/core/space.hpp"
+#include "optimist/core/trace.hpp"
 
 namespace optimist {
 
@@ -24,6 +25,11 @@ struct Problem {
   /// The objective f + N(0, noise_sd^2), the noise drawn from a stream seeded by noise_seed
   /// (the k-th evaluation gets the k-th draw). noise_sd must be finite and >= 0.
   Objective objective(double noise_sd = 0.0, std::uint64_t noise_seed = 0) const;
+
+  /// The trace's meta line for a run of `algorithm` (with its resolved options) on this problem:
+  /// one construction for `optimist run` and `optimist bench`, so their traces agree.
+  TraceMeta trace_meta(const std::string& algorithm, const nlohmann::json& resolved_options, std::uint64_t seed,
+                       double noise_sd, std::size_t budget) const;
 };
 
 struct ProblemInfo {
