@@ -150,6 +150,17 @@ TEST(TreeNoisy, FindGarlandsOptimumUnderNoise) {
             mean_garland_regret({{"name", "hoo"}}, 5000, 0.1, 5));
 }
 
+TEST(TreeNoisy, SequOOLsDefaultsAverageNoiseAndKeepTheDeterministicRate) {
+  // The target (garland, n = 5000, noise 0.1, 10 seeds): SequOOL <= 0.015 with the
+  // defaults (auto repeats, LCB output); over 100 seeds Fig. 1's SequOOL (p = 1) is behind it.
+  const double by_default = mean_garland_regret({{"name", "sequool"}}, 5000, 0.1, 10);
+  EXPECT_LT(by_default, 0.015);
+  EXPECT_LT(mean_garland_regret({{"name", "sequool"}}, 5000, 0.1, 100),
+            mean_garland_regret({{"name", "sequool"}, {"repeats", 1}, {"output", "best"}}, 5000, 0.1, 100));
+  // Without noise the pilot finds equal values and the rate of Fig. 1 is kept (the 1.2e-8 floor).
+  EXPECT_LT(mean_garland_regret({{"name", "sequool"}}, 1000, 0.0, 2), 2e-8);
+}
+
 TEST(TreeNoisy, BadOptionsAreRejectedNamingTheValue) {
   const Problem p = make_problem("garland");
   auto expect_bad = [&](const nlohmann::json& spec, const std::string& fragment) {
@@ -168,7 +179,7 @@ TEST(TreeNoisy, BadOptionsAreRejectedNamingTheValue) {
   expect_bad({{"name", "poo"}, {"nu_max", 0.0}}, "nu_max");
   expect_bad({{"name", "poo"}, {"noise_range", -0.5}}, "-0.5");
   expect_bad({{"name", "hoo"}, {"noise_range", 0.0}}, "noise_range");
-  expect_bad({{"name", "sequool"}, {"repeats", 0}}, "repeats");
+  expect_bad({{"name", "sequool"}, {"repeats", -1}}, "-1");
   expect_bad({{"name", "sequool"}, {"output", "last"}}, "last");
   expect_bad({{"name", "stosoo"}, {"delta", 2.0}}, "2");
   expect_bad({{"name", "stosoo"}, {"k", -1}}, "-1");

@@ -101,11 +101,14 @@ TEST(TreeSequOOL, ScheduleUsesTheWholeBudgetAndFollowsFigure1) {
 }
 
 TEST(TreeSequOOL, RunOpensTheScheduledCellsPerDepthAndUsesExactlyTheBudget) {
+  // Default repeats (auto) with deterministic garland: the root evaluated twice (equal values),
+  // then Fig. 1's schedule (p = 1) for the n - 2 evaluations left.
   const std::uint64_t n = 1000;
   auto opt = run_direct<SequOOL>(n, 2, n);
   EXPECT_EQ(opt->evaluations_planned(), n);
+  EXPECT_EQ(opt->repeats(), 1u);
   std::uint64_t partial = 0;
-  const auto o = SequOOL::schedule(n, 2, &partial);
+  const auto o = SequOOL::schedule(n - 2, 2, &partial);
   // The partial opening (if any) is counted among its depth's openings.
   auto done = opt->openings();
   std::uint64_t total_done = std::accumulate(done.begin(), done.end(), std::uint64_t{0});
@@ -113,9 +116,31 @@ TEST(TreeSequOOL, RunOpensTheScheduledCellsPerDepthAndUsesExactlyTheBudget) {
   EXPECT_EQ(total_done, total_sched);
   for (std::size_t h = 0; h < o.size(); ++h) EXPECT_GE(done[h], o[h]) << h;
   EXPECT_EQ(opt->run(), 0);
-  EXPECT_EQ(opt->partition().size(), n + 1);  // every node but the root evaluated once
+  EXPECT_EQ(opt->partition().size(), n - 2 + 1);  // the root (twice) and every other node once
   opt->ask();  // the next ask starts the doubling trick's next run
   EXPECT_EQ(opt->run(), 1);
+}
+
+TEST(TreeSequOOL, AutoRepeatsDetectNoiseFromTheRepeatedRootValue) {
+  const std::uint64_t n = 1000;
+  auto noisy = run_direct<SequOOL>(n, 2, n, 0.1);
+  EXPECT_EQ(noisy->repeats(), SequOOL::kNoisyRepeats);
+  EXPECT_EQ(noisy->evaluations_planned(), n);
+  // SequOOL(4) on the 998 evaluations after the pilot: floor(998 / 4) cells, the first one also
+  // takes the remainder, plus the root.
+  EXPECT_EQ(noisy->partition().size(), (n - 2) / SequOOL::kNoisyRepeats + 1);
+  // Fixed p: no pilot.
+  const Problem p = make_problem("garland");
+  TreeOptions o;
+  o.budget = n;
+  SequOOL fixed(p.space, p.direction, o, SequOOL::Output::LowerConfidence, 1);
+  Objective obj = p.objective(0.1, 3);
+  for (std::uint64_t t = 0; t < n; ++t) {
+    Trial tr = fixed.ask();
+    fixed.tell(tr, obj.function(tr.x));
+  }
+  EXPECT_EQ(fixed.repeats(), 1u);
+  EXPECT_EQ(fixed.partition().size(), n + 1);
 }
 
 TEST(TreeSequOOL, DeterministicRegretOnGarlandShrinksExponentially) {

@@ -103,15 +103,30 @@ std::vector<std::uint64_t> SequOOL::schedule(std::uint64_t n, unsigned k, std::u
 SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output,
                  std::uint32_t repeats)
     : TreeOptimizer("sequool", space, direction, options), output_(output), repeats_(repeats) {
-  if (repeats == 0) throw InvalidArgument("sequool: option repeats must be >= 1, got 0");
   start_run();
 }
 
 void SequOOL::start_run() {
   // Remark 3.1 (doubling trick): run j has n * 2^j evaluations (n = 64 without a budget).
   const std::uint64_t n = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
+  if (repeats_ == kAutoRepeats && run_ == 0) {
+    if (n >= 2 + opt_.children) {  // pilot: is the feedback deterministic?
+      pilot_ = true;
+      pilot_rest_ = n - 2;
+      reps_ = 1;
+      sched_.clear();
+      depth_ = 0;
+      plan(0, 2);
+      return;
+    }
+    repeats_ = 1;
+  }
+  schedule_run(n, repeats_ == kAutoRepeats ? 1 : repeats_);
+}
+
+void SequOOL::schedule_run(std::uint64_t n, std::uint32_t p) {
   // SequOOL(p): floor(n/p) cells evaluated p times each; the remainder goes to the first evaluation.
-  reps_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(repeats_, n));
+  reps_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(p, n));
   extra_ = n - reps_ * (n / reps_);
   sched_ = schedule(n / reps_, opt_.children, &partial_, &partial_depth_);
   done_.assign(sched_.size(), 0);
@@ -121,8 +136,20 @@ void SequOOL::start_run() {
 }
 
 bool SequOOL::decide() {
+  if (pilot_) {
+    if (has_pending()) return false;
+    pilot_ = false;
+    // Two equal values of the same point: deterministic feedback, Fig. 1's SequOOL; otherwise
+    // SequOOL(p) of sec. 4 with the p chosen in docs/tree-search.md. A failed pilot value: Fig. 1.
+    const bool noisy = pilot_values_.size() == 2 &&
+                       std::abs(pilot_values_[0] - pilot_values_[1]) >
+                           1e-12 * std::max({1.0, std::abs(pilot_values_[0]), std::abs(pilot_values_[1])});
+    repeats_ = noisy ? kNoisyRepeats : 1;
+    schedule_run(pilot_rest_, repeats_);
+  }
   for (int runs = 0; runs < 2;) {
     if (depth_ >= sched_.size()) {  // run finished: next run of the doubling trick
+      if (output_ == Output::LowerConfidence) lcb_previous_unit_ = representative(lower_confidence_node());
       reset_tree();
       start_run();
       ++runs;
@@ -158,6 +185,10 @@ bool SequOOL::decide() {
 }
 
 void SequOOL::on_value(const Step& step, double y) {
+  if (pilot_) {
+    pilot_values_.push_back(y);
+    return;
+  }
   // Output x(n) = argmax of the evaluated f_{h,i} (with p repeats: of the cell means, once complete).
   if (reps_ > 1) {
     if (count_[step.node] < reps_) return;
@@ -171,6 +202,11 @@ void SequOOL::on_value(const Step& step, double y) {
 
 Vector SequOOL::recommend_unit() const {
   if (output_ == Output::Deepest && deepest_unit_.size()) return deepest_unit_;
+  if (output_ == Output::LowerConfidence) {
+    // Doubling trick: a run still under way answers with the last finished run's output.
+    if (run_ > 0 && depth_ < sched_.size() && lcb_previous_unit_.size()) return lcb_previous_unit_;
+    if (best_unit_.size()) return representative(lower_confidence_node());
+  }
   return best_unit_.size() ? best_unit_ : Optimizer::recommend_unit();
 }
 
@@ -180,16 +216,25 @@ AlgorithmInfo sequool_info() {
   info.family = "tree";
   info.summary = "SequOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 1): deterministic, Zipf openings floor(h_max/h) per depth";
   info.options = tree_detail::tree_option_specs(true);
-  info.options.push_back({"output", "deepest",
-                          "x(n): \"best\" = Fig. 1's argmax of the single evaluations (winner's curse under noise), "
+  info.options.push_back({"output", "lcb",
+                          "x(n): \"lcb\" = the cell whose value or subtree mean has the largest lower confidence bound "
+                          "(noise sd estimated from deep parent-child differences; Fig. 1's output when f is deterministic), "
+                          "\"best\" = Fig. 1's argmax of the single evaluations (winner's curse under noise), "
                           "\"deepest\" = the best cell opened at the deepest depth",
-                          {"deepest", "best"}});
-  info.options.push_back({"repeats", 1, "p: evaluations per cell, SequOOL(p) of sec. 4 (1: Fig. 1; more averages noise, opens fewer cells)", {}});
+                          {"lcb", "deepest", "best"}});
+  info.options.push_back({"repeats", 0,
+                          "p: evaluations per cell, SequOOL(p) of sec. 4 (1: Fig. 1; more averages noise, opens fewer "
+                          "cells); 0: auto, the root evaluated twice first: p = 1 if both values are equal "
+                          "(deterministic), 4 otherwise",
+                          {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    const auto output = v.get<std::string>("output") == "best" ? SequOOL::Output::Best : SequOOL::Output::Deepest;
+    const auto name = v.get<std::string>("output");
+    const auto output = name == "best"      ? SequOOL::Output::Best
+                        : name == "deepest" ? SequOOL::Output::Deepest
+                                            : SequOOL::Output::LowerConfidence;
     const auto repeats = v.get<std::int64_t>("repeats");
-    if (repeats < 1 || repeats > 1000000)
-      throw InvalidArgument("sequool: option repeats must be in 1..1000000, got " + std::to_string(repeats));
+    if (repeats < 0 || repeats > 1000000)
+      throw InvalidArgument("sequool: option repeats must be in 0..1000000 (0: auto), got " + std::to_string(repeats));
     return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v, true), output,
                                      static_cast<std::uint32_t>(repeats));
   };

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "optimist/algorithms/tree/tree_search.hpp"
 
@@ -16,6 +17,7 @@ TreeOptimizer::TreeOptimizer(std::string name, const Space& space, Direction dir
   sum_.assign(1, 0.0);
   count_.assign(1, 0);
   planned_.assign(1, 0);
+  parent_.assign(1, 0);
 }
 
 void TreeOptimizer::reset_tree() {
@@ -23,6 +25,7 @@ void TreeOptimizer::reset_tree() {
   sum_.assign(1, 0.0);
   count_.assign(1, 0);
   planned_.assign(1, 0);
+  parent_.assign(1, 0);
   plan_.clear();
   pos_ = 0;
   rep_ = 0;
@@ -32,10 +35,78 @@ void TreeOptimizer::reset_tree() {
 
 std::uint32_t TreeOptimizer::new_children(std::uint32_t node, unsigned count) {
   const std::uint32_t first = tree_.split(node, count);
+  parent_.resize(tree_.size(), node);
   sum_.resize(tree_.size(), 0.0);
   count_.resize(tree_.size(), 0);
   planned_.resize(tree_.size(), 0);
   return first;
+}
+
+std::uint32_t TreeOptimizer::lower_confidence_node() const {
+  const std::uint32_t n = tree_.size();
+  std::uint32_t max_depth = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (count_[i]) max_depth = std::max(max_depth, tree_.depth(i));
+  // Noise scale: median |f_child - f_parent| / (0.6745 sqrt 2) over evaluated pairs in the deeper
+  // half (all pairs if the deeper half has fewer than 8): a robust estimate of the noise sd once
+  // cells are so small that f is flat across them.
+  std::vector<double> deep, all;
+  for (std::uint32_t i = 1; i < n; ++i) {
+    if (!count_[i] || !count_[parent_[i]]) continue;
+    const double diff = std::abs(mean(i) - mean(parent_[i]));
+    all.push_back(diff);
+    if (2 * tree_.depth(i) >= max_depth) deep.push_back(diff);
+  }
+  auto& pairs = deep.size() >= 8 ? deep : all;
+  double sigma = 0.0;
+  if (!pairs.empty()) {
+    auto mid = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
+    std::nth_element(pairs.begin(), mid, pairs.end());
+    sigma = *mid / (0.6745 * std::sqrt(2.0));
+  }
+  // Subtree sums of node values and the deepest evaluated node of each subtree (ties: larger
+  // value); children are always numbered after their parent.
+  std::vector<double> sub_sum(n, 0.0);
+  std::vector<std::uint32_t> sub_count(n, 0);
+  std::vector<std::uint32_t> deepest(n, 0);
+  auto deeper = [&](std::uint32_t a, std::uint32_t b) {  // is a a better "deepest" than b?
+    return tree_.depth(a) > tree_.depth(b) || (tree_.depth(a) == tree_.depth(b) && mean(a) > mean(b));
+  };
+  std::uint32_t evaluated = 0;
+  for (std::uint32_t i = n; i-- > 0;) {
+    if (count_[i]) {
+      sub_sum[i] += mean(i);
+      ++sub_count[i];
+      ++evaluated;
+      if (sub_count[i] == 1 || deeper(i, deepest[i])) deepest[i] = i;
+    }
+    if (i > 0 && sub_count[i]) {
+      const std::uint32_t up = parent_[i];
+      if (sub_count[up] == 0 || deeper(deepest[i], deepest[up])) deepest[up] = deepest[i];
+      sub_sum[up] += sub_sum[i];
+      sub_count[up] += sub_count[i];
+    }
+  }
+  if (!evaluated) return 0;
+  // A node wins by its own value, or by its subtree's mean: then the subtree's deepest evaluated
+  // cell is the answer (the search's own most refined point there, not the coarse cell's center).
+  const double z2 = 2.0 * std::log(std::max<double>(evaluated, 2.0));
+  double best = -HUGE_VAL;
+  std::uint32_t best_node = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!count_[i]) continue;
+    const double own = mean(i) - sigma * std::sqrt(z2);
+    const double subtree = sub_sum[i] / sub_count[i] - sigma * std::sqrt(z2 / sub_count[i]);
+    if (own > best) {
+      best = own;
+      best_node = i;
+    }
+    if (subtree > best) {
+      best = subtree;
+      best_node = deepest[i];
+    }
+  }
+  return best_node;
 }
 
 void TreeOptimizer::plan(std::uint32_t node, std::uint32_t reps, std::uint32_t tag) {

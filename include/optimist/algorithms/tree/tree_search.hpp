@@ -35,7 +35,7 @@ class TreeOptimizer : public Optimizer {
   /// Evaluations this algorithm planned (asked or matched) in its runs, all runs included.
   std::uint64_t evaluations_planned() const { return planned_total_; }
   /// Bytes per node: partition plus the statistics kept here.
-  std::size_t bytes_per_node() const { return tree_.bytes_per_node() + sizeof(double) + 2 * sizeof(std::uint32_t); }
+  std::size_t bytes_per_node() const { return tree_.bytes_per_node() + sizeof(double) + 3 * sizeof(std::uint32_t); }
 
  protected:
   struct Step {
@@ -65,15 +65,25 @@ class TreeOptimizer : public Optimizer {
   double mean(std::uint32_t node) const {
     return count_[node] ? sum_[node] / count_[node] : -std::numeric_limits<double>::infinity();
   }
+  /// True while some asked step still waits for its value.
+  bool has_pending() const { return !pending_steps_.empty(); }
   /// Representative x_{h,i} of a node in the unit cube.
   Vector representative(std::uint32_t node) const;
   std::uint32_t new_children(std::uint32_t node, unsigned count = 0);
+  /// Node whose subtree is most surely good under noise: the evaluated node maximizing the lower
+  /// confidence bound mean - sigma sqrt(2 ln N / C), over the mean of its own value (C = 1) and the
+  /// mean of the values of its whole subtree (C = evaluated nodes in it); N = evaluated nodes and
+  /// sigma estimated from parent-child differences in the deeper half of the tree (where f barely
+  /// varies). With deterministic f the deep differences vanish, sigma = 0 and this is the
+  /// best-valued node. 0 if nothing is evaluated.
+  std::uint32_t lower_confidence_node() const;
 
   TreeOptions opt_;
   Partition tree_;
   std::vector<double> sum_;
   std::vector<std::uint32_t> count_;    ///< successful evaluations T_{h,i}
   std::vector<std::uint32_t> planned_;  ///< evaluations planned (asked or to come)
+  std::vector<std::uint32_t> parent_;   ///< parent node (the root's: itself)
   std::uint64_t run_ = 0;               ///< index of the current run (doubling trick)
   std::uint64_t run_planned_ = 0;       ///< evaluations planned in the current run
 
@@ -100,12 +110,19 @@ class TreeOptimizer : public Optimizer {
 /// doubling trick when the budget is 0 (runs of 64, 128, ... evaluations) or exceeded.
 class SequOOL : public TreeOptimizer {
  public:
-  /// Output x(n): Fig. 1's argmax of the evaluated values, or the deepest opened cell (robust to noise).
-  enum class Output { Best, Deepest };
+  /// Output x(n): Fig. 1's argmax of the evaluated values, the deepest opened cell, or the lower
+  /// confidence bound over subtree means (lower_confidence_node(); Fig. 1's output without noise).
+  enum class Output { Best, Deepest, LowerConfidence };
   /// `repeats` p: SequOOL(p) of sec. 4, every cell evaluated p times (its value: the mean), the
-  /// schedule planned for floor(n / p) cells (p = 1: Fig. 1).
-  SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output = Output::Deepest,
-          std::uint32_t repeats = 1);
+  /// schedule planned for floor(n / p) cells (p = 1: Fig. 1). p = 0 (kAutoRepeats): the first run
+  /// starts by evaluating the root's center twice; equal values (deterministic feedback) give
+  /// p = 1, different ones p = kNoisyRepeats, and the schedule plans the n - 2 evaluations left.
+  static constexpr std::uint32_t kAutoRepeats = 0;
+  static constexpr std::uint32_t kNoisyRepeats = 4;
+  SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output = Output::LowerConfidence,
+          std::uint32_t repeats = kAutoRepeats);
+  /// p in use (with kAutoRepeats: 1 until the two root values are known).
+  std::uint32_t repeats() const { return reps_; }
   /// Openings per depth of a run with n evaluations: element h is the number of cells of depth h
   /// opened (element 0: the root, 1 or 0); `partial` receives the children evaluated by a final
   /// partial opening (0 if none) and `partial_depth` its depth. Sum K * openings + partial == n.
@@ -121,14 +138,20 @@ class SequOOL : public TreeOptimizer {
 
  private:
   void start_run();
+  void schedule_run(std::uint64_t n, std::uint32_t p);
   std::vector<std::uint64_t> sched_, done_;
+  bool pilot_ = false;            ///< kAutoRepeats: the root's two evaluations are under way
+  std::uint64_t pilot_rest_ = 0;  ///< evaluations of the run left after the pilot
+  std::vector<double> pilot_values_;
   std::uint64_t partial_ = 0;
   std::size_t partial_depth_ = 0;
   std::size_t depth_ = 0;  ///< next depth to open
   std::uint32_t level_begin_ = 0, level_end_ = 1;
   double best_ = -std::numeric_limits<double>::infinity();
   Vector best_unit_;
-  Output output_ = Output::Deepest;
+  Output output_ = Output::LowerConfidence;
+  std::int64_t lcb_previous_ = -1;  ///< lower_confidence_node() of the last finished run, as a unit point below
+  Vector lcb_previous_unit_;
   std::uint32_t repeats_ = 1, reps_ = 1;  ///< p asked for; p of the current run (at most its n)
   std::uint64_t extra_ = 0;               ///< n - p floor(n/p), added to the run's first evaluation
   std::size_t deepest_depth_ = 0;  ///< depth of deepest_ (largest value among the cells opened there)
