@@ -223,11 +223,12 @@ TEST(GoUcb, RefitCenterFitsAllTheData) {
   auto opt = run_steps(spec, 20);
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   EXPECT_EQ(opt->diagnostics().at("refits").get<std::size_t>(), 20 - g.n_init());
-  // Standardization of the Phase I values (mean, sample sd), as the oracle saw them.
+  // Standardization with all values so far (mean, sample sd; restandardize), as the oracle saw them.
   const auto& h = opt->history();
+  const double n = static_cast<double>(h.size());
   double mean = 0, var = 0;
-  for (std::size_t i = 0; i < g.n_init(); ++i) mean += h[i].value / static_cast<double>(g.n_init());  // styblinski_tang is maximized
-  for (std::size_t i = 0; i < g.n_init(); ++i) var += std::pow(h[i].value - mean, 2) / static_cast<double>(g.n_init() - 1);
+  for (const auto& o : h) mean += o.value / n;  // styblinski_tang is maximized
+  for (const auto& o : h) var += std::pow(o.value - mean, 2) / (n - 1);
   double sse = 0, sst = 0, all_mean = 0;
   for (const auto& o : h) all_mean += (o.value - mean) / std::sqrt(var) / static_cast<double>(h.size());
   for (const auto& o : h) {

@@ -160,6 +160,11 @@ void GoUcb::refit() {
   Matrix X;
   Vector y;
   successful_data(X, y);
+  if (options_.standardize && options_.restandardize) {  // deviation restandardize
+    y_mean_ = y.mean();
+    const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
+    y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
+  }
   Rng rng(derive_seed(seed(), kOracleStream + history().size()));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
   RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);

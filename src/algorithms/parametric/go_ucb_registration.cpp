@@ -13,6 +13,7 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"hidden", d.hidden, "hidden layer sizes of the MLP f_w(x)", {}},
       {"activation", d.activation, "MLP activation", {"sigmoid", "tanh", "relu", "softplus"}},
       {"standardize", d.standardize, "fit standardized outputs (Phase I mean and sd)", {}},
+      {"restandardize", d.restandardize, "each refit standardizes with the mean and sd of all data so far (false: Phase I's)", {}},
       {"inputs", d.inputs, "what the built-in MLP sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
        {"unit", "centered"}},
       {"weight_decay", d.weight_decay, "oracle (lm): + weight_decay ||w||^2 in eq. (2) (paper: 0)", {}},
@@ -39,6 +40,7 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   o.hidden = v.json().at("hidden").get<std::vector<std::size_t>>();
   o.activation = v.get<std::string>("activation");
   o.standardize = v.get<bool>("standardize");
+  o.restandardize = v.get<bool>("restandardize");
   o.inputs = v.get<std::string>("inputs");
   o.weight_decay = v.get<double>("weight_decay");
   // Deviations specific to go-ucb take their paper values in the other variants.

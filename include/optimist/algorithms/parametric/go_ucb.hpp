@@ -27,6 +27,9 @@ struct GoUcbOptions {
   std::vector<std::size_t> hidden = {25};  ///< MLP used when no model is given (the paper's)
   std::string activation = "sigmoid";
   bool standardize = true;  ///< fit standardized outputs (Phase I mean and sd); the paper does not
+  /// Deviation: each refit re-standardizes with the mean and sd of all data so far (false: Phase I's
+  /// stay). After a flat Phase I its sd is the noise, and later values would be thousands of sds.
+  bool restandardize = true;
   /// "default" or "paper": lambda and beta_t of appendix D.1, and every deviation below forced to
   /// its paper value (inputs=unit, weight_decay=0, refit_every=0, trust_region=0).
   std::string preset = "default";
