@@ -126,15 +126,17 @@ Vector GoUcb::current_parameters() const {
   return w0_;
 }
 
+void GoUcb::standardize_with(const Vector& y) {
+  y_mean_ = y.mean();
+  const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
+  y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
+}
+
 void GoUcb::run_oracle() {
   Matrix X;
   Vector y;
   successful_data(X, y);
-  if (options_.standardize) {
-    y_mean_ = y.mean();
-    const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
-    y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
-  }
+  if (options_.standardize) standardize_with(y);
   f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
   Rng rng(derive_seed(seed(), kOracleStream));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
@@ -160,11 +162,7 @@ void GoUcb::refit() {
   Matrix X;
   Vector y;
   successful_data(X, y);
-  if (options_.standardize && options_.restandardize) {  // deviation restandardize
-    y_mean_ = y.mean();
-    const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
-    y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
-  }
+  if (options_.standardize && options_.restandardize) standardize_with(y);  // deviation restandardize
   Rng rng(derive_seed(seed(), kOracleStream + history().size()));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
   RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);

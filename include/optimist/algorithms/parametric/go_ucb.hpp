@@ -109,6 +109,8 @@ class GoUcb : public Optimizer {
 
  private:
   void run_oracle();
+  /// y_mean_ and y_scale_ (sample sd; 1 if y is constant) from these values.
+  void standardize_with(const Vector& y);
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
   double trust_size() const { return trust_size_ > 0 ? trust_size_ : options_.trust_region; }

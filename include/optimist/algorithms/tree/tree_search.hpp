@@ -150,8 +150,7 @@ class SequOOL : public TreeOptimizer {
   double best_ = -std::numeric_limits<double>::infinity();
   Vector best_unit_;
   Output output_ = Output::LowerConfidence;
-  std::int64_t lcb_previous_ = -1;  ///< lower_confidence_node() of the last finished run, as a unit point below
-  Vector lcb_previous_unit_;
+  Vector lcb_previous_unit_;  ///< the LCB output of the last finished run (doubling trick)
   std::uint32_t repeats_ = 1, reps_ = 1;  ///< p asked for; p of the current run (at most its n)
   std::uint64_t extra_ = 0;               ///< n - p floor(n/p), added to the run's first evaluation
   std::size_t deepest_depth_ = 0;  ///< depth of deepest_ (largest value among the cells opened there)
