@@ -1,4 +1,4 @@
-// TuRBO-1: trust-region expand / shrink / restart bookkeeping (directly and through tells), the
+// TuRBO-1 and TuRBO-m: trust-region expand / shrink / restart bookkeeping (directly and through tells), the
 // lengthscale-weighted region, pathwise Thompson samples, batches and the options.
 #include <gtest/gtest.h>
 
@@ -201,11 +201,114 @@ TEST(Turbo, ImprovesOnASmoothProblem) {
   EXPECT_GE(good, 3);
 }
 
+// ---- TuRBO-m ----
+
+namespace {
+
+std::unique_ptr<Optimizer> small_turbo_m(std::size_t m, std::uint64_t seed, nlohmann::json extra = nlohmann::json::object()) {
+  nlohmann::json spec = {{"name", "turbo"}, {"seed", seed}, {"n_init", 4}, {"n_candidates", 200}, {"trust_regions", m}};
+  spec.update(extra);
+  return make_optimizer(spec, Space::box(2, 0.0, 1.0));
+}
+
+std::size_t total_run_size(const Turbo& t) {
+  std::size_t n = 0;
+  for (std::size_t r = 0; r < t.num_regions(); ++r) n += t.run_size(r);
+  return n;
+}
+
+}  // namespace
+
+TEST(TurboM, EveryRegionRunsItsOwnDesignThenTellsGoToTheRegionThatAsked) {
+  auto opt = small_turbo_m(3, 4);
+  auto& turbo = dynamic_cast<Turbo&>(*opt);
+  ASSERT_EQ(turbo.num_regions(), 3u);
+  std::vector<Vector> designs;
+  for (int k = 0; k < 12; ++k) {
+    const Trial t = opt->ask();
+    designs.push_back(t.unit);
+    opt->tell(t, bowl(t.unit));
+    // Region 0's design first, then region 1's, then region 2's.
+    EXPECT_EQ(turbo.run_size(static_cast<std::size_t>(k / 4)), static_cast<std::size_t>(k % 4 + 1)) << k;
+  }
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(turbo.model(r).size(), 4);
+  EXPECT_NE(designs[0], designs[4]);  // each region has its own design stream
+  EXPECT_NE(designs[4], designs[8]);
+  // Thompson sampling: every tell lands in exactly one region (no restart with the default tolerance).
+  for (int k = 0; k < 12; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, bowl(t.unit));
+    EXPECT_EQ(total_run_size(turbo), static_cast<std::size_t>(13 + k));
+  }
+  const nlohmann::json diag = opt->diagnostics();
+  EXPECT_EQ(diag.at("tr_sizes").size(), 3u);
+  EXPECT_EQ(diag.at("tr_lengths").size(), 3u);
+}
+
+TEST(TurboM, ARegionCollapsesAndRestartsAloneKeepingTheOthersData) {
+  // Failure tolerance 1 and length_min 0.3: the second failure of a region (0.8 -> 0.4 -> 0.2)
+  // collapses it.
+  auto opt = small_turbo_m(2, 9, {{"failure_tolerance", 1}, {"length_min", 0.3}});
+  auto& turbo = dynamic_cast<Turbo&>(*opt);
+  for (int k = 0; k < 8; ++k) {
+    const Trial t = opt->ask();
+    opt->tell(t, static_cast<double>(k));  // designs, not judged
+  }
+  std::size_t tells = 0;
+  while (turbo.trust_region(0).restarts + turbo.trust_region(1).restarts == 0) {
+    const Trial t = opt->ask();
+    opt->tell(t, -1.0);
+    ASSERT_LT(++tells, 10u);
+  }
+  const std::size_t gone = turbo.trust_region(0).restarts == 1 ? 0 : 1, kept = 1 - gone;
+  EXPECT_EQ(turbo.trust_region(kept).restarts, 0u);
+  EXPECT_EQ(turbo.run_size(gone), 0u);
+  EXPECT_DOUBLE_EQ(turbo.trust_region(gone).length, 0.8);
+  // The collapsed run took exactly two of the failures (0.8 -> 0.4 -> 0.2); the rest are the other's.
+  EXPECT_EQ(turbo.run_size(kept), 4 + tells - 2);
+  // The restarted region designs again, the other one keeps its model.
+  const Trial t = opt->ask();
+  opt->tell(t, 0.5);
+  EXPECT_EQ(turbo.run_size(gone), 1u);
+  EXPECT_EQ(turbo.model(kept).size(), static_cast<Eigen::Index>(turbo.run_size(kept)));
+}
+
+TEST(TurboM, BatchesTakeTheBestSamplesAcrossRegions) {
+  auto opt = small_turbo_m(3, 5, {{"batch_size", 4}});
+  auto& turbo = dynamic_cast<Turbo&>(*opt);
+  for (const Trial& t : opt->ask(12)) opt->tell(t, bowl(t.unit));  // the three designs in one batch
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(turbo.run_size(r), 4u);
+  for (int round = 0; round < 3; ++round) {
+    const std::vector<Trial> batch = opt->ask(4);
+    ASSERT_EQ(batch.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < i; ++j) EXPECT_NE(batch[i].unit, batch[j].unit);
+    for (const Trial& t : batch) opt->tell(t, bowl(t.unit));
+  }
+  EXPECT_EQ(total_run_size(turbo), 24u);
+}
+
+TEST(TurboM, FindsHartmann6sOptimum) {
+  // Hartmann-6 (minimized, f* = -3.32): TuRBO-2 with 60 evaluations reaches below -3.0 in most
+  // seeds (seeds 1-6: -3.28, -3.27, -3.19, -3.13, -1.89, -3.20).
+  const Problem p = make_problem("hartmann6");
+  int good = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    auto opt = make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 8}, {"trust_regions", 2}}, p.space, p.direction);
+    RunOptions ro;
+    ro.budget = 60;
+    const RunSummary s = optimize(*opt, p.objective(), ro);
+    if (*s.best_f < -3.0) ++good;
+  }
+  EXPECT_GE(good, 3);
+}
+
 TEST(Turbo, RejectsBadOptions) {
   const Space space = Space::box(2, 0.0, 1.0);
   EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"sampler", "sobol"}}, space), InvalidArgument);
   EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"length_min", 1.0}}, space), InvalidArgument);
   EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"batch_size", 0}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "turbo"}, {"trust_regions", 0}}, space), InvalidArgument);
   auto opt = make_optimizer({{"name", "turbo"}}, Space::box(20, 0.0, 1.0));
   auto& t = dynamic_cast<Turbo&>(*opt);
   EXPECT_EQ(t.trust_region().failure_tolerance, 20u);

@@ -94,7 +94,7 @@ AlgorithmInfo turbo_info() {
   AlgorithmInfo info;
   info.name = "turbo";
   info.family = "kernel";
-  info.summary = "TuRBO-1 (Eriksson et al. 2019): Thompson sampling in a GP trust region that expands, shrinks and restarts";
+  info.summary = "TuRBO-1 (Eriksson et al. 2019): Thompson sampling in a GP trust region that expands, shrinks and restarts; trust_regions > 1: TuRBO-m";
   info.batch = true;
   info.options = {
       {"kernel", d.kernel, "GP covariance (ARD)", {"matern52", "matern32", "rbf"}},
@@ -104,6 +104,7 @@ AlgorithmInfo turbo_info() {
        {"reference", "ml"}},
       {"prior", d.prior, "ml recipe's GP: maximum likelihood (none) or gp-ei's gamma priors (gamma)", {"none", "gamma"}},
       {"batch_size", d.batch_size, "q: told values per trust-region update (set to the ask batch size)", {}},
+      {"trust_regions", d.trust_regions, "m: 1 is TuRBO-1, m > 1 TuRBO-m (m runs, each with its own design of n_init points and GP)", {}},
       {"n_candidates", d.n_candidates, "Thompson-sampling candidates; 0: min(100 d, 5000)", {}},
       {"sampler", d.sampler, "posterior draws: random-Fourier-feature pathwise (O(m)) or exact joint Cholesky (O(m^3))",
        {"rff", "exact"}},
@@ -123,6 +124,7 @@ AlgorithmInfo turbo_info() {
     o.recipe = v.get<std::string>("recipe");
     o.prior = v.get<std::string>("prior");
     o.batch_size = v.get<std::size_t>("batch_size");
+    o.trust_regions = v.get<std::size_t>("trust_regions");
     o.n_candidates = v.get<std::size_t>("n_candidates");
     o.sampler = v.get<std::string>("sampler");
     o.rff_features = v.get<std::size_t>("rff_features");

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/models/gp/adam_fit.hpp"
-#include "optimist/models/gp/linalg.hpp"
 
 namespace optimist {
 
@@ -76,75 +74,6 @@ void TrustRegion::restart() {
   ++restarts;
 }
 
-// ---- pathwise Thompson sampling ----
-
-Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std::size_t q, std::size_t n_features, Rng& rng) {
-  const Eigen::Index d = gp.dim(), n = gp.size();
-  const auto Q = static_cast<Eigen::Index>(q), D = static_cast<Eigen::Index>(n_features);
-  if (C.rows() != d) throw InvalidArgument("pathwise_thompson_samples: candidates of dimension " + std::to_string(C.rows()));
-  if (D < 1 || Q < 1) throw InvalidArgument("pathwise_thompson_samples: need at least one feature and one sample");
-  const Kernel& kernel = gp.kernel();
-  const GpHyperparameters& h = gp.hyperparameters();
-
-  // Spectral frequencies: N(0, diag(1/l^2)) for the squared exponential; for Matern-nu a
-  // multivariate Student-t with 2 nu degrees of freedom (the normal divided by sqrt(chi2_2nu / 2nu)).
-  int dof = 0;
-  if (kernel.type() == KernelType::Matern52) dof = 5;
-  if (kernel.type() == KernelType::Matern32) dof = 3;
-  const double c = std::sqrt(2.0 * kernel.outputscale() / static_cast<double>(D));
-  Matrix omega(D, d);
-  Vector phase(D), w(D);
-  // Each sample gets its own features, so that over the feature draw every sample's prior has
-  // exactly the kernel's covariance (shared features would bias all q samples the same way).
-  auto draw_prior = [&]() {
-    for (Eigen::Index r = 0; r < D; ++r) {
-      double scale = 1.0;
-      if (dof > 0) {
-        double chi2 = 0.0;
-        for (int k = 0; k < dof; ++k) {
-          const double z = rng.normal();
-          chi2 += z * z;
-        }
-        scale = std::sqrt(dof / chi2);
-      }
-      for (Eigen::Index i = 0; i < d; ++i) omega(r, i) = scale * rng.normal() / kernel.lengthscales()[i];
-      phase[r] = 2.0 * std::numbers::pi * rng.uniform();
-      w[r] = rng.normal();
-    }
-  };
-  // Prior draw f(x) = sqrt(2 s / D) cos(omega x + b)^T w (Rahimi & Recht 2007).
-  auto prior = [&](const Matrix& P) -> Vector {
-    Matrix arg = omega * P;
-    arg.colwise() += phase;
-    return c * (arg.array().cos().matrix().transpose() * w);
-  };
-
-  Matrix out(C.cols(), Q);  // standardized units around the constant mean
-  Matrix r(n, Q);
-  for (Eigen::Index j = 0; j < Q; ++j) {
-    draw_prior();
-    out.col(j) = prior(C);
-    if (n > 0) r.col(j) = -prior(gp.inputs());
-  }
-  if (n > 0) {
-    // Matheron's rule: add k(., X) (K + s2 I)^-1 (y_s - mean - prior(X) - eps), eps ~ N(0, s2 I).
-    const Matrix& X = gp.inputs();
-    const Vector ys = (gp.outputs().array() - gp.output_mean()) / gp.output_scale() - h.mean;
-    const double sd_noise = std::sqrt(h.noise_variance);
-    for (Eigen::Index j = 0; j < Q; ++j)
-      for (Eigen::Index i = 0; i < n; ++i) r(i, j) += ys[i] - sd_noise * rng.normal();
-    Matrix K = kernel.gram(X);
-    K.diagonal().array() += h.noise_variance;
-    Matrix L;
-    cholesky_with_jitter(K, L);
-    L.triangularView<Eigen::Lower>().solveInPlace(r);
-    L.triangularView<Eigen::Lower>().transpose().solveInPlace(r);
-    out.noalias() += kernel.cross(C, X) * r;
-  }
-  out.array() += h.mean;
-  return (gp.output_mean() + gp.output_scale() * out.array()).matrix();
-}
-
 // ---- Turbo ----
 
 void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
@@ -175,9 +104,7 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options)
     : Optimizer("turbo", space, direction, options.seed),
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : std::clamp<std::size_t>(2 * space.dim(), 2, 50)),
-      n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)),
-      run_X_(static_cast<Eigen::Index>(space.dim()), 0),
-      gp_(static_cast<Eigen::Index>(space.dim()), turbo_model_options(options_)) {
+      n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)) {
   if (options_.init != "sobol" && options_.init != "uniform" && options_.init != "lhs")
     throw InvalidArgument("turbo: option 'init' must be sobol, uniform or lhs, got '" + options_.init + "'");
   if (options_.prior != "none" && options_.prior != "gamma")
@@ -189,90 +116,147 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options)
   if (options_.batch_size == 0) throw InvalidArgument("turbo: option 'batch_size' must be >= 1");
   if (options_.rff_features == 0) throw InvalidArgument("turbo: option 'rff_features' must be >= 1");
   if (options_.success_tolerance == 0) throw InvalidArgument("turbo: option 'success_tolerance' must be >= 1");
+  if (options_.trust_regions == 0 || options_.trust_regions > 100)
+    throw InvalidArgument("turbo: option 'trust_regions' must be in [1, 100], got " + std::to_string(options_.trust_regions));
   if (!(options_.length_min > 0.0 && options_.length_min <= options_.length_init && options_.length_init <= options_.length_max))
     throw InvalidArgument("turbo: need 0 < length_min <= length_init <= length_max, got " + std::to_string(options_.length_min) +
                           ", " + std::to_string(options_.length_init) + ", " + std::to_string(options_.length_max));
-  tr_.length_init = tr_.length = options_.length_init;
-  tr_.length_min = options_.length_min;
-  tr_.length_max = options_.length_max;
-  tr_.success_tolerance = options_.success_tolerance;
-  tr_.failure_tolerance = options_.failure_tolerance > 0 ? options_.failure_tolerance
-                                                         : TrustRegion::default_failure_tolerance(space.dim(), options_.batch_size);
+  TrustRegion tr;
+  tr.length_init = tr.length = options_.length_init;
+  tr.length_min = options_.length_min;
+  tr.length_max = options_.length_max;
+  tr.success_tolerance = options_.success_tolerance;
+  tr.failure_tolerance = options_.failure_tolerance > 0 ? options_.failure_tolerance
+                                                        : TrustRegion::default_failure_tolerance(space.dim(), options_.batch_size);
+  const auto d = static_cast<Eigen::Index>(space.dim());
+  for (std::size_t r = 0; r < options_.trust_regions; ++r)
+    regions_.push_back(Region{tr, Matrix(d, 0), Vector(), 0, 0, 0.0, 0.0, GaussianProcess(d, turbo_model_options(options_)), {}, false, 0});
 }
 
 nlohmann::json Turbo::diagnostics() const {
-  return {{"tr_length", tr_.length}, {"tr_restarts", tr_.restarts}, {"tr_successes", tr_.successes}, {"tr_failures", tr_.failures}};
+  const TrustRegion& tr = regions_.front().tr;
+  nlohmann::json j = {{"tr_length", tr.length}, {"tr_restarts", tr.restarts}, {"tr_successes", tr.successes}, {"tr_failures", tr.failures}};
+  if (regions_.size() > 1) {
+    std::vector<double> lengths;
+    std::vector<std::size_t> sizes;
+    for (const Region& g : regions_) {
+      lengths.push_back(g.tr.length);
+      sizes.push_back(static_cast<std::size_t>(g.y.size()));
+    }
+    j["tr_lengths"] = lengths;
+    j["tr_sizes"] = sizes;
+  }
+  return j;
 }
 
-const GaussianProcess& Turbo::model() const {
-  sync();
-  return gp_;
+const GaussianProcess& Turbo::model(std::size_t r) const {
+  const Region& region = regions_.at(r);
+  sync(region);
+  return region.gp;
 }
 
-void Turbo::sync() const {
-  for (const Pending& p : unsynced_) {
-    gp_.add_point(p.unit, p.value);
+void Turbo::sync(const Region& region) const {
+  for (const Pending& p : region.unsynced) {
+    region.gp.add_point(p.unit, p.value);
     if (!p.fit) continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).
     Rng rng(derive_seed(derive_seed(options_.seed, kFitStream), p.stream));
-    const auto n = static_cast<std::size_t>(gp_.size());
-    const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
-    fit_run_model(gp_, thorough, rng);
-    if (thorough) last_thorough_fit_ = n;
-    fitted_ = true;
+    const auto n = static_cast<std::size_t>(region.gp.size());
+    const bool thorough = region.last_thorough_fit == 0 || n >= 2 * region.last_thorough_fit;
+    fit_run_model(region.gp, thorough, rng);
+    if (thorough) region.last_thorough_fit = n;
+    region.fitted = true;
   }
-  unsynced_.clear();
+  region.unsynced.clear();
 }
 
+std::size_t Turbo::region_of(const Trial& trial) {
+  for (auto it = proposed_by_.begin(); it != proposed_by_.end(); ++it)
+    if (it->first == trial.id) {
+      const std::size_t r = it->second;
+      proposed_by_.erase(it);
+      return r;
+    }
+  if (regions_.size() == 1) return 0;
+  // External tell: the region whose centre is nearest in the infinity norm scaled by its length
+  // (a run with no data yet only takes the point when no run has data).
+  std::size_t best = 0;
+  double best_dist = std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < regions_.size(); ++r) {
+    const Region& g = regions_[r];
+    double dist = std::numeric_limits<double>::max();
+    if (g.y.size() > 0) {
+      Eigen::Index arg = 0;
+      g.y.maxCoeff(&arg);
+      dist = (trial.unit - g.X.col(arg)).lpNorm<Eigen::Infinity>() / g.tr.length;
+    }
+    if (dist < best_dist) {
+      best_dist = dist;
+      best = r;
+    }
+  }
+  return best;
+}
+
+void Turbo::restart(Region& g) {
+  // TuRBO-1 restart: forget the run (its data and GP), start a fresh design.
+  g.tr.restart();
+  g.X.resize(g.X.rows(), 0);
+  g.y.resize(0);
+  g.told = 0;
+  g.batch_count = 0;
+  g.gp = GaussianProcess(g.gp.dim(), turbo_model_options(options_));
+  g.unsynced.clear();
+  g.fitted = false;
+  g.last_thorough_fit = 0;
+}
+
+void Turbo::observe_failure(const Observation& obs) { ++regions_[region_of(obs.trial)].told; }
+
 void Turbo::observe(const Observation& obs, double y) {
-  // Everything below is a function of the told sequence, so replaying the history rebuilds the
-  // same trust region (state recomputed here, never in propose).
+  // Everything below is a function of the told sequence (and of which region asked each point),
+  // so replaying the history rebuilds the same trust regions (state recomputed here, never in propose).
+  Region& g = regions_[region_of(obs.trial)];
+  ++g.told;
   const Vector u = space().to_unit(obs.trial.x);
-  const bool in_design = run_size() < n_init_;
-  const double run_best = run_size() > 0 ? run_y_.maxCoeff() : -std::numeric_limits<double>::infinity();
-  const Eigen::Index k = run_X_.cols();
-  run_X_.conservativeResize(Eigen::NoChange, k + 1);
-  run_X_.col(k) = u;
-  run_y_.conservativeResize(k + 1);
-  run_y_[k] = y;
+  const auto run_size = static_cast<std::size_t>(g.y.size());
+  const bool in_design = run_size < n_init_;
+  const double run_best = run_size > 0 ? g.y.maxCoeff() : -std::numeric_limits<double>::infinity();
+  const Eigen::Index k = g.X.cols();
+  g.X.conservativeResize(Eigen::NoChange, k + 1);
+  g.X.col(k) = u;
+  g.y.conservativeResize(k + 1);
+  g.y[k] = y;
   if (in_design) {
     // The design is not judged (the reference adjusts the region only after trust-region batches).
-    unsynced_.push_back({u, y, run_size() == n_init_, history().size()});
+    g.unsynced.push_back({u, y, run_size + 1 == n_init_, history().size()});
     return;
   }
-  if (batch_count_ == 0) {
-    best_before_batch_ = run_best;
-    batch_best_ = y;
+  if (g.batch_count == 0) {
+    g.best_before_batch = run_best;
+    g.batch_best = y;
   }
-  batch_best_ = std::max(batch_best_, y);
-  if (++batch_count_ >= options_.batch_size) {
-    batch_count_ = 0;
+  g.batch_best = std::max(g.batch_best, y);
+  if (++g.batch_count >= options_.batch_size) {
+    g.batch_count = 0;
     // Reference rule (maximization form): success if the batch beats the run's best by 1e-3 |best|.
-    const bool success = batch_best_ > best_before_batch_ + 1e-3 * std::abs(best_before_batch_);
-    if (tr_.update(success) == TrustRegion::Event::Collapsed) {
-      // TuRBO-1 restart: forget the run (its data and GP), start a fresh design.
-      tr_.restart();
-      run_X_.resize(run_X_.rows(), 0);
-      run_y_.resize(0);
-      gp_ = GaussianProcess(gp_.dim(), turbo_model_options(options_));
-      unsynced_.clear();
-      fitted_ = false;
-      last_thorough_fit_ = 0;
-      run_start_ = history().size();
+    const bool success = g.batch_best > g.best_before_batch + 1e-3 * std::abs(g.best_before_batch);
+    if (g.tr.update(success) == TrustRegion::Event::Collapsed) {
+      restart(g);
       return;
     }
   }
-  unsynced_.push_back({u, y, true, history().size()});
+  g.unsynced.push_back({u, y, true, history().size()});
 }
 
-Matrix Turbo::candidates(const GaussianProcess& gp, const Vector& center, Rng& rng) const {
+Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const {
   const auto d = static_cast<Eigen::Index>(space().dim());
   const auto m = static_cast<Eigen::Index>(n_candidates_);
   // Region L_i = l_i / prod(l)^(1/d) * L around the center (volume L^d), clipped to the cube.
   const Vector& l = gp.kernel().lengthscales();
   const Vector weights = l / std::exp(l.array().log().mean());
-  const Vector half = 0.5 * tr_.length * weights;
+  const Vector half = 0.5 * region.tr.length * weights;
   const Vector lb = (center - half).cwiseMax(0.0), ub = (center + half).cwiseMin(1.0);
   const SobolSequence sobol(space().dim(), true, rng.next_u64());
   Matrix pert = sobol.points(0, n_candidates_);
@@ -295,75 +279,109 @@ Matrix Turbo::candidates(const GaussianProcess& gp, const Vector& center, Rng& r
   return C;
 }
 
-std::vector<Vector> Turbo::propose(std::size_t n) {
-  sync();
-  Rng rng = rng_for_ask();
-  std::vector<Vector> out;
-  // The run's design (also when the run has no data yet).
-  if (run_size() + pending().size() < n_init_ || run_size() == 0) {
-    const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(options_.seed, kDesignStream), tr_.restarts));
-    const std::uint64_t first = history().size() - run_start_ + pending().size();
+Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
+  const Region& g = regions_[r];
+  // Region 0 keeps TuRBO-1's streams; every other region has its own.
+  const std::uint64_t stream = r == 0 ? kDesignStream : derive_seed(kDesignStream, r);
+  if (options_.init == "uniform") return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
+  if (options_.init == "lhs" && index < n_init_) {
     // The run's Latin hypercube (reference utils.py: shuffled cell centres plus a uniform shift
-    // within the cell), drawn from a stream of the run so that every ask takes its own row.
-    Matrix lhs;
-    if (options_.init == "lhs") {
-      Rng lhs_rng(derive_seed(derive_seed(options_.seed, kDesignStream + 1), tr_.restarts));
-      const auto d = static_cast<Eigen::Index>(space().dim());
-      const auto m = static_cast<Eigen::Index>(n_init_);
-      lhs.resize(d, m);
-      std::vector<Eigen::Index> perm(n_init_);
-      for (Eigen::Index i = 0; i < d; ++i) {
-        for (Eigen::Index j = 0; j < m; ++j) perm[static_cast<std::size_t>(j)] = j;
-        for (std::size_t j = perm.size(); j > 1; --j) std::swap(perm[j - 1], perm[lhs_rng.below(j)]);
-        for (Eigen::Index j = 0; j < m; ++j)
-          lhs(i, j) = (static_cast<double>(perm[static_cast<std::size_t>(j)]) + lhs_rng.uniform()) / static_cast<double>(m);
+    // within the cell), drawn from a stream of the run: every ask recomputes it and takes its row.
+    Rng lhs_rng(derive_seed(derive_seed(options_.seed, stream + 1), g.tr.restarts));
+    const auto d = static_cast<Eigen::Index>(space().dim());
+    const auto m = static_cast<Eigen::Index>(n_init_);
+    Matrix lhs(d, m);
+    std::vector<Eigen::Index> perm(n_init_);
+    for (Eigen::Index i = 0; i < d; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) perm[static_cast<std::size_t>(j)] = j;
+      for (std::size_t j = perm.size(); j > 1; --j) std::swap(perm[j - 1], perm[lhs_rng.below(j)]);
+      for (Eigen::Index j = 0; j < m; ++j)
+        lhs(i, j) = (static_cast<double>(perm[static_cast<std::size_t>(j)]) + lhs_rng.uniform()) / static_cast<double>(m);
+    }
+    return lhs.col(static_cast<Eigen::Index>(index));
+  }
+  const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(options_.seed, stream), g.tr.restarts));
+  return sobol.point(index);
+}
+
+std::vector<Vector> Turbo::propose(std::size_t n) {
+  for (const Region& g : regions_) sync(g);
+  Rng rng = rng_for_ask();
+  const std::size_t m = regions_.size();
+  std::vector<Vector> out;
+  std::vector<std::size_t> owner;  // region of each point of out
+  std::vector<std::size_t> pending_in(m, 0);
+  for (const Trial& t : pending()) {
+    const auto it = std::find_if(proposed_by_.begin(), proposed_by_.end(), [&](const auto& e) { return e.first == t.id; });
+    ++pending_in[it == proposed_by_.end() ? 0 : it->second];
+  }
+  auto planned = [&](std::size_t r) { return static_cast<std::size_t>(std::count(owner.begin(), owner.end(), r)); };
+  bool any_data = false;
+  for (const Region& g : regions_) any_data = any_data || g.y.size() > 0;
+
+  // Designs: every run short of n_init told + pending points gets its next design point; while no
+  // run has data, region 0 goes on designing (a Thompson sample needs a model).
+  auto design = [&](std::size_t r) {
+    out.push_back(design_point(r, regions_[r].told + pending_in[r] + planned(r), rng));
+    owner.push_back(r);
+  };
+  for (std::size_t r = 0; r < m; ++r)
+    while (out.size() < n && static_cast<std::size_t>(regions_[r].y.size()) + pending_in[r] + planned(r) < n_init_) design(r);
+  while (out.size() < n && !any_data) design(0);
+
+  const std::size_t q = n - out.size();
+  if (q > 0) {
+    // Each run with data: Kriging-believer fantasies of its pending and designed points, candidates
+    // around its best point, q Thompson samples.
+    std::vector<Matrix> cands(m), samples(m);
+    for (std::size_t r = 0; r < m; ++r) {
+      const Region& g = regions_[r];
+      if (g.y.size() == 0) continue;
+      GaussianProcess gp = g.gp;
+      if (!g.fitted) {
+        Rng fit_rng(derive_seed(derive_seed(options_.seed, kFitStream), history().size()));
+        fit_run_model(gp, true, fit_rng);
+      }
+      auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };
+      for (const Trial& t : pending()) {
+        const auto it = std::find_if(proposed_by_.begin(), proposed_by_.end(), [&](const auto& e) { return e.first == t.id; });
+        if ((it == proposed_by_.end() ? 0 : it->second) == r) fantasize(space().to_unit(t.x));
+      }
+      for (std::size_t i = 0; i < out.size(); ++i)
+        if (owner[i] == r) fantasize(space().to_unit(space().to_user(space().snap_unit(out[i]))));
+      Eigen::Index best = 0;
+      g.y.maxCoeff(&best);
+      cands[r] = candidates(gp, g, g.X.col(best), rng);
+      samples[r] = options_.sampler == "exact" ? gp.sample_posterior(cands[r], q, rng)
+                                               : pathwise_thompson_samples(gp, cands[r], q, options_.rff_features, rng);
+      if (options_.recipe == "reference") {
+        // The reference samples y = f + noise (gp.likelihood(gp(X_cand)).sample()).
+        const double sd = std::sqrt(gp.hyperparameters().noise_variance) * gp.output_scale();
+        for (Eigen::Index j = 0; j < samples[r].cols(); ++j)
+          for (Eigen::Index i = 0; i < samples[r].rows(); ++i) samples[r](i, j) += sd * rng.normal();
       }
     }
-    while (out.size() < n && (run_size() + pending().size() + out.size() < n_init_ || run_size() == 0)) {
-      const std::uint64_t index = first + out.size();
-      if (options_.init == "uniform")
-        out.push_back(rng.uniform_vector(static_cast<Eigen::Index>(space().dim())));
-      else if (options_.init == "lhs" && index < n_init_)
-        out.push_back(lhs.col(static_cast<Eigen::Index>(index)));
-      else
-        out.push_back(sobol.point(index));
+    // Point j of the batch: the argmax of sample column j over every region's candidates not yet
+    // chosen (turbo_m.py's _select_candidates; with m = 1, TuRBO-1's).
+    std::vector<std::vector<char>> taken(m);
+    for (std::size_t r = 0; r < m; ++r) taken[r].assign(static_cast<std::size_t>(cands[r].cols()), 0);
+    for (std::size_t j = 0; j < q; ++j) {
+      std::size_t arg_r = m;
+      Eigen::Index arg = -1;
+      for (std::size_t r = 0; r < m; ++r)
+        for (Eigen::Index i = 0; i < cands[r].cols(); ++i)
+          if (!taken[r][static_cast<std::size_t>(i)] &&
+              (arg < 0 || samples[r](i, static_cast<Eigen::Index>(j)) > samples[arg_r](arg, static_cast<Eigen::Index>(j)))) {
+            arg_r = r;
+            arg = i;
+          }
+      if (arg < 0) break;
+      taken[arg_r][static_cast<std::size_t>(arg)] = 1;
+      out.push_back(cands[arg_r].col(arg));
+      owner.push_back(arg_r);
     }
-    if (out.size() == n) return out;
   }
-
-  // Pending points and this batch's design points enter as Kriging-believer fantasies.
-  GaussianProcess gp = gp_;
-  if (!fitted_) {
-    Rng fit_rng(derive_seed(derive_seed(options_.seed, kFitStream), history().size()));
-    fit_run_model(gp, true, fit_rng);
-  }
-  auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };
-  for (const Trial& t : pending()) fantasize(space().to_unit(t.x));
-  for (const Vector& u : out) fantasize(space().to_unit(space().to_user(space().snap_unit(u))));
-
-  Eigen::Index best = 0;
-  run_y_.maxCoeff(&best);
-  const Vector center = run_X_.col(best);
-  const Matrix C = candidates(gp, center, rng);
-  const std::size_t q = n - out.size();
-  Matrix samples = options_.sampler == "exact" ? gp.sample_posterior(C, q, rng)
-                                               : pathwise_thompson_samples(gp, C, q, options_.rff_features, rng);
-  if (options_.recipe == "reference") {
-    // The reference samples y = f + noise (gp.likelihood(gp(X_cand)).sample()).
-    const double sd = std::sqrt(gp.hyperparameters().noise_variance) * gp.output_scale();
-    for (Eigen::Index j = 0; j < samples.cols(); ++j)
-      for (Eigen::Index i = 0; i < samples.rows(); ++i) samples(i, j) += sd * rng.normal();
-  }
-  // q columns of one joint draw, each its argmax among candidates not yet chosen.
-  std::vector<char> taken(static_cast<std::size_t>(C.cols()), 0);
-  for (Eigen::Index j = 0; j < samples.cols(); ++j) {
-    Eigen::Index arg = -1;
-    for (Eigen::Index i = 0; i < C.cols(); ++i)
-      if (!taken[static_cast<std::size_t>(i)] && (arg < 0 || samples(i, j) > samples(arg, j))) arg = i;
-    if (arg < 0) break;
-    taken[static_cast<std::size_t>(arg)] = 1;
-    out.push_back(C.col(arg));
-  }
+  for (std::size_t i = 0; i < out.size(); ++i) proposed_by_.emplace_back(next_trial_id() + i, owner[i]);
   return out;
 }
 

@@ -1,7 +1,9 @@
-// TuRBO-1 (Eriksson, Pearce, Gardner, Turner & Poloczek, "Scalable global optimization via local
-// Bayesian optimization", NeurIPS 2019): Thompson sampling from a GP restricted to a trust region
-// around the best point of the current run; the region doubles after a run of successes, halves
-// after a run of failures, and the run restarts from a fresh design when it collapses.
+// TuRBO-1 and TuRBO-m (Eriksson, Pearce, Gardner, Turner & Poloczek, "Scalable global optimization
+// via local Bayesian optimization", NeurIPS 2019): Thompson sampling from a GP restricted to a
+// trust region around the best point of the current run; the region doubles after a run of
+// successes, halves after a run of failures, and the run restarts from a fresh design when it
+// collapses. TuRBO-m keeps m such runs, each with its own data and GP, and gives every point of a
+// batch to the region whose Thompson sample is best (the paper's implicit bandit, section 2).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include "optimist/core/optimizer.hpp"
 #include "optimist/core/registry.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
+#include "optimist/models/gp/pathwise_sample.hpp"
 
 namespace optimist {
 
@@ -68,6 +71,9 @@ struct TurboOptions {
   /// Hyperparameters of the "ml" recipe: "none" (maximum likelihood within the reference bounds)
   /// or "gamma" (MAP with gp-ei's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors).
   std::string prior = "none";
+  /// Number of trust regions m: 1 is TuRBO-1, m > 1 TuRBO-m (reference `turbo_m.py`): m
+  /// independent runs, each with its own design of n_init points, data, GP and restarts.
+  std::size_t trust_regions = 1;
 };
 
 class Turbo : public Optimizer {
@@ -75,58 +81,67 @@ class Turbo : public Optimizer {
   Turbo(const Space& space, Direction direction, TurboOptions options);
 
   bool supports_batch() const override { return true; }
-  /// {"tr_length", "tr_restarts", "tr_successes", "tr_failures"} after the last tell.
+  /// {"tr_length", "tr_restarts", "tr_successes", "tr_failures"} of region 0 after the last tell;
+  /// with m > 1 also "tr_lengths" and "tr_sizes" (every region's length and run size).
   nlohmann::json diagnostics() const override;
 
-  const TrustRegion& trust_region() const { return tr_; }
   const TurboOptions& options() const { return options_; }
   std::size_t n_init() const { return n_init_; }
-  /// Successful observations in the current run (since the last restart).
-  std::size_t run_size() const { return static_cast<std::size_t>(run_y_.size()); }
-  /// GP of the current run (fitted once the run's design is complete); brought up to date first.
-  const GaussianProcess& model() const;
+  std::size_t num_regions() const { return regions_.size(); }
+  /// Trust region r (0 <= r < num_regions()).
+  const TrustRegion& trust_region(std::size_t r = 0) const { return regions_.at(r).tr; }
+  /// Successful observations in region r's current run (since its last restart).
+  std::size_t run_size(std::size_t r = 0) const { return static_cast<std::size_t>(regions_.at(r).y.size()); }
+  /// GP of region r's current run (fitted once the run's design is complete); brought up to date first.
+  const GaussianProcess& model(std::size_t r = 0) const;
 
  protected:
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
+  void observe_failure(const Observation& obs) override;
 
  private:
-  /// Applies the run's observations told since the last sync to the GP, in order, with the fit
-  /// each one triggered at its tell: the GP is a function of the told history, its cost is paid
-  /// in ask().
-  void sync() const;
-  Matrix candidates(const GaussianProcess& gp, const Vector& center, Rng& rng) const;
-  /// The fit of options().recipe on gp's data (thorough: the multi-start fit of the default).
-  void fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
-
-  TurboOptions options_;
-  std::size_t n_init_, n_candidates_;
-  TrustRegion tr_;
-  Matrix run_X_;  // unit points of the current run (columns)
-  Vector run_y_;
-  std::size_t run_start_ = 0;  // history().size() when the run began (design index origin)
-  std::size_t batch_count_ = 0;  // tells in the current update group
-  double batch_best_ = 0.0;      // best value among them
-  double best_before_batch_ = 0.0;  // run's best before the group
-  // The run's GP is a cache of the told history, brought up to date by sync().
   struct Pending {
     Vector unit;
     double value;
     bool fit;              // a fit follows this point
     std::uint64_t stream;  // seed stream of that fit (history size at the tell)
   };
-  mutable GaussianProcess gp_;
-  mutable std::vector<Pending> unsynced_;
-  mutable bool fitted_ = false;
-  mutable std::size_t last_thorough_fit_ = 0;  // run's model size at its last multi-start fit
-};
+  // One run: its trust region, data and GP (the GP is a cache of the told history, brought up to
+  // date by sync()).
+  struct Region {
+    TrustRegion tr;
+    Matrix X;  // unit points of the current run (columns)
+    Vector y;
+    std::size_t told = 0;          // tells (failures included) since the run began: design index origin
+    std::size_t batch_count = 0;   // tells in the current update group
+    double batch_best = 0.0;       // best value among them
+    double best_before_batch = 0.0;  // run's best before the group
+    mutable GaussianProcess gp;
+    mutable std::vector<Pending> unsynced;
+    mutable bool fitted = false;
+    mutable std::size_t last_thorough_fit = 0;  // run's model size at its last multi-start fit
+  };
 
-/// Thompson samples of f at the columns of C (d x m): an m x q matrix whose columns are q
-/// independent posterior draws, by pathwise conditioning (Wilson et al., ICML 2020, eq. 13):
-/// f(.) = prior(.) + k(., X) (K + s2 I)^-1 (y - prior(X) - eps), the prior drawn with n_features
-/// random Fourier features of the GP's kernel (Rahimi & Recht 2007; Matern spectral densities are
-/// Student-t). Values in the GP's original output units.
-Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std::size_t q, std::size_t n_features, Rng& rng);
+  /// Applies region r's observations told since its last sync to its GP, in order, with the fit
+  /// each one triggered at its tell: the GP is a function of the told history, its cost is paid
+  /// in ask().
+  void sync(const Region& region) const;
+  Matrix candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const;
+  /// The fit of options().recipe on gp's data (thorough: the multi-start fit of the default).
+  void fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
+  /// The region a told trial belongs to: the one that proposed it; an external tell (or a
+  /// replayed one) goes to the region whose box, scaled by its length, is nearest.
+  std::size_t region_of(const Trial& trial);
+  /// Design point `index` of region r's current run.
+  Vector design_point(std::size_t r, std::uint64_t index, Rng& rng) const;
+  void restart(Region& region);
+
+  TurboOptions options_;
+  std::size_t n_init_, n_candidates_;
+  std::vector<Region> regions_;
+  std::vector<std::pair<std::uint64_t, std::size_t>> proposed_by_;  // (trial id, region) of pending asks
+};
 
 AlgorithmInfo turbo_info();
 

@@ -1,0 +1,78 @@
+#include "optimist/models/gp/pathwise_sample.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "optimist/models/gp/linalg.hpp"
+
+namespace optimist {
+
+Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std::size_t q, std::size_t n_features, Rng& rng) {
+  const Eigen::Index d = gp.dim(), n = gp.size();
+  const auto Q = static_cast<Eigen::Index>(q), D = static_cast<Eigen::Index>(n_features);
+  if (C.rows() != d) throw InvalidArgument("pathwise_thompson_samples: candidates of dimension " + std::to_string(C.rows()));
+  if (D < 1 || Q < 1) throw InvalidArgument("pathwise_thompson_samples: need at least one feature and one sample");
+  const Kernel& kernel = gp.kernel();
+  const GpHyperparameters& h = gp.hyperparameters();
+
+  // Spectral frequencies: N(0, diag(1/l^2)) for the squared exponential; for Matern-nu a
+  // multivariate Student-t with 2 nu degrees of freedom (the normal divided by sqrt(chi2_2nu / 2nu)).
+  int dof = 0;
+  if (kernel.type() == KernelType::Matern52) dof = 5;
+  if (kernel.type() == KernelType::Matern32) dof = 3;
+  const double c = std::sqrt(2.0 * kernel.outputscale() / static_cast<double>(D));
+  Matrix omega(D, d);
+  Vector phase(D), w(D);
+  // Each sample gets its own features, so that over the feature draw every sample's prior has
+  // exactly the kernel's covariance (shared features would bias all q samples the same way).
+  auto draw_prior = [&]() {
+    for (Eigen::Index r = 0; r < D; ++r) {
+      double scale = 1.0;
+      if (dof > 0) {
+        double chi2 = 0.0;
+        for (int k = 0; k < dof; ++k) {
+          const double z = rng.normal();
+          chi2 += z * z;
+        }
+        scale = std::sqrt(dof / chi2);
+      }
+      for (Eigen::Index i = 0; i < d; ++i) omega(r, i) = scale * rng.normal() / kernel.lengthscales()[i];
+      phase[r] = 2.0 * std::numbers::pi * rng.uniform();
+      w[r] = rng.normal();
+    }
+  };
+  // Prior draw f(x) = sqrt(2 s / D) cos(omega x + b)^T w (Rahimi & Recht 2007).
+  auto prior = [&](const Matrix& P) -> Vector {
+    Matrix arg = omega * P;
+    arg.colwise() += phase;
+    return c * (arg.array().cos().matrix().transpose() * w);
+  };
+
+  Matrix out(C.cols(), Q);  // standardized units around the constant mean
+  Matrix r(n, Q);
+  for (Eigen::Index j = 0; j < Q; ++j) {
+    draw_prior();
+    out.col(j) = prior(C);
+    if (n > 0) r.col(j) = -prior(gp.inputs());
+  }
+  if (n > 0) {
+    // Matheron's rule: add k(., X) (K + s2 I)^-1 (y_s - mean - prior(X) - eps), eps ~ N(0, s2 I).
+    const Matrix& X = gp.inputs();
+    const Vector ys = (gp.outputs().array() - gp.output_mean()) / gp.output_scale() - h.mean;
+    const double sd_noise = std::sqrt(h.noise_variance);
+    for (Eigen::Index j = 0; j < Q; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) r(i, j) += ys[i] - sd_noise * rng.normal();
+    Matrix K = kernel.gram(X);
+    K.diagonal().array() += h.noise_variance;
+    Matrix L;
+    cholesky_with_jitter(K, L);
+    L.triangularView<Eigen::Lower>().solveInPlace(r);
+    L.triangularView<Eigen::Lower>().transpose().solveInPlace(r);
+    out.noalias() += kernel.cross(C, X) * r;
+  }
+  out.array() += h.mean;
+  return (gp.output_mean() + gp.output_scale() * out.array()).matrix();
+}
+
+}  // namespace optimist
