@@ -247,6 +247,32 @@ TEST(GpBo, RegisteredWithOptions) {
   EXPECT_EQ(GpBo::default_n_init(4), 5u);
 }
 
+TEST(GpBo, AKnownNoiseSdReplacesTheFittedNoise) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  auto f = [](const Vector& x) { return 10.0 * (x.array() - 0.3).square().sum() + std::sin(7.0 * x[0]); };
+  auto told = [&](const nlohmann::json& noise) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"seed", 3}, {"n_init", 12}, {"noise_sd", noise}}, space);
+    Rng rng(11);
+    for (int k = 0; k < 12; ++k) {
+      const Vector x = rng.uniform_vector(2);
+      opt->tell(x, f(x));
+    }
+    dynamic_cast<GpBo&>(*opt).model();  // brings the model (and the diagnostics) up to date
+    return opt;
+  };
+  auto known = told(0.5);
+  EXPECT_NEAR(known->diagnostics().at("gp_noise_variance").get<double>(), 0.25, 1e-9);
+  auto learned = told("learn");
+  EXPECT_GT(std::abs(learned->diagnostics().at("gp_noise_variance").get<double>() - 0.25), 0.05);
+  // noise_sd 0 (a deterministic objective): the posterior mean interpolates the data.
+  auto exact = told(0.0);
+  const GaussianProcess& gp = dynamic_cast<GpBo&>(*exact).model();
+  for (Eigen::Index i = 0; i < gp.size(); ++i)
+    EXPECT_NEAR(gp.predict(Vector(gp.inputs().col(i))).mean, gp.outputs()[i], 1e-4) << i;
+  EXPECT_THROW(make_optimizer({{"name", "gp-ei"}, {"noise_sd", -1.0}}, space), InvalidArgument);
+  EXPECT_THROW(make_optimizer({{"name", "gp-pi"}, {"noise_sd", "small"}}, space), InvalidArgument);
+}
+
 TEST(GpBo, AutoBetaFollowsSrinivasTheorems) {
   GpBoOptions o;
   o.acquisition = "ucb";

@@ -47,6 +47,7 @@ GpOptions model_options(const GpBoOptions& o) {
       g.max_noise_variance = 1e2;
     }
   }
+  if (o.noise_sd) g.fixed_noise_variance = *o.noise_sd * *o.noise_sd;
   if (o.fit == "fresh") {
     g.fit.random_starts = 0;
     g.fit.restarts = 1;
@@ -86,6 +87,8 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options)
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
     throw InvalidArgument(name() + ": option 'beta' must be \"auto\" or a finite number >= 0, got " + std::to_string(*options_.beta));
+  if (options_.noise_sd && !(*options_.noise_sd >= 0.0 && std::isfinite(*options_.noise_sd)))
+    throw InvalidArgument(name() + ": option 'noise_sd' must be \"learn\" or a finite number >= 0, got " + format_double(*options_.noise_sd));
   if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
   if (options_.prior != "gamma" && options_.prior != "botorch" && options_.prior != "classic" &&
       options_.prior != "dimension-scaled")

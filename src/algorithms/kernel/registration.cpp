@@ -20,6 +20,7 @@ std::vector<OptionSpec> gp_bo_common_options(const GpBoOptions& d) {
       {"init", d.init, "initial design: scrambled Sobol or uniform random", {"sobol", "uniform"}},
       {"raw_samples", d.raw_samples, "acquisition: Sobol candidates scored before the local searches", {}},
       {"restarts", d.restarts, "acquisition: L-BFGS-B local searches from the best candidates", {}},
+      {"noise_sd", nullptr, "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)", {}},
       {"refit_every", d.refit_every, "refit the GP hyperparameters every this many observations (1: every step)", {}},
   };
 }
@@ -36,6 +37,11 @@ GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   o.raw_samples = v.get<std::size_t>("raw_samples");
   o.restarts = v.get<std::size_t>("restarts");
   o.refit_every = v.get<std::size_t>("refit_every");
+  const nlohmann::json& noise = v.json().at("noise_sd");
+  if (noise.is_number())
+    o.noise_sd = noise.get<double>();
+  else if (!(noise.is_null() || (noise.is_string() && noise.get<std::string>() == "learn")))
+    throw InvalidArgument("gp-" + acquisition + ": option 'noise_sd' must be \"learn\" or a number, got " + noise.dump());
   return o;
 }
 

@@ -41,6 +41,10 @@ struct GpBoOptions {
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
   /// with fixed hyperparameters in between); 1: every step.
   std::size_t refit_every = 1;
+  /// Known observation-noise sd in the objective's units (BoTorch's FixedNoiseGP); unset: the
+  /// noise variance is a hyperparameter fitted with the others (MAP, the standard recipe). 0 is
+  /// allowed (deterministic objective; the Cholesky's adaptive jitter keeps it factorizable).
+  std::optional<double> noise_sd;
 };
 
 class GpBo : public Optimizer {
