@@ -1,4 +1,6 @@
 // Registry entries of gp-ucb, gp-ei, gp-pi and turbo: options as JSON.
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "optimist/algorithms/kernel/gp_bo.hpp"
@@ -25,6 +27,15 @@ std::vector<OptionSpec> gp_bo_common_options(const GpBoOptions& d) {
   };
 }
 
+// An option whose null default accepts any JSON type: a number, or null / `keyword` for "unset".
+std::optional<double> number_or_keyword(const OptionValues& v, const std::string& key, const std::string& keyword,
+                                        const std::string& algorithm) {
+  const nlohmann::json& j = v.json().at(key);
+  if (j.is_number()) return j.get<double>();
+  if (j.is_null() || (j.is_string() && j.get<std::string>() == keyword)) return std::nullopt;
+  throw InvalidArgument(algorithm + ": option '" + key + "' must be \"" + keyword + "\" or a number, got " + j.dump());
+}
+
 GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   GpBoOptions o;
   o.seed = v.seed();
@@ -37,11 +48,7 @@ GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   o.raw_samples = v.get<std::size_t>("raw_samples");
   o.restarts = v.get<std::size_t>("restarts");
   o.refit_every = v.get<std::size_t>("refit_every");
-  const nlohmann::json& noise = v.json().at("noise_sd");
-  if (noise.is_number())
-    o.noise_sd = noise.get<double>();
-  else if (!(noise.is_null() || (noise.is_string() && noise.get<std::string>() == "learn")))
-    throw InvalidArgument("gp-" + acquisition + ": option 'noise_sd' must be \"learn\" or a number, got " + noise.dump());
+  o.noise_sd = number_or_keyword(v, "noise_sd", "learn", "gp-" + acquisition);
   return o;
 }
 
@@ -66,12 +73,7 @@ AlgorithmInfo gp_bo_info(const std::string& acquisition, const std::string& summ
   info.create = [acquisition](const Space& space, Direction direction, const OptionValues& v) {
     GpBoOptions o = read_gp_bo(v, acquisition);
     if (acquisition == "ucb") {
-      const nlohmann::json& beta = v.json().at("beta");
-      if (beta.is_number()) {
-        o.beta = beta.get<double>();
-      } else if (!(beta.is_null() || (beta.is_string() && beta.get<std::string>() == "auto"))) {
-        throw InvalidArgument("gp-ucb: option 'beta' must be \"auto\" or a number, got " + beta.dump());
-      }
+      o.beta = number_or_keyword(v, "beta", "auto", "gp-ucb");
       o.delta = v.get<double>("delta");
     } else {
       o.xi = v.get<double>("xi");
