@@ -171,6 +171,12 @@ void Turbo::sync(const Region& region) const {
   region.unsynced.clear();
 }
 
+std::size_t Turbo::asked_by(const Trial& trial) const {
+  for (const auto& [id, r] : proposed_by_)
+    if (id == trial.id) return r;
+  return 0;
+}
+
 std::size_t Turbo::region_of(const Trial& trial) {
   for (auto it = proposed_by_.begin(); it != proposed_by_.end(); ++it)
     if (it->first == trial.id) {
@@ -311,10 +317,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
   std::vector<Vector> out;
   std::vector<std::size_t> owner;  // region of each point of out
   std::vector<std::size_t> pending_in(m, 0);
-  for (const Trial& t : pending()) {
-    const auto it = std::find_if(proposed_by_.begin(), proposed_by_.end(), [&](const auto& e) { return e.first == t.id; });
-    ++pending_in[it == proposed_by_.end() ? 0 : it->second];
-  }
+  for (const Trial& t : pending()) ++pending_in[asked_by(t)];
   auto planned = [&](std::size_t r) { return static_cast<std::size_t>(std::count(owner.begin(), owner.end(), r)); };
   bool any_data = false;
   for (const Region& g : regions_) any_data = any_data || g.y.size() > 0;
@@ -343,10 +346,8 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
         fit_run_model(gp, true, fit_rng);
       }
       auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };
-      for (const Trial& t : pending()) {
-        const auto it = std::find_if(proposed_by_.begin(), proposed_by_.end(), [&](const auto& e) { return e.first == t.id; });
-        if ((it == proposed_by_.end() ? 0 : it->second) == r) fantasize(space().to_unit(t.x));
-      }
+      for (const Trial& t : pending())
+        if (asked_by(t) == r) fantasize(space().to_unit(t.x));
       for (std::size_t i = 0; i < out.size(); ++i)
         if (owner[i] == r) fantasize(space().to_unit(space().to_user(space().snap_unit(out[i]))));
       Eigen::Index best = 0;

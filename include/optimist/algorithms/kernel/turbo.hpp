@@ -133,6 +133,8 @@ class Turbo : public Optimizer {
   /// The region a told trial belongs to: the one that proposed it; an external tell (or a
   /// replayed one) goes to the region whose box, scaled by its length, is nearest.
   std::size_t region_of(const Trial& trial);
+  /// The region that proposed a pending trial (0 if none did: pending trials are always asked).
+  std::size_t asked_by(const Trial& trial) const;
   /// Design point `index` of region r's current run.
   Vector design_point(std::size_t r, std::uint64_t index, Rng& rng) const;
   void restart(Region& region);
