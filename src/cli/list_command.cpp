@@ -76,8 +76,13 @@ void print_algorithms(std::ostream& out) {
   out << "Algorithms (" << algorithms().size() << ")\n";
   for (const auto& a : algorithms()) {
     out << "\n  " << a.name << "  [" << a.family << (a.batch ? ", batch" : "") << "]  " << a.summary << '\n';
-    for (const auto& o : all_options(a)) {
-      out << "      " << std::left << std::setw(24) << (o.key + " = " + o.default_value.dump()) << o.help;
+    const auto options = all_options(a);
+    // One help column per algorithm, past its longest "key = default" (long defaults ran into the help).
+    std::size_t width = 0;
+    for (const auto& o : options) width = std::max(width, o.key.size() + 3 + o.default_value.dump().size());
+    for (const auto& o : options) {
+      out << "      " << std::left << std::setw(static_cast<int>(width + 2)) << (o.key + " = " + o.default_value.dump())
+          << o.help;
       if (!o.allowed.empty()) {
         std::string allowed;
         for (const auto& v : o.allowed) allowed += (allowed.empty() ? "" : ", ") + v;

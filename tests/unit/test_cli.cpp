@@ -258,6 +258,9 @@ TEST_F(Cli, ListShowsEveryProblemAndAlgorithm) {
   const Result algs = cli("list algorithms");
   ASSERT_EQ(algs.code, 0);
   EXPECT_EQ(algs.out.find("branin"), std::string::npos);  // only the algorithms
+  // Every "key = default" is followed by at least two spaces before its help text, however long.
+  EXPECT_NE(algs.out.find("sgd_learning_rate = 1e-11  "), std::string::npos);
+  EXPECT_NE(algs.out.find("acquisition = \"linearized\"  "), std::string::npos);
 
   const Result js = cli("list --json");
   ASSERT_EQ(js.code, 0) << js.err;
