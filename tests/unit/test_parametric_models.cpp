@@ -397,6 +397,19 @@ struct ConstantInW {
   }
 };
 
+// Intermediates made only of T constants, mixed with parameters and inputs afterwards. With one
+// dynamic-size derivative vector (before chunking) the whole gradient silently came back zero.
+struct TConstants {
+  template <class T>
+  T operator()(const Eigen::Matrix<T, -1, 1>& w, const Eigen::Matrix<T, -1, 1>& x) const {
+    using std::exp;
+    const T six = T(2.0) * T(3.0);
+    const T third = w[2] / (T(2.0) * T(3.0));
+    const T decay = exp(-w[1] * x[1] / six);
+    return w[0] * x[0] / six + third + decay * x[0];
+  }
+};
+
 void expect_gradients_match_finite_differences(const ParametricModel& m, const Vector& w, const Matrix& X) {
   Rng rng(11);
   const Vector v = rng.normal_vector(w.size());
@@ -529,6 +542,25 @@ TEST(AutodiffModel, SamplerAndDescription) {
   EXPECT_EQ(custom->describe(), "arrhenius(d_x=2, d_w=4)");
   const auto wrong = make_autodiff_model(arrhenius::YieldModel{}, 2, 4, [](Rng&) { return Vector(Vector::Zero(3)); });
   EXPECT_THROW(wrong->sample_params(rng), InvalidArgument);
+}
+
+TEST(AutodiffModel, ConstantsWrittenAsTDifferentiateCorrectly) {
+  const Vector w = (Vector(3) << 1.0, 2.0, 3.0).finished(), x = (Vector(2) << 0.5, 0.25).finished();
+  const double e = std::exp(-w[1] * x[1] / 6.0);
+  const Vector gw = (Vector(3) << x[0] / 6.0, -x[1] / 6.0 * e * x[0], 1.0 / 6.0).finished();
+  const Vector gx = (Vector(2) << w[0] / 6.0 + e, -w[1] / 6.0 * e * x[0]).finished();
+  const auto nested = make_autodiff_model<MixedProduct::NestedAutodiff>(TConstants{}, 2, 3);
+  const auto fd = make_autodiff_model(TConstants{}, 2, 3);
+  for (const auto* m : {nested.get(), fd.get()}) {
+    Vector g;
+    m->gradient_w(w, x, g);
+    EXPECT_LT((g - gw).norm(), 1e-14) << g.transpose();
+    m->gradient_x(w, x, g);
+    EXPECT_LT((g - gx).norm(), 1e-14) << g.transpose();
+  }
+  Matrix X(2, 3);
+  X << 0.1, 0.5, 0.9, 0.7, 0.2, 0.4;
+  expect_gradients_match_finite_differences(*nested, w, X);
 }
 
 TEST(AutodiffModel, ModelIndependentOfWHasZeroWeightGradient) {

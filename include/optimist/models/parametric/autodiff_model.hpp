@@ -10,13 +10,12 @@
 //   };
 //   auto model = optimist::make_autodiff_model(MyModel{}, /*input_dim=*/1, /*num_params=*/2);
 //
+// Derivatives are propagated in fixed-size chunks of kAutodiffChunk directions (one pass of f per
+// chunk, as Ceres' DynamicAutoDiffCostFunction does), so constants such as T(2.0) carry a zero
+// derivative of the right size and any mix of T constants and parameters differentiates correctly.
 // Rules for the template (limits of AutoDiffScalar):
 //  - declare intermediates as T, never auto (auto would keep an expression template that refers
 //    to temporaries);
-//  - write constants as plain doubles (2.0 * t, t + 1.0). T(2.0) * w[0] works, but a
-//    sub-expression made only of T constants, e.g. w[0] / (T(2.0) * T(3.0)), does not: its empty
-//    derivative vector cannot be widened (Eigen asserts in debug builds and drops the derivative
-//    otherwise);
 //  - pow(t, 2.0) works, pow with a T exponent does not: write exp(n * log(p));
 //  - branches (if (t > 0.0)) are fine; the derivative is that of the branch taken.
 // Check a new model's gradients against finite differences once, as examples/custom_model does.
@@ -28,6 +27,7 @@
 // scalar, which rules out pow (write exp(a * log(b)) instead).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -42,6 +42,9 @@
 #include "optimist/models/parametric/parametric_model.hpp"
 
 namespace optimist {
+
+/// Derivative directions propagated per evaluation of the user's function (see the top of this file).
+inline constexpr int kAutodiffChunk = 8;
 
 /// How AutodiffModel computes mixed_product.
 enum class MixedProduct {
@@ -83,25 +86,13 @@ class AutodiffModel : public ParametricModel {
   double gradient_w(const Vector& w, const Vector& x, Vector& grad) const override {
     check_params(w, "AutodiffModel::gradient_w");
     check_point(x, "AutodiffModel::gradient_w");
-    // Every input carries a full-length derivative vector (zeros for x): AutoDiffScalar cannot
-    // combine an expression whose derivative vector is empty with a non-empty one.
-    const Eigen::Index n = w.size();
-    ADVector wa(n), xa(x.size());
-    for (Eigen::Index i = 0; i < n; ++i) wa[i] = AD(w[i], static_cast<int>(n), static_cast<int>(i));
-    for (Eigen::Index i = 0; i < x.size(); ++i) xa[i] = AD(x[i], Vector::Zero(n));
-    const AD r = f_(wa, xa);
-    return unpack(r, n, grad, w, x, "AutodiffModel::gradient_w");
+    return chunked_gradient(w, x, /*seed_w=*/true, grad, "AutodiffModel::gradient_w");
   }
 
   double gradient_x(const Vector& w, const Vector& x, Vector& grad) const override {
     check_params(w, "AutodiffModel::gradient_x");
     check_point(x, "AutodiffModel::gradient_x");
-    const Eigen::Index n = x.size();
-    ADVector wa(w.size()), xa(n);
-    for (Eigen::Index i = 0; i < w.size(); ++i) wa[i] = AD(w[i], Vector::Zero(n));
-    for (Eigen::Index i = 0; i < n; ++i) xa[i] = AD(x[i], static_cast<int>(n), static_cast<int>(i));
-    const AD r = f_(wa, xa);
-    return unpack(r, n, grad, w, x, "AutodiffModel::gradient_x");
+    return chunked_gradient(w, x, /*seed_w=*/false, grad, "AutodiffModel::gradient_x");
   }
 
   double mixed_product(const Vector& w, const Vector& x, const Vector& v, Vector& grad_x) const override {
@@ -111,9 +102,11 @@ class AutodiffModel : public ParametricModel {
       check_params(w, "AutodiffModel::mixed_product");
       check_point(x, "AutodiffModel::mixed_product");
       check_direction(v, "AutodiffModel::mixed_product");
-      // Inner scalar: value and the single tangent d/de along w + e v. Outer: derivatives in x.
+      // Inner scalar: value and the single tangent d/de along w + e v. Outer: derivatives in x,
+      // a chunk of kAutodiffChunk coordinates per pass.
       using Inner = Eigen::AutoDiffScalar<Eigen::Matrix<double, 1, 1>>;
-      using Outer = Eigen::AutoDiffScalar<Eigen::Matrix<Inner, Eigen::Dynamic, 1>>;
+      using OuterDer = Eigen::Matrix<Inner, kAutodiffChunk, 1>;
+      using Outer = Eigen::AutoDiffScalar<OuterDer>;
       using OuterVector = Eigen::Matrix<Outer, Eigen::Dynamic, 1>;
       const auto tangent = [](double t) { return Eigen::Matrix<double, 1, 1>::Constant(t); };
       const Eigen::Index n = x.size();
@@ -121,20 +114,24 @@ class AutodiffModel : public ParametricModel {
       OuterVector wa(w.size()), xa(n);
       for (Eigen::Index i = 0; i < w.size(); ++i) {
         wa[i].value() = Inner(w[i], tangent(v[i]));
-        wa[i].derivatives() = Eigen::Matrix<Inner, Eigen::Dynamic, 1>::Constant(n, zero);
+        wa[i].derivatives() = OuterDer::Constant(zero);
       }
-      for (Eigen::Index i = 0; i < n; ++i) {
-        xa[i].value() = Inner(x[i], tangent(0.0));
-        xa[i].derivatives() = Eigen::Matrix<Inner, Eigen::Dynamic, 1>::Constant(n, zero);
-        xa[i].derivatives()[i] = one;
+      grad_x.resize(n);
+      double s = 0.0;
+      for (Eigen::Index start = 0; start < n; start += kAutodiffChunk) {
+        for (Eigen::Index i = 0; i < n; ++i) {
+          xa[i].value() = Inner(x[i], tangent(0.0));
+          xa[i].derivatives() = OuterDer::Constant(zero);
+          if (i >= start && i < start + kAutodiffChunk) xa[i].derivatives()[i - start] = one;
+        }
+        const Outer r = f_(wa, xa);
+        check_finite(r.value().value(), w, x, "AutodiffModel::mixed_product");
+        for (Eigen::Index i = start; i < std::min(n, start + kAutodiffChunk); ++i)
+          grad_x[i] = r.derivatives()[i - start].derivatives()[0];
+        s = r.value().derivatives()[0];
       }
-      const Outer r = f_(wa, xa);
-      check_finite(r.value().value(), w, x, "AutodiffModel::mixed_product");
-      grad_x = Vector::Zero(n);
-      if (r.derivatives().size() == n)
-        for (Eigen::Index i = 0; i < n; ++i) grad_x[i] = r.derivatives()[i].derivatives()[0];
       check_gradient(grad_x, w, x, "AutodiffModel::mixed_product");
-      return r.value().derivatives()[0];
+      return s;
     }
   }
 
@@ -151,18 +148,32 @@ class AutodiffModel : public ParametricModel {
   }
 
  private:
-  using AD = Eigen::AutoDiffScalar<Vector>;
+  using ADDer = Eigen::Matrix<double, kAutodiffChunk, 1>;
+  using AD = Eigen::AutoDiffScalar<ADDer>;
   using ADVector = Eigen::Matrix<AD, Eigen::Dynamic, 1>;
 
-  double unpack(const AD& r, Eigen::Index n, Vector& grad, const Vector& w, const Vector& x, const char* where) const {
-    check_finite(r.value(), w, x, where);
-    // A result that does not depend on the inputs may come back with an empty derivative vector.
-    if (r.derivatives().size() == n)
-      grad = r.derivatives();
-    else
-      grad = Vector::Zero(n);
+  // Forward mode over w (seed_w) or x, kAutodiffChunk directions per evaluation of f.
+  double chunked_gradient(const Vector& w, const Vector& x, bool seed_w, Vector& grad, const char* where) const {
+    const Vector& seeded = seed_w ? w : x;
+    const Vector& fixed = seed_w ? x : w;
+    const Eigen::Index n = seeded.size();
+    ADVector sa(n), fa(fixed.size());
+    for (Eigen::Index i = 0; i < fixed.size(); ++i) fa[i] = AD(fixed[i], ADDer::Zero());
+    grad.resize(n);
+    double value = 0.0;
+    for (Eigen::Index start = 0; start < n; start += kAutodiffChunk) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        sa[i] = AD(seeded[i], ADDer::Zero());
+        if (i >= start && i < start + kAutodiffChunk) sa[i].derivatives()[i - start] = 1.0;
+      }
+      const AD r = seed_w ? f_(sa, fa) : f_(fa, sa);
+      check_finite(r.value(), w, x, where);
+      const Eigen::Index m = std::min<Eigen::Index>(kAutodiffChunk, n - start);
+      grad.segment(start, m) = r.derivatives().head(m);
+      value = r.value();
+    }
     check_gradient(grad, w, x, where);
-    return r.value();
+    return value;
   }
 
   void check_gradient(const Vector& g, const Vector& w, const Vector& x, const char* where) const {
