@@ -60,8 +60,12 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
     if (ec)
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
-  return std::make_unique<TraceWriter>(s.out, problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget),
-                                       problem.space);
+  TraceMeta meta = problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget);
+  meta.run = {{"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json(nullptr)},
+              {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json(nullptr)},
+              {"batch", s.batch},
+              {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"}};
+  return std::make_unique<TraceWriter>(s.out, meta, problem.space);
 }
 
 /// The user's program as a Problem (for the trace and summary) and its Objective.

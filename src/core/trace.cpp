@@ -117,6 +117,7 @@ nlohmann::json TraceMeta::to_json() const {
   m["f_star"] = number_or_null(f_star);
   m["budget"] = budget;
   m["space"] = ordered_json(space);
+  if (!run.empty()) m["run"] = ordered_json(run);
   m["version"] = optimist::version();
   return nlohmann::json(m);
 }
@@ -139,6 +140,10 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
     meta.options = m.at("options");
   }
   if (m.contains("space")) meta.space = m.at("space");
+  if (m.contains("run")) {
+    if (!m.at("run").is_object()) meta_error("'run' must be an object, got " + m.at("run").dump());
+    meta.run = m.at("run");
+  }
   return meta;
 }
 
@@ -154,8 +159,8 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
   for (const char* key : {"algorithm", "options", "problem", "dim", "seed", "noise", "direction",
-                          "f_star", "budget", "space", "version"})
-    m[key] = ordered_json(inner.at(key));
+                          "f_star", "budget", "space", "run", "version"})
+    if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
   out_ << line.dump() << '\n' << std::flush;
   if (!out_) throw InvalidArgument("cannot write trace file '" + path + "'");

@@ -303,6 +303,11 @@ TEST_F(Cli, TargetStopsEarly) {
   EXPECT_EQ(t.evaluations.size(), 1u);
   EXPECT_TRUE(t.complete());
   EXPECT_NE(r.out.find("target"), std::string::npos);
+  // The trace records the settings that ended it.
+  EXPECT_EQ(t.meta.run.at("target"), 1e9);
+  EXPECT_TRUE(t.meta.run.at("time_limit_s").is_null());
+  EXPECT_EQ(t.meta.run.at("batch"), 1);
+  EXPECT_EQ(t.meta.run.at("on_failure"), "stop");
 }
 
 TEST_F(Cli, InterruptStopsCleanlyAndKeepsTheTrace) {

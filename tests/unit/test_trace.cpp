@@ -60,6 +60,7 @@ TraceMeta meta_for(const Space& space) {
   m.f_star = -1.5;
   m.budget = 3;
   m.space = space.to_json();
+  m.run = {{"time_limit_s", 60.0}, {"target", nullptr}, {"batch", 2}, {"on_failure", "mark-failed"}};
   return m;
 }
 
@@ -134,6 +135,8 @@ TEST_F(Trace, RoundTripKeepsEveryField) {
   EXPECT_EQ(t.meta.budget, 3u);
   EXPECT_EQ(t.meta.options.at("seed"), 42);
   EXPECT_EQ(Space::from_json(t.meta.space).dim(), 3u);
+  EXPECT_EQ(t.meta.run.at("time_limit_s"), 60.0);
+  EXPECT_EQ(t.meta.run.at("on_failure"), "mark-failed");
   ASSERT_EQ(t.evaluations.size(), 3u);
   ASSERT_TRUE(t.complete());
 
@@ -197,7 +200,7 @@ TEST_F(Trace, MetaLineHasTheDocumentedKeys) {
   const std::string path = write_sample(temp_path("meta.jsonl"));
   const auto meta = nlohmann::json::parse(read_lines(path).at(0)).at("meta");
   for (const char* key : {"algorithm", "options", "problem", "dim", "seed", "noise", "direction", "f_star",
-                          "budget", "space", "version"})
+                          "budget", "space", "run", "version"})
     EXPECT_TRUE(meta.contains(key)) << key;
   EXPECT_EQ(meta.at("direction"), "minimize");
   EXPECT_EQ(meta.at("version"), optimist::version());

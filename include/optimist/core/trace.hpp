@@ -25,6 +25,9 @@ struct TraceMeta {
   std::optional<double> f_star;
   std::size_t budget = 0;
   nlohmann::json space;  ///< Space::to_json()
+  /// Driver settings besides the budget that shaped the run (time_limit_s, target, batch,
+  /// on_failure); empty when unknown (traces written before it existed).
+  nlohmann::json run = nlohmann::json::object();
 
   nlohmann::json to_json() const;
   static TraceMeta from_json(const nlohmann::json& j);
