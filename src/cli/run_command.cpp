@@ -51,8 +51,8 @@ constexpr FlagDoc kFlags[] = {
     {"objective_timeout", "SECONDS", "with --objective-command: fail an evaluation not answered in time"},
 };
 
-std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem,
-                                        const nlohmann::json& resolved) {
+std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem, const nlohmann::json& resolved,
+                                        const RunOptions& options) {
   const std::filesystem::path parent = std::filesystem::path(s.out).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -61,10 +61,7 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
   TraceMeta meta = problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget);
-  meta.run = {{"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json(nullptr)},
-              {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json(nullptr)},
-              {"batch", s.batch},
-              {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"}};
+  meta.run = options.settings_json();
   return std::make_unique<TraceWriter>(s.out, meta, problem.space);
 }
 
@@ -132,17 +129,17 @@ int run_command(const RunCommand& cmd) {
     if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = s.budget;
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
-  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved);
-
-  std::optional<ProgressDisplay> progress;
-  if (!cmd.quiet) progress.emplace(objective, s.time_limit);
   RunOptions options;
   options.budget = s.budget;
   options.time_limit_s = s.time_limit;
   options.target = s.target;
   options.batch_size = s.batch;
   options.on_failure = s.on_failure;
+  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved, options);
   options.trace = trace.get();
+
+  std::optional<ProgressDisplay> progress;
+  if (!cmd.quiet) progress.emplace(objective, s.time_limit);
   if (progress) options.on_progress = [&progress](const Progress& p) { progress->update(p); };
   options.should_stop = [] { return InterruptGuard::interrupted(); };
 

@@ -110,6 +110,14 @@ std::string to_string(StopReason r) {
   return "?";
 }
 
+nlohmann::json RunOptions::settings_json() const {
+  const auto number_or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"time_limit_s", number_or_null(time_limit_s)},
+          {"target", number_or_null(target)},
+          {"batch", batch_size},
+          {"on_failure", on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"}};
+}
+
 RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options) {
   if (!objective.function) throw InvalidArgument("optimize: the objective has no function");
   if (options.budget == 0) throw InvalidArgument("optimize: budget must be > 0, got 0");

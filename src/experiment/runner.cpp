@@ -65,7 +65,11 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
 
-  const TraceMeta meta = problem.trace_meta(run.algorithm->name, resolved, run.seed, p.noise, p.budget);
+  RunOptions options;
+  options.budget = p.budget;
+  options.should_stop = should_stop;
+  TraceMeta meta = problem.trace_meta(run.algorithm->name, resolved, run.seed, p.noise, p.budget);
+  meta.run = options.settings_json();
 
   const std::string partial = temporary_path(run.trace_path);
   std::error_code ec;
@@ -74,10 +78,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   RunSummary summary;
   try {
     TraceWriter writer(partial, meta, problem.space);
-    RunOptions options;
-    options.budget = p.budget;
     options.trace = &writer;
-    options.should_stop = should_stop;
     summary = optimize(*optimizer, objective, options);
   } catch (...) {
     fs::remove(partial, ec);

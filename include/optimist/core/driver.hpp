@@ -125,6 +125,10 @@ struct RunOptions {
   /// Keep optimizer.diagnostics() in each EvaluationRecord also without a trace (with a trace
   /// they are always computed, for the trace lines).
   bool collect_diagnostics = false;
+
+  /// The settings that shape a run besides the budget, for the trace's meta "run" object:
+  /// {"time_limit_s", "target" (numbers or null), "batch", "on_failure" ("stop" | "mark-failed")}.
+  nlohmann::json settings_json() const;
 };
 
 struct RunSummary {
