@@ -450,3 +450,49 @@ TEST(GoUcb, BetaScheduleLogGrowsLikeLogT) {
   EXPECT_NEAR(g.beta(1), 2.0, 1e-12);
   EXPECT_NEAR(g.beta(10), 2.0 * (1 + std::log(10.0)), 1e-12);
 }
+
+namespace {
+// The paper's network with one deliberately wrong derivative: grad_w entry 0 halved, as a
+// hand-written model with a slip in its chain rule would have.
+class SlippedGradientModel : public Mlp {
+ public:
+  using Mlp::Mlp;
+  double gradient_w(const Vector& w, const Vector& x, Vector& grad) const override {
+    const double f = Mlp::gradient_w(w, x, grad);
+    grad[0] *= 0.5;
+    return f;
+  }
+};
+}  // namespace
+
+TEST(GoUcb, RejectsAModelWhoseDerivativesDisagreeWithItsValues) {
+  const Space space = Space::box(3, 0.0, 1.0);
+  GoUcbOptions o;
+  o.budget = 20;
+  auto wrong = std::make_shared<SlippedGradientModel>(3, std::vector<std::size_t>{4}, Activation::Sigmoid);
+  try {
+    GoUcb opt(space, Direction::Maximize, o, wrong);
+    FAIL() << "a model with a wrong gradient_w was accepted";
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("go-ucb"), std::string::npos) << what;
+    EXPECT_NE(what.find("grad_w"), std::string::npos) << what;
+    EXPECT_NE(what.find("finite differences"), std::string::npos) << what;
+  }
+  // The same family with correct derivatives is accepted; the check can be switched off.
+  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, std::make_shared<Mlp>(3, std::vector<std::size_t>{4})));
+  o.check_model = false;
+  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, wrong));
+}
+
+TEST(GoUcb, StandardizesForTheBuiltInMlpOnlyUnlessTold) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  GoUcbOptions o;
+  o.budget = 20;
+  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o).options().standardize);
+  // A given family models the objective's own values (a physics law cannot fit (y - mean) / sd).
+  const auto model = std::make_shared<Mlp>(2, std::vector<std::size_t>{3});
+  EXPECT_FALSE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
+  o.standardize = true;
+  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
+}

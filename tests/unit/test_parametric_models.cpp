@@ -10,6 +10,7 @@
 
 #include "../../examples/custom_model/arrhenius_model.hpp"
 #include "optimist/models/parametric/autodiff_model.hpp"
+#include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 
 using namespace optimist;
@@ -573,4 +574,39 @@ TEST(AutodiffModel, ModelIndependentOfWHasZeroWeightGradient) {
   EXPECT_EQ(g, (Vector(2) << 3.0, 0.0).finished());
   EXPECT_DOUBLE_EQ(m->mixed_product(w, x, Vector::Ones(3), g), 0.0);
   EXPECT_EQ(g, Vector::Zero(2));
+}
+
+TEST(GradientCheck, CorrectModelsPassAndEachWrongDerivativeIsNamed) {
+  Rng rng(11);
+  for (Activation a : {Activation::Sigmoid, Activation::Tanh, Activation::Softplus}) {
+    const Mlp mlp(4, {6, 3}, a);
+    const Vector w = mlp.sample_params(rng), x = rng.uniform_vector(4), v = rng.normal_vector(w.size());
+    const GradientCheck c = check_gradients(mlp, w, x, v);
+    EXPECT_LT(c.max_error(), 1e-7) << to_string(a) << ": " << c.describe();
+  }
+  const auto arrhenius_model = make_autodiff_model(arrhenius::YieldModel{}, 2, 4);
+  EXPECT_NO_THROW(check_model_gradients(*arrhenius_model, rng));
+
+  // gradient_x with one entry dropped: only x_error is large.
+  class DroppedX : public Mlp {
+   public:
+    using Mlp::Mlp;
+    double gradient_x(const Vector& w, const Vector& x, Vector& grad) const override {
+      const double f = Mlp::gradient_x(w, x, grad);
+      grad[1] = 0.0;
+      return f;
+    }
+  };
+  const DroppedX dropped(3, {5});
+  const Vector w = dropped.sample_params(rng), x = rng.uniform_vector(3), v = rng.normal_vector(w.size());
+  const GradientCheck c = check_gradients(dropped, w, x, v);
+  EXPECT_GT(c.x_error, 1e-3) << c.describe();
+  EXPECT_LT(c.w_error, 1e-7) << c.describe();
+  try {
+    check_model_gradients(dropped, rng);
+    FAIL() << "the dropped derivative was not reported";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("mlp("), std::string::npos) << e.what();  // names the model
+    EXPECT_NE(std::string(e.what()).find("grad_x"), std::string::npos) << e.what();
+  }
 }

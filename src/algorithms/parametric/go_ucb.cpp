@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "optimist/core/sobol.hpp"
+#include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
 
@@ -12,6 +13,7 @@ namespace optimist {
 
 namespace {
 constexpr std::uint64_t kOracleStream = 0x6f7261636c65;  // "oracle"
+constexpr std::uint64_t kModelCheckStream = 0x636865636b;   // "check"
 
 // Deviation inputs=centered: the network sees 2u - 1 in [-1,1]^d instead of the unit-cube point u.
 // Every derivative in x picks up the factor 2 of the affine map; derivatives in w are unchanged.
@@ -82,12 +84,22 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     throw InvalidArgument(name() + ": option 'trust_rule' must be success or ratio, got '" + o.trust_rule + "'");
   if (o.trust_shape != "box" && o.trust_shape != "ball")
     throw InvalidArgument(name() + ": option 'trust_shape' must be box or ball, got '" + o.trust_shape + "'");
+  const bool user_model = model_ != nullptr;
+  if (!options_.standardize) options_.standardize = !user_model;
   if (!model_) {
     model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
     if (o.inputs == "centered") model_ = std::make_shared<CenteredInputModel>(model_);
   }
   if (model_->input_dim() != space.dim())
     throw InvalidArgument(name() + ": the model takes " + std::to_string(model_->input_dim()) + " inputs, the space has " + std::to_string(space.dim()));
+  if (user_model && o.check_model) {
+    Rng rng(derive_seed(seed(), kModelCheckStream));
+    try {
+      check_model_gradients(*model_, rng);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(name() + ": " + e.what());
+    }
+  }
   if (o.variant == "exploration-first" && o.n_init == 0)
     n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(o.budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
   else
@@ -136,7 +148,7 @@ void GoUcb::run_oracle() {
   Matrix X;
   Vector y;
   successful_data(X, y);
-  if (options_.standardize) standardize_with(y);
+  if (*options_.standardize) standardize_with(y);
   f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
   Rng rng(derive_seed(seed(), kOracleStream));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
@@ -162,7 +174,7 @@ void GoUcb::refit() {
   Matrix X;
   Vector y;
   successful_data(X, y);
-  if (options_.standardize && options_.restandardize) standardize_with(y);  // deviation restandardize
+  if (*options_.standardize && options_.restandardize) standardize_with(y);  // deviation restandardize
   Rng rng(derive_seed(seed(), kOracleStream + history().size()));
   const Vector ys = (y.array() - y_mean_) / y_scale_;
   RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);

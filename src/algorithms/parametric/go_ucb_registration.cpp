@@ -12,7 +12,7 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"init", d.init, "Phase I design", {"uniform", "sobol"}},
       {"hidden", d.hidden, "hidden layer sizes of the MLP f_w(x)", {}},
       {"activation", d.activation, "MLP activation", {"sigmoid", "tanh", "relu", "softplus"}},
-      {"standardize", d.standardize, "fit standardized outputs (Phase I mean and sd)", {}},
+      {"standardize", true, "fit standardized outputs (Phase I mean and sd)", {}},
       {"restandardize", d.restandardize, "each refit standardizes with the mean and sd of all data so far (false: Phase I's)", {}},
       {"inputs", d.inputs, "what the built-in MLP sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
        {"unit", "centered"}},

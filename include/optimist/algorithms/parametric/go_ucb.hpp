@@ -26,7 +26,11 @@ struct GoUcbOptions {
   std::string init = "uniform";  ///< Phase I design: "uniform" (the paper) or "sobol"
   std::vector<std::size_t> hidden = {25};  ///< MLP used when no model is given (the paper's)
   std::string activation = "sigmoid";
-  bool standardize = true;  ///< fit standardized outputs (Phase I mean and sd); the paper does not
+  /// Fit standardized outputs (Phase I mean and sd; the paper does not). Unset: yes for the built-in
+  /// MLP (its output layer absorbs any shift and scale), no for a model passed to the constructor,
+  /// whose family describes the objective's own values (a physics law cannot fit (y - mean) / sd).
+  /// Without it lambda, beta and the oracle's ridge are in the objective's units.
+  std::optional<bool> standardize;
   /// Deviation: each refit re-standardizes with the mean and sd of all data so far (false: Phase I's
   /// stay). After a flat Phase I its sd is the noise, and later values would be thousands of sds.
   bool restandardize = true;
@@ -78,14 +82,20 @@ struct GoUcbOptions {
   RegressionOracleOptions oracle;  ///< eq. (2)
   double workshop_sigma = 0.01;    ///< workshop surrogate: sigma ||grad||_2 sqrt(U/t) + U/t
   double workshop_u = 10.0;
+  /// A model given to the constructor is first checked against finite differences of its own
+  /// values (check_model_gradients: 3 random points, tolerance 1e-4); wrong derivatives would make
+  /// the fit, Sigma_t and the acquisition silently wrong. The built-in MLP is not checked.
+  bool check_model = true;
 };
 
 /// Ask/tell GO-UCB. Inputs of the model are unit-cube points (integer and categorical parameters
 /// as the centers of equal-length intervals, appendix D.2).
 class GoUcb : public Optimizer {
  public:
-  /// model: the parametric family f_w (input_dim must equal space.dim()); null builds the MLP of
-  /// the options. Throws InvalidArgument on inconsistent options (naming them).
+  /// model: the parametric family f_w (input_dim must equal space.dim()) of the value GO-UCB
+  /// maximizes (the objective for Direction::Maximize, its negative for Minimize), over unit-cube
+  /// points; null builds the MLP of the options. Throws InvalidArgument on inconsistent options (naming them) and on a model whose
+  /// derivatives disagree with its values (options.check_model).
   GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model = nullptr);
 
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).

@@ -73,7 +73,9 @@ class ParametricModel {
   void check_direction(const Vector& v, const char* where) const;
   // Throws NumericalError naming w and x (or point index) when f is not finite.
   void check_finite(double f, const Vector& w, const Vector& x, const char* where) const;
-  // Short text form of a vector for messages: "[0.1, 0.2, ... (20 entries)]".
+
+ public:
+  /// Short text form of a vector for messages: "[0.1, 0.2, ... (20 entries)]".
   static std::string format_vector(const Vector& v, std::size_t max_entries = 6);
 };
 
