@@ -134,6 +134,14 @@ TEST(TreeNoisy, PooInstancesStatisticsEqualARecomputationFromScratch) {
   const double base = std::log(1.0 / 0.9);
   EXPECT_NEAR(std::log(1.0 / poo.instances()[1].rho()), 2.0 * base, 1e-12);
   EXPECT_NEAR(std::log(1.0 / poo.instances()[3].rho()), 4.0 / 3.0 * base, 1e-12);
+
+  // The pseudo-code's i = 1..N (rho_grid "printed"): the first added rho is rho_max^(2/3) > rho_max.
+  auto printed = make_optimizer({{"name", "poo"}, {"rho_grid", "printed"}}, p.space, p.direction);
+  drive(*printed, 200, 0.0);
+  const auto& instances = dynamic_cast<const Poo&>(*printed).instances();
+  ASSERT_GE(instances.size(), 2u);
+  EXPECT_NEAR(std::log(1.0 / instances[1].rho()), 2.0 / 3.0 * base, 1e-12);
+  EXPECT_GT(instances[1].rho(), 0.9);
 }
 
 TEST(TreeNoisy, FindGarlandsOptimumUnderNoise) {

@@ -20,9 +20,9 @@ constexpr double kFirstHorizon = 64.0;               // each instance: horizons 
 }  // namespace
 
 Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
-         Hoo::Output output, double noise_range)
+         Hoo::Output output, double noise_range, RhoGrid grid)
     : TreeOptimizer("poo", space, direction, options), nu_max_(nu_max), rho_max_(rho_max), output_(output),
-      noise_range_(noise_range) {
+      noise_range_(noise_range), grid_(grid) {
   if (!(noise_range > 0.0) || !std::isfinite(noise_range))
     throw InvalidArgument("poo: option noise_range must be > 0, got " + std::to_string(noise_range));
   if (!(nu_max > 0.0) || !std::isfinite(nu_max))
@@ -62,13 +62,15 @@ bool Poo::decide() {
     work_pos_ = 0;
     // "while N < (1/2) D_max ln(n / ln n)": start N new instances, each catching up with n/N
     // evaluations; n <- 2n, N <- 2N. The new rhos rho_max^(2N/(2i+1)), i = 0..N-1, fill the grid
-    // uniform in 1/ln(1/rho) (i from 0 keeps every rho <= rho_max).
+    // uniform in 1/ln(1/rho) (i from 0 keeps every rho <= rho_max); RhoGrid::Printed takes the
+    // pseudo-code's i = 1..N.
     auto enough = [&] {
       const double n = static_cast<double>(n_);
       return n < 3.0 || static_cast<double>(N_) >= 0.5 * d_max_ * std::log(n / std::log(n));
     };
     while (!enough()) {
-      for (std::uint64_t i = 0; i < N_; ++i) {
+      const std::uint64_t first = grid_ == RhoGrid::Printed ? 1 : 0;
+      for (std::uint64_t i = first; i < first + N_; ++i) {
         add_instance(std::pow(rho_max_, 2.0 * static_cast<double>(N_) / static_cast<double>(2 * i + 1)));
         work_.push_back(Work{static_cast<std::uint32_t>(instances_.size() - 1), n_ / N_});
       }
@@ -115,11 +117,13 @@ AlgorithmInfo poo_info() {
   info.options.push_back({"rho_max", 0.9, "rho_max in (0,1): the largest rho of the grid", {}});
   info.options.push_back({"recommend", "most-played", "output from the instance of best average reward: its most played path's end, or a random point it evaluated (the paper)", {"most-played", "random"}});
   info.options.push_back({"noise_range", 1.0, "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)", {}});
+  info.options.push_back({"rho_grid", "dyadic", "rhos rho_max^(2N/(2i+1)) of a round's N new instances: i = 0..N-1 (dyadic, all <= rho_max) or i = 1..N as printed (the last exceeds rho_max)", {"dyadic", "printed"}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
     return std::make_unique<Poo>(space, direction, tree_detail::tree_options(v, false), v.get<double>("nu_max"),
                                  v.get<double>("rho_max"),
                                  v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed,
-                                 v.get<double>("noise_range"));
+                                 v.get<double>("noise_range"),
+                                 v.get<std::string>("rho_grid") == "printed" ? Poo::RhoGrid::Printed : Poo::RhoGrid::Dyadic);
   };
   return info;
 }

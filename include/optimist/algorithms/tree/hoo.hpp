@@ -100,8 +100,13 @@ class Hoo : public TreeOptimizer {
 /// POO (Grill, Valko & Munos 2015, Algorithm 1) over HOO instances.
 class Poo : public TreeOptimizer {
  public:
+  /// The rhos of the N instances a round adds: rho_max^(2N/(2i+1)) for
+  enum class RhoGrid {
+    Dyadic,   ///< i = 0..N-1: every rho <= rho_max, uniform in 1/ln(1/rho) (default)
+    Printed,  ///< i = 1..N as printed in Algorithm 1: the last rho exceeds rho_max
+  };
   Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
-      Hoo::Output output, double noise_range = 1.0);
+      Hoo::Output output, double noise_range = 1.0, RhoGrid grid = RhoGrid::Dyadic);
   const std::vector<HooTree>& instances() const { return instances_; }
   /// s* = argmax_s mu^[s], the instance POO outputs from (ties: the first).
   std::size_t best_instance() const;
@@ -121,6 +126,7 @@ class Poo : public TreeOptimizer {
   double nu_max_, rho_max_, d_max_;
   Hoo::Output output_;
   double noise_range_ = 1.0;
+  RhoGrid grid_ = RhoGrid::Dyadic;
   std::vector<HooTree> instances_;
   std::vector<Work> work_;
   std::size_t work_pos_ = 0;
