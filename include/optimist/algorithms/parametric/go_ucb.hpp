@@ -94,8 +94,8 @@ class GoUcb : public Optimizer {
  public:
   /// model: the parametric family f_w (input_dim must equal space.dim()) of the value GO-UCB
   /// maximizes (the objective for Direction::Maximize, its negative for Minimize), over unit-cube
-  /// points; null builds the MLP of the options. Throws InvalidArgument on inconsistent options (naming them) and on a model whose
-  /// derivatives disagree with its values (options.check_model).
+  /// points; null builds the MLP of the options. Throws InvalidArgument on inconsistent options
+  /// (naming them) and on a model whose derivatives disagree with its values (options.check_model).
   GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model = nullptr);
 
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).

@@ -100,7 +100,7 @@ class Hoo : public TreeOptimizer {
 /// POO (Grill, Valko & Munos 2015, Algorithm 1) over HOO instances.
 class Poo : public TreeOptimizer {
  public:
-  /// The rhos of the N instances a round adds: rho_max^(2N/(2i+1)) for
+  /// Which i the rhos rho_max^(2N/(2i+1)) of the N instances a round adds take.
   enum class RhoGrid {
     Dyadic,   ///< i = 0..N-1: every rho <= rho_max, uniform in 1/ln(1/rho) (default)
     Printed,  ///< i = 1..N as printed in Algorithm 1: the last rho exceeds rho_max
