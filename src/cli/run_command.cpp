@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "cli/config.hpp"
@@ -52,7 +53,7 @@ constexpr FlagDoc kFlags[] = {
 };
 
 std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem, const nlohmann::json& resolved,
-                                        const RunOptions& options) {
+                                        const RunOptions& options, const std::optional<Trace>& resumed) {
   const std::filesystem::path parent = std::filesystem::path(s.out).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -62,17 +63,26 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
   }
   TraceMeta meta = problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget);
   meta.run = options.settings_json();
-  return std::make_unique<TraceWriter>(s.out, meta, problem.space);
+  meta.objective_command = s.objective_command;
+  if (resumed) {
+    // Each resume appends the number of evaluations it started from.
+    nlohmann::json after = resumed->meta.run.value("resumed_after", nlohmann::json::array());
+    if (!after.is_array()) after = nlohmann::json::array();
+    after.push_back(options.resume_from.size());
+    meta.run["resumed_after"] = after;
+  }
+  return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from);
 }
 
-/// The user's program as a Problem (for the trace and summary) and its Objective.
-std::pair<Problem, Objective> external_problem(const RunSettings& s) {
+/// The user's program as a Problem (for the trace and summary) and its Objective; the space from
+/// `space_json` (a resumed trace's) or else from the --space file.
+std::pair<Problem, Objective> external_problem(const RunSettings& s, const nlohmann::json* space_json) {
   Problem problem;
   try {
-    problem.space = Space::from_json(load_config(s.space));
+    problem.space = Space::from_json(space_json ? *space_json : load_config(s.space));
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
-    throw InvalidArgument("--space: " + what);
+    throw InvalidArgument((space_json ? "the trace's space: " : "--space: ") + what);
   }
   problem.name = s.objective_command;
   problem.dim = problem.space.dim();
@@ -83,6 +93,33 @@ std::pair<Problem, Objective> external_problem(const RunSettings& s) {
   // No noise_free: the driver would ask the program twice per point.
   Objective objective = external_objective(command, problem.space, problem.direction, problem.name);
   return {std::move(problem), std::move(objective)};
+}
+
+/// The evaluations of a trace to resume, checked against the problem it is resumed on.
+std::vector<EvaluationRecord> earlier_evaluations(const Trace& trace, const std::string& path, const Problem& problem,
+                                                  std::size_t budget) {
+  if (trace.meta.space != problem.space.to_json())
+    throw InvalidArgument("--resume: the search space in '" + path + "' differs from problem '" + problem.name +
+                          "' in this build; the run cannot be continued");
+  if (trace.meta.direction != problem.direction)
+    throw InvalidArgument("--resume: '" + path + "' is a run to " + to_string(trace.meta.direction) + ", problem '" +
+                          problem.name + "' is to " + to_string(problem.direction));
+  std::vector<EvaluationRecord> records;
+  records.reserve(trace.evaluations.size());
+  for (const auto& line : trace.evaluations) {
+    try {
+      records.push_back(evaluation_from_json(line, problem.space));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("--resume: '" + path + "': " + e.what());
+    }
+    if (records.back().i != records.size())
+      throw InvalidArgument("--resume: '" + path + "': evaluation " + std::to_string(records.back().i) + " found where " +
+                            std::to_string(records.size()) + " was expected (evaluations must be numbered 1, 2, ...)");
+  }
+  if (records.size() > budget)
+    throw InvalidArgument("--budget " + std::to_string(budget) + " is below the " + std::to_string(records.size()) +
+                          " evaluations already in '" + path + "'");
+  return records;
 }
 
 }  // namespace
@@ -99,6 +136,11 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
                                         "'options' table; flags override it, paths in it are relative to "
                                         "the current folder")
                         ->type_name("FILE");
+  cmd.resume_flag = cmd.app->add_option("--resume", cmd.resume,
+                                        "continue an interrupted run from its trace: its evaluations are told to "
+                                        "the algorithm, never repeated; the trace fixes problem, algorithm, options, "
+                                        "seed and noise; --budget may extend it; written back in place unless --out")
+                        ->type_name("TRACE.jsonl");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress display");
   cmd.app->footer(
       "Exit codes: 0 done, 1 the objective failed (--on-failure stop), 2 bad input, 130 interrupted.\n"
@@ -111,16 +153,26 @@ int run_command(const RunCommand& cmd) {
     if (opt->count() > 0) flags[key] = cmd.values.at(key);
   std::optional<std::string> config;
   if (cmd.config_flag->count() > 0) config = cmd.config;
-  const RunSettings s = resolve_settings(flags, cmd.set, config);
+  std::optional<Trace> resumed;
+  if (cmd.resume_flag->count() > 0) {
+    if (config) throw InvalidArgument("--config cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the run");
+    if (!cmd.set.empty())
+      throw InvalidArgument("--set cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the algorithm options");
+    resumed = read_trace(cmd.resume);
+  }
+  const RunSettings s = resumed ? resume_settings(resumed->meta, flags, cmd.resume) : resolve_settings(flags, cmd.set, config);
 
-  const auto [problem, objective] =
-      s.objective_command.empty()
-          ? [&s] {
-              Problem p = make_problem(s.problem, s.dim);
-              Objective o = p.objective(s.noise, derive_seed(s.seed, kNoiseStream));
-              return std::pair{std::move(p), std::move(o)};
-            }()
-          : external_problem(s);
+  Problem problem;
+  Objective objective;
+  if (s.objective_command.empty())
+    problem = make_problem(s.problem, s.dim);
+  else
+    std::tie(problem, objective) = external_problem(s, resumed ? &resumed->meta.space : nullptr);
+  RunOptions options;
+  if (resumed) options.resume_from = earlier_evaluations(*resumed, cmd.resume, problem, s.budget);
+  // The k-th evaluation of a benchmark problem gets the k-th noise draw, resumed runs included.
+  if (s.objective_command.empty())
+    objective = problem.objective(s.noise, derive_seed(s.seed, kNoiseStream), options.resume_from.size());
   nlohmann::json spec = s.options;
   spec["name"] = s.algorithm;
   spec["seed"] = s.seed;
@@ -129,13 +181,12 @@ int run_command(const RunCommand& cmd) {
     if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = s.budget;
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
-  RunOptions options;
   options.budget = s.budget;
   options.time_limit_s = s.time_limit;
   options.target = s.target;
   options.batch_size = s.batch;
   options.on_failure = s.on_failure;
-  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved, options);
+  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved, options, resumed);
   options.trace = trace.get();
 
   std::optional<ProgressDisplay> progress;

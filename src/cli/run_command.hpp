@@ -18,6 +18,8 @@ struct RunCommand {
   std::vector<std::string> set;
   std::string config;
   CLI::Option* config_flag = nullptr;
+  std::string resume;  ///< trace of an interrupted run to continue
+  CLI::Option* resume_flag = nullptr;
   bool quiet = false;
 };
 

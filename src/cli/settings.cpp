@@ -120,6 +120,30 @@ void add_option(nlohmann::json& options, const std::string& key, nlohmann::json 
   options[key] = std::move(value);
 }
 
+FailurePolicy parse_failure_policy(const Value& v) {
+  const std::string p = v.json.is_string() ? v.json.get<std::string>() : "";
+  if (p == "stop") return FailurePolicy::Stop;
+  if (p == "mark-failed" || p == "mark_failed") return FailurePolicy::MarkFailed;
+  bad(v, "one of: stop, mark-failed");
+}
+
+std::optional<double> positive_seconds(const Sources& src, const char* key) {
+  const auto v = src.get(key);
+  if (!v) return std::nullopt;
+  const double t = as_finite(*v, "a positive number of seconds");
+  if (t <= 0) bad(*v, "a positive number of seconds");
+  return t;
+}
+
+// The settings of the driver and the trace path, the same for a new and a resumed run.
+void apply_driver_settings(const Sources& src, RunSettings& s) {
+  if (auto v = src.get("out")) s.out = as_string(*v);
+  if (auto t = positive_seconds(src, "time_limit")) s.time_limit = t;
+  if (auto v = src.get("target")) s.target = as_finite(*v, "a finite number");
+  if (auto v = src.get("batch")) s.batch = as_positive(*v);
+  if (auto v = src.get("on_failure")) s.on_failure = parse_failure_policy(*v);
+}
+
 }  // namespace
 
 const std::vector<std::string>& config_keys() {
@@ -179,10 +203,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     if (dir == "maximize" || dir == "max") s.direction = Direction::Maximize;
     else if (dir == "minimize" || dir == "min") s.direction = Direction::Minimize;
     else bad(d, "one of: maximize, minimize");
-    if (auto v = src.get("objective_timeout")) {
-      s.objective_timeout = as_finite(*v, "a positive number of seconds");
-      if (*s.objective_timeout <= 0) bad(*v, "a positive number of seconds");
-    }
+    s.objective_timeout = positive_seconds(src, "objective_timeout");
   }
   s.algorithm = as_string(src.require("algorithm", "valid algorithms: " + join(algorithm_names())));
   s.budget = as_positive(src.require("budget", "the number of evaluations, a positive integer"));
@@ -196,19 +217,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     s.noise = as_finite(*v, "a non-negative number (the noise standard deviation)");
     if (s.noise < 0) bad(*v, "a non-negative number (the noise standard deviation)");
   }
-  if (auto v = src.get("out")) s.out = as_string(*v);
-  if (auto v = src.get("time_limit")) {
-    s.time_limit = as_finite(*v, "a positive number of seconds");
-    if (*s.time_limit <= 0) bad(*v, "a positive number of seconds");
-  }
-  if (auto v = src.get("target")) s.target = as_finite(*v, "a finite number");
-  if (auto v = src.get("batch")) s.batch = as_positive(*v);
-  if (auto v = src.get("on_failure")) {
-    const std::string p = v->json.is_string() ? v->json.get<std::string>() : "";
-    if (p == "stop") s.on_failure = FailurePolicy::Stop;
-    else if (p == "mark-failed" || p == "mark_failed") s.on_failure = FailurePolicy::MarkFailed;
-    else bad(*v, "one of: stop, mark-failed");
-  }
+  apply_driver_settings(src, s);
 
   if (const auto it = config.find("options"); it != config.end()) {
     if (!it->is_object())
@@ -223,6 +232,50 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
       throw InvalidArgument("--set expects key=value, got '" + arg + "'");
     add_option(s.options, arg.substr(0, eq), parse_set_value(arg.substr(eq + 1)), "--set " + arg);
   }
+  return s;
+}
+
+}  // namespace optimist::cli
+
+namespace optimist::cli {
+
+RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, std::string>& flags,
+                            const std::string& trace_path) {
+  const std::string origin = "the trace '" + trace_path + "'";
+  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "space", "direction"})
+    if (flags.count(key) > 0)
+      throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
+  RunSettings s;
+  s.algorithm = meta.algorithm;
+  s.seed = meta.seed;
+  s.noise = meta.noise;
+  s.dim = meta.dim;
+  s.options = meta.options;
+  s.options.erase("name");
+  s.options.erase("seed");
+  s.budget = meta.budget;
+  s.out = trace_path;
+  if (meta.objective_command.empty()) {
+    s.problem = meta.problem;
+    for (const char* key : {"objective_command", "objective_timeout"})
+      if (flags.count(key) > 0)
+        throw InvalidArgument(flag_name(key) + " cannot be combined with --resume of " + origin + ": it is a run of problem '" +
+                              meta.problem + "'");
+  } else {
+    s.objective_command = meta.objective_command;
+    s.direction = meta.direction;
+  }
+  // The trace's driver settings that shape the run; the time limit and target apply per session.
+  const std::map<std::string, std::string> no_flags;
+  const Sources trace_run(no_flags, meta.run, "the meta of " + origin);
+  if (auto v = trace_run.get("batch")) s.batch = as_positive(*v);
+  if (auto v = trace_run.get("on_failure")) s.on_failure = parse_failure_policy(*v);
+
+  const Sources src(flags, nlohmann::json::object(), "");
+  if (auto v = src.get("budget")) s.budget = as_positive(*v);
+  if (auto v = src.get("objective_command")) s.objective_command = as_string(*v);
+  s.objective_timeout = positive_seconds(src, "objective_timeout");
+  apply_driver_settings(src, s);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "optimist/core/driver.hpp"
+#include "optimist/core/trace.hpp"
 
 namespace optimist::cli {
 
@@ -42,6 +43,14 @@ const std::vector<std::string>& config_keys();
 RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
                              const std::vector<std::string>& set_args,
                              const std::optional<std::string>& config_path);
+
+/// The settings of `optimist run --resume TRACE`: the trace's meta fixes the problem (or the
+/// objective command), algorithm, options, seed, noise, batch and failure policy; `flags` may set
+/// budget (default: the trace's), out (default: the trace itself, rewritten in place),
+/// time_limit and target (this session only), batch, on_failure, objective_command (the
+/// program moved) and objective_timeout. Throws InvalidArgument naming a flag the trace fixes.
+RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, std::string>& flags,
+                            const std::string& trace_path);
 
 /// The value of `--set key=value`: JSON when it parses (numbers, true/false, arrays, quoted
 /// strings), otherwise the text itself as a string.

@@ -35,7 +35,9 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   if (s.noise > 0) prob += ", noise sd " + num(s.noise);
   row(out, "problem", prob + ")");
   row(out, "evaluations", std::to_string(run.evaluations.size()) + " of " + std::to_string(s.budget) +
-                              " (" + std::to_string(run.n_failed) + " failed)");
+                              " (" + std::to_string(run.n_failed) + " failed" +
+                              (run.n_resumed > 0 ? ", the first " + std::to_string(run.n_resumed) + " resumed from the trace" : "") +
+                              ")");
 
   // The noise-free value where the best observation was made (with noise it need not be best_f).
   std::optional<double> f_at_best;

@@ -128,6 +128,10 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
     throw InvalidArgument("optimize: the objective is to " + to_string(objective.direction) +
                           " but the optimizer was created to " + to_string(optimizer.direction()));
 
+  if (options.resume_from.size() > options.budget)
+    throw InvalidArgument("optimize: resuming " + std::to_string(options.resume_from.size()) +
+                          " evaluations, more than the budget of " + std::to_string(options.budget));
+
   RunSummary summary;
   const double sign = direction_sign(objective.direction);
   const auto t0 = Clock::now();
@@ -135,6 +139,50 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
   bool stop = false;
   const bool want_diagnostics = options.trace != nullptr || options.collect_diagnostics;
   EvaluationRecord rec;
+
+  for (const EvaluationRecord& earlier : options.resume_from) {
+    rec = earlier;
+    rec.i = summary.evaluations.size() + 1;
+    rec.regret.reset();
+    try {
+      if (rec.failed || !rec.y) {
+        rec.failed = true;
+        rec.y.reset();
+        rec.f.reset();
+        if (rec.error.empty()) rec.error = "failed";
+        optimizer.tell_failed(rec.x, rec.error);
+        ++summary.n_failed;
+      } else {
+        optimizer.tell(rec.x, *rec.y);
+      }
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("optimize: resumed evaluation " + std::to_string(rec.i) + " at x = " + describe_point(rec.x) +
+                            ": " + e.what());
+    }
+    if (!rec.failed) {
+      const double f = rec.f.value_or(*rec.y);
+      rec.f = f;
+      if (!summary.best_y || sign * *rec.y > sign * *summary.best_y) {
+        summary.best_y = rec.y;
+        summary.best_x = rec.x;
+      }
+      if (!summary.best_f || sign * f > sign * *summary.best_f) summary.best_f = f;
+      if (objective.optimum) {
+        rec.regret = objective.regret(f);
+        summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
+      }
+      if (options.target && sign * *rec.y >= sign * *options.target) {
+        summary.reason = StopReason::Target;
+        summary.message = "target reached";
+        stop = true;
+      }
+    }
+    rec.cum_regret = summary.cum_regret;
+    rec.best_f = summary.best_f;
+    summary.evaluations.push_back(rec);
+  }
+  summary.n_resumed = summary.evaluations.size();
+  rec = EvaluationRecord{};
 
   while (!stop && summary.evaluations.size() < options.budget) {
     if (options.should_stop && options.should_stop()) {

@@ -82,6 +82,18 @@ void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
   throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending");
 }
 
+void Optimizer::tell_failed(const Vector& x, const std::string& error) {
+  space_.validate(x);
+  for (const auto& t : pending_)
+    if (t.x == x) return tell_failed(Trial(t), error);
+  Trial t;
+  t.id = next_id_++;
+  t.unit = space_.to_unit(x);
+  t.x = x;
+  history_.push_back(Observation{std::move(t), 0.0, true, error});
+  observe_failure(history_.back());
+}
+
 const Observation* Optimizer::best() const { return best_index_ ? &history_[*best_index_] : nullptr; }
 
 Vector Optimizer::recommend_unit() const {

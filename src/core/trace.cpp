@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <string_view>
 
 namespace optimist {
@@ -118,6 +119,7 @@ nlohmann::json TraceMeta::to_json() const {
   m["budget"] = budget;
   m["space"] = ordered_json(space);
   if (!run.empty()) m["run"] = ordered_json(run);
+  if (!objective_command.empty()) m["objective_command"] = objective_command;
   m["version"] = optimist::version();
   return nlohmann::json(m);
 }
@@ -144,6 +146,7 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
     if (!m.at("run").is_object()) meta_error("'run' must be an object, got " + m.at("run").dump());
     meta.run = m.at("run");
   }
+  if (m.contains("objective_command")) meta.objective_command = get_string(m, "objective_command");
   return meta;
 }
 
@@ -151,19 +154,80 @@ nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space)
   return nlohmann::json(evaluation_line(r, space));
 }
 
-TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space)
-    : path_(path), space_(space), out_(path, std::ios::out | std::ios::trunc) {
-  if (!out_) throw InvalidArgument("cannot write trace file '" + path + "'");
+EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& space) {
+  const auto field = [&line](const char* key) -> const nlohmann::json& {
+    static const nlohmann::json null_value;
+    const auto it = line.find(key);
+    return it == line.end() ? null_value : *it;
+  };
+  const auto bad = [&line](const std::string& what) -> InvalidArgument {
+    const auto i = line.find("i");
+    return InvalidArgument("evaluation " + (i == line.end() ? std::string("?") : i->dump()) + ": " + what);
+  };
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const nlohmann::json& v = field(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_number()) throw bad(std::string("\"") + key + "\" must be a number or null, got " + v.dump());
+    return v.get<double>();
+  };
+  if (!line.is_object()) throw InvalidArgument("evaluation line must be a JSON object, got " + line.dump());
+  EvaluationRecord r;
+  const nlohmann::json& i = field("i");
+  if (!i.is_number_integer() || i.get<std::int64_t>() < 1) throw bad("\"i\" must be a positive integer, got " + i.dump());
+  r.i = i.get<std::size_t>();
+  try {
+    r.x = space.point_from_json(field("x"));
+  } catch (const InvalidArgument& e) {
+    throw bad(std::string("\"x\": ") + e.what());
+  }
+  const nlohmann::json& status = field("status");
+  if (status != "ok" && status != "failed") throw bad("\"status\" must be \"ok\" or \"failed\", got " + status.dump());
+  r.failed = status == "failed";
+  r.y = number("y");
+  if (!r.failed && !(r.y && std::isfinite(*r.y))) throw bad("an \"ok\" evaluation needs a finite \"y\", got " + field("y").dump());
+  r.f = number("f");
+  r.regret = number("regret");
+  r.cum_regret = number("cum_regret");
+  r.best_f = number("best_f");
+  r.suggest_s = number("suggest_s").value_or(0.0);
+  r.eval_s = number("eval_s").value_or(0.0);
+  r.tell_s = number("tell_s").value_or(0.0);
+  if (r.failed) {
+    r.y.reset();
+    const nlohmann::json& error = field("error");
+    r.error = error.is_string() ? error.get<std::string>() : "failed";
+  }
+  r.diagnostics = nlohmann::json::object();
+  for (const auto& [key, value] : line.items())
+    if (!is_reserved(key)) r.diagnostics[key] = value;
+  return r;
+}
+
+TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
+                         const std::vector<EvaluationRecord>& earlier)
+    : path_(path), space_(space) {
+  // Written under a temporary name first when there is history to copy (resume in place).
+  const std::string first_name = earlier.empty() ? path : path + ".resume-tmp";
+  out_.open(first_name, std::ios::out | std::ios::trunc);
+  if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
   ordered_json line;
   // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
-  for (const char* key : {"algorithm", "options", "problem", "dim", "seed", "noise", "direction",
+  for (const char* key : {"algorithm", "options", "problem", "objective_command", "dim", "seed", "noise", "direction",
                           "f_star", "budget", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
-  out_ << line.dump() << '\n' << std::flush;
-  if (!out_) throw InvalidArgument("cannot write trace file '" + path + "'");
+  out_ << line.dump() << '\n';
+  for (const auto& r : earlier) out_ << evaluation_line(r, space_).dump() << '\n';
+  out_ << std::flush;
+  if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
+  if (first_name != path) {
+    // POSIX rename keeps the open stream writing to the renamed file.
+    std::error_code ec;
+    std::filesystem::rename(first_name, path, ec);
+    if (ec) throw InvalidArgument("cannot replace trace file '" + path + "': " + ec.message());
+  }
 }
 
 void TraceWriter::write(const EvaluationRecord& record) {

@@ -107,7 +107,7 @@ TraceMeta Problem::trace_meta(const std::string& algorithm, const nlohmann::json
   return meta;
 }
 
-Objective Problem::objective(double noise_sd, std::uint64_t noise_seed) const {
+Objective Problem::objective(double noise_sd, std::uint64_t noise_seed, std::size_t first_draw) const {
   if (!std::isfinite(noise_sd) || noise_sd < 0.0) {
     throw InvalidArgument("noise_sd must be finite and >= 0, got " + format_double(noise_sd));
   }
@@ -122,6 +122,7 @@ Objective Problem::objective(double noise_sd, std::uint64_t noise_seed) const {
   } else {
     // The k-th evaluation gets the k-th N(0,1) draw of Rng(noise_seed).
     auto noise = std::make_shared<NoiseStream>(noise_seed);
+    for (std::size_t k = 0; k < first_draw; ++k) noise->rng.normal();
     obj.function = [f = f, noise_sd, noise](const Vector& x) {
       const double value = f(x);
       std::lock_guard<std::mutex> lock(noise->mutex);

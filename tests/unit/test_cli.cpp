@@ -310,6 +310,79 @@ TEST_F(Cli, TargetStopsEarly) {
   EXPECT_EQ(t.meta.run.at("on_failure"), "stop");
 }
 
+// A run killed mid-write and resumed gives the trace of the uninterrupted run.
+TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
+  const fs::path dir = test_dir();
+  for (const std::string alg : {"gp-ei", "go-ucb", "sequool"}) {
+    SCOPED_TRACE(alg);
+    const fs::path full = dir / (alg + "-full.jsonl"), cut = dir / (alg + "-cut.jsonl");
+    ASSERT_EQ(cli("run -q --problem branin --noise 0.5 --seed 4 --budget 12 --algorithm " + alg + " --out '" +
+                  full.string() + "'").code, 0);
+    // The meta line, 5 evaluations and half of the 6th: what a killed writer leaves.
+    std::istringstream text(slurp(full));
+    std::string kept;
+    std::string line;
+    for (int k = 0; k < 6 && std::getline(text, line); ++k) kept += line + "\n";
+    std::getline(text, line);
+    write_file(cut, kept + line.substr(0, line.size() / 2));
+
+    const Result r = cli("run -q --resume '" + cut.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto a = without_timing(json_lines(full)), b = without_timing(json_lines(cut));
+    ASSERT_EQ(b.size(), a.size());
+    EXPECT_EQ(b.front().at("meta").at("run").at("resumed_after"), nlohmann::json::array({5}));
+    a.erase(a.begin());
+    b.erase(b.begin());
+    EXPECT_EQ(a, b);  // every evaluation, and the recommendation
+  }
+  // A finished run extended to a larger budget (gp-ei does not plan with the budget) equals the
+  // longer run; the original trace is left alone when --out names another file.
+  const fs::path longer = dir / "longer.jsonl", extended = dir / "extended.jsonl";
+  ASSERT_EQ(cli("run -q --problem branin --noise 0.5 --seed 4 --budget 16 --algorithm gp-ei --out '" + longer.string() + "'").code, 0);
+  const std::string before = slurp(dir / "gp-ei-full.jsonl");
+  const Result ext = cli("run -q --resume '" + (dir / "gp-ei-full.jsonl").string() + "' --budget 16 --out '" + extended.string() + "'");
+  ASSERT_EQ(ext.code, 0) << ext.err;
+  EXPECT_EQ(slurp(dir / "gp-ei-full.jsonl"), before);
+  auto a = without_timing(json_lines(longer)), b = without_timing(json_lines(extended));
+  ASSERT_EQ(a.size(), 18u);
+  ASSERT_EQ(b.size(), 18u);
+  EXPECT_EQ(b.front().at("meta").at("budget"), 16);
+  a.erase(a.begin());
+  b.erase(b.begin());
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
+  const fs::path dir = test_dir();
+  const std::string trace = (dir / "t.jsonl").string();
+  ASSERT_EQ(cli("run -q --problem branin --algorithm random --budget 6 --out '" + trace + "'").code, 0);
+  const std::string resume = "run -q --resume '" + trace + "' ";
+  const std::vector<BadInput> cases = {
+      {resume + "--problem ackley", "--problem"},
+      {resume + "--seed 3", "--seed"},
+      {resume + "--algorithm gp-ei", "--algorithm"},
+      {resume + "--set n_init=3", "--set"},
+      {resume + "--budget 4", "6 evaluations"},
+      {resume + "--objective-command 'python3 x.py'", "branin"},
+      {"run -q --resume '" + (dir / "missing.jsonl").string() + "'", "missing.jsonl"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const Result r = cli(c.args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(c.must_mention), std::string::npos) << r.err;
+  }
+  // A trace whose evaluation lies outside the problem's space is refused, naming it.
+  std::string text = slurp(trace);
+  const auto at = text.find("\"x\":[") + 5;
+  text.replace(at, text.find(',', at) - at, "99.0");
+  write_file(dir / "bad.jsonl", text);
+  const Result bad = cli("run -q --resume '" + (dir / "bad.jsonl").string() + "' --budget 8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("evaluation 1"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("99"), std::string::npos) << bad.err;
+}
+
 TEST_F(Cli, InterruptStopsCleanlyAndKeepsTheTrace) {
   const fs::path dir = test_dir();
   const fs::path trace = dir / "t.jsonl", out = dir / "out.txt";

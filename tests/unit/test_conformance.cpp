@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
+#include "optimist/core/driver.hpp"
 #include "optimist/core/registry.hpp"
 
 using namespace optimist;
@@ -59,6 +61,39 @@ TEST_P(Conformance, FreshOptimizerFedTheSameTellsAsksTheSameNextPoint) {
   auto replayed = make_optimizer(spec_for(GetParam(), 5), mixed_space(), Direction::Maximize);
   for (const auto& obs : original->history()) replayed->tell(obs.trial.x, obs.value);
   EXPECT_EQ(original->ask().x, replayed->ask().x);
+}
+
+// The driver's resume (optimist run --resume): a fresh optimizer given the first k evaluations
+// of a run, failed ones included, continues exactly as the uninterrupted run.
+TEST_P(Conformance, ResumedRunContinuesLikeTheUninterruptedOne) {
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = [](const Vector& x) {
+    if (x[0] > 2.0) throw std::runtime_error("diverged");  // a failing region
+    return mixed_objective(x);
+  };
+  RunOptions options;
+  options.budget = kSteps;
+  options.on_failure = FailurePolicy::MarkFailed;
+  auto original = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Maximize);
+  const RunSummary full = optimize(*original, objective, options);
+  ASSERT_EQ(full.evaluations.size(), kSteps);
+  for (const std::size_t k : {std::size_t{1}, kSteps / 2}) {
+    SCOPED_TRACE("resumed after " + std::to_string(k));
+    RunOptions resumed_options = options;
+    for (std::size_t i = 0; i < k; ++i) resumed_options.resume_from.push_back(full.evaluations[i]);
+    auto resumed = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Maximize);
+    const RunSummary rest = optimize(*resumed, objective, resumed_options);
+    ASSERT_EQ(rest.evaluations.size(), kSteps);
+    EXPECT_EQ(rest.n_failed, full.n_failed);
+    EXPECT_EQ(rest.n_resumed, k);
+    for (std::size_t i = 0; i < kSteps; ++i) {
+      ASSERT_EQ(rest.evaluations[i].x, full.evaluations[i].x) << "evaluation " << i + 1;
+      EXPECT_EQ(rest.evaluations[i].failed, full.evaluations[i].failed);
+    }
+    EXPECT_EQ(rest.best_y, full.best_y);
+    EXPECT_EQ(rest.recommended_x, full.recommended_x);
+  }
 }
 
 TEST_P(Conformance, PointsStayInTheSpaceAndPendingIsTolerated) {

@@ -260,3 +260,41 @@ TEST(ExternalObjectiveCli, OptimizesAProgramOverASpaceFile) {
   EXPECT_NE(crash.out.find("exited with status 4"), std::string::npos) << crash.out;
   std::filesystem::remove_all(dir);
 }
+
+TEST(ExternalObjectiveCli, ResumeAfterTheProgramCrashedAsksOnlyNewPoints) {
+  const auto dir = fresh_dir();
+  std::ofstream(dir / "space.json")
+      << R"({"parameters": [{"name": "a", "type": "continuous", "lower": -2, "upper": 2}]})";
+  // The program logs every point it evaluates and crashes on the 4th request while 'crash' exists.
+  std::ofstream(dir / "obj.py") << "import json, os, sys\n"
+                                   "n = 0\n"
+                                   "for line in sys.stdin:\n"
+                                   "    n += 1\n"
+                                   "    if n == 4 and os.path.exists('crash'): sys.exit(3)\n"
+                                   "    a = json.loads(line)['params']['a']\n"
+                                   "    open('calls.txt', 'a').write(repr(a) + '\\n')\n"
+                                   "    print(json.dumps({'y': (a - 0.5) ** 2}), flush=True)\n";
+  std::ofstream(dir / "crash") << "";
+  const CliResult first = run_cli(dir, "--objective-command '/usr/bin/python3 obj.py' --space space.json "
+                                       "--direction minimize --algorithm gp-ei --budget 8 --out t.jsonl");
+  ASSERT_EQ(first.code, 1) << first.out;
+  const Trace cut = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(cut.evaluations.size(), 4u);
+  EXPECT_EQ(cut.evaluations[3].at("status"), "failed");
+  EXPECT_EQ(cut.meta.objective_command, "/usr/bin/python3 obj.py");
+
+  std::filesystem::remove(dir / "crash");
+  const CliResult resumed = run_cli(dir, "--resume t.jsonl");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  const Trace done = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(done.evaluations.size(), 8u);
+  EXPECT_TRUE(done.complete());
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(done.evaluations[k], cut.evaluations[k]) << "evaluation " << k + 1;
+  EXPECT_EQ(done.meta.run.at("resumed_after"), nlohmann::json::array({4}));
+  // 3 points before the crash, 4 after the resume: no paid evaluation was asked again.
+  std::ifstream calls(dir / "calls.txt");
+  std::size_t lines = 0;
+  for (std::string l; std::getline(calls, l);) ++lines;
+  EXPECT_EQ(lines, 7u);
+  std::filesystem::remove_all(dir);
+}

@@ -280,4 +280,57 @@ TEST_F(Trace, EvaluationToJsonMatchesTheWrittenLine) {
   EXPECT_EQ(j.at("status"), "ok");
 }
 
+TEST_F(Trace, EvaluationsReadBackAsRecordsAndRewriteInPlace) {
+  const std::string path = write_sample(temp_path("t.jsonl"));
+  const Space space = mixed_space();
+  const optimist::Trace t = optimist::read_trace(path);
+  std::vector<EvaluationRecord> records;
+  for (const auto& line : t.evaluations) records.push_back(optimist::evaluation_from_json(line, space));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].x, point(0.1 / 3.0, 4, 2));
+  EXPECT_EQ(*records[0].y, 0.1 + 0.2);
+  EXPECT_EQ(records[0].suggest_s, 0.5);
+  EXPECT_TRUE(records[1].failed);
+  EXPECT_FALSE(records[1].y.has_value());
+  EXPECT_EQ(records[1].error, "boom");
+  EXPECT_FALSE(records[2].f.has_value());  // null comes back as absent
+  EXPECT_EQ(records[2].diagnostics.at("dictionary_size"), 12);
+  // Rewriting the records over the same file (resume in place) gives the same evaluation lines.
+  TraceMeta meta = meta_for(space);
+  meta.objective_command = "python3 train.py";
+  { TraceWriter w(path, meta, space, records); }
+  const optimist::Trace again = optimist::read_trace(path);
+  EXPECT_EQ(again.evaluations, t.evaluations);
+  EXPECT_FALSE(again.complete());
+  EXPECT_EQ(again.meta.objective_command, "python3 train.py");
+  EXPECT_FALSE(std::filesystem::exists(path + ".resume-tmp"));
+}
+
+TEST_F(Trace, MalformedEvaluationsNameTheField) {
+  const Space space = mixed_space();
+  const nlohmann::json good = {{"i", 4}, {"x", {0.5, 2, "rbf"}}, {"y", 1.0}, {"status", "ok"}};
+  EXPECT_NO_THROW(optimist::evaluation_from_json(good, space));
+  const auto message = [&](nlohmann::json line) {
+    try {
+      optimist::evaluation_from_json(line, space);
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto outside = good;
+  outside["x"][0] = 7.0;
+  EXPECT_NE(message(outside).find("evaluation 4"), std::string::npos) << message(outside);
+  EXPECT_NE(message(outside).find("lr"), std::string::npos) << message(outside);
+  auto no_y = good;
+  no_y["y"] = nullptr;
+  EXPECT_NE(message(no_y).find("finite \"y\""), std::string::npos) << message(no_y);
+  auto status = good;
+  status["status"] = "done";
+  EXPECT_NE(message(status).find("\"done\""), std::string::npos) << message(status);
+  auto short_x = good;
+  short_x["x"] = {0.5, 2};
+  EXPECT_NE(message(short_x).find("2 values"), std::string::npos) << message(short_x);
+}
+
 }  // namespace

@@ -125,6 +125,12 @@ struct RunOptions {
   /// Keep optimizer.diagnostics() in each EvaluationRecord also without a trace (with a trace
   /// they are always computed, for the trace lines).
   bool collect_diagnostics = false;
+  /// Evaluations of an earlier, interrupted run of the same optimizer settings (a trace read
+  /// back): told to the fresh optimizer in order before the first ask (failed ones with
+  /// tell_failed), counted against the budget, kept in the summary, never re-evaluated and not
+  /// re-written to `trace`. Only x, y (absent: failed), f and error are used; f* - f gives the
+  /// regret. With batch_size 1 the resumed run continues exactly as the uninterrupted one would.
+  std::vector<EvaluationRecord> resume_from;
 
   /// The settings that shape a run besides the budget, for the trace's meta "run" object:
   /// {"time_limit_s", "target" (numbers or null), "batch", "on_failure" ("stop" | "mark-failed")}.
@@ -136,6 +142,7 @@ struct RunSummary {
   std::string message;  ///< why the run ended (the failure's cause for ObjectiveFailed)
   EvaluationLog evaluations;
   std::size_t n_failed = 0;
+  std::size_t n_resumed = 0;  ///< evaluations taken from RunOptions::resume_from (the first ones)
   std::optional<Vector> best_x;  ///< best observed point
   std::optional<double> best_y;
   std::optional<double> best_f;
@@ -153,7 +160,9 @@ struct RunSummary {
 /// Runs ask -> evaluate -> tell until the budget, time limit or target is reached, or the
 /// objective fails under FailurePolicy::Stop. Never loses an evaluation: every completed
 /// evaluation is told to the optimizer, kept in the summary and written to the trace before the
-/// next ask. Throws InvalidArgument for budget == 0, batch_size == 0 or a missing function.
+/// next ask. Throws InvalidArgument for budget == 0, batch_size == 0, a missing function, or a
+/// resume_from longer than the budget or holding a point or value the optimizer refuses.
+/// total_s, suggest_s and tell_s cover this call only.
 RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options);
 
 }  // namespace optimist

@@ -69,6 +69,10 @@ class Optimizer {
   /// Reports that evaluating a pending trial failed; it enters the history as failed and the
   /// algorithm is not given a value for it.
   void tell_failed(const Trial& trial, const std::string& error);
+  /// Reports a failed evaluation at a user point: the matching pending trial if there is one,
+  /// otherwise an external failed observation (replay of a trace). Throws InvalidArgument on a
+  /// point outside the space.
+  void tell_failed(const Vector& x, const std::string& error);
 
   /// The algorithm's current answer, a user point. Throws std::logic_error before any
   /// successful observation when the algorithm has no answer of its own.

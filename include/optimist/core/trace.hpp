@@ -28,6 +28,9 @@ struct TraceMeta {
   /// Driver settings besides the budget that shaped the run (time_limit_s, target, batch,
   /// on_failure); empty when unknown (traces written before it existed).
   nlohmann::json run = nlohmann::json::object();
+  /// The user's program for a run with --objective-command (then `problem` names it too); empty
+  /// for a benchmark problem.
+  std::string objective_command;
 
   nlohmann::json to_json() const;
   static TraceMeta from_json(const nlohmann::json& j);
@@ -38,7 +41,11 @@ struct TraceMeta {
 class TraceWriter {
  public:
   /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written.
-  TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space);
+  /// `earlier` (a resumed run's evaluations) follow the meta line; they are written to a
+  /// temporary file in the same folder that replaces path only once complete, so resuming a
+  /// trace in place never leaves it half-written.
+  TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
+              const std::vector<EvaluationRecord>& earlier = {});
   void write(const EvaluationRecord& record);
   /// The final line; x empty when the algorithm has no answer. stop_reason as to_string(StopReason).
   void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
@@ -66,5 +73,10 @@ Trace read_trace(const std::string& path);
 
 /// JSON line of one evaluation (the format of docs/trace-format.md).
 nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space);
+
+/// Inverse of evaluation_to_json: keys other than the core fields become the diagnostics.
+/// Throws InvalidArgument naming the field on a malformed line (x outside the space, an "ok"
+/// evaluation without a finite y, an unknown status).
+EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& space);
 
 }  // namespace optimist

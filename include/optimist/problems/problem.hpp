@@ -23,8 +23,9 @@ struct Problem {
   std::function<double(const Vector&)> f;  ///< noise-free value at a user point
 
   /// The objective f + N(0, noise_sd^2), the noise drawn from a stream seeded by noise_seed
-  /// (the k-th evaluation gets the k-th draw). noise_sd must be finite and >= 0.
-  Objective objective(double noise_sd = 0.0, std::uint64_t noise_seed = 0) const;
+  /// (the k-th evaluation gets draw first_draw + k; first_draw > 0 continues a resumed run's
+  /// stream). noise_sd must be finite and >= 0.
+  Objective objective(double noise_sd = 0.0, std::uint64_t noise_seed = 0, std::size_t first_draw = 0) const;
 
   /// The trace's meta line for a run of `algorithm` (with its resolved options) on this problem:
   /// one construction for `optimist run` and `optimist bench`, so their traces agree.

@@ -192,6 +192,9 @@ void TreeOptimizer::observe_failure(const Observation& obs) {
       pending_steps_.erase(it);
       return;
     }
+  // External failure (replay of a trace): the planned step it answered is used up, as in the run.
+  const Step* s = next_step();
+  if (s && (space().snap_unit(step_point(*s)) - obs.trial.unit).cwiseAbs().maxCoeff() <= kMatchTolerance) advance();
 }
 
 }  // namespace optimist

@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Port of BoTorch 0.8's "standard" GP-EI loop to numpy/scipy (no torch, gpytorch or botorch).
+
+Reproduces, for one run on 20-D Styblinski-Tang (maximized, inputs in [-5, 5]^20, models on the
+unit cube u = (x + 5) / 10):
+
+  model = SingleTaskGP(train_X, train_Y, input_transform=Normalize(d, bounds),
+                       outcome_transform=Standardize(1))        # new model every iteration
+  fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+  EI = ExpectedImprovement(model, best_f=train_Y.max())          # analytic EI, not log-EI
+  x = optimize_acqf(EI, bounds=[0, 1]^d, q=1, num_restarts=10, raw_samples=512)
+
+Details reproduced (see README.md):
+  * SingleTaskGP: ConstantMean (init 0); ScaleKernel(MaternKernel(nu=2.5, ARD)) with
+    lengthscale prior Gamma(3, 6), outputscale prior Gamma(2, 0.15), both positive through
+    softplus of raw parameters initialised at 0 (value log 2); GaussianLikelihood with noise prior
+    Gamma(1.1, 0.05), constraint GreaterThan(1e-4) without transform (raw noise = noise, lower
+    bound enforced by L-BFGS-B), initial noise = prior mode 2.0.
+  * Standardize: y -> (y - mean) / sd with the unbiased sd; the posterior is un-standardized, EI
+    and best_f are in the original units.
+  * fit_gpytorch_mll -> _fit_fallback -> fit_gpytorch_mll_scipy: scipy L-BFGS-B (default
+    options) on -(exact log marginal likelihood + sum of log priors) / n over the raw parameters,
+    analytic gradient; an attempt that ends with an optimizer failure other than the iteration /
+    evaluation limit (or a failed Cholesky) is retried with hyperparameters drawn from the priors,
+    at most 5 attempts (if all fail, the initial values are kept, as fit_gpytorch_model's rollback).
+  * ExpectedImprovement (0.8): sigma = sqrt(max(var, 1e-12)), u = (mu - best_f) / sigma,
+    EI = sigma (phi(u) + u Phi(u)) with Phi(u) = (1 + erf(u / sqrt 2)) / 2 as torch's Normal.cdf.
+  * optimize_acqf: 512 scrambled Sobol raw samples; initialize_q_batch (eta = 1, Boltzmann
+    weights on the standardized EI, multinomial draw of 10 without replacement, the best raw sample
+    forced in); when all EI values of the raw samples are equal, gen_batch_initial_conditions
+    retries with 2, 3, 4 x 512 samples, then picks at random; gen_candidates_scipy: one L-BFGS-B
+    over the 10 starts jointly (sum of EI), bounds [0, 1], maxiter 200; the best final start wins.
+
+Usage:
+  /usr/bin/python3 botorch_ei_port.py --design-from TRACE.jsonl --seed K [--out FILE]
+  /usr/bin/python3 botorch_ei_port.py --self-test
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+from scipy import linalg, optimize, special
+from scipy.stats import qmc
+
+DIM = 20
+BUDGET = 72
+N_INIT = 8
+NOISE_SD = 0.01
+LOWER, UPPER = -5.0, 5.0
+F_STAR = 39.166165703771415 * DIM
+SQRT5 = math.sqrt(5.0)
+LOG_2PI = math.log(2.0 * math.pi)
+
+# BoTorch 0.8 SingleTaskGP priors (concentration, rate) and the noise lower bound.
+LS_PRIOR = (3.0, 6.0)
+OS_PRIOR = (2.0, 0.15)
+NOISE_PRIOR = (1.1, 0.05)
+MIN_NOISE = 1e-4
+NUM_RESTARTS = 10
+RAW_SAMPLES = 512
+ACQ_MAXITER = 200
+MAX_FIT_ATTEMPTS = 5
+
+
+def styblinski_tang(x):
+    """Maximized form used by optimist: f = -0.5 sum(x^4 - 16 x^2 + 5 x)."""
+    x = np.asarray(x, dtype=float)
+    return float(-0.5 * np.sum(x ** 4 - 16.0 * x ** 2 + 5.0 * x))
+
+
+def softplus(r):
+    return np.logaddexp(0.0, r)
+
+
+def inv_softplus(v):
+    return np.log(np.expm1(v))
+
+
+def gamma_logpdf(x, a, b):
+    return a * math.log(b) - math.lgamma(a) + (a - 1.0) * np.log(x) - b * x
+
+
+def gamma_dlogpdf(x, a, b):
+    return (a - 1.0) / x - b
+
+
+class CholeskyFailed(Exception):
+    pass
+
+
+def psd_safe_cholesky(A):
+    """gpytorch.utils.cholesky.psd_safe_cholesky in double: plain, then jitter 1e-8, 1e-7, 1e-6."""
+    try:
+        return linalg.cholesky(A, lower=True, check_finite=True)
+    except (linalg.LinAlgError, ValueError):
+        pass
+    jitter = 1e-8
+    for _ in range(3):
+        try:
+            return linalg.cholesky(A + jitter * np.eye(A.shape[0]), lower=True)
+        except (linalg.LinAlgError, ValueError):
+            jitter *= 10.0
+    raise CholeskyFailed()
+
+
+class SingleTaskGP:
+    """Exact GP on standardized outputs; parameters p = [raw_lengthscale (d), raw_outputscale,
+    noise, constant]."""
+
+    def __init__(self, X, Y):
+        self.X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float)
+        self.n, self.d = self.X.shape
+        # Standardize (botorch.models.transforms.outcome.Standardize): unbiased sd.
+        self.y_mean = float(Y.mean())
+        sd = float(Y.std(ddof=1)) if self.n > 1 else 1.0
+        self.y_sd = sd if sd >= 1e-8 else 1.0
+        self.y = (Y - self.y_mean) / self.y_sd
+        diff = self.X[:, None, :] - self.X[None, :, :]
+        self.D2 = diff * diff  # (n, n, d)
+        self.p = self.initial_parameters()
+        self.fit_info = {}
+
+    def initial_parameters(self):
+        d = self.d
+        p = np.zeros(d + 3)
+        p[d + 1] = (NOISE_PRIOR[0] - 1.0) / NOISE_PRIOR[1]  # noise prior mode = 2.0
+        return p
+
+    def bounds(self):
+        d = self.d
+        return [(None, None)] * (d + 1) + [(MIN_NOISE, None), (None, None)]
+
+    def unpack(self, p):
+        d = self.d
+        return softplus(p[:d]), float(softplus(p[d])), float(p[d + 1]), float(p[d + 2])
+
+    def neg_loss(self, p, want_grad=True):
+        """-(log marginal likelihood + log priors) / n and its gradient w.r.t. the raw parameters."""
+        d, n = self.d, self.n
+        ls, os_, s2, c = self.unpack(p)
+        r2 = np.einsum("ijk,k->ij", self.D2, 1.0 / ls ** 2)
+        r = np.sqrt(np.maximum(r2, 0.0))
+        e = np.exp(-SQRT5 * r)
+        km = (1.0 + SQRT5 * r + (5.0 / 3.0) * r2) * e
+        A = os_ * km
+        A[np.diag_indices(n)] += s2
+        L = psd_safe_cholesky(A)
+        resid = self.y - c
+        alpha = linalg.cho_solve((L, True), resid)
+        lml = -0.5 * resid @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * LOG_2PI
+        prior = (np.sum(gamma_logpdf(ls, *LS_PRIOR)) + gamma_logpdf(os_, *OS_PRIOR)
+                 + gamma_logpdf(s2, *NOISE_PRIOR))
+        value = -(lml + prior) / n
+        if not want_grad:
+            return value
+        Ainv = linalg.cho_solve((L, True), np.eye(n))
+        W = np.outer(alpha, alpha) - Ainv
+        g = np.zeros_like(p)
+        # dA/dl_i = s (5/3)(1 + sqrt5 r) exp(-sqrt5 r) (x_i - x'_i)^2 / l_i^3
+        G = W * ((5.0 / 3.0) * (1.0 + SQRT5 * r) * e)
+        g_ls = 0.5 * os_ * np.einsum("ij,ijk->k", G, self.D2) / ls ** 3
+        g_ls += gamma_dlogpdf(ls, *LS_PRIOR)
+        g_os = 0.5 * np.sum(W * km) + gamma_dlogpdf(os_, *OS_PRIOR)
+        g_s2 = 0.5 * np.trace(W) + gamma_dlogpdf(s2, *NOISE_PRIOR)
+        g[:d] = g_ls * special.expit(p[:d])
+        g[d] = g_os * special.expit(p[d])
+        g[d + 1] = g_s2
+        g[d + 2] = np.sum(alpha)
+        return value, -g / n
+
+    def sample_priors(self, rng):
+        """botorch.optim.utils.sample_all_priors: every parameter with a prior drawn from it."""
+        d = self.d
+        p = self.initial_parameters()
+        p[:d] = inv_softplus(rng.gamma(LS_PRIOR[0], 1.0 / LS_PRIOR[1], size=d))
+        p[d] = inv_softplus(rng.gamma(OS_PRIOR[0], 1.0 / OS_PRIOR[1]))
+        p[d + 1] = rng.gamma(NOISE_PRIOR[0], 1.0 / NOISE_PRIOR[1])
+        return p
+
+    def fit(self, rng):
+        """fit_gpytorch_mll(_fit_fallback, fit_gpytorch_mll_scipy) from the initial values."""
+        p_init = self.initial_parameters()
+        attempts = []
+        for attempt in range(1, MAX_FIT_ATTEMPTS + 1):
+            p0 = p_init if attempt == 1 else self.sample_priors(rng)
+            try:
+                res = optimize.minimize(self.neg_loss, p0, jac=True, method="L-BFGS-B", bounds=self.bounds())
+            except CholeskyFailed:
+                attempts.append("cholesky")
+                continue
+            # Status 1 (iteration / evaluation limit) is only logged by BoTorch; others trigger a retry.
+            if res.status in (0, 1) and np.all(np.isfinite(res.x)):
+                self.p = res.x
+                self.fit_info = {"attempts": attempt, "nit": int(res.nit), "nfev": int(res.nfev),
+                                 "loss": float(res.fun), "failures": attempts}
+                self._condition()
+                return
+            attempts.append(str(res.message))
+        self.p = p_init  # all attempts failed: rolled back to the initial values
+        self.fit_info = {"attempts": MAX_FIT_ATTEMPTS, "failed": True, "failures": attempts}
+        self._condition()
+
+    def _condition(self):
+        ls, os_, s2, c = self.unpack(self.p)
+        self.ls, self.os, self.s2, self.c = ls, os_, s2, c
+        r = np.sqrt(np.einsum("ijk,k->ij", self.D2, 1.0 / ls ** 2))
+        A = os_ * (1.0 + SQRT5 * r + (5.0 / 3.0) * r * r) * np.exp(-SQRT5 * r)
+        A[np.diag_indices(self.n)] += s2
+        self.L = psd_safe_cholesky(A)
+        self.alpha = linalg.cho_solve((self.L, True), self.y - c)
+
+    def posterior(self, Xq, want_grad=False):
+        """Posterior of f (no observation noise) in original units: mean, variance and, optionally,
+        their gradients w.r.t. Xq (m, d)."""
+        diff = Xq[:, None, :] - self.X[None, :, :]  # (m, n, d)
+        r2 = np.einsum("mnk,k->mn", diff * diff, 1.0 / self.ls ** 2)
+        r = np.sqrt(np.maximum(r2, 0.0))
+        e = np.exp(-SQRT5 * r)
+        kq = self.os * (1.0 + SQRT5 * r + (5.0 / 3.0) * r2) * e  # (m, n)
+        mean_s = self.c + kq @ self.alpha
+        Ak = linalg.cho_solve((self.L, True), kq.T).T  # (m, n) = A^-1 k
+        var_s = self.os - np.sum(kq * Ak, axis=1)
+        mean = self.y_mean + self.y_sd * mean_s
+        var = self.y_sd ** 2 * var_s
+        if not want_grad:
+            return mean, var
+        # dk/dx_i = -s (5/3)(1 + sqrt5 r) exp(-sqrt5 r) (x_i - x'_i) / l_i^2
+        dk = (-self.os * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e)[:, :, None] * diff / self.ls ** 2
+        dmean = self.y_sd * np.einsum("mnk,n->mk", dk, self.alpha)
+        dvar = -2.0 * self.y_sd ** 2 * np.einsum("mnk,mn->mk", dk, Ak)
+        return mean, var, dmean, dvar
+
+
+def normal_cdf_torch(u):
+    # torch.distributions.Normal.cdf: 0.5 * (1 + erf(u / sqrt 2)) (flat 0 below u ~ -8.3)
+    return 0.5 * (1.0 + special.erf(u / math.sqrt(2.0)))
+
+
+def expected_improvement(gp, Xq, best_f, want_grad=False):
+    """botorch.acquisition.analytic.ExpectedImprovement (maximize=True)."""
+    if want_grad:
+        mean, var, dmean, dvar = gp.posterior(Xq, want_grad=True)
+    else:
+        mean, var = gp.posterior(Xq)
+    clamped = var < 1e-12
+    sigma = np.sqrt(np.maximum(var, 1e-12))
+    u = (mean - best_f) / sigma
+    ucdf = normal_cdf_torch(u)
+    updf = np.exp(-0.5 * u * u) / math.sqrt(2.0 * math.pi)
+    ei = sigma * (updf + u * ucdf)
+    if not want_grad:
+        return ei
+    dsigma = np.where(clamped, 0.0, 1.0)[:, None] * dvar / (2.0 * sigma[:, None])
+    dei = ucdf[:, None] * dmean + updf[:, None] * dsigma
+    return ei, dei
+
+
+def initialize_q_batch(X, Y, n, rng, eta=1.0):
+    """botorch.optim.initializers.initialize_q_batch; returns None when all Y are equal."""
+    Ystd = Y.std(ddof=1)
+    if Ystd == 0 or not np.isfinite(Ystd):
+        return None
+    max_idx = int(np.argmax(Y))
+    etaZ = eta * (Y - Y.mean()) / Ystd
+    with np.errstate(over="ignore"):
+        weights = np.exp(etaZ)
+        while np.isinf(weights).any():
+            etaZ *= 0.5
+            weights = np.exp(etaZ)
+    idx = rng.choice(len(Y), size=n, replace=False, p=weights / weights.sum())
+    if max_idx not in idx:
+        idx[-1] = max_idx
+    return X[idx]
+
+
+def optimize_acqf(gp, best_f, rng, d):
+    """optimize_acqf(q=1, num_restarts=10, raw_samples=512) with gen_candidates_scipy."""
+    X0 = None
+    for factor in range(1, 5):  # gen_batch_initial_conditions: factor < max_factor = 5
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy's balance-properties warning for 3 x 512
+            Xraw = qmc.Sobol(d, scramble=True, seed=int(rng.integers(2 ** 31))).random(RAW_SAMPLES * factor)
+        Yraw = expected_improvement(gp, Xraw, best_f)
+        X0 = initialize_q_batch(Xraw, Yraw, NUM_RESTARTS, rng)
+        if X0 is not None:
+            break
+    random_init = X0 is None
+    if random_init:
+        X0 = Xraw[rng.permutation(len(Xraw))[:NUM_RESTARTS]]
+
+    shape = X0.shape
+
+    def objective(x):
+        ei, dei = expected_improvement(gp, x.reshape(shape), best_f, want_grad=True)
+        return -float(np.sum(ei)), -dei.ravel()
+
+    res = optimize.minimize(objective, X0.ravel(), jac=True, method="L-BFGS-B",
+                            bounds=[(0.0, 1.0)] * X0.size, options={"maxiter": ACQ_MAXITER})
+    cand = np.clip(res.x.reshape(shape), 0.0, 1.0)
+    ei = expected_improvement(gp, cand, best_f)
+    best = int(np.argmax(ei))
+    return cand[best], {"ei": float(ei[best]), "acq_nit": int(res.nit), "random_init": random_init,
+                        "raw_ei_max": float(np.max(Yraw))}
+
+
+def read_design(path, n_init):
+    X, Y = [], []
+    with open(path) as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if "x" in rec and "i" in rec:
+                X.append(rec["x"])
+                Y.append(rec["y"])
+                if len(X) == n_init:
+                    break
+    if len(X) < n_init:
+        raise SystemExit(f"{path}: fewer than {n_init} evaluations")
+    return np.array(X, dtype=float), np.array(Y, dtype=float)
+
+
+def run(args):
+    rng = np.random.default_rng([args.seed, 0])        # the algorithm's randomness
+    noise_rng = np.random.default_rng([args.seed, 1])  # observation noise
+    d = DIM
+    Xd, Yd = read_design(args.design_from, N_INIT)
+    out_path = args.out or f"/tmp/ref/botorch_ei/seed-{args.seed}.jsonl"
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    U = list((Xd - LOWER) / (UPPER - LOWER))
+    Y = list(Yd)
+    cum = 0.0
+    records = []
+    for i in range(N_INIT):
+        f = styblinski_tang(Xd[i])
+        cum += F_STAR - f
+        records.append({"i": i + 1, "x": Xd[i].tolist(), "y": Yd[i], "f": f, "regret": F_STAR - f,
+                        "cum_regret": cum, "cpu_s": 0.0})
+    cpu = []
+    for i in range(N_INIT, BUDGET):
+        t0 = time.process_time()
+        gp = SingleTaskGP(np.array(U), np.array(Y))
+        gp.fit(rng)
+        best_f = float(np.max(Y))
+        u_next, info = optimize_acqf(gp, best_f, rng, d)
+        dt = time.process_time() - t0
+        cpu.append(dt)
+        x = LOWER + (UPPER - LOWER) * u_next
+        f = styblinski_tang(x)
+        y = f + NOISE_SD * noise_rng.standard_normal()
+        U.append(u_next)
+        Y.append(y)
+        cum += F_STAR - f
+        rec = {"i": i + 1, "x": x.tolist(), "y": y, "f": f, "regret": F_STAR - f, "cum_regret": cum,
+               "cpu_s": dt, "fit": gp.fit_info,
+               "lengthscale_geomean": float(np.exp(np.mean(np.log(gp.ls)))),
+               "outputscale": gp.os, "noise_std_units": gp.s2, "noise_orig_units": gp.s2 * gp.y_sd ** 2}
+        rec.update(info)
+        records.append(rec)
+        if args.verbose:
+            print(f"step {i + 1}: f={f:.2f} cum={cum:.1f} cpu={dt:.2f}s fit={gp.fit_info}", file=sys.stderr)
+    final = {"final": {"port": "botorch_ei", "seed": args.seed, "design_from": args.design_from,
+                       "cum_regret": cum, "best_f": max(r["f"] for r in records),
+                       "cpu_per_step_mean_s": float(np.mean(cpu)), "cpu_per_step_median_s": float(np.median(cpu)),
+                       "fit_retries": sum(r["fit"]["attempts"] - 1 for r in records[N_INIT:]),
+                       "fit_failed": sum(1 for r in records[N_INIT:] if r["fit"].get("failed")),
+                       "random_inits": sum(1 for r in records[N_INIT:] if r["random_init"])}}
+    with open(out_path, "w") as fh:
+        fh.write(json.dumps({"meta": {"port": "botorch_ei", "seed": args.seed, "design_from": args.design_from,
+                                      "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD, "f_star": F_STAR}}) + "\n")
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+        fh.write(json.dumps(final) + "\n")
+    print(json.dumps(final))
+
+
+def self_test():
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for n, d in ((12, 3), (30, 20)):
+        X = rng.random((n, d))
+        Y = np.array([styblinski_tang(10 * x - 5) for x in X])
+        gp = SingleTaskGP(X, Y)
+        for trial in range(3):
+            p = gp.initial_parameters() + (0 if trial == 0 else 0.5 * rng.standard_normal(d + 3))
+            p[d + 1] = max(p[d + 1], 0.05)
+            v, g = gp.neg_loss(p)
+            fd = np.zeros_like(p)
+            for k in range(len(p)):
+                h = 1e-6 * max(1.0, abs(p[k]))
+                pp, pm = p.copy(), p.copy()
+                pp[k] += h
+                pm[k] -= h
+                fd[k] = (gp.neg_loss(pp, False) - gp.neg_loss(pm, False)) / (2 * h)
+            err = np.max(np.abs(fd - g)) / max(1e-8, np.max(np.abs(g)))
+            worst = max(worst, err)
+            print(f"MLL gradient n={n} d={d} trial {trial}: max |fd - analytic| / max|g| = {err:.2e}")
+        gp.fit(rng)
+        print(f"  fit: {gp.fit_info}")
+        best = float(Y.max())
+        Xq = rng.random((5, d))
+        # points with non-negligible EI: near the best observed point
+        Xq[:2] = np.clip(X[np.argmax(Y)] + 0.05 * rng.standard_normal((2, d)), 0, 1)
+        ei, dei = expected_improvement(gp, Xq, best, want_grad=True)
+        fd = np.zeros_like(Xq)
+        for m in range(Xq.shape[0]):
+            for k in range(d):
+                h = 1e-6
+                xp, xm = Xq[m:m + 1].copy(), Xq[m:m + 1].copy()
+                xp[0, k] += h
+                xm[0, k] -= h
+                fd[m, k] = (expected_improvement(gp, xp, best)[0] - expected_improvement(gp, xm, best)[0]) / (2 * h)
+        err = np.max(np.abs(fd - dei)) / max(1e-12, np.max(np.abs(dei)))
+        worst = max(worst, err)
+        print(f"EI gradient n={n} d={d}: EI = {np.array2string(ei, precision=3)}, rel err {err:.2e}")
+    print("self-test", "PASSED" if worst < 1e-4 else "FAILED", f"(worst relative error {worst:.1e})")
+    return worst < 1e-4
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--design-from", help="optimist trace whose first 8 evaluations are the initial design")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", help="JSON-lines output (default /tmp/ref/botorch_ei/seed-K.jsonl)")
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--self-test", action="store_true")
+    args = ap.parse_args()
+    if args.self_test:
+        sys.exit(0 if self_test() else 1)
+    if not args.design_from:
+        ap.error("--design-from is required")
+    run(args)
+
+
+if __name__ == "__main__":
+    main()
