@@ -43,6 +43,20 @@ std::optional<std::string> evaluate(const std::function<double(const Vector&)>& 
   return std::nullopt;
 }
 
+// A successful evaluation (rec.y, rec.f set) enters the summary's best values and regret.
+void account_success(RunSummary& summary, EvaluationRecord& rec, const Objective& objective) {
+  const double sign = direction_sign(objective.direction);
+  if (!summary.best_y || sign * *rec.y > sign * *summary.best_y) {
+    summary.best_y = rec.y;
+    summary.best_x = rec.x;
+  }
+  if (!summary.best_f || sign * *rec.f > sign * *summary.best_f) summary.best_f = rec.f;
+  if (objective.optimum) {
+    rec.regret = objective.regret(*rec.f);
+    summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
+  }
+}
+
 }  // namespace
 
 void EvaluationLog::push_back(const EvaluationRecord& r) {
@@ -160,17 +174,8 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
                             ": " + e.what());
     }
     if (!rec.failed) {
-      const double f = rec.f.value_or(*rec.y);
-      rec.f = f;
-      if (!summary.best_y || sign * *rec.y > sign * *summary.best_y) {
-        summary.best_y = rec.y;
-        summary.best_x = rec.x;
-      }
-      if (!summary.best_f || sign * f > sign * *summary.best_f) summary.best_f = f;
-      if (objective.optimum) {
-        rec.regret = objective.regret(f);
-        summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
-      }
+      rec.f = rec.f.value_or(*rec.y);
+      account_success(summary, rec, objective);
       if (options.target && sign * *rec.y >= sign * *options.target) {
         summary.reason = StopReason::Target;
         summary.message = "target reached";
@@ -237,15 +242,7 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
             f = fn;
         }
         rec.f = f;
-        if (!summary.best_y || sign * y > sign * *summary.best_y) {
-          summary.best_y = y;
-          summary.best_x = trial.x;
-        }
-        if (!summary.best_f || sign * f > sign * *summary.best_f) summary.best_f = f;
-        if (objective.optimum) {
-          rec.regret = objective.regret(f);
-          summary.cum_regret = summary.cum_regret.value_or(0.0) + *rec.regret;
-        }
+        account_success(summary, rec, objective);
       }
       rec.tell_s = std::chrono::duration<double>(mark - tt).count();
       summary.tell_s += rec.tell_s;
