@@ -167,6 +167,39 @@ TEST(Driver, RejectsBadRunOptions) {
   EXPECT_THROW(optimize(*opt, Objective{}, ro), InvalidArgument);
 }
 
+TEST(Driver, ResumeTellsEarlierEvaluationsWithoutEvaluatingThemAgain) {
+  auto first = random_opt();
+  RunOptions ro;
+  ro.budget = 6;
+  const RunSummary earlier = optimize(*first, sphere(), ro);
+  std::size_t calls = 0;
+  Objective counted = sphere();
+  counted.function = [&calls](const Vector& x) { ++calls; return x.squaredNorm(); };
+  RunOptions resume;
+  resume.budget = 10;
+  for (const auto& r : earlier.evaluations) resume.resume_from.push_back(r);
+  auto again = random_opt();
+  const RunSummary s = optimize(*again, counted, resume);
+  EXPECT_EQ(calls, 4u);
+  ASSERT_EQ(s.evaluations.size(), 10u);
+  EXPECT_EQ(s.n_resumed, 6u);
+  EXPECT_EQ(again->history().size(), 10u);
+  EXPECT_NEAR(*s.evaluations[5].cum_regret, *earlier.cum_regret, 1e-12);
+  EXPECT_LE(*s.best_y, *earlier.best_y);
+
+  // More resumed evaluations than the budget, or one outside the space: errors naming them.
+  resume.budget = 5;
+  EXPECT_THROW(optimize(*random_opt(), counted, resume), InvalidArgument);
+  resume.budget = 10;
+  resume.resume_from[2].x[1] = 3.0;
+  try {
+    optimize(*random_opt(), counted, resume);
+    ADD_FAILURE() << "a resumed point outside the box was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("resumed evaluation 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Driver, TimesTellSeparatelyAndSumsIt) {
   // GO-UCB refits in tell: the time per step must count it (tell_s), and the run's total is the sum.
   auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 2}, {"budget", 12}}, Space::box(3, -1, 1), Direction::Minimize);
