@@ -138,10 +138,15 @@ class SingleTaskGP:
 
     def unpack(self, p):
         d = self.d
-        return softplus(p[:d]), float(softplus(p[d])), float(p[d + 1]), float(p[d + 2])
+        # numpy scalars: an underflowed softplus gives an infinite loss (as in torch), not an exception
+        return softplus(p[:d]), np.float64(softplus(p[d])), np.float64(p[d + 1]), np.float64(p[d + 2])
 
     def neg_loss(self, p, want_grad=True):
         """-(log marginal likelihood + log priors) / n and its gradient w.r.t. the raw parameters."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._neg_loss(p, want_grad)
+
+    def _neg_loss(self, p, want_grad):
         d, n = self.d, self.n
         ls, os_, s2, c = self.unpack(p)
         r2 = np.einsum("ijk,k->ij", self.D2, 1.0 / ls ** 2)
@@ -261,6 +266,53 @@ def expected_improvement(gp, Xq, best_f, want_grad=False):
     return ei, dei
 
 
+def log1mexp(w):
+    """log(1 - exp(w)) for w < 0 (Maechler 2012)."""
+    return np.where(w > -math.log(2.0), np.log(-np.expm1(w)), np.log1p(-np.exp(w)))
+
+
+def log_h(u):
+    """log(phi(u) + u Phi(u)) and its derivative Phi(u) / h(u), stable for very negative u
+    (Ament et al. 2023, eq. 9; BoTorch >= 0.9's _log_ei_helper). Diagnostic only (--acqf logei)."""
+    u = np.asarray(u, dtype=float)
+    out = np.empty_like(u)
+    dout = np.empty_like(u)
+    hi = u > -1.0
+    uh = u[hi]
+    cdf = 0.5 * special.erfc(-uh / math.sqrt(2.0))
+    h = np.exp(-0.5 * uh * uh) / math.sqrt(2.0 * math.pi) + uh * cdf
+    out[hi] = np.log(h)
+    dout[hi] = cdf / h
+    t = -u[~hi]
+    mills = math.sqrt(math.pi / 2.0) * special.erfcx(t / math.sqrt(2.0))  # R(t) = Phi(-t) / phi(t)
+    big = t > 1e4
+    tb = np.where(big, t, 1e4)
+    # 1 - t R(t): exact below 1e4, asymptotic series above (cancellation).
+    log_bracket = np.where(big, np.log(1.0 / tb ** 2 - 3.0 / tb ** 4 + 15.0 / tb ** 6),
+                           log1mexp(np.minimum(np.log(t) + np.log(mills), -1e-300)))
+    out[~hi] = -0.5 * t * t - 0.5 * LOG_2PI + log_bracket
+    dout[~hi] = mills / np.exp(log_bracket)
+    return out, dout
+
+
+def log_expected_improvement(gp, Xq, best_f, want_grad=False):
+    """LogExpectedImprovement (BoTorch >= 0.9), for the --acqf logei diagnostic."""
+    if want_grad:
+        mean, var, dmean, dvar = gp.posterior(Xq, want_grad=True)
+    else:
+        mean, var = gp.posterior(Xq)
+    clamped = var < 1e-12
+    sigma = np.sqrt(np.maximum(var, 1e-12))
+    u = (mean - best_f) / sigma
+    lh, dlh = log_h(u)
+    val = lh + np.log(sigma)
+    if not want_grad:
+        return val
+    dsigma = np.where(clamped, 0.0, 1.0)[:, None] * dvar / (2.0 * sigma[:, None])
+    du = (dmean - u[:, None] * dsigma) / sigma[:, None]
+    return val, dlh[:, None] * du + dsigma / sigma[:, None]
+
+
 def initialize_q_batch(X, Y, n, rng, eta=1.0):
     """botorch.optim.initializers.initialize_q_batch; returns None when all Y are equal."""
     Ystd = Y.std(ddof=1)
@@ -279,14 +331,18 @@ def initialize_q_batch(X, Y, n, rng, eta=1.0):
     return X[idx]
 
 
-def optimize_acqf(gp, best_f, rng, d):
+ACQF = {"ei": expected_improvement, "logei": log_expected_improvement}
+
+
+def optimize_acqf(gp, best_f, rng, d, acqf="ei"):
     """optimize_acqf(q=1, num_restarts=10, raw_samples=512) with gen_candidates_scipy."""
+    acq = ACQF[acqf]
     X0 = None
     for factor in range(1, 5):  # gen_batch_initial_conditions: factor < max_factor = 5
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy's balance-properties warning for 3 x 512
             Xraw = qmc.Sobol(d, scramble=True, seed=int(rng.integers(2 ** 31))).random(RAW_SAMPLES * factor)
-        Yraw = expected_improvement(gp, Xraw, best_f)
+        Yraw = acq(gp, Xraw, best_f)
         X0 = initialize_q_batch(Xraw, Yraw, NUM_RESTARTS, rng)
         if X0 is not None:
             break
@@ -297,13 +353,13 @@ def optimize_acqf(gp, best_f, rng, d):
     shape = X0.shape
 
     def objective(x):
-        ei, dei = expected_improvement(gp, x.reshape(shape), best_f, want_grad=True)
+        ei, dei = acq(gp, x.reshape(shape), best_f, want_grad=True)
         return -float(np.sum(ei)), -dei.ravel()
 
     res = optimize.minimize(objective, X0.ravel(), jac=True, method="L-BFGS-B",
                             bounds=[(0.0, 1.0)] * X0.size, options={"maxiter": ACQ_MAXITER})
     cand = np.clip(res.x.reshape(shape), 0.0, 1.0)
-    ei = expected_improvement(gp, cand, best_f)
+    ei = acq(gp, cand, best_f)
     best = int(np.argmax(ei))
     return cand[best], {"ei": float(ei[best]), "acq_nit": int(res.nit), "random_init": random_init,
                         "raw_ei_max": float(np.max(Yraw))}
@@ -329,7 +385,7 @@ def run(args):
     noise_rng = np.random.default_rng([args.seed, 1])  # observation noise
     d = DIM
     Xd, Yd = read_design(args.design_from, N_INIT)
-    out_path = args.out or f"/tmp/ref/botorch_ei/seed-{args.seed}.jsonl"
+    out_path = args.out or f"/tmp/ref/botorch_{args.acqf}/seed-{args.seed}.jsonl"
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     U = list((Xd - LOWER) / (UPPER - LOWER))
     Y = list(Yd)
@@ -346,7 +402,7 @@ def run(args):
         gp = SingleTaskGP(np.array(U), np.array(Y))
         gp.fit(rng)
         best_f = float(np.max(Y))
-        u_next, info = optimize_acqf(gp, best_f, rng, d)
+        u_next, info = optimize_acqf(gp, best_f, rng, d, args.acqf)
         dt = time.process_time() - t0
         cpu.append(dt)
         x = LOWER + (UPPER - LOWER) * u_next
@@ -363,14 +419,14 @@ def run(args):
         records.append(rec)
         if args.verbose:
             print(f"step {i + 1}: f={f:.2f} cum={cum:.1f} cpu={dt:.2f}s fit={gp.fit_info}", file=sys.stderr)
-    final = {"final": {"port": "botorch_ei", "seed": args.seed, "design_from": args.design_from,
+    final = {"final": {"port": "botorch_ei", "acqf": args.acqf, "seed": args.seed, "design_from": args.design_from,
                        "cum_regret": cum, "best_f": max(r["f"] for r in records),
                        "cpu_per_step_mean_s": float(np.mean(cpu)), "cpu_per_step_median_s": float(np.median(cpu)),
                        "fit_retries": sum(r["fit"]["attempts"] - 1 for r in records[N_INIT:]),
                        "fit_failed": sum(1 for r in records[N_INIT:] if r["fit"].get("failed")),
                        "random_inits": sum(1 for r in records[N_INIT:] if r["random_init"])}}
     with open(out_path, "w") as fh:
-        fh.write(json.dumps({"meta": {"port": "botorch_ei", "seed": args.seed, "design_from": args.design_from,
+        fh.write(json.dumps({"meta": {"port": "botorch_ei", "acqf": args.acqf, "seed": args.seed, "design_from": args.design_from,
                                       "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD, "f_star": F_STAR}}) + "\n")
         for rec in records:
             fh.write(json.dumps(rec) + "\n")
@@ -417,6 +473,18 @@ def self_test():
         err = np.max(np.abs(fd - dei)) / max(1e-12, np.max(np.abs(dei)))
         worst = max(worst, err)
         print(f"EI gradient n={n} d={d}: EI = {np.array2string(ei, precision=3)}, rel err {err:.2e}")
+    # LogEI helper (diagnostic variant): value vs log of the direct formula where that is accurate,
+    # derivative vs finite differences, and continuity at the branch points.
+    u = np.array([-40.0, -20.0, -5.0, -1.0 - 1e-9, -1.0 + 1e-9, 0.0, 3.0])
+    lh, dlh = log_h(u)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the direct formula fails far in the tail
+        direct = np.log(np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi) + u * 0.5 * special.erfc(-u / math.sqrt(2)))
+    ok = np.abs(lh[2:] - direct[2:]).max() < 1e-9
+    fdu = (log_h(u + 1e-6)[0] - log_h(u - 1e-6)[0]) / 2e-6
+    err_u = np.max(np.abs(fdu - dlh) / np.maximum(1.0, np.abs(dlh)))
+    print(f"log h(u) at {u.tolist()}: {np.array2string(lh, precision=6)}; matches direct formula: {ok}; "
+          f"derivative rel err {err_u:.1e}")
+    worst = max(worst, err_u if ok else 1.0)
     print("self-test", "PASSED" if worst < 1e-4 else "FAILED", f"(worst relative error {worst:.1e})")
     return worst < 1e-4
 
@@ -426,6 +494,8 @@ def main():
     ap.add_argument("--design-from", help="optimist trace whose first 8 evaluations are the initial design")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="JSON-lines output (default /tmp/ref/botorch_ei/seed-K.jsonl)")
+    ap.add_argument("--acqf", choices=["ei", "logei"], default="ei",
+                    help="ei: BoTorch 0.8's analytic EI (the port); logei: diagnostic variant with LogEI")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()

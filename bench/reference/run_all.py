@@ -4,7 +4,7 @@ each under `nice -n 10` with single-threaded BLAS. Outputs that already hold a f
 skipped (the sweep can be resumed).
 
   /usr/bin/python3 run_all.py --traces /tmp/ref/optimist/traces/styblinski_tang --out /tmp/ref \
-      --seeds 0-29 --jobs 2 [--ports botorch_ei turbo1 turbo1_lhs]
+      --seeds 0-29 --jobs 2 [--ports botorch_ei botorch_logei turbo1 turbo1_lhs]
 """
 import argparse
 import json
@@ -55,6 +55,8 @@ def main():
                 continue
             if port == "botorch_ei":
                 cmd = ["botorch_ei_port.py", "--design-from", f"{args.traces}/gp-ei/seed-{seed}.jsonl"]
+            elif port == "botorch_logei":  # diagnostic: the same loop with LogEI
+                cmd = ["botorch_ei_port.py", "--acqf", "logei", "--design-from", f"{args.traces}/gp-ei/seed-{seed}.jsonl"]
             elif port == "turbo1":
                 cmd = ["turbo1_port.py", "--design-from", f"{args.traces}/turbo/seed-{seed}.jsonl"]
             elif port == "turbo1_lhs":
