@@ -35,8 +35,6 @@ Usage:
   /usr/bin/python3 botorch_ei_port.py --design-from TRACE.jsonl --seed K [--out FILE]
   /usr/bin/python3 botorch_ei_port.py --self-test
 """
-import argparse
-import json
 import math
 import os
 import sys
@@ -47,14 +45,11 @@ import numpy as np
 from scipy import linalg, optimize, special
 from scipy.stats import qmc
 
-DIM = 20
-BUDGET = 72
-N_INIT = 8
-NOISE_SD = 0.01
-LOWER, UPPER = -5.0, 5.0
-F_STAR = 39.166165703771415 * DIM
-SQRT5 = math.sqrt(5.0)
-LOG_2PI = math.log(2.0 * math.pi)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py, wherever this runs from
+import common  # noqa: E402
+from common import (BUDGET, DIM, F_STAR, LOG_2PI, LOWER, N_INIT, NOISE_SD, SQRT5, UPPER, exact_lml,  # noqa: E402
+                    make_rngs, matern52_lengthscale_weight, matern52_terms, port_parser, prepare_out,
+                    read_design, run_summary, styblinski_tang, write_output)
 
 # BoTorch 0.8 SingleTaskGP priors (concentration, rate) and the noise lower bound.
 LS_PRIOR = (3.0, 6.0)
@@ -65,12 +60,6 @@ NUM_RESTARTS = 10
 RAW_SAMPLES = 512
 ACQ_MAXITER = 200
 MAX_FIT_ATTEMPTS = 5
-
-
-def styblinski_tang(x):
-    """Maximized form used by optimist: f = -0.5 sum(x^4 - 16 x^2 + 5 x)."""
-    x = np.asarray(x, dtype=float)
-    return float(-0.5 * np.sum(x ** 4 - 16.0 * x ** 2 + 5.0 * x))
 
 
 def softplus(r):
@@ -94,18 +83,8 @@ class CholeskyFailed(Exception):
 
 
 def psd_safe_cholesky(A):
-    """gpytorch.utils.cholesky.psd_safe_cholesky in double: plain, then jitter 1e-8, 1e-7, 1e-6."""
-    try:
-        return linalg.cholesky(A, lower=True, check_finite=True)
-    except (linalg.LinAlgError, ValueError):
-        pass
-    jitter = 1e-8
-    for _ in range(3):
-        try:
-            return linalg.cholesky(A + jitter * np.eye(A.shape[0]), lower=True)
-        except (linalg.LinAlgError, ValueError):
-            jitter *= 10.0
-    raise CholeskyFailed()
+    """common.psd_safe_cholesky (plain, then jitter 1e-8, 1e-7, 1e-6), failing with CholeskyFailed."""
+    return common.psd_safe_cholesky(A, CholeskyFailed)
 
 
 class SingleTaskGP:
@@ -149,16 +128,8 @@ class SingleTaskGP:
     def _neg_loss(self, p, want_grad):
         d, n = self.d, self.n
         ls, os_, s2, c = self.unpack(p)
-        r2 = np.einsum("ijk,k->ij", self.D2, 1.0 / ls ** 2)
-        r = np.sqrt(np.maximum(r2, 0.0))
-        e = np.exp(-SQRT5 * r)
-        km = (1.0 + SQRT5 * r + (5.0 / 3.0) * r2) * e
-        A = os_ * km
-        A[np.diag_indices(n)] += s2
-        L = psd_safe_cholesky(A)
-        resid = self.y - c
-        alpha = linalg.cho_solve((L, True), resid)
-        lml = -0.5 * resid @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * LOG_2PI
+        r2, r, e, km = matern52_terms(self.D2, ls)
+        L, alpha, lml = exact_lml(km, os_, s2, self.y, c, psd_safe_cholesky)
         prior = (np.sum(gamma_logpdf(ls, *LS_PRIOR)) + gamma_logpdf(os_, *OS_PRIOR)
                  + gamma_logpdf(s2, *NOISE_PRIOR))
         value = -(lml + prior) / n
@@ -168,7 +139,7 @@ class SingleTaskGP:
         W = np.outer(alpha, alpha) - Ainv
         g = np.zeros_like(p)
         # dA/dl_i = s (5/3)(1 + sqrt5 r) exp(-sqrt5 r) (x_i - x'_i)^2 / l_i^3
-        G = W * ((5.0 / 3.0) * (1.0 + SQRT5 * r) * e)
+        G = matern52_lengthscale_weight(W, r, e)
         g_ls = 0.5 * os_ * np.einsum("ij,ijk->k", G, self.D2) / ls ** 3
         g_ls += gamma_dlogpdf(ls, *LS_PRIOR)
         g_os = 0.5 * np.sum(W * km) + gamma_dlogpdf(os_, *OS_PRIOR)
@@ -247,8 +218,10 @@ def normal_cdf_torch(u):
     return 0.5 * (1.0 + special.erf(u / math.sqrt(2.0)))
 
 
-def expected_improvement(gp, Xq, best_f, want_grad=False):
-    """botorch.acquisition.analytic.ExpectedImprovement (maximize=True)."""
+def _standardized_improvement(gp, Xq, best_f, want_grad):
+    """The EI / LogEI prelude (BoTorch's _mean_and_sigma and u): sigma = sqrt(max(var, 1e-12)),
+    u = (mean - best_f) / sigma and, with want_grad, dmean and dsigma (0 where var was clamped);
+    returns (sigma, u, dmean, dsigma), the last two None without want_grad."""
     if want_grad:
         mean, var, dmean, dvar = gp.posterior(Xq, want_grad=True)
     else:
@@ -256,12 +229,20 @@ def expected_improvement(gp, Xq, best_f, want_grad=False):
     clamped = var < 1e-12
     sigma = np.sqrt(np.maximum(var, 1e-12))
     u = (mean - best_f) / sigma
+    if not want_grad:
+        return sigma, u, None, None
+    dsigma = np.where(clamped, 0.0, 1.0)[:, None] * dvar / (2.0 * sigma[:, None])
+    return sigma, u, dmean, dsigma
+
+
+def expected_improvement(gp, Xq, best_f, want_grad=False):
+    """botorch.acquisition.analytic.ExpectedImprovement (maximize=True)."""
+    sigma, u, dmean, dsigma = _standardized_improvement(gp, Xq, best_f, want_grad)
     ucdf = normal_cdf_torch(u)
     updf = np.exp(-0.5 * u * u) / math.sqrt(2.0 * math.pi)
     ei = sigma * (updf + u * ucdf)
     if not want_grad:
         return ei
-    dsigma = np.where(clamped, 0.0, 1.0)[:, None] * dvar / (2.0 * sigma[:, None])
     dei = ucdf[:, None] * dmean + updf[:, None] * dsigma
     return ei, dei
 
@@ -297,18 +278,11 @@ def log_h(u):
 
 def log_expected_improvement(gp, Xq, best_f, want_grad=False):
     """LogExpectedImprovement (BoTorch >= 0.9), for the --acqf logei diagnostic."""
-    if want_grad:
-        mean, var, dmean, dvar = gp.posterior(Xq, want_grad=True)
-    else:
-        mean, var = gp.posterior(Xq)
-    clamped = var < 1e-12
-    sigma = np.sqrt(np.maximum(var, 1e-12))
-    u = (mean - best_f) / sigma
+    sigma, u, dmean, dsigma = _standardized_improvement(gp, Xq, best_f, want_grad)
     lh, dlh = log_h(u)
     val = lh + np.log(sigma)
     if not want_grad:
         return val
-    dsigma = np.where(clamped, 0.0, 1.0)[:, None] * dvar / (2.0 * sigma[:, None])
     du = (dmean - u[:, None] * dsigma) / sigma[:, None]
     return val, dlh[:, None] * du + dsigma / sigma[:, None]
 
@@ -365,28 +339,11 @@ def optimize_acqf(gp, best_f, rng, d, acqf="ei"):
                         "raw_ei_max": float(np.max(Yraw))}
 
 
-def read_design(path, n_init):
-    X, Y = [], []
-    with open(path) as fh:
-        for line in fh:
-            rec = json.loads(line)
-            if "x" in rec and "i" in rec:
-                X.append(rec["x"])
-                Y.append(rec["y"])
-                if len(X) == n_init:
-                    break
-    if len(X) < n_init:
-        raise SystemExit(f"{path}: fewer than {n_init} evaluations")
-    return np.array(X, dtype=float), np.array(Y, dtype=float)
-
-
 def run(args):
-    rng = np.random.default_rng([args.seed, 0])        # the algorithm's randomness
-    noise_rng = np.random.default_rng([args.seed, 1])  # observation noise
+    rng, noise_rng = make_rngs(args.seed)
     d = DIM
     Xd, Yd = read_design(args.design_from, N_INIT)
-    out_path = args.out or f"/tmp/ref/botorch_{args.acqf}/seed-{args.seed}.jsonl"
-    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    out_path = prepare_out(args.out or f"/tmp/ref/botorch_{args.acqf}/seed-{args.seed}.jsonl")
     U = list((Xd - LOWER) / (UPPER - LOWER))
     Y = list(Yd)
     cum = 0.0
@@ -419,19 +376,13 @@ def run(args):
         records.append(rec)
         if args.verbose:
             print(f"step {i + 1}: f={f:.2f} cum={cum:.1f} cpu={dt:.2f}s fit={gp.fit_info}", file=sys.stderr)
-    final = {"final": {"port": "botorch_ei", "acqf": args.acqf, "seed": args.seed, "design_from": args.design_from,
-                       "cum_regret": cum, "best_f": max(r["f"] for r in records),
-                       "cpu_per_step_mean_s": float(np.mean(cpu)), "cpu_per_step_median_s": float(np.median(cpu)),
-                       "fit_retries": sum(r["fit"]["attempts"] - 1 for r in records[N_INIT:]),
-                       "fit_failed": sum(1 for r in records[N_INIT:] if r["fit"].get("failed")),
-                       "random_inits": sum(1 for r in records[N_INIT:] if r["random_init"])}}
-    with open(out_path, "w") as fh:
-        fh.write(json.dumps({"meta": {"port": "botorch_ei", "acqf": args.acqf, "seed": args.seed, "design_from": args.design_from,
-                                      "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD, "f_star": F_STAR}}) + "\n")
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
-        fh.write(json.dumps(final) + "\n")
-    print(json.dumps(final))
+    head = {"port": "botorch_ei", "acqf": args.acqf, "seed": args.seed, "design_from": args.design_from}
+    final = {**head, **run_summary(cum, records, cpu),
+             "fit_retries": sum(r["fit"]["attempts"] - 1 for r in records[N_INIT:]),
+             "fit_failed": sum(1 for r in records[N_INIT:] if r["fit"].get("failed")),
+             "random_inits": sum(1 for r in records[N_INIT:] if r["random_init"])}
+    meta = {**head, "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD, "f_star": F_STAR}
+    write_output(out_path, meta, records, final)
 
 
 def self_test():
@@ -490,14 +441,9 @@ def self_test():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--design-from", help="optimist trace whose first 8 evaluations are the initial design")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", help="JSON-lines output (default /tmp/ref/botorch_ei/seed-K.jsonl)")
-    ap.add_argument("--acqf", choices=["ei", "logei"], default="ei",
-                    help="ei: BoTorch 0.8's analytic EI (the port); logei: diagnostic variant with LogEI")
-    ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("--self-test", action="store_true")
+    ap = port_parser(__doc__, "JSON-lines output (default /tmp/ref/botorch_ei/seed-K.jsonl)", after_out=[
+        (["--acqf"], {"choices": ["ei", "logei"], "default": "ei",
+                      "help": "ei: BoTorch 0.8's analytic EI (the port); logei: diagnostic variant with LogEI"})])
     args = ap.parse_args()
     if args.self_test:
         sys.exit(0 if self_test() else 1)

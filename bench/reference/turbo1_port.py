@@ -32,8 +32,6 @@ Usage:
   /usr/bin/python3 turbo1_port.py --lhs --seed K
   /usr/bin/python3 turbo1_port.py --self-test
 """
-import argparse
-import json
 import math
 import os
 import sys
@@ -44,14 +42,10 @@ import numpy as np
 from scipy import linalg, special
 from scipy.stats import qmc
 
-DIM = 20
-BUDGET = 72
-N_INIT = 8
-NOISE_SD = 0.01
-LOWER, UPPER = -5.0, 5.0
-F_STAR = 39.166165703771415 * DIM
-SQRT5 = math.sqrt(5.0)
-LOG_2PI = math.log(2.0 * math.pi)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py, wherever this runs from
+from common import (BUDGET, DIM, F_STAR, LOWER, N_INIT, NOISE_SD, SQRT5, UPPER, exact_lml, make_rngs,  # noqa: E402
+                    matern52_lengthscale_weight, matern52_terms, port_parser, prepare_out, psd_safe_cholesky,
+                    read_design, run_summary, styblinski_tang, write_output)
 
 LS_BOUNDS = (0.005, 2.0)
 OS_BOUNDS = (0.05, 20.0)
@@ -59,12 +53,6 @@ NOISE_BOUNDS = (5e-4, 0.2)
 N_TRAINING_STEPS = 50
 LR = 0.1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
-
-
-def styblinski_tang(x):
-    """Maximized form used by optimist: f = -0.5 sum(x^4 - 16 x^2 + 5 x)."""
-    x = np.asarray(x, dtype=float)
-    return float(-0.5 * np.sum(x ** 4 - 16.0 * x ** 2 + 5.0 * x))
 
 
 def interval(raw, bounds):
@@ -81,20 +69,6 @@ def interval_grad(raw, bounds):
 def inv_interval(v, bounds):
     lo, hi = bounds
     return special.logit((v - lo) / (hi - lo))
-
-
-def psd_safe_cholesky(A):
-    try:
-        return linalg.cholesky(A, lower=True)
-    except (linalg.LinAlgError, ValueError):
-        pass
-    jitter = 1e-8
-    for _ in range(3):
-        try:
-            return linalg.cholesky(A + jitter * np.eye(A.shape[0]), lower=True)
-        except (linalg.LinAlgError, ValueError):
-            jitter *= 10.0
-    raise linalg.LinAlgError("not positive definite, even with jitter")
 
 
 def matern52(r):
@@ -125,20 +99,12 @@ class TurboGP:
         """-(exact MLL) / n (ExactMarginalLogLikelihood, no priors) and its gradient in raw space."""
         d, n = self.d, self.n
         ls, os_, s2, c = self.unpack(p)
-        r2 = np.einsum("ijk,k->ij", self.D2, 1.0 / ls ** 2)
-        r = np.sqrt(np.maximum(r2, 0.0))
-        e = np.exp(-SQRT5 * r)
-        km = (1.0 + SQRT5 * r + (5.0 / 3.0) * r2) * e
-        A = os_ * km
-        A[np.diag_indices(n)] += s2
-        L = psd_safe_cholesky(A)
-        resid = self.y - c
-        alpha = linalg.cho_solve((L, True), resid)
-        lml = -0.5 * resid @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * LOG_2PI
+        r2, r, e, km = matern52_terms(self.D2, ls)
+        L, alpha, lml = exact_lml(km, os_, s2, self.y, c, psd_safe_cholesky)
         if not want_grad:
             return -lml / n
         W = np.outer(alpha, alpha) - linalg.cho_solve((L, True), np.eye(n))
-        G = W * ((5.0 / 3.0) * (1.0 + SQRT5 * r) * e)
+        G = matern52_lengthscale_weight(W, r, e)
         g = np.zeros_like(p)
         g[:d] = 0.5 * os_ * np.einsum("ij,ijk->k", G, self.D2) / ls ** 3 * interval_grad(p[:d], LS_BOUNDS)
         g[d] = 0.5 * np.sum(W * km) * interval_grad(p[d], OS_BOUNDS)
@@ -266,27 +232,10 @@ class Turbo1:
         return X_cand[best], info
 
 
-def read_design(path, n_init):
-    X, Y = [], []
-    with open(path) as fh:
-        for line in fh:
-            rec = json.loads(line)
-            if "x" in rec and "i" in rec:
-                X.append(rec["x"])
-                Y.append(rec["y"])
-                if len(X) == n_init:
-                    break
-    if len(X) < n_init:
-        raise SystemExit(f"{path}: fewer than {n_init} evaluations")
-    return np.array(X, dtype=float), np.array(Y, dtype=float)
-
-
 def run(args):
-    rng = np.random.default_rng([args.seed, 0])        # the algorithm's randomness
-    noise_rng = np.random.default_rng([args.seed, 1])  # observation noise
+    rng, noise_rng = make_rngs(args.seed)
     d = DIM
-    out_path = args.out or f"/tmp/ref/turbo1{'_lhs' if args.lhs else ''}/seed-{args.seed}.jsonl"
-    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    out_path = prepare_out(args.out or f"/tmp/ref/turbo1{'_lhs' if args.lhs else ''}/seed-{args.seed}.jsonl")
     turbo = Turbo1(d, N_INIT, rng)
     records = []
     cum = 0.0
@@ -339,18 +288,11 @@ def run(args):
             record(x, y, f, info)
             if args.verbose:
                 print(f"step {len(records)}: f={f:.2f} cum={cum:.1f} L={turbo.length} cpu={dt:.2f}s", file=sys.stderr)
-    final = {"final": {"port": "turbo1", "seed": args.seed, "design_from": None if args.lhs else args.design_from,
-                       "cum_regret": cum, "best_f": max(r["f"] for r in records),
-                       "cpu_per_step_mean_s": float(np.mean(cpu)), "cpu_per_step_median_s": float(np.median(cpu)),
-                       "restarts": turbo.restarts, "final_length": turbo.length}}
-    with open(out_path, "w") as fh:
-        fh.write(json.dumps({"meta": {"port": "turbo1", "seed": args.seed, "design_from": args.design_from,
-                                      "lhs": args.lhs, "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD,
-                                      "f_star": F_STAR}}) + "\n")
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
-        fh.write(json.dumps(final) + "\n")
-    print(json.dumps(final))
+    final = {"port": "turbo1", "seed": args.seed, "design_from": None if args.lhs else args.design_from,
+             **run_summary(cum, records, cpu), "restarts": turbo.restarts, "final_length": turbo.length}
+    meta = {"port": "turbo1", "seed": args.seed, "design_from": args.design_from, "lhs": args.lhs,
+            "budget": BUDGET, "n_init": N_INIT, "noise": NOISE_SD, "f_star": F_STAR}
+    write_output(out_path, meta, records, final)
 
 
 def self_test():
@@ -403,13 +345,8 @@ def self_test():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--design-from", help="optimist trace whose first 8 evaluations are the initial design")
-    ap.add_argument("--lhs", action="store_true", help="use the reference's Latin-hypercube design instead")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", help="JSON-lines output (default /tmp/ref/turbo1[_lhs]/seed-K.jsonl)")
-    ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("--self-test", action="store_true")
+    ap = port_parser(__doc__, "JSON-lines output (default /tmp/ref/turbo1[_lhs]/seed-K.jsonl)", after_design=[
+        (["--lhs"], {"action": "store_true", "help": "use the reference's Latin-hypercube design instead"})])
     args = ap.parse_args()
     if args.self_test:
         sys.exit(0 if self_test() else 1)

@@ -62,11 +62,15 @@ void Optimizer::tell(const Vector& x, double value) {
   space_.validate(x);
   for (const auto& t : pending_)
     if (t.x == x) return tell(Trial(t), value);
+  store(external_trial(x), value);
+}
+
+Trial Optimizer::external_trial(const Vector& x) {
   Trial t;
   t.id = next_id_++;
   t.unit = space_.to_unit(x);
   t.x = x;
-  store(t, value);
+  return t;
 }
 
 void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
@@ -86,11 +90,7 @@ void Optimizer::tell_failed(const Vector& x, const std::string& error) {
   space_.validate(x);
   for (const auto& t : pending_)
     if (t.x == x) return tell_failed(Trial(t), error);
-  Trial t;
-  t.id = next_id_++;
-  t.unit = space_.to_unit(x);
-  t.x = x;
-  history_.push_back(Observation{std::move(t), 0.0, true, error});
+  history_.push_back(Observation{external_trial(x), 0.0, true, error});
   observe_failure(history_.back());
 }
 

@@ -110,6 +110,8 @@ class Optimizer {
 
  private:
   void store(const Trial& trial, double value);
+  /// A trial for a told point that no ask handed out (warm start, replay): the next id.
+  Trial external_trial(const Vector& x);
 
   std::string name_;
   Space space_;
