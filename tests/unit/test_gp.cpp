@@ -229,6 +229,25 @@ TEST(Gp, PosteriorMatchesDirectFormula) {
   }
 }
 
+TEST(Gp, TurboReferenceScalingUsesMedianAndPopulationSd) {
+  // turbo_1.py: (fX - np.median(fX)) / fX.std(), the std 1 when below 1e-6.
+  GpOptions opt;
+  opt.output_scaling = OutputScaling::MedianPopulationSd;
+  GaussianProcess gp(1, opt);
+  Matrix X(1, 4);
+  X << 0.1, 0.4, 0.6, 0.9;
+  gp.set_data(X, (Vector(4) << 3.0, -1.0, 10.0, 2.0).finished());
+  EXPECT_DOUBLE_EQ(gp.output_mean(), 2.5);  // even count: mean of the middle two
+  EXPECT_NEAR(gp.output_scale(), std::sqrt((0.25 + 20.25 + 42.25 + 2.25) / 4.0), 1e-14);  // mean 3.5
+  gp.add_point((Vector(1) << 0.2).finished(), 100.0);  // keeps the scaling until the next set_data/fit
+  EXPECT_DOUBLE_EQ(gp.output_mean(), 2.5);
+  gp.set_data(gp.inputs(), gp.outputs());
+  EXPECT_DOUBLE_EQ(gp.output_mean(), 3.0);  // odd count: the middle value
+  gp.set_data(X, Vector::Constant(4, 7.0));
+  EXPECT_DOUBLE_EQ(gp.output_mean(), 7.0);
+  EXPECT_DOUBLE_EQ(gp.output_scale(), 1.0);
+}
+
 TEST(Gp, PriorWithoutDataAndBadInput) {
   GaussianProcess gp(3);
   const GpPrediction p = gp.predict(Vector::Constant(3, 0.5));

@@ -29,6 +29,7 @@ GpOptions turbo_model_options(const TurboOptions& o) {
   g.min_noise_variance = 5e-4;
   g.max_noise_variance = 0.2;
   g.fit = kernel_detail::warm_fit_options();
+  if (o.recipe == "reference") g.output_scaling = OutputScaling::MedianPopulationSd;
   if (o.recipe == "ml" && o.prior == "gamma") {
     g.use_priors = true;
     g.lengthscale_prior = GammaPrior{3.0, 6.0};
@@ -81,20 +82,16 @@ void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
     kernel_detail::fit_hyperparameters(gp, thorough, rng);
     return;
   }
-  // Reference (gp.py, train_gp with hypers = {}): a new model every step, initialized at
-  // lengthscale 0.5, outputscale 1, noise 0.005 and a zero mean in the reference's units, which
-  // centre y at its median (ours at its mean), then 50 Adam steps of lr 0.1.
+  // Reference (gp.py, train_gp with hypers = {}): a new model every step on y standardized by
+  // its median and population sd (OutputScaling::MedianPopulationSd), initialized at lengthscale
+  // 0.5, outputscale 1, noise 0.005 and mean 0, then 50 Adam steps of lr 0.1.
   GaussianProcess fresh(gp.dim(), gp.options());
   fresh.set_data(gp.inputs(), gp.outputs());
-  std::vector<double> y(gp.outputs().data(), gp.outputs().data() + gp.outputs().size());
-  std::nth_element(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(y.size() / 2), y.end());
-  double median = y[y.size() / 2];
-  if (y.size() % 2 == 0) median = 0.5 * (median + *std::max_element(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(y.size() / 2)));
   GpHyperparameters h;
   h.lengthscales = Vector::Constant(gp.dim(), 0.5);
   h.outputscale = 1.0;
   h.noise_variance = 0.005;
-  h.mean = (median - fresh.output_mean()) / fresh.output_scale();
+  h.mean = 0.0;
   fresh.set_hyperparameters(h);
   fit_hyperparameters_adam(fresh);
   gp = std::move(fresh);

@@ -89,8 +89,15 @@ struct GpFitReport {
   double log_posterior = 0.0;       ///< at the optimum, on those points (prior included if used)
 };
 
+/// How outputs are standardized: y_s = (y - center) / scale.
+enum class OutputScaling {
+  MeanSampleSd,        ///< sample mean, sample sd (n - 1): BoTorch's Standardize
+  MedianPopulationSd,  ///< median, population sd (n): the TuRBO reference (turbo_1.py)
+};
+
 struct GpOptions {
   KernelType kernel = KernelType::Matern52;
+  OutputScaling output_scaling = OutputScaling::MeanSampleSd;
   /// Learn the constant mean (standardized units); false fixes it to 0 (the sample mean of y).
   bool learn_mean = true;
   /// Known observation-noise variance in ORIGINAL output units; unset: learned.
