@@ -85,8 +85,9 @@ void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
   cmd.app->add_flag("--no-plot", cmd.no_plot, "write the summary but no figures");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress line");
   cmd.app->footer(
-      "A rerun with the same --out skips finished runs. Ctrl-C stops after the runs in progress are\n"
-      "abandoned (no partial trace is kept) and still writes the summary of what is finished.\n"
+      "A rerun with the same --out skips finished runs and continues stopped ones from their .partial\n"
+      "traces. Ctrl-C stops the runs in progress after their current evaluation and still writes the\n"
+      "summary of what is finished.\n"
       "Exit codes: 0 done, 1 a run failed, 2 bad input, 130 interrupted.");
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "optimist/core/driver.hpp"
@@ -32,26 +33,62 @@ std::vector<SweepRun> plan_runs(const SweepSpec& spec, const std::string& out_di
 
 std::string temporary_path(const std::string& trace_path) { return trace_path + ".partial"; }
 
+namespace {
+
+/// How a trace's meta differs from the run's settings ("budget 8, but the sweep asks for 9"),
+/// or nothing when it is a trace of this run.
+std::optional<std::string> settings_mismatch(const TraceMeta& m, const SweepRun& run) {
+  const auto differ = [](const std::string& field, const std::string& found, const std::string& wanted) {
+    return std::optional<std::string>(field + " " + found + ", but the sweep asks for " + wanted);
+  };
+  if (m.problem != run.problem->name) return differ("problem", m.problem, run.problem->name);
+  if (run.problem->dim != 0 && m.dim != run.problem->dim)
+    return differ("dim", std::to_string(m.dim), std::to_string(run.problem->dim));
+  if (m.seed != run.seed) return differ("seed", std::to_string(m.seed), std::to_string(run.seed));
+  if (m.noise != run.problem->noise) return differ("noise", format_double(m.noise), format_double(run.problem->noise));
+  if (m.budget != run.problem->budget)
+    return differ("budget", std::to_string(m.budget), std::to_string(run.problem->budget));
+  if (m.algorithm != run.algorithm->name) return differ("algorithm", m.algorithm, run.algorithm->name);
+  const nlohmann::json wanted = resolve_options(optimizer_spec(*run.algorithm, *run.problem, run.seed));
+  if (m.options != wanted) return differ("options", m.options.dump(), wanted.dump());
+  return std::nullopt;
+}
+
+/// The evaluations of a partial trace of this run (cancelled or killed) to continue from; empty
+/// when there is none, or it is damaged or of other settings (then it is overwritten).
+std::vector<EvaluationRecord> earlier_evaluations(const SweepRun& run, const std::string& partial, const Space& space,
+                                                  TraceMeta& meta) {
+  std::error_code ec;
+  if (!fs::exists(partial, ec)) return {};
+  std::vector<EvaluationRecord> records;
+  try {
+    const Trace trace = read_trace(partial);
+    if (settings_mismatch(trace.meta, run)) return {};
+    for (const auto& line : trace.evaluations) {
+      records.push_back(evaluation_from_json(line, space));
+      if (records.back().i != records.size()) return {};
+    }
+    if (records.size() > run.problem->budget) return {};
+    nlohmann::json after = trace.meta.run.value("resumed_after", nlohmann::json::array());
+    if (!after.is_array()) after = nlohmann::json::array();
+    after.push_back(records.size());
+    meta.run["resumed_after"] = after;
+  } catch (const InvalidArgument&) {
+    return {};
+  }
+  return records;
+}
+
+}  // namespace
+
 bool is_finished(const SweepRun& run) {
   std::error_code ec;
   if (!fs::exists(run.trace_path, ec)) return false;
   const Trace trace = read_trace(run.trace_path);
   if (!trace.complete()) return false;
-  const auto& m = trace.meta;
-  const auto mismatch = [&](const std::string& field, const std::string& found, const std::string& wanted) {
-    throw InvalidArgument("'" + run.trace_path + "' is a finished run with " + field + " " + found + ", but the sweep asks for " +
-                          wanted + "; write this sweep to another --out folder (or delete the old trace)");
-  };
-  if (m.problem != run.problem->name) mismatch("problem", m.problem, run.problem->name);
-  if (run.problem->dim != 0 && m.dim != run.problem->dim)
-    mismatch("dim", std::to_string(m.dim), std::to_string(run.problem->dim));
-  if (m.seed != run.seed) mismatch("seed", std::to_string(m.seed), std::to_string(run.seed));
-  if (m.noise != run.problem->noise) mismatch("noise", format_double(m.noise), format_double(run.problem->noise));
-  if (m.budget != run.problem->budget)
-    mismatch("budget", std::to_string(m.budget), std::to_string(run.problem->budget));
-  if (m.algorithm != run.algorithm->name) mismatch("algorithm", m.algorithm, run.algorithm->name);
-  const nlohmann::json wanted = resolve_options(optimizer_spec(*run.algorithm, *run.problem, run.seed));
-  if (m.options != wanted) mismatch("options", m.options.dump(), wanted.dump());
+  if (const auto why = settings_mismatch(trace.meta, run))
+    throw InvalidArgument("'" + run.trace_path + "' is a finished run with " + *why +
+                          "; write this sweep to another --out folder (or delete the old trace)");
   // A run stopped by Ctrl-C never gets renamed; treat a stray one as unfinished all the same.
   return trace.recommend->value("stop_reason", "") != "cancelled";
 }
@@ -60,7 +97,6 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   const SweepProblem& p = *run.problem;
   // The same construction as `optimist run` (src/cli/run_command.cpp), so the traces agree.
   const Problem problem = make_problem(p.name, p.dim);
-  const Objective objective = problem.objective(p.noise, derive_seed(run.seed, kNoiseStream));
   const nlohmann::json spec = optimizer_spec(*run.algorithm, p, run.seed);
   const nlohmann::json resolved = resolve_options(spec);
   const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
@@ -72,12 +108,15 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   meta.run = options.settings_json();
 
   const std::string partial = temporary_path(run.trace_path);
+  options.resume_from = earlier_evaluations(run, partial, problem.space, meta);
+  const Objective objective =
+      problem.objective(p.noise, derive_seed(run.seed, kNoiseStream), options.resume_from.size());
   std::error_code ec;
   fs::create_directories(fs::path(run.trace_path).parent_path(), ec);
   if (ec) throw InvalidArgument("cannot create folder for '" + run.trace_path + "': " + ec.message());
   RunSummary summary;
   try {
-    TraceWriter writer(partial, meta, problem.space);
+    TraceWriter writer(partial, meta, problem.space, options.resume_from);
     options.trace = &writer;
     summary = optimize(*optimizer, objective, options);
   } catch (...) {
@@ -86,10 +125,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   }
   // The writer is closed: the file is complete. Rename is atomic within one file system, so
   // trace_path never holds a partial trace.
-  if (summary.reason == StopReason::Cancelled) {
-    fs::remove(partial, ec);
-    return false;
-  }
+  if (summary.reason == StopReason::Cancelled) return false;  // the partial trace keeps what was paid for
   fs::rename(partial, run.trace_path);
   return true;
 }

@@ -175,7 +175,7 @@ TEST(ExperimentSweep, EveryPresetParsesAndNamesExactlyWhatIsMissing) {
   EXPECT_NE(error_of([] { ex::preset_sweep("nope"); }).find("goucb-synthetic"), std::string::npos);
 }
 
-TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesRedone) {
+TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesContinued) {
   const fs::path dir = fresh_dir();
   const ex::SweepSpec spec = tiny_sweep();
   const auto first = ex::run_sweep(spec, dir.string(), with_jobs(2));
@@ -189,7 +189,8 @@ TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesRedone) {
   EXPECT_EQ(again.progress.skipped, 4u);
   EXPECT_EQ(again.progress.done, 0u);
 
-  // A killed run: only a partial file, cut mid-line; it must be redone, never taken as finished.
+  // A killed run: only a partial file, cut mid-line; it is continued from its one complete
+  // evaluation, never taken as finished.
   const std::string path = runs[1].trace_path;
   const auto complete = untimed(path);
   {
@@ -205,7 +206,10 @@ TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesRedone) {
   EXPECT_EQ(resumed.progress.skipped, 3u);
   EXPECT_EQ(resumed.progress.done, 1u);
   EXPECT_FALSE(fs::exists(ex::temporary_path(path)));
-  EXPECT_EQ(untimed(path), complete);
+  auto continued = untimed(path);
+  EXPECT_EQ(continued.front().at("meta").at("run").at("resumed_after"), json::array({1}));
+  continued.front().at("meta").at("run").erase("resumed_after");
+  EXPECT_EQ(continued, complete);
 
   // Other settings in the same folder are refused, naming the file and the field.
   ex::SweepSpec longer = spec;
@@ -216,17 +220,41 @@ TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesRedone) {
   EXPECT_NE(msg.find("seed-0.jsonl"), std::string::npos) << msg;
 }
 
-TEST(ExperimentRunner, CancelledRunLeavesNoTrace) {
-  const fs::path dir = fresh_dir();
-  const ex::SweepSpec spec = tiny_sweep(1);
+TEST(ExperimentRunner, CancelledRunKeepsItsEvaluationsForTheNextSweep) {
+  const fs::path root = fresh_dir(), dir = root / "sweep", uninterrupted = root / "uninterrupted";
+  ex::SweepSpec spec = tiny_sweep(1);
+  spec.algorithms.resize(1);  // random search alone: one run
   int polls = 0;
   // Polled once by the worker before the run, then before every ask: stop at the 4th ask.
   const auto out = ex::run_sweep(spec, dir.string(), with_jobs(1, [&] { return ++polls > 4; }));
   EXPECT_TRUE(out.cancelled);
-  for (const auto& r : ex::plan_runs(spec, dir.string())) {
-    EXPECT_FALSE(fs::exists(r.trace_path));
-    EXPECT_FALSE(fs::exists(ex::temporary_path(r.trace_path)));
-  }
+  const ex::SweepRun run = ex::plan_runs(spec, dir.string())[0];
+  EXPECT_FALSE(fs::exists(run.trace_path));
+  ASSERT_TRUE(fs::exists(ex::temporary_path(run.trace_path)));
+  EXPECT_EQ(optimist::read_trace(ex::temporary_path(run.trace_path)).evaluations.size(), 3u);
+
+  // The next sweep continues it: the 3 paid evaluations are kept, and the trace is the one an
+  // uninterrupted sweep writes.
+  const auto again = ex::run_sweep(spec, dir.string(), with_jobs(1));
+  EXPECT_EQ(again.progress.done, 1u);
+  EXPECT_FALSE(fs::exists(ex::temporary_path(run.trace_path)));
+  ex::run_sweep(spec, uninterrupted.string(), with_jobs(1));
+  auto continued = untimed(run.trace_path);
+  EXPECT_EQ(continued.front().at("meta").at("run").at("resumed_after"), json::array({3}));
+  continued.front().at("meta").at("run").erase("resumed_after");
+  EXPECT_EQ(continued, untimed(ex::plan_runs(spec, uninterrupted.string())[0].trace_path));
+
+  // A partial trace of other settings is not continued but overwritten.
+  ex::SweepSpec other = spec;
+  other.problems[0].budget = 5;
+  const fs::path odir = root / "other";
+  const ex::SweepRun orun = ex::plan_runs(other, odir.string())[0];
+  fs::create_directories(fs::path(orun.trace_path).parent_path());
+  fs::copy_file(run.trace_path, ex::temporary_path(orun.trace_path));
+  ex::run_sweep(other, odir.string(), with_jobs(1));
+  const auto fresh = optimist::read_trace(orun.trace_path);
+  EXPECT_EQ(fresh.evaluations.size(), 5u);
+  EXPECT_FALSE(fresh.meta.run.contains("resumed_after"));
 }
 
 TEST(ExperimentRunner, ParallelRunsEqualSequentialOnes) {

@@ -36,7 +36,9 @@ bool is_finished(const SweepRun& run);
 /// Runs one optimization exactly as `optimist run` with the same settings would (same optimizer
 /// options, seed, noise stream and trace), writing to temporary_path() and renaming it to
 /// trace_path once the recommend line is written. A cancelled run (should_stop) leaves no
-/// trace under trace_path and returns false.
+/// trace under trace_path, keeps its evaluations in temporary_path() and returns false; the next
+/// call continues such a partial trace of the same settings (as `optimist run --resume`) instead
+/// of evaluating its points again.
 bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop = {});
 
 struct SweepProgress {
