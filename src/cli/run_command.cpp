@@ -105,16 +105,10 @@ std::vector<EvaluationRecord> earlier_evaluations(const Trace& trace, const std:
     throw InvalidArgument("--resume: '" + path + "' is a run to " + to_string(trace.meta.direction) + ", problem '" +
                           problem.name + "' is to " + to_string(problem.direction));
   std::vector<EvaluationRecord> records;
-  records.reserve(trace.evaluations.size());
-  for (const auto& line : trace.evaluations) {
-    try {
-      records.push_back(evaluation_from_json(line, problem.space));
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument("--resume: '" + path + "': " + e.what());
-    }
-    if (records.back().i != records.size())
-      throw InvalidArgument("--resume: '" + path + "': evaluation " + std::to_string(records.back().i) + " found where " +
-                            std::to_string(records.size()) + " was expected (evaluations must be numbered 1, 2, ...)");
+  try {
+    records = evaluations_from_trace(trace, problem.space);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("--resume: '" + path + "': " + e.what());
   }
   if (records.size() > budget)
     throw InvalidArgument("--budget " + std::to_string(budget) + " is below the " + std::to_string(records.size()) +

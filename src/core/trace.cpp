@@ -203,6 +203,18 @@ EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& s
   return r;
 }
 
+std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const Space& space) {
+  std::vector<EvaluationRecord> records;
+  records.reserve(trace.evaluations.size());
+  for (const auto& line : trace.evaluations) {
+    records.push_back(evaluation_from_json(line, space));
+    if (records.back().i != records.size())
+      throw InvalidArgument("evaluation " + std::to_string(records.back().i) + " found where " +
+                            std::to_string(records.size()) + " was expected (evaluations must be numbered 1, 2, ...)");
+  }
+  return records;
+}
+
 TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
                          const std::vector<EvaluationRecord>& earlier)
     : path_(path), space_(space) {

@@ -64,10 +64,7 @@ std::vector<EvaluationRecord> earlier_evaluations(const SweepRun& run, const std
   try {
     const Trace trace = read_trace(partial);
     if (settings_mismatch(trace.meta, run)) return {};
-    for (const auto& line : trace.evaluations) {
-      records.push_back(evaluation_from_json(line, space));
-      if (records.back().i != records.size()) return {};
-    }
+    records = evaluations_from_trace(trace, space);
     if (records.size() > run.problem->budget) return {};
     nlohmann::json after = trace.meta.run.value("resumed_after", nlohmann::json::array());
     if (!after.is_array()) after = nlohmann::json::array();

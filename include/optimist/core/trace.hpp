@@ -79,4 +79,8 @@ nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space)
 /// evaluation without a finite y, an unknown status).
 EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& space);
 
+/// Every evaluation of a trace read back (to resume its run); throws InvalidArgument naming the
+/// evaluation when one is malformed, outside `space`, or not numbered 1, 2, ... in order.
+std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const Space& space);
+
 }  // namespace optimist
