@@ -66,10 +66,7 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
   meta.objective_command = s.objective_command;
   if (resumed) {
     // Each resume appends the number of evaluations it started from.
-    nlohmann::json after = resumed->meta.run.value("resumed_after", nlohmann::json::array());
-    if (!after.is_array()) after = nlohmann::json::array();
-    after.push_back(options.resume_from.size());
-    meta.run["resumed_after"] = after;
+    record_resume(meta, resumed->meta, options.resume_from.size());
   }
   return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from);
 }

@@ -215,6 +215,13 @@ std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const S
   return records;
 }
 
+void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count) {
+  nlohmann::json after = earlier.run.value("resumed_after", nlohmann::json::array());
+  if (!after.is_array()) after = nlohmann::json::array();
+  after.push_back(count);
+  meta.run["resumed_after"] = after;
+}
+
 TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
                          const std::vector<EvaluationRecord>& earlier)
     : path_(path), space_(space) {

@@ -66,10 +66,7 @@ std::vector<EvaluationRecord> earlier_evaluations(const SweepRun& run, const std
     if (settings_mismatch(trace.meta, run)) return {};
     records = evaluations_from_trace(trace, space);
     if (records.size() > run.problem->budget) return {};
-    nlohmann::json after = trace.meta.run.value("resumed_after", nlohmann::json::array());
-    if (!after.is_array()) after = nlohmann::json::array();
-    after.push_back(records.size());
-    meta.run["resumed_after"] = after;
+    record_resume(meta, trace.meta, records.size());
   } catch (const InvalidArgument&) {
     return {};
   }

@@ -83,4 +83,8 @@ EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& s
 /// evaluation when one is malformed, outside `space`, or not numbered 1, 2, ... in order.
 std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const Space& space);
 
+/// Marks `meta` (of the continued run) as resumed after `count` evaluations of `earlier`:
+/// run.resumed_after = earlier's list plus count.
+void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count);
+
 }  // namespace optimist
