@@ -107,7 +107,7 @@ BENCHMARK(BM_GpBoLmlGradient)->Arg(72)->Arg(500)->Unit(benchmark::kMillisecond);
 void BM_GpBoTurboSuggestion(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const Space space = Space::box(static_cast<std::size_t>(kDim), 0.0, 1.0);
-  auto opt = make_optimizer({{"name", "turbo"}, {"n_init", n}, {"seed", 3}}, space);
+  auto opt = make_optimizer({{"name", "turbo"}, {"n_init", n}, {"seed", 3}, {"recipe", state.range(1) == 0 ? "reference" : "ml"}}, space);
   Rng rng(5);
   for (std::size_t k = 0; k < n; ++k) {
     const Trial t = opt->ask();
@@ -119,6 +119,6 @@ void BM_GpBoTurboSuggestion(benchmark::State& state) {
     t = opt->ask();
   }
 }
-BENCHMARK(BM_GpBoTurboSuggestion)->Arg(72)->Iterations(20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpBoTurboSuggestion)->ArgsProduct({{72, 500}, {0, 1}})->ArgNames({"n", "ml"})->Iterations(10)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -171,6 +171,42 @@ TEST(Turbo, PathwiseSamplesHaveThePosteriorMoments) {
   }
 }
 
+TEST(Turbo, PathwisePriorKeepsItsVarianceAtLargePhases) {
+  // Lengthscale 0.004 in 3-D: the features' phases omega^T x reach the thousands, so the reduction
+  // to [-pi, pi] before the single-precision cosine must be right for the prior variance (the
+  // outputscale, far from the one data point) and the correlation of nearby points to come out.
+  GpOptions o;
+  o.fixed_noise_variance = 1e-4;
+  GaussianProcess gp(3, o);
+  Matrix X = Matrix::Constant(3, 1, 0.05);
+  gp.set_data(X, Vector::Constant(1, 1.0));
+  GpHyperparameters h;
+  h.lengthscales = Vector::Constant(3, 0.004);
+  h.outputscale = 2.0;
+  h.noise_variance = 1e-4;
+  h.mean = 0.0;
+  gp.set_hyperparameters(h);
+  Matrix C(3, 3);
+  C.col(0) = Vector::Constant(3, 0.9);
+  C.col(1) = Vector::Constant(3, 0.9);
+  C(0, 1) += 0.002;  // half a lengthscale away: Matern-5/2 correlation 0.89
+  C.col(2) = Vector::Constant(3, 0.55);
+  Rng rng(8);
+  const std::size_t S = 4000;
+  const Matrix draws = pathwise_thompson_samples(gp, C, S, 512, rng);
+  const double s2 = h.outputscale * gp.output_scale() * gp.output_scale();
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    const double m = draws.row(i).mean();
+    const double v = (draws.row(i).array() - m).square().sum() / (S - 1.0);
+    EXPECT_NEAR(v, s2, 0.1 * s2) << i;
+  }
+  const Vector a = draws.row(0).transpose().array() - draws.row(0).mean();
+  const Vector b = draws.row(1).transpose().array() - draws.row(1).mean();
+  const Kernel& k = gp.kernel();
+  const double rho = k.cross(C.col(0), C.col(1))(0, 0) / k.cross(C.col(0), C.col(0))(0, 0);
+  EXPECT_NEAR(a.dot(b) / std::sqrt(a.squaredNorm() * b.squaredNorm()), rho, 0.05);
+}
+
 TEST(Turbo, BatchesAreDistinctAndExactSamplerWorks) {
   for (const char* sampler : {"rff", "exact"}) {
     auto opt = make_optimizer({{"name", "turbo"}, {"n_init", 5}, {"sampler", sampler}, {"n_candidates", 150}, {"batch_size", 3}},

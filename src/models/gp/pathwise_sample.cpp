@@ -1,5 +1,6 @@
 #include "optimist/models/gp/pathwise_sample.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -42,11 +43,31 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
       w[r] = rng.normal();
     }
   };
-  // Prior draw f(x) = sqrt(2 s / D) cos(omega x + b)^T w (Rahimi & Recht 2007).
+  // Prior draw f(x) = sqrt(2 s / D) cos(omega x + b)^T w (Rahimi & Recht 2007), by blocks of
+  // columns so that the D x block phases stay in cache. The phase is reduced to [-pi, pi] in double
+  // and its cosine taken in single precision, which Eigen vectorizes (its double cos is scalar and
+  // was 60% of a TuRBO step): each feature is then within ~1e-7 of its double value, far below the
+  // O(1/sqrt(D)) error of the features themselves.
+  constexpr Eigen::Index kBlock = 64;
+  constexpr double kTwoPi = 2.0 * std::numbers::pi;
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  Matrix arg(D, kBlock);
+  Eigen::ArrayXXf cosine(D, kBlock);
   auto prior = [&](const Matrix& P) -> Vector {
-    Matrix arg = omega * P;
-    arg.colwise() += phase;
-    return c * (arg.array().cos().matrix().transpose() * w);
+    Vector values(P.cols());
+    for (Eigen::Index j0 = 0; j0 < P.cols(); j0 += kBlock) {
+      const Eigen::Index b = std::min(kBlock, P.cols() - j0);
+      auto a = arg.leftCols(b);
+      a.noalias() = omega * P.middleCols(j0, b);
+      a.colwise() += phase;
+      // Nearest multiple of 2 pi by the 1.5 * 2^52 rounding trick: plain arithmetic, so it
+      // vectorizes where std::round does not.
+      a.array() -= kTwoPi * (((a.array() * (1.0 / kTwoPi)) + kRound) - kRound);
+      cosine.leftCols(b) = a.array().cast<float>();
+      cosine.leftCols(b) = cosine.leftCols(b).cos();  // a pass of its own: a cast inside would stay scalar
+      values.segment(j0, b).noalias() = c * (cosine.leftCols(b).cast<double>().matrix().transpose() * w);
+    }
+    return values;
   };
 
   Matrix out(C.cols(), Q);  // standardized units around the constant mean
