@@ -22,7 +22,12 @@ using Clock = std::chrono::steady_clock;
 
 nlohmann::json spec_for(const benchmark::State& state, std::size_t budget) {
   nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 7}, {"budget", budget}};
-  if (state.range(1) != 25) spec["hidden"] = std::vector<std::size_t>{static_cast<std::size_t>(state.range(1))};
+  if (state.range(2) == 1) {  // model=additive, range(1) units per input
+    spec["model"] = "additive";
+    spec["units_per_input"] = state.range(1);
+  } else if (state.range(1) != 25) {
+    spec["hidden"] = std::vector<std::size_t>{static_cast<std::size_t>(state.range(1))};
+  }
   return spec;
 }
 
@@ -35,7 +40,8 @@ void report(benchmark::State& state, std::vector<double>& ms, std::size_t d_w) {
   state.counters["d_w"] = static_cast<double>(d_w);
 }
 
-// Arguments: d_x, hidden width. One iteration = tell the pending Phase II point, ask the next.
+// Arguments: d_x, hidden width (or units per input), model (0: mlp, 1: additive). One iteration =
+// tell the pending Phase II point, ask the next.
 void BM_GoUcbPhaseTwoStep(benchmark::State& state) {
   const auto d = static_cast<std::size_t>(state.range(0));
   const std::size_t budget = 72;
@@ -70,10 +76,11 @@ void BM_GoUcbPhaseTwoStep(benchmark::State& state) {
   }
   report(state, ms, d_w);
 }
-BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({20, 25})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(5.0);
-BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({100, 50})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({20, 25, 0})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(5.0);
+BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({20, 9, 1})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(5.0);
+BENCHMARK(BM_GoUcbPhaseTwoStep)->Args({100, 50, 0})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
 
-// Arguments: d_x, hidden width. One iteration = the tell of the n = 8th Phase I point, which runs
+// Arguments as above. One iteration = the tell of the n = 8th Phase I point, which runs
 // the oracle of eq. (2) (all restarts) and builds Sigma_0.
 void BM_GoUcbPhaseOneOracle(benchmark::State& state) {
   const auto d = static_cast<std::size_t>(state.range(0));
@@ -109,6 +116,7 @@ void BM_GoUcbPhaseOneOracle(benchmark::State& state) {
   }
   report(state, ms, d_w);
 }
-BENCHMARK(BM_GoUcbPhaseOneOracle)->Args({20, 25})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(30);
+BENCHMARK(BM_GoUcbPhaseOneOracle)->Args({20, 25, 0})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(30);
+BENCHMARK(BM_GoUcbPhaseOneOracle)->Args({20, 9, 1})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(30);
 
 }  // namespace

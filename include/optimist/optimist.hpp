@@ -15,5 +15,6 @@
 #include "optimist/algorithms/random/sobol_search.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/models/parametric/autodiff_model.hpp"
+#include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"

@@ -6,6 +6,7 @@
 
 #include "optimist/core/sobol.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
+#include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
 
@@ -84,10 +85,17 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     throw InvalidArgument(name() + ": option 'trust_rule' must be success or ratio, got '" + o.trust_rule + "'");
   if (o.trust_shape != "box" && o.trust_shape != "ball")
     throw InvalidArgument(name() + ": option 'trust_shape' must be box or ball, got '" + o.trust_shape + "'");
+  if (o.model != "mlp" && o.model != "additive") throw InvalidArgument(name() + ": option 'model' must be mlp or additive, got '" + o.model + "'");
+  if (o.model == "additive" && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
+  if (o.model == "additive" && o.activation != "sigmoid")
+    throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" + o.activation + "'");
   const bool user_model = model_ != nullptr;
   if (!options_.standardize) options_.standardize = !user_model;
   if (!model_) {
-    model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
+    if (o.model == "additive")
+      model_ = std::make_shared<AdditiveMlp>(space.dim(), o.units_per_input);
+    else
+      model_ = std::make_shared<Mlp>(space.dim(), o.hidden, parse_activation(o.activation));
     if (o.inputs == "centered") model_ = std::make_shared<CenteredInputModel>(model_);
   }
   if (model_->input_dim() != space.dim())

@@ -10,8 +10,10 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"budget", d.budget, "total number of evaluations N (required; the CLI passes --budget)", {}},
       {"n_init", d.n_init, "Phase I length n; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)", {}},
       {"init", d.init, "Phase I design", {"uniform", "sobol"}},
-      {"hidden", d.hidden, "hidden layer sizes of the MLP f_w(x)", {}},
-      {"activation", d.activation, "MLP activation", {"sigmoid", "tanh", "relu", "softplus"}},
+      {"model", d.model, "built-in family f_w(x): the paper's MLP, or an additive network c + sum_i g_i(x_i)", {"mlp", "additive"}},
+      {"hidden", d.hidden, "model=mlp: hidden layer sizes", {}},
+      {"activation", d.activation, "model=mlp: activation", {"sigmoid", "tanh", "relu", "softplus"}},
+      {"units_per_input", d.units_per_input, "model=additive: sigmoid units of each g_i (d_w = 3 d_x units + 1)", {}},
       {"standardize", true, "fit standardized outputs (Phase I mean and sd)", {}},
       {"restandardize", d.restandardize, "each refit standardizes with the mean and sd of all data so far (false: Phase I's)", {}},
       {"inputs", d.inputs, "what the built-in MLP sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
@@ -39,6 +41,8 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   o.init = v.get<std::string>("init");
   o.hidden = v.json().at("hidden").get<std::vector<std::size_t>>();
   o.activation = v.get<std::string>("activation");
+  o.model = v.get<std::string>("model");
+  o.units_per_input = v.get<std::size_t>("units_per_input");
   o.standardize = v.get<bool>("standardize");
   o.restandardize = v.get<bool>("restandardize");
   o.inputs = v.get<std::string>("inputs");

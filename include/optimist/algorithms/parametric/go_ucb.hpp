@@ -24,8 +24,13 @@ struct GoUcbOptions {
   std::size_t budget = 0;   ///< total evaluations N = n + T; required
   std::size_t n_init = 0;   ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
   std::string init = "uniform";  ///< Phase I design: "uniform" (the paper) or "sobol"
-  std::vector<std::size_t> hidden = {25};  ///< MLP used when no model is given (the paper's)
-  std::string activation = "sigmoid";
+  /// Built-in family f_w used when no model is given: "mlp" (the paper's network, sized by hidden
+  /// and activation) or "additive" (AdditiveMlp: f_w(x) = c + sum_i g_i(x_i), units_per_input
+  /// sigmoid units per input; docs/go-ucb.md, sixth round).
+  std::string model = "mlp";
+  std::vector<std::size_t> hidden = {25};  ///< model=mlp: hidden layer sizes (the paper's: {25})
+  std::string activation = "sigmoid";      ///< model=mlp: activation
+  std::size_t units_per_input = 9;         ///< model=additive: sigmoid units per input (d_w = 3 d_x units + 1)
   /// Fit standardized outputs (Phase I mean and sd; the paper does not). Unset: yes for the built-in
   /// MLP (its output layer absorbs any shift and scale), no for a model passed to the constructor,
   /// whose family describes the objective's own values (a physics law cannot fit (y - mean) / sd).
