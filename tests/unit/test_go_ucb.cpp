@@ -134,6 +134,9 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}).find("trust_region"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_max", 0.05}}).find("trust_max"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_rule", "always"}}).find("always"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "gam"}}).find("\"gam\""), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"units_per_input", 0}}).find("units_per_input"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"activation", "tanh"}}).find("tanh"), std::string::npos);
 }
 
 namespace {
