@@ -137,6 +137,7 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "gam"}}).find("\"gam\""), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"units_per_input", 0}}).find("units_per_input"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"activation", "tanh"}}).find("tanh"), std::string::npos);
+  EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"hidden", {50}}}).find("hidden"), std::string::npos);
 }
 
 namespace {

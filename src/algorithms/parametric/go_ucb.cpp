@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "optimist/core/sobol.hpp"
-#include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
+#include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
 
@@ -89,6 +89,8 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
   if (o.model == "additive" && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
   if (o.model == "additive" && o.activation != "sigmoid")
     throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" + o.activation + "'");
+  if (o.model == "additive" && o.hidden != GoUcbOptions{}.hidden)
+    throw InvalidArgument(name() + ": option 'hidden' applies to model=mlp; model=additive is sized by 'units_per_input'");
   const bool user_model = model_ != nullptr;
   if (!options_.standardize) options_.standardize = !user_model;
   if (!model_) {

@@ -16,7 +16,7 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"units_per_input", d.units_per_input, "model=additive: sigmoid units of each g_i (d_w = 3 d_x units + 1)", {}},
       {"standardize", true, "fit standardized outputs (Phase I mean and sd)", {}},
       {"restandardize", d.restandardize, "each refit standardizes with the mean and sd of all data so far (false: Phase I's)", {}},
-      {"inputs", d.inputs, "what the built-in MLP sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
+      {"inputs", d.inputs, "what the built-in model sees: the unit-cube point (paper) or 2u-1 in [-1,1]^d (centered)",
        {"unit", "centered"}},
       {"weight_decay", d.weight_decay, "oracle (lm): + weight_decay ||w||^2 in eq. (2) (paper: 0)", {}},
       {"oracle", d.oracle.method, "regression oracle, eq. (2): Levenberg-Marquardt, or appendix D.1's SGD", {"lm", "sgd"}},

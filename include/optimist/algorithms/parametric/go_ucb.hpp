@@ -32,7 +32,7 @@ struct GoUcbOptions {
   std::string activation = "sigmoid";      ///< model=mlp: activation
   std::size_t units_per_input = 9;         ///< model=additive: sigmoid units per input (d_w = 3 d_x units + 1)
   /// Fit standardized outputs (Phase I mean and sd; the paper does not). Unset: yes for the built-in
-  /// MLP (its output layer absorbs any shift and scale), no for a model passed to the constructor,
+  /// models (their output layer absorbs any shift and scale), no for a model passed to the constructor,
   /// whose family describes the objective's own values (a physics law cannot fit (y - mean) / sd).
   /// Without it lambda, beta and the oracle's ridge are in the objective's units.
   std::optional<bool> standardize;
@@ -48,7 +48,7 @@ struct GoUcbOptions {
   /// the radius grows like sqrt(log t) as in GP-UCB-style confidence bounds).
   std::string beta_schedule = "constant";
   /// Deviations from Algorithm 1 (each paper value available):
-  /// inputs: what the built-in MLP sees: "unit" (the unit-cube point, paper) or "centered"
+  /// inputs: what the built-in model sees: "unit" (the unit-cube point, paper) or "centered"
   /// (2u - 1 in [-1,1]^d, so a zero-centered network is symmetric about the box center). A model
   /// passed to the constructor always sees unit-cube points.
   std::string inputs = "unit";
