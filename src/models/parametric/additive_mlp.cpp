@@ -20,21 +20,11 @@ std::string AdditiveMlp::describe() const {
          ", activation=sigmoid, d_w=" + std::to_string(num_params_) + ")";
 }
 
-double AdditiveMlp::value(const Vector& w, const Vector& x) const {
-  check_params(w, "AdditiveMlp::value");
-  check_point(x, "AdditiveMlp::value");
-  double f = w[static_cast<Eigen::Index>(num_params_ - 1)];
-  Eigen::Index k = 0;
-  for (std::size_t i = 0; i < input_dim_; ++i)
-    for (std::size_t j = 0; j < units_; ++j, k += 3) f += w[k + 2] * sigmoid(w[k] * x[static_cast<Eigen::Index>(i)] + w[k + 1]);
-  check_finite(f, w, x, "AdditiveMlp::value");
-  return f;
-}
-
-double AdditiveMlp::gradient_w(const Vector& w, const Vector& x, Vector& grad) const {
-  check_params(w, "AdditiveMlp::gradient_w");
-  check_point(x, "AdditiveMlp::gradient_w");
-  grad.resize(static_cast<Eigen::Index>(num_params_));
+double AdditiveMlp::evaluate(const Vector& w, const Vector& x, Vector* grad_w, Vector* grad_x, const char* where) const {
+  check_params(w, where);
+  check_point(x, where);
+  if (grad_w) grad_w->resize(static_cast<Eigen::Index>(num_params_));
+  if (grad_x) *grad_x = Vector::Zero(static_cast<Eigen::Index>(input_dim_));
   double f = w[static_cast<Eigen::Index>(num_params_ - 1)];
   Eigen::Index k = 0;
   for (std::size_t i = 0; i < input_dim_; ++i) {
@@ -42,32 +32,27 @@ double AdditiveMlp::gradient_w(const Vector& w, const Vector& x, Vector& grad) c
     for (std::size_t j = 0; j < units_; ++j, k += 3) {
       const double s = sigmoid(w[k] * t + w[k + 1]), ds = s * (1.0 - s);
       f += w[k + 2] * s;
-      grad[k] = w[k + 2] * ds * t;
-      grad[k + 1] = w[k + 2] * ds;
-      grad[k + 2] = s;
+      if (grad_w) {
+        (*grad_w)[k] = w[k + 2] * ds * t;
+        (*grad_w)[k + 1] = w[k + 2] * ds;
+        (*grad_w)[k + 2] = s;
+      }
+      if (grad_x) (*grad_x)[static_cast<Eigen::Index>(i)] += w[k + 2] * s * (1.0 - s) * w[k];
     }
   }
-  grad[k] = 1.0;
-  check_finite(f, w, x, "AdditiveMlp::gradient_w");
+  if (grad_w) (*grad_w)[k] = 1.0;
+  check_finite(f, w, x, where);
   return f;
 }
 
+double AdditiveMlp::value(const Vector& w, const Vector& x) const { return evaluate(w, x, nullptr, nullptr, "AdditiveMlp::value"); }
+
+double AdditiveMlp::gradient_w(const Vector& w, const Vector& x, Vector& grad) const {
+  return evaluate(w, x, &grad, nullptr, "AdditiveMlp::gradient_w");
+}
+
 double AdditiveMlp::gradient_x(const Vector& w, const Vector& x, Vector& grad) const {
-  check_params(w, "AdditiveMlp::gradient_x");
-  check_point(x, "AdditiveMlp::gradient_x");
-  grad = Vector::Zero(static_cast<Eigen::Index>(input_dim_));
-  double f = w[static_cast<Eigen::Index>(num_params_ - 1)];
-  Eigen::Index k = 0;
-  for (std::size_t i = 0; i < input_dim_; ++i) {
-    const double t = x[static_cast<Eigen::Index>(i)];
-    for (std::size_t j = 0; j < units_; ++j, k += 3) {
-      const double s = sigmoid(w[k] * t + w[k + 1]);
-      f += w[k + 2] * s;
-      grad[static_cast<Eigen::Index>(i)] += w[k + 2] * s * (1.0 - s) * w[k];
-    }
-  }
-  check_finite(f, w, x, "AdditiveMlp::gradient_x");
-  return f;
+  return evaluate(w, x, nullptr, &grad, "AdditiveMlp::gradient_x");
 }
 
 double AdditiveMlp::mixed_product(const Vector& w, const Vector& x, const Vector& v, Vector& grad_x) const {

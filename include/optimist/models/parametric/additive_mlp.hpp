@@ -33,6 +33,8 @@ class AdditiveMlp : public ParametricModel {
   Vector sample_params(Rng& rng) const override;
 
  private:
+  // f_w(x), and the gradients that are asked for; `where` names the caller in errors.
+  double evaluate(const Vector& w, const Vector& x, Vector* grad_w, Vector* grad_x, const char* where) const;
   std::size_t input_dim_, units_, num_params_;
 };
 
