@@ -106,12 +106,15 @@ def plot(directory):
         for k in range(n, rows * cols):
             axes[k // cols][k % cols].axis("off")
         handles, labels = axes[0][0].get_legend_handles_labels()
+        # About four labels fit in one panel's width; the bottom margin grows with the legend's rows.
+        ncol = min(len(labels), 4 * cols) if handles else 1
+        legend_height = 0.3 * math.ceil(len(labels) / ncol) / (3.6 * rows) if handles else 0
         if handles:
-            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
+            fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
         sweep = summary["sweep"]
         fig.suptitle("%s: mean over %d seeds, %g%% Wald intervals" % (sweep["name"], sweep["seeds"], 100 * level),
                      fontsize=11)
-        fig.tight_layout(rect=(0, 0.07 if handles else 0, 1, 0.95))
+        fig.tight_layout(rect=(0, legend_height, 1, 0.95))
         for ext in ("png", "svg"):
             path = os.path.join(out, "%s.%s" % (name, ext))
             fig.savefig(path, dpi=120)

@@ -32,6 +32,8 @@ std::vector<Preset> make_presets() {
                 // (the BoTorch comparison). GO-UCB's own n is Theorem 4.1's: 8 for N = 72, 5 for N = 30.
                 {"algorithms",
                  {"go-ucb",
+                  // GO-UCB with its additive family (docs/go-ucb.md, sixth round): not the paper's model.
+                  {{"name", "go-ucb"}, {"label", "go-ucb-additive"}, {"options", {{"model", "additive"}}}},
                   {{"name", "gp-ucb"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
                   {{"name", "gp-ei"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
                   {{"name", "gp-pi"}, {"options", {{"n_init", 8}, {"init", "uniform"}}}},
