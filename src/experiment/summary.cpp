@@ -30,6 +30,7 @@ std::optional<double> get_number(const json& line, const char* key) {
 /// One finished run, as per-t series (NaN where undefined).
 struct RunData {
   Trace trace;
+  std::size_t seed_index = 0;     ///< k of seed first_seed + k: pairs runs across algorithms
   std::vector<double> f;          ///< noise-free value of evaluation t (NaN when failed)
   std::vector<double> suggest_s;
 };
@@ -136,7 +137,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
       for (std::size_t k = 0; k < spec.seeds; ++k, ++r) {
         const SweepRun& run = runs[r];
         if (!is_finished(run)) continue;
-        RunData d{read_trace(run.trace_path), {}, {}};
+        RunData d{read_trace(run.trace_path), k, {}, {}};
         for (const auto& e : d.trace.evaluations) {
           d.f.push_back(get_number(e, "f").value_or(kNaN));
           // Optimizer time per step: ask plus tell (refits and updates happen in tell for some
@@ -173,6 +174,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
     pj["direction"] = to_string(dir);
     pj["f_star"] = number(f_star);
     json algs = json::array();
+    std::vector<std::vector<double>> metric_at_seed(spec.algorithms.size(), std::vector<double>(spec.seeds, kNaN));
     for (std::size_t a = 0; a < spec.algorithms.size(); ++a) {
       const auto& data = by_algorithm[a];
       json aj = {{"label", spec.algorithms[a].label}, {"name", spec.algorithms[a].name},
@@ -184,6 +186,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
         Series s = series_of(d, f_star, dir, spec);
         length = std::max(length, s.cum.size());
         metric_T.push_back(s.metric.empty() ? kNaN : s.metric.back());
+        metric_at_seed[a][d.seed_index] = metric_T.back();
         cum_T.push_back(s.cum.empty() ? kNaN : s.cum.back());
         const auto rf = get_number(*d.trace.recommend, "f");
         recommend_regret.push_back(rf && std::isfinite(f_star) ? regret_of(*rf, f_star, dir) : kNaN);
@@ -208,6 +211,18 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
       add_curve(curves, "suggest_s", suggest, length, spec.level);
       aj["curves"] = curves;
       algs.push_back(aj);
+    }
+    // Paired comparison with the first algorithm: the same seed gives the same noise stream (and,
+    // for designs drawn from it, often the same start), so differences are less noisy than means.
+    for (std::size_t a = 1; a < spec.algorithms.size(); ++a) {
+      std::vector<double> diff;
+      std::size_t lower = 0;
+      for (std::size_t k = 0; k < spec.seeds; ++k)
+        if (std::isfinite(metric_at_seed[a][k]) && std::isfinite(metric_at_seed[0][k])) {
+          diff.push_back(metric_at_seed[a][k] - metric_at_seed[0][k]);
+          lower += diff.back() < 0;
+        }
+      algs[a]["paired"] = {{"reference", spec.algorithms[0].label}, {"difference", interval_json(diff, spec.level)}, {"lower", lower}};
     }
     pj["algorithms"] = algs;
     problems_json.push_back(pj);
@@ -248,6 +263,17 @@ std::string summary_markdown(const json& s) {
       md << "| " << a.at("label").get<std::string>() << " | " << a.at("finished") << "/" << a.at("runs") << " | "
          << fmt_interval(a.at("metric")) << " | " << (cum_is_metric ? "" : fmt_interval(a.at("cum_regret")) + " | ")
          << fmt_interval(a.at("recommend_simple_regret")) << " | " << fmt(a.at("median_suggest_s"), 3) << " |\n";
+    }
+    const json& algs = p.at("algorithms");
+    if (algs.size() > 1) {
+      const std::string ref = algs[0].at("label").get<std::string>();
+      md << "\nPaired by seed, " << metric << " at T minus " << ref << "'s:\n\n| algorithm | seeds | difference | lower than "
+         << ref << " on |\n| --- | --- | --- | --- |\n";
+      for (std::size_t a = 1; a < algs.size(); ++a) {
+        const json& pr = algs[a].at("paired");
+        md << "| " << algs[a].at("label").get<std::string>() << " | " << pr.at("difference").at("n") << " | "
+           << fmt_interval(pr.at("difference")) << " | " << pr.at("lower") << " |\n";
+      }
     }
   }
   return md.str();

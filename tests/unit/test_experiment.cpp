@@ -283,9 +283,11 @@ TEST(ExperimentSummary, NumbersComeFromTheTraces) {
   ASSERT_EQ(s.at("problems").size(), 1u);
   const json& p = s.at("problems")[0];
   EXPECT_EQ(p.at("f_star_source"), "known");
+  std::vector<std::vector<double>> cum_of(2);
   for (std::size_t a = 0; a < 2; ++a) {
     const json& alg = p.at("algorithms")[a];
-    std::vector<double> cum, simple, suggest;
+    std::vector<double>& cum = cum_of[a];
+    std::vector<double> simple, suggest;
     for (std::size_t seed = 0; seed < 2; ++seed) {
       const auto t = optimist::read_trace((dir / "traces/branin" / spec.algorithms[a].label /
                                            ("seed-" + std::to_string(seed) + ".jsonl")).string());
@@ -304,6 +306,15 @@ TEST(ExperimentSummary, NumbersComeFromTheTraces) {
     EXPECT_NEAR(curve.at("mean")[7].get<double>(), w.mean, 1e-9);
     EXPECT_EQ(alg.at("curves").at("t")[7], 8);
   }
+  // The second algorithm paired by seed with the first: mean and sign count of the differences.
+  const json& paired = p.at("algorithms")[1].at("paired");
+  EXPECT_EQ(paired.at("reference"), spec.algorithms[0].label);
+  const double d0 = cum_of[1][0] - cum_of[0][0], d1 = cum_of[1][1] - cum_of[0][1];
+  EXPECT_EQ(paired.at("difference").at("n"), 2);
+  EXPECT_NEAR(paired.at("difference").at("mean").get<double>(), (d0 + d1) / 2, 1e-9);
+  EXPECT_EQ(paired.at("lower").get<int>(), (d0 < 0) + (d1 < 0));
+  EXPECT_FALSE(p.at("algorithms")[0].contains("paired"));
+  EXPECT_NE(ex::summary_markdown(s).find("Paired by seed"), std::string::npos);
 }
 
 TEST(ExperimentSummary, UnknownOptimumIsTheBestValueSeenInTheSweep) {
