@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-
 namespace optimist {
 
 namespace {
@@ -37,6 +36,7 @@ double AdditiveMlp::evaluate(const Vector& w, const Vector& x, Vector* grad_w, V
         (*grad_w)[k + 1] = w[k + 2] * ds;
         (*grad_w)[k + 2] = s;
       }
+      // Not ds: this operation order reproduces the documented runs bit for bit.
       if (grad_x) (*grad_x)[static_cast<Eigen::Index>(i)] += w[k + 2] * s * (1.0 - s) * w[k];
     }
   }
