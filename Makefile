@@ -2,7 +2,7 @@
 BUILD_DIR      ?= build
 ASAN_DIR       ?= build-asan
 JOBS           ?= $(shell nproc)
-DEMO_ALGORITHM ?= gp-ei
+DEMO_ALGORITHM ?= go-ucb
 DEMO_BUDGET    ?= 72
 BENCH_ARGS     ?=
 PRESET         ?=

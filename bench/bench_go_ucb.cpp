@@ -22,10 +22,11 @@ using Clock = std::chrono::steady_clock;
 
 nlohmann::json spec_for(const benchmark::State& state, std::size_t budget) {
   nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 7}, {"budget", budget}};
-  if (state.range(2) == 1) {  // model=additive, range(1) units per input
+  if (state.range(2) == 1) {  // model=additive (the default from 3 inputs), range(1) units per input
     spec["model"] = "additive";
     spec["units_per_input"] = state.range(1);
-  } else if (state.range(1) != 25) {
+  } else {  // the paper's network, range(1) hidden units
+    spec["model"] = "mlp";
     spec["hidden"] = std::vector<std::size_t>{static_cast<std::size_t>(state.range(1))};
   }
   return spec;

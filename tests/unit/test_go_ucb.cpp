@@ -413,9 +413,29 @@ TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
   EXPECT_NEAR(g.lambda(), std::sqrt(T) * std::pow(std::log(T), 2), 1e-12);  // appendix D.1
 }
 
+TEST(GoUcb, AutoModelIsAdditiveFromThreeInputsUnlessTheNetworkIsAskedFor) {
+  auto chosen = [](std::size_t dim, nlohmann::json spec) {
+    spec["budget"] = 30;
+    auto opt = make_optimizer(spec, Space::box(dim, 0, 1));
+    const auto& g = dynamic_cast<const GoUcb&>(*opt);
+    EXPECT_EQ(g.diagnostics().at("model"), g.options().model);  // Phase I records name the family
+    return std::make_pair(g.options().model, g.model().num_params());
+  };
+  EXPECT_EQ(chosen(2, {{"name", "go-ucb"}}), std::make_pair(std::string("mlp"), std::size_t{25 * 2 + 51}));
+  EXPECT_EQ(chosen(3, {{"name", "go-ucb"}}), std::make_pair(std::string("additive"), std::size_t{3 * 3 * 9 + 1}));
+  EXPECT_EQ(chosen(20, {{"name", "go-ucb"}}).second, std::size_t{541});
+  EXPECT_EQ(chosen(20, {{"name", "go-ucb"}, {"model", "mlp"}}).second, std::size_t{551});  // the paper's network
+  EXPECT_EQ(chosen(2, {{"name", "go-ucb"}, {"model", "additive"}}).first, "additive");
+  EXPECT_EQ(chosen(5, {{"name", "go-ucb"}, {"hidden", {10}}}).first, "mlp");
+  EXPECT_EQ(chosen(5, {{"name", "go-ucb"}, {"activation", "tanh"}}).first, "mlp");
+  EXPECT_EQ(chosen(5, {{"name", "go-ucb"}, {"preset", "paper"}}).first, "mlp");
+  EXPECT_EQ(chosen(5, {{"name", "go-ucb-workshop"}}).first, "mlp");
+  EXPECT_EQ(chosen(5, {{"name", "exploration-first"}}).first, "mlp");
+}
+
 TEST(GoUcb, CenteredInputsChainRuleIsExact) {
   const Space s = Space::box(3, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"inputs", "centered"}}, s);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"inputs", "centered"}, {"model", "mlp"}}, s);
   const ParametricModel& m = dynamic_cast<const GoUcb&>(*opt).model();
   const Mlp inner(3, {25}, Activation::Sigmoid);
   Rng rng(4);
@@ -497,6 +517,7 @@ TEST(GoUcb, StandardizesForTheBuiltInMlpOnlyUnlessTold) {
   // A given family models the objective's own values (a physics law cannot fit (y - mean) / sd).
   const auto model = std::make_shared<Mlp>(2, std::vector<std::size_t>{3});
   EXPECT_FALSE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
+  EXPECT_EQ(GoUcb(space, Direction::Maximize, o, model).diagnostics().at("model"), "custom");  // not what auto would build
   o.standardize = true;
   EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
 }

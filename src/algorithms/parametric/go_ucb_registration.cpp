@@ -10,7 +10,10 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"budget", d.budget, "total number of evaluations N (required; the CLI passes --budget)", {}},
       {"n_init", d.n_init, "Phase I length n; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)", {}},
       {"init", d.init, "Phase I design", {"uniform", "sobol"}},
-      {"model", d.model, "built-in family f_w(x): the paper's MLP, or an additive network c + sum_i g_i(x_i)", {"mlp", "additive"}},
+      {"model", d.model,
+       "built-in family f_w(x): the paper's MLP, an additive network c + sum_i g_i(x_i), or auto (additive from 3 inputs up "
+       "unless hidden, activation or preset=paper ask for the MLP)",
+       {"auto", "mlp", "additive"}},
       {"hidden", d.hidden, "model=mlp: hidden layer sizes", {}},
       {"activation", d.activation, "model=mlp: activation", {"sigmoid", "tanh", "relu", "softplus"}},
       {"units_per_input", d.units_per_input, "model=additive: sigmoid units of each g_i (d_w = 3 d_x units + 1)", {}},
@@ -63,9 +66,10 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   return o;
 }
 
-// The workshop variant and exploration-first keep the paper's model inputs and oracle by default.
+// The workshop variant and exploration-first keep the paper's network, model inputs and oracle by default.
 GoUcbOptions paper_model_defaults() {
   GoUcbOptions d;
+  d.model = "mlp";
   d.inputs = "unit";
   d.weight_decay = 0.0;
   return d;

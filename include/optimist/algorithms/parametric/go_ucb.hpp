@@ -25,9 +25,12 @@ struct GoUcbOptions {
   std::size_t n_init = 0;   ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
   std::string init = "uniform";  ///< Phase I design: "uniform" (the paper) or "sobol"
   /// Built-in family f_w used when no model is given: "mlp" (the paper's network, sized by hidden
-  /// and activation) or "additive" (AdditiveMlp: f_w(x) = c + sum_i g_i(x_i), units_per_input
-  /// sigmoid units per input; docs/go-ucb.md, sixth round).
-  std::string model = "mlp";
+  /// and activation), "additive" (AdditiveMlp: f_w(x) = c + sum_i g_i(x_i), units_per_input
+  /// sigmoid units per input; docs/go-ucb.md, sixth round) or "auto": additive from 3 inputs up,
+  /// the paper's network below, or when hidden, activation or preset=paper ask for it (seventh
+  /// round). The constructor replaces "auto" by its choice (options().model; "custom" when a model
+  /// is passed to it).
+  std::string model = "auto";
   std::vector<std::size_t> hidden = {25};  ///< model=mlp: hidden layer sizes (the paper's: {25})
   std::string activation = "sigmoid";      ///< model=mlp: activation
   std::size_t units_per_input = 9;         ///< model=additive: sigmoid units per input (d_w = 3 d_x units + 1)
@@ -105,6 +108,9 @@ class GoUcb : public Optimizer {
 
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
   static std::size_t default_n_init(std::size_t budget);
+  /// What model="auto" means for a space of this dimension and these options: "additive" from 3
+  /// inputs up unless hidden, activation or preset=paper ask for the paper's network; else "mlp".
+  static std::string auto_model(std::size_t dim, const GoUcbOptions& options);
 
   const ParametricModel& model() const { return *model_; }
   const GoUcbOptions& options() const { return options_; }
