@@ -119,7 +119,10 @@ std::vector<Preset> make_presets() {
                 {"noise", 0.0},
                 {"metric", "cumulative_regret"},
                 {"plots", {"metric"}},
-                {"algorithms", {"go-ucb", "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
+                {"algorithms",
+                 {"go-ucb",  // at d = 7-11 its default model is the additive family
+                  {{"name", "go-ucb"}, {"label", "go-ucb-mlp"}, {"options", {{"model", "mlp"}}}},  // the paper's network
+                  "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
                 {"problems", hpo}}});
   return p;
 }
