@@ -12,7 +12,7 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
       {"init", d.init, "Phase I design", {"uniform", "sobol"}},
       {"model", d.model,
        "built-in family f_w(x): the paper's MLP, an additive network c + sum_i g_i(x_i), or auto (additive from 3 inputs up "
-       "unless hidden, activation or preset=paper ask for the MLP)",
+       "unless hidden or activation differ from their defaults, or preset=paper: then the MLP)",
        {"auto", "mlp", "additive"}},
       {"hidden", d.hidden, "model=mlp: hidden layer sizes", {}},
       {"activation", d.activation, "model=mlp: activation", {"sigmoid", "tanh", "relu", "softplus"}},

@@ -27,8 +27,8 @@ struct GoUcbOptions {
   /// Built-in family f_w used when no model is given: "mlp" (the paper's network, sized by hidden
   /// and activation), "additive" (AdditiveMlp: f_w(x) = c + sum_i g_i(x_i), units_per_input
   /// sigmoid units per input; docs/go-ucb.md, sixth round) or "auto": additive from 3 inputs up,
-  /// the paper's network below, or when hidden, activation or preset=paper ask for it (seventh
-  /// round). The constructor replaces "auto" by its choice (options().model; "custom" when a model
+  /// the paper's network below, or when hidden or activation differ from their defaults ({25},
+  /// sigmoid: they describe the network) or preset=paper (seventh round). The constructor replaces "auto" by its choice (options().model; "custom" when a model
   /// is passed to it).
   std::string model = "auto";
   std::vector<std::size_t> hidden = {25};  ///< model=mlp: hidden layer sizes (the paper's: {25})
@@ -109,7 +109,7 @@ class GoUcb : public Optimizer {
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
   static std::size_t default_n_init(std::size_t budget);
   /// What model="auto" means for a space of this dimension and these options: "additive" from 3
-  /// inputs up unless hidden, activation or preset=paper ask for the paper's network; else "mlp".
+  /// inputs up unless hidden or activation differ from their defaults or preset=paper; else "mlp".
   static std::string auto_model(std::size_t dim, const GoUcbOptions& options);
 
   const ParametricModel& model() const { return *model_; }
