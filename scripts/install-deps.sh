@@ -3,9 +3,23 @@
 # Fast and silent apart from one line when everything is already there.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libeigen3-dev liblbfgspp-dev nlohmann-json3-dev
-          libcli11-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev
-          libbenchmark-dev python3-matplotlib python3-sklearn)
+packages=(
+  # build and C++ dependencies
+  build-essential cmake pkg-config ccache libeigen3-dev liblbfgspp-dev nlohmann-json3-dev
+  libcli11-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # studies: SQLite (embedded) and PostgreSQL (client library; the server for the tests)
+  libsqlite3-dev libpqxx-dev postgresql-15
+  # dashboard: HTTP server and the chart library it serves locally
+  libcpp-httplib-dev libjs-chart.js
+  # Python package (for Debian's /usr/bin/python3), its tests and the Optuna/Dask integrations
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-optuna python3-distributed
+  # figures, the hyperparameter-tuning problems' classifiers
+  python3-matplotlib python3-sklearn
+  # browser tests of the dashboard
+  chromium chromium-driver python3-selenium
+  # fuzzing and sanitizers (clang's libFuzzer and runtimes)
+  clang libfuzzer-14-dev libclang-rt-14-dev
+)
 
 missing=()
 for p in "${packages[@]}"; do
