@@ -13,7 +13,7 @@
 #include <string>
 
 #include "optimist/algorithms/bandit/bkb.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
@@ -33,7 +33,7 @@ void run_hartmann6(benchmark::State& state, const std::string& name) {
   const Problem p = make_problem("hartmann6");
   for (auto _ : state) {
     Objective obj = p.objective(0.05, 1);
-    nlohmann::json spec = {{"name", name}, {"seed", 0}, {"arms", A}, {"lambda", 0.0025}, {"xi", 0.05},
+    nlohmann::json spec = {{"name", name}, {"arms", A}, {"lambda", 0.0025}, {"xi", 0.05},
                            {"lengthscale", 0.2}, {"beta", "fixed"}, {"beta_scale", 0.2}};
     if (name == "bkb" || name == "bbkb") spec["qbar"] = 1.0;
     auto opt = make_optimizer(spec, p.space, p.direction);

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "optimist/algorithms/parametric/go_ucb.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-nlohmann::json spec_for(const benchmark::State& state, std::size_t budget) {
-  nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 7}, {"budget", budget}};
+nlohmann::json spec_for(const benchmark::State& state) {
+  nlohmann::json spec = {{"name", "go-ucb"}};
   if (state.range(2) == 1) {  // model=additive (the default from 3 inputs), range(1) units per input
     spec["model"] = "additive";
     spec["units_per_input"] = state.range(1);
@@ -53,7 +53,7 @@ void BM_GoUcbPhaseTwoStep(benchmark::State& state) {
   std::vector<double> ms;
   std::size_t d_w = 0;
   auto restart = [&] {
-    opt = optimist::make_optimizer(spec_for(state, budget), p.space, p.direction);
+    opt = optimist::make_optimizer(spec_for(state), p.space, p.direction, {.seed = 7, .horizon = budget});
     d_w = dynamic_cast<const optimist::GoUcb&>(*opt).model().num_params();
     while (!dynamic_cast<const optimist::GoUcb&>(*opt).in_phase_two()) {
       const optimist::Trial t = opt->ask();
@@ -92,9 +92,7 @@ void BM_GoUcbPhaseOneOracle(benchmark::State& state) {
   std::uint64_t seed = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    nlohmann::json spec = spec_for(state, 72);
-    spec["seed"] = ++seed;
-    auto opt = optimist::make_optimizer(spec, p.space, p.direction);
+    auto opt = optimist::make_optimizer(spec_for(state), p.space, p.direction, {.seed = ++seed, .horizon = 72});
     const auto& g = dynamic_cast<const optimist::GoUcb&>(*opt);
     d_w = g.model().num_params();
     optimist::Trial last;

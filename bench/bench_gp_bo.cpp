@@ -9,7 +9,7 @@
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -109,7 +109,7 @@ BENCHMARK(BM_GpBoLmlGradient)->Arg(72)->Arg(500)->Unit(benchmark::kMillisecond);
 void BM_GpBoTurboSuggestion(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const Space space = Space::box(static_cast<std::size_t>(kDim), 0.0, 1.0);
-  auto opt = make_optimizer({{"name", "turbo"}, {"n_init", n}, {"seed", 3}, {"recipe", state.range(1) == 0 ? "ml" : "reference"}}, space);
+  auto opt = make_optimizer({{"name", "turbo"}, {"n_init", n}, {"recipe", state.range(1) == 0 ? "ml" : "reference"}}, space, Direction::Maximize, RunContext{.seed = 3});
   Rng rng(5);
   for (std::size_t k = 0; k < n; ++k) {
     const Trial t = opt->ask();

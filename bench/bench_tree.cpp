@@ -6,25 +6,19 @@
 
 #include "optimist/algorithms/tree/hoo.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
 
 namespace {
 
-nlohmann::json spec_for(const std::string& name, std::uint64_t n) {
-  nlohmann::json spec = {{"name", name}};
-  for (const auto& o : algorithm_info(name).options)
-    if (o.key == "budget") spec["budget"] = n;
-  return spec;
-}
 
 void ask_tell(benchmark::State& state, const std::string& name) {
   const auto n = static_cast<std::uint64_t>(state.range(0));
   const Problem p = make_problem("garland");
   for (auto _ : state) {
-    auto opt = make_optimizer(spec_for(name, n), p.space, p.direction);
+    auto opt = make_optimizer({{"name", name}}, p.space, p.direction, {.horizon = n});
     for (std::uint64_t t = 0; t < n; ++t) {
       Trial tr = opt->ask();
       opt->tell(tr, p.f(tr.x));
@@ -38,7 +32,7 @@ void driver(benchmark::State& state, const std::string& name) {
   const auto n = static_cast<std::uint64_t>(state.range(0));
   const Problem p = make_problem("garland");
   for (auto _ : state) {
-    auto opt = make_optimizer(spec_for(name, n), p.space, p.direction);
+    auto opt = make_optimizer({{"name", name}}, p.space, p.direction, {.horizon = n});
     RunOptions ro;
     ro.budget = n;
     benchmark::DoNotOptimize(optimize(*opt, p.objective(), ro));

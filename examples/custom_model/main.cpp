@@ -12,7 +12,7 @@
 #include "arrhenius_model.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/autodiff_model.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
 
@@ -99,10 +99,9 @@ int main() {
   int solved = 0;
   double physics_regret = 0.0;
   for (std::uint64_t seed = 1; seed <= kRuns; ++seed) {
-    optimist::GoUcbOptions o;
-    o.seed = seed;
-    o.budget = kBudget;
-    optimist::GoUcb go_ucb(space, optimist::Direction::Maximize, o, model);
+    // The run's seed and horizon (GO-UCB plans Phase I with the number of evaluations).
+    const optimist::RunContext run{.seed = seed, .horizon = kBudget};
+    optimist::GoUcb go_ucb(space, optimist::Direction::Maximize, optimist::GoUcbOptions{}, run, model);
     const optimist::RunSummary s = run_reactor(go_ucb, seed);
     const Vector& rec = *s.recommended_x;
     const Vector w_fit = go_ucb.current_parameters();
@@ -120,9 +119,8 @@ int main() {
   for (const char* name : {"go-ucb", "gp-ei", "random"}) {
     double regret = 0.0;
     for (std::uint64_t seed = 1; seed <= kRuns; ++seed) {
-      nlohmann::json spec = {{"name", name}, {"seed", seed}};
-      if (std::string(name) == "go-ucb") spec["budget"] = kBudget;  // GO-UCB plans Phase I with the budget
-      const auto optimizer = optimist::make_optimizer(spec, space, optimist::Direction::Maximize);
+      const auto optimizer = optimist::make_optimizer({{"name", name}}, space, optimist::Direction::Maximize,
+                                                      {.seed = seed, .horizon = kBudget});
       regret += *run_reactor(*optimizer, seed).simple_regret / kRuns;
     }
     std::printf(", %s%s %.4f", name, std::string(name) == "go-ucb" ? " (25-unit MLP)" : "", regret);

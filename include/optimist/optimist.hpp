@@ -4,7 +4,7 @@
 #include "optimist/core/driver.hpp"
 #include "optimist/core/objective.hpp"
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/core/space.hpp"

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 namespace optimist {
 std::vector<AlgorithmInfo> builtin_algorithms();

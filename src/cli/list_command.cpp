@@ -9,21 +9,28 @@
 #include <vector>
 
 #include "cli/format.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::cli {
 
 namespace {
 
-// "seed" is implicit for every algorithm; list it like the others so users see it exists.
+// The run's seed reaches every algorithm (RunContext, not an option); list it first so users see
+// it exists.
 std::vector<OptionSpec> all_options(const AlgorithmInfo& a) {
-  std::vector<OptionSpec> out;
-  const bool has_seed = std::any_of(a.options.begin(), a.options.end(),
-                                    [](const OptionSpec& o) { return o.key == "seed"; });
-  if (!has_seed) out.push_back({"seed", 0, "random seed (set with --seed)", {}});
+  std::vector<OptionSpec> out = {{"seed", 0, "random seed of the run (set with --seed, not --set)", {}}};
   out.insert(out.end(), a.options.begin(), a.options.end());
   return out;
+}
+
+const char* horizon_name(HorizonUse h) {
+  switch (h) {
+    case HorizonUse::Required: return "required";
+    case HorizonUse::Optional: return "optional";
+    case HorizonUse::Unused: break;
+  }
+  return "unused";
 }
 
 std::string dims_text(const ProblemInfo& p) {
@@ -49,7 +56,7 @@ nlohmann::json algorithms_json() {
     for (const auto& o : all_options(a))
       opts.push_back({{"key", o.key}, {"default", o.default_value}, {"help", o.help}, {"allowed", o.allowed}});
     out.push_back({{"name", a.name}, {"family", a.family}, {"summary", a.summary}, {"batch", a.batch},
-                   {"options", opts}});
+                   {"horizon", horizon_name(a.horizon)}, {"horizon_help", a.horizon_help}, {"options", opts}});
   }
   return out;
 }
@@ -76,6 +83,8 @@ void print_algorithms(std::ostream& out) {
   out << "Algorithms (" << algorithms().size() << ")\n";
   for (const auto& a : algorithms()) {
     out << "\n  " << a.name << "  [" << a.family << (a.batch ? ", batch" : "") << "]  " << a.summary << '\n';
+    if (a.horizon != HorizonUse::Unused)
+      out << "      plans with the horizon --budget (" << horizon_name(a.horizon) << "): " << a.horizon_help << '\n';
     const auto options = all_options(a);
     // One help column per algorithm, past its longest "key = default" (long defaults ran into the help).
     std::size_t width = 0;

@@ -14,18 +14,13 @@
 #include "cli/settings.hpp"
 #include "cli/summary.hpp"
 #include "optimist/core/external_objective.hpp"
-#include "optimist/core/registry.hpp"
-#include "optimist/core/rng.hpp"
 #include "optimist/core/trace.hpp"
+#include "optimist/experiment/run_setup.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::cli {
 
 namespace {
-
-// The observation noise has its own stream, derived from the run's seed ("noise" in ASCII), so
-// it is reproducible yet independent of the algorithm's random numbers.
-constexpr std::uint64_t kNoiseStream = 0x6e6f697365;
 
 struct FlagDoc {
   const char* key;
@@ -52,8 +47,8 @@ constexpr FlagDoc kFlags[] = {
     {"objective_timeout", "SECONDS", "with --objective-command: fail an evaluation not answered in time"},
 };
 
-std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem, const nlohmann::json& resolved,
-                                        const RunOptions& options, const std::optional<Trace>& resumed) {
+std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem, TraceMeta meta,
+                                        const RunOptions& options) {
   const std::filesystem::path parent = std::filesystem::path(s.out).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -61,13 +56,7 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
     if (ec)
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
-  TraceMeta meta = problem.trace_meta(s.algorithm, resolved, s.seed, s.noise, s.budget);
-  meta.run = options.settings_json();
   meta.objective_command = s.objective_command;
-  if (resumed) {
-    // Each resume appends the number of evaluations it started from.
-    record_resume(meta, resumed->meta, options.resume_from.size());
-  }
   return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from);
 }
 
@@ -161,23 +150,24 @@ int run_command(const RunCommand& cmd) {
     std::tie(problem, objective) = external_problem(s, resumed ? &resumed->meta.space : nullptr);
   RunOptions options;
   if (resumed) options.resume_from = earlier_evaluations(*resumed, cmd.resume, problem, s.budget);
-  // The k-th evaluation of a benchmark problem gets the k-th noise draw, resumed runs included.
-  if (s.objective_command.empty())
-    objective = problem.objective(s.noise, derive_seed(s.seed, kNoiseStream), options.resume_from.size());
-  nlohmann::json spec = s.options;
-  spec["name"] = s.algorithm;
-  spec["seed"] = s.seed;
-  // Algorithms that plan with the horizon (an option named "budget") get --budget unless set.
-  for (const auto& o : algorithm_info(s.algorithm).options)
-    if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = s.budget;
-  const nlohmann::json resolved = resolve_options(spec);
-  const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
   options.budget = s.budget;
   options.time_limit_s = s.time_limit;
   options.target = s.target;
   options.batch_size = s.batch;
   options.on_failure = s.on_failure;
-  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, resolved, options, resumed);
+  experiment::RunSpec spec;
+  spec.algorithm = s.algorithm;
+  spec.options = s.options;
+  spec.seed = s.seed;
+  spec.noise = s.noise;
+  spec.budget = s.budget;
+  spec.horizon = s.horizon;
+  // The same construction as the bench runner's: optimizer, noise stream (the k-th evaluation gets
+  // the k-th draw, resumed runs included) and trace meta.
+  experiment::PreparedRun prepared = experiment::prepare_run(problem, spec, options, resumed ? &resumed->meta : nullptr);
+  if (s.objective_command.empty()) objective = std::move(prepared.objective);
+  const auto& optimizer = prepared.optimizer;
+  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, std::move(prepared.meta), options);
   options.trace = trace.get();
 
   std::optional<ProgressDisplay> progress;

@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "cli/config.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
+#include "optimist/experiment/run_setup.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::cli {
@@ -113,10 +114,10 @@ std::vector<std::string> algorithm_names() {
 
 void add_option(nlohmann::json& options, const std::string& key, nlohmann::json value,
                 const std::string& origin) {
-  // "name" and "seed" belong to the run, not to the algorithm: one source of truth each.
-  if (key == "name" || key == "seed")
+  // "name", "seed" and "budget" belong to the run, not to the algorithm: one source of truth each.
+  if (key == "name" || key == "seed" || key == "budget")
     throw InvalidArgument("option '" + key + "' (" + origin + ") cannot be set as an algorithm option; use --" +
-                          (key == "name" ? "algorithm" : "seed"));
+                          (key == "name" ? "algorithm" : key));
   options[key] = std::move(value);
 }
 
@@ -246,14 +247,15 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
     if (flags.count(key) > 0)
       throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
   RunSettings s;
-  s.algorithm = meta.algorithm;
-  s.seed = meta.seed;
-  s.noise = meta.noise;
+  // recorded_run also reads traces written before RunContext (seed and horizon among the options).
+  const experiment::RunSpec recorded = experiment::recorded_run(meta);
+  s.algorithm = recorded.algorithm;
+  s.seed = recorded.seed;
+  s.noise = recorded.noise;
   s.dim = meta.dim;
-  s.options = meta.options;
-  s.options.erase("name");
-  s.options.erase("seed");
-  s.budget = meta.budget;
+  s.options = recorded.options;
+  s.horizon = recorded.horizon;
+  s.budget = recorded.budget;
   s.out = trace_path;
   if (meta.objective_command.empty()) {
     s.problem = meta.problem;

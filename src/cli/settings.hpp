@@ -26,7 +26,10 @@ struct RunSettings {
   std::optional<double> target;
   std::size_t batch = 1;
   FailurePolicy on_failure = FailurePolicy::Stop;
-  nlohmann::json options = nlohmann::json::object();  ///< algorithm options (no name/seed)
+  nlohmann::json options = nlohmann::json::object();  ///< algorithm options (no name)
+  /// The algorithm's planning horizon when it is not the budget: a resumed run keeps its trace's
+  /// (experiment::RunSpec::horizon).
+  std::optional<std::size_t> horizon;
   // Instead of a problem: the user's program as the objective (docs/hpo.md, "Your own program").
   std::string objective_command;  ///< program and arguments, split like a shell; empty: use `problem`
   std::string space;              ///< search-space file (.json/.toml), required with objective_command

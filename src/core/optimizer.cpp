@@ -5,8 +5,8 @@
 
 namespace optimist {
 
-Optimizer::Optimizer(std::string name, Space space, Direction direction, std::uint64_t seed)
-    : name_(std::move(name)), space_(std::move(space)), direction_(direction), seed_(seed) {
+Optimizer::Optimizer(std::string name, Space space, Direction direction, const RunContext& context)
+    : name_(std::move(name)), space_(std::move(space)), direction_(direction), context_(context) {
   if (space_.empty()) throw InvalidArgument(name_ + ": the search space has no parameters");
 }
 
@@ -105,7 +105,7 @@ Vector Optimizer::recommend() const {
   return space_.to_user(space_.snap_unit(recommend_unit()));
 }
 
-Rng Optimizer::rng_for_ask() const { return Rng(derive_seed(seed_, history_.size() + pending_.size())); }
+Rng Optimizer::rng_for_ask() const { return Rng(derive_seed(context_.seed, history_.size() + pending_.size())); }
 
 void Optimizer::successful_data(Matrix& unit_points, Vector& values) const {
   unit_points.resize(static_cast<Eigen::Index>(space_.dim()), static_cast<Eigen::Index>(n_successful_));

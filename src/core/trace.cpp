@@ -117,6 +117,7 @@ nlohmann::json TraceMeta::to_json() const {
   m["direction"] = optimist::to_string(direction);
   m["f_star"] = number_or_null(f_star);
   m["budget"] = budget;
+  m["horizon"] = horizon ? ordered_json(*horizon) : ordered_json(nullptr);
   m["space"] = ordered_json(space);
   if (!run.empty()) m["run"] = ordered_json(run);
   if (!objective_command.empty()) m["objective_command"] = objective_command;
@@ -135,6 +136,8 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
   meta.budget = static_cast<std::size_t>(get_unsigned(required(m, "budget"), "budget"));
   meta.direction = parse_direction(get_string(m, "direction"));
   if (m.contains("seed")) meta.seed = get_unsigned(m.at("seed"), "seed");
+  if (m.contains("horizon") && !m.at("horizon").is_null())
+    meta.horizon = static_cast<std::size_t>(get_unsigned(m.at("horizon"), "horizon"));
   meta.noise = get_number_or_null(m, "noise").value_or(0.0);
   meta.f_star = get_number_or_null(m, "f_star");
   if (m.contains("options")) {
@@ -234,7 +237,7 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
   for (const char* key : {"algorithm", "options", "problem", "objective_command", "dim", "seed", "noise", "direction",
-                          "f_star", "budget", "space", "run", "version"})
+                          "f_star", "budget", "horizon", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
   out_ << line.dump() << '\n';

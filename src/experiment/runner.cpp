@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/trace.hpp"
 #include "optimist/problems/problem.hpp"
@@ -36,41 +36,50 @@ std::string temporary_path(const std::string& trace_path) { return trace_path + 
 namespace {
 
 /// How a trace's meta differs from the run's settings ("budget 8, but the sweep asks for 9"),
-/// or nothing when it is a trace of this run.
+/// or nothing when it is a trace of this run. Traces written before RunContext compare by the
+/// seed and horizon recorded_run() reads from their options.
 std::optional<std::string> settings_mismatch(const TraceMeta& m, const SweepRun& run) {
   const auto differ = [](const std::string& field, const std::string& found, const std::string& wanted) {
     return std::optional<std::string>(field + " " + found + ", but the sweep asks for " + wanted);
   };
+  const RunSpec wanted = run_spec(*run.algorithm, *run.problem, run.seed);
+  const RunSpec found = recorded_run(m);
   if (m.problem != run.problem->name) return differ("problem", m.problem, run.problem->name);
   if (run.problem->dim != 0 && m.dim != run.problem->dim)
     return differ("dim", std::to_string(m.dim), std::to_string(run.problem->dim));
-  if (m.seed != run.seed) return differ("seed", std::to_string(m.seed), std::to_string(run.seed));
-  if (m.noise != run.problem->noise) return differ("noise", format_double(m.noise), format_double(run.problem->noise));
-  if (m.budget != run.problem->budget)
-    return differ("budget", std::to_string(m.budget), std::to_string(run.problem->budget));
-  if (m.algorithm != run.algorithm->name) return differ("algorithm", m.algorithm, run.algorithm->name);
-  const nlohmann::json wanted = resolve_options(optimizer_spec(*run.algorithm, *run.problem, run.seed));
-  if (m.options != wanted) return differ("options", m.options.dump(), wanted.dump());
+  if (found.seed != wanted.seed) return differ("seed", std::to_string(found.seed), std::to_string(wanted.seed));
+  if (found.noise != wanted.noise) return differ("noise", format_double(found.noise), format_double(wanted.noise));
+  if (found.budget != wanted.budget) return differ("budget", std::to_string(found.budget), std::to_string(wanted.budget));
+  if (found.algorithm != wanted.algorithm) return differ("algorithm", found.algorithm, wanted.algorithm);
+  const auto horizon_text = [](const RunContext& c) { return c.horizon ? std::to_string(*c.horizon) : std::string("none"); };
+  if (found.context().horizon != wanted.context().horizon)
+    return differ("horizon", horizon_text(found.context()), horizon_text(wanted.context()));
+  // Recorded options are fully resolved: any option added or renamed since counts as a difference.
+  const nlohmann::json found_options = found.optimizer_spec();
+  const nlohmann::json wanted_options = resolve_options(wanted.optimizer_spec());
+  if (found_options != wanted_options) return differ("options", found_options.dump(), wanted_options.dump());
   return std::nullopt;
 }
 
-/// The evaluations of a partial trace of this run (cancelled or killed) to continue from; empty
-/// when there is none, or it is damaged or of other settings (then it is overwritten).
-std::vector<EvaluationRecord> earlier_evaluations(const SweepRun& run, const std::string& partial, const Space& space,
-                                                  TraceMeta& meta) {
+/// The partial trace of this run (cancelled or killed) to continue from, if there is one that is
+/// undamaged, of these settings and within the budget (otherwise it is overwritten).
+std::optional<Trace> partial_trace(const SweepRun& run, const std::string& partial, const Space& space,
+                                   std::vector<EvaluationRecord>& records) {
   std::error_code ec;
-  if (!fs::exists(partial, ec)) return {};
-  std::vector<EvaluationRecord> records;
+  if (!fs::exists(partial, ec)) return std::nullopt;
   try {
-    const Trace trace = read_trace(partial);
-    if (settings_mismatch(trace.meta, run)) return {};
+    Trace trace = read_trace(partial);
+    if (settings_mismatch(trace.meta, run)) return std::nullopt;
     records = evaluations_from_trace(trace, space);
-    if (records.size() > run.problem->budget) return {};
-    record_resume(meta, trace.meta, records.size());
+    if (records.size() > run.problem->budget) {
+      records.clear();
+      return std::nullopt;
+    }
+    return trace;
   } catch (const InvalidArgument&) {
-    return {};
+    records.clear();
+    return std::nullopt;
   }
-  return records;
 }
 
 }  // namespace
@@ -89,22 +98,18 @@ bool is_finished(const SweepRun& run) {
 
 bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) {
   const SweepProblem& p = *run.problem;
-  // The same construction as `optimist run` (src/cli/run_command.cpp), so the traces agree.
   const Problem problem = make_problem(p.name, p.dim);
-  const nlohmann::json spec = optimizer_spec(*run.algorithm, p, run.seed);
-  const nlohmann::json resolved = resolve_options(spec);
-  const auto optimizer = make_optimizer(spec, problem.space, problem.direction);
-
   RunOptions options;
   options.budget = p.budget;
   options.should_stop = should_stop;
-  TraceMeta meta = problem.trace_meta(run.algorithm->name, resolved, run.seed, p.noise, p.budget);
-  meta.run = options.settings_json();
-
   const std::string partial = temporary_path(run.trace_path);
-  options.resume_from = earlier_evaluations(run, partial, problem.space, meta);
-  const Objective objective =
-      problem.objective(p.noise, derive_seed(run.seed, kNoiseStream), options.resume_from.size());
+  const std::optional<Trace> earlier = partial_trace(run, partial, problem.space, options.resume_from);
+  // The same construction as `optimist run` (prepare_run), so the traces agree.
+  PreparedRun prepared = prepare_run(problem, run_spec(*run.algorithm, p, run.seed), options,
+                                     earlier ? &earlier->meta : nullptr);
+  const auto& optimizer = prepared.optimizer;
+  const Objective& objective = prepared.objective;
+  const TraceMeta& meta = prepared.meta;
   std::error_code ec;
   fs::create_directories(fs::path(run.trace_path).parent_path(), ec);
   if (ec) throw InvalidArgument("cannot create folder for '" + run.trace_path + "': " + ec.message());

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/types.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -98,10 +98,10 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
       if (e.contains("options")) {
         if (!e.at("options").is_object()) p.bad(where + ".options", e.at("options"), "a table/object of options");
         a.options = e.at("options");
-        for (const char* reserved : {"name", "seed"})
+        for (const char* reserved : {"name", "seed", "budget"})
           if (a.options.contains(reserved))
             throw InvalidArgument("'" + where + ".options." + reserved + "' in " + p.source() +
-                                  " cannot be set: the sweep sets it (use 'name' / 'seeds')");
+                                  " cannot be set: the sweep sets it (use 'name' / 'seeds' / 'budget')");
       }
     } else {
       p.bad(where, e, "an algorithm name or a table {name, label, options}");
@@ -279,13 +279,13 @@ json SweepSpec::to_json() const {
   return j;
 }
 
-json optimizer_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed) {
-  json spec = a.options;
-  spec["name"] = a.name;
-  spec["seed"] = seed;
-  // As `optimist run`: algorithms that plan with the horizon get the budget unless set.
-  for (const auto& o : algorithm_info(a.name).options)
-    if (o.key == "budget" && !spec.contains("budget")) spec["budget"] = p.budget;
+RunSpec run_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed) {
+  RunSpec spec;
+  spec.algorithm = a.name;
+  spec.options = a.options.is_object() ? a.options : json::object();
+  spec.seed = seed;
+  spec.noise = p.noise;
+  spec.budget = p.budget;
   return spec;
 }
 
@@ -316,15 +316,16 @@ void check_available(const SweepSpec& spec) {
       throw InvalidArgument("problem '" + p.label + "' of sweep '" + spec.name + "': " + e.what());
     }
   }
-  // Options are checked once per (algorithm, budget): every run of the sweep then starts.
-  for (const auto& a : spec.algorithms)
-    for (const auto& p : spec.problems) {
-      try {
-        (void)resolve_options(optimizer_spec(a, p, spec.first_seed));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument("algorithm '" + a.label + "' of sweep '" + spec.name + "': " + e.what());
-      }
+  // Options are checked once per algorithm: every run of the sweep then starts.
+  for (const auto& a : spec.algorithms) {
+    try {
+      json options = a.options.is_object() ? a.options : json::object();
+      options["name"] = a.name;
+      (void)resolve_options(options);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("algorithm '" + a.label + "' of sweep '" + spec.name + "': " + e.what());
     }
+  }
 }
 
 }  // namespace optimist::experiment

@@ -18,7 +18,7 @@ endfunction()
 # 1. install
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --config ${CONFIG})
 set(pkg_dir ${prefix}/${LIBDIR}/cmake/optimist)
-foreach(f ${INCLUDEDIR}/optimist/core/optimizer.hpp ${INCLUDEDIR}/optimist/core/registry.hpp
+foreach(f ${INCLUDEDIR}/optimist/core/optimizer.hpp ${INCLUDEDIR}/optimist/algorithms/registry.hpp
           ${LIBDIR}/liboptimist.a ${BINDIR}/optimist ${pkg_dir}/optimistConfig.cmake
           ${pkg_dir}/optimistConfigVersion.cmake ${pkg_dir}/optimistTargets.cmake)
   if(NOT IS_ABSOLUTE ${f})

@@ -1,5 +1,5 @@
 // Uses the installed optimist package: 20 ask/tell steps of random search on a quadratic.
-#include <optimist/core/registry.hpp>
+#include <optimist/algorithms/registry.hpp>
 #include <optimist/core/space.hpp>
 
 #include <cmath>
@@ -7,8 +7,8 @@
 
 int main() {
   const optimist::Space space = optimist::Space::box(2, -1.0, 1.0);
-  const nlohmann::json spec = {{"name", "random"}, {"seed", 1}};
-  auto optimizer = optimist::make_optimizer(spec, space, optimist::Direction::Minimize);
+  const nlohmann::json spec = {{"name", "random"}};
+  auto optimizer = optimist::make_optimizer(spec, space, optimist::Direction::Minimize, {.seed = 1});
 
   for (int i = 0; i < 20; ++i) {
     const optimist::Trial trial = optimizer->ask();

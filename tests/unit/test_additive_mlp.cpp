@@ -8,7 +8,7 @@
 
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
 
@@ -102,7 +102,7 @@ TEST(AdditiveMlp, BadInputThrowsAndNamesIt) {
 
 TEST(GoUcb, AdditiveModelOptionBuildsIt) {  // its bad values: GoUcb.RejectsBadOptionsWithTheirNames
   const Space s = Space::box(3, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"units_per_input", 4}}, s);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"model", "additive"}, {"units_per_input", 4}}, s, Direction::Maximize, RunContext{.horizon = 10});
   EXPECT_EQ(dynamic_cast<const GoUcb&>(*opt).model().describe(), "additive-mlp(d_x=3, units_per_input=4, activation=sigmoid, d_w=37)");
 }
 
@@ -112,7 +112,7 @@ TEST(GoUcb, AdditiveModelFindsTheOptimumOfASeparableTask) {
   Objective obj;
   obj.function = [](const Vector& u) { return -(u.array() - 0.3).square().sum(); };
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", seed}, {"budget", 40}, {"model", "additive"}}, s, Direction::Maximize);
+    auto opt = make_optimizer({{"name", "go-ucb"}, {"model", "additive"}}, s, Direction::Maximize, RunContext{.seed = seed, .horizon = 40});
     RunOptions ro;
     ro.budget = 40;
     const RunSummary r = optimize(*opt, obj, ro);

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "optimist/algorithms/bandit/bkb.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "bandit_test_helpers.hpp"
 
@@ -71,13 +71,13 @@ TEST(Bkb, TheoryQbarKeepsVarianceWithinAlphaAndDictionaryWithinTheorem32) {
     const Matrix arms = random_arms(3, 200, 100 + seed);
     ArmBanditOptions o = small_options();
     o.lambda = 0.05;
-    o.seed = static_cast<std::uint64_t>(seed);
     o.eps = 0.5;
     o.delta = 0.1;
     o.qbar = bkb_theory_qbar(o.eps, o.delta, T);
     const double alpha = (1 + o.eps) / (1 - o.eps);
-    Bkb bkb(space, Direction::Maximize, o, arms);
-    GpUcbArms exact(space, Direction::Maximize, o, arms);
+    const RunContext run{.seed = static_cast<std::uint64_t>(seed)};
+    Bkb bkb(space, Direction::Maximize, o, arms, run);
+    GpUcbArms exact(space, Direction::Maximize, o, arms, run);
     const Vector f = draw_from_gp(bkb.kernel(), arms, 7 + seed);
     Rng noise(seed);
     bool ok = true;
@@ -136,10 +136,10 @@ TEST(Bkb, RegretWithinOneAndAHalfOfExactGpUcbOnGpSample) {
   for (int seed = 0; seed < 3; ++seed) {
     const Matrix arms = random_arms(2, 300, 40 + seed);
     ArmBanditOptions o = small_options();
-    o.seed = static_cast<std::uint64_t>(seed);
     o.qbar = 2.0;
-    Bkb bkb(space, Direction::Maximize, o, arms);
-    GpUcbArms exact(space, Direction::Maximize, o, arms);
+    const RunContext run{.seed = static_cast<std::uint64_t>(seed)};
+    Bkb bkb(space, Direction::Maximize, o, arms, run);
+    GpUcbArms exact(space, Direction::Maximize, o, arms, run);
     const Vector f = draw_from_gp(bkb.kernel(), arms, 50 + seed);
     const double fmax = f.maxCoeff();
     Rng n1(seed), n2(seed);
@@ -156,12 +156,12 @@ TEST(Bkb, RegretWithinOneAndAHalfOfExactGpUcbOnGpSample) {
 }
 
 TEST(Bkb, ReplayRebuildsTheSameDictionary) {
-  auto a = make_optimizer({{"name", "bkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  auto a = make_optimizer({{"name", "bkb"}, {"arms", 256}}, Space::box(3, 0, 1), Direction::Maximize, RunContext{.seed = 4});
   for (int t = 0; t < 30; ++t) {
     Trial tr = a->ask();
     a->tell(tr, -tr.x.squaredNorm());
   }
-  auto b = make_optimizer({{"name", "bkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  auto b = make_optimizer({{"name", "bkb"}, {"arms", 256}}, Space::box(3, 0, 1), Direction::Maximize, RunContext{.seed = 4});
   for (const auto& obs : a->history()) b->tell(obs.trial.x, obs.value);
   EXPECT_EQ(a->diagnostics()["dictionary_size"], b->diagnostics()["dictionary_size"]);
   EXPECT_EQ(a->ask().x, b->ask().x);

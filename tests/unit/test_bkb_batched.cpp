@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "optimist/algorithms/bandit/bbkb.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "bandit_test_helpers.hpp"
 
@@ -19,9 +19,8 @@ using optimist::test::random_arms;
 
 namespace {
 
-ArmBanditOptions options(std::uint64_t seed) {
+ArmBanditOptions options() {
   ArmBanditOptions o;
-  o.seed = seed;
   o.lengthscale = 0.2;
   o.lambda = 0.01;
   o.xi = 0.1;
@@ -36,7 +35,7 @@ ArmBanditOptions options(std::uint64_t seed) {
 TEST(Bbkb, BatchesEndExactlyWhenTheSummedBatchStartVarianceExceedsTheRatio) {
   const Space space = Space::box(2, 0.0, 1.0);
   const Matrix arms = random_arms(2, 300, 1);
-  ArmBanditOptions o = options(0);
+  ArmBanditOptions o = options();
   o.batch_ratio = 3.0;
   Bbkb bbkb(space, Direction::Maximize, o, arms);
   const Vector f = draw_from_gp(bbkb.kernel(), arms, 2);
@@ -81,9 +80,10 @@ TEST(Bbkb, RegretCloseToBkbOnGpSample) {
   double r_bbkb = 0, r_bkb = 0;
   for (int seed = 0; seed < 3; ++seed) {
     const Matrix arms = random_arms(2, 300, 40 + seed);
-    const ArmBanditOptions o = options(static_cast<std::uint64_t>(seed));
-    Bbkb bbkb(space, Direction::Maximize, o, arms);
-    Bkb bkb(space, Direction::Maximize, o, arms);
+    const ArmBanditOptions o = options();
+    const RunContext run{.seed = static_cast<std::uint64_t>(seed)};
+    Bbkb bbkb(space, Direction::Maximize, o, arms, run);
+    Bkb bkb(space, Direction::Maximize, o, arms, run);
     const Vector f = draw_from_gp(bkb.kernel(), arms, 50 + seed);
     const double fmax = f.maxCoeff();
     Rng n1(seed), n2(seed);
@@ -102,7 +102,7 @@ TEST(Bbkb, RegretCloseToBkbOnGpSample) {
 }
 
 TEST(Bbkb, AskQReturnsQPointsAndReplayRebuildsTheSameBatches) {
-  auto a = make_optimizer({{"name", "bbkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  auto a = make_optimizer({{"name", "bbkb"}, {"arms", 256}}, Space::box(3, 0, 1), Direction::Maximize, RunContext{.seed = 4});
   for (int t = 0; t < 12; ++t) {
     const auto batch = a->ask(4);
     if (t > 0) {
@@ -110,7 +110,7 @@ TEST(Bbkb, AskQReturnsQPointsAndReplayRebuildsTheSameBatches) {
     }
     for (const auto& tr : batch) a->tell(tr, -tr.x.squaredNorm());
   }
-  auto b = make_optimizer({{"name", "bbkb"}, {"seed", 4}, {"arms", 256}}, Space::box(3, 0, 1));
+  auto b = make_optimizer({{"name", "bbkb"}, {"arms", 256}}, Space::box(3, 0, 1), Direction::Maximize, RunContext{.seed = 4});
   for (const auto& obs : a->history()) b->tell(obs.trial.x, obs.value);
   EXPECT_EQ(a->diagnostics(), b->diagnostics());
   EXPECT_EQ(a->ask().x, b->ask().x);

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -350,6 +350,49 @@ TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
   a.erase(a.begin());
   b.erase(b.begin());
   EXPECT_EQ(a, b);
+}
+
+// Traces written before RunContext kept the seed and the horizon among the options ("seed", and
+// "budget" for the algorithms that plan with it) and had no meta "horizon": they resume exactly, and
+// a raised budget keeps the recorded horizon.
+TEST_F(Cli, ResumesTracesWrittenBeforeRunContext) {
+  const fs::path dir = test_dir();
+  for (const std::string alg : {"go-ucb", "sequool", "random"}) {
+    SCOPED_TRACE(alg);
+    const fs::path full = dir / (alg + "-full.jsonl"), old = dir / (alg + "-old.jsonl");
+    ASSERT_EQ(cli("run -q --problem branin --noise 0.5 --seed 4 --budget 12 --algorithm " + alg + " --out '" +
+                  full.string() + "'").code, 0);
+    std::vector<nlohmann::json> lines = json_lines(full);
+    nlohmann::json& meta = lines.front().at("meta");
+    ASSERT_EQ(meta.at("horizon"), 12);
+    ASSERT_FALSE(meta.at("options").contains("seed"));
+    meta.erase("horizon");
+    meta.at("options")["seed"] = 4;
+    if (alg != "random") meta.at("options")["budget"] = 12;
+    std::string text;
+    for (std::size_t k = 0; k < 6; ++k) text += lines[k].dump() + "\n";  // meta and 5 evaluations
+    write_file(old, text);
+    const Result r = cli("run -q --resume '" + old.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto a = without_timing(json_lines(full)), b = without_timing(json_lines(old));
+    ASSERT_EQ(b.size(), a.size());
+    EXPECT_EQ(b.front().at("meta").at("horizon"), 12);
+    EXPECT_FALSE(b.front().at("meta").at("options").contains("seed"));
+    a.erase(a.begin());
+    b.erase(b.begin());
+    EXPECT_EQ(a, b);
+  }
+  // A raised budget: sequool keeps planning for the recorded 12 evaluations, so its first 12 are
+  // those of the 12-evaluation run.
+  const fs::path extended = dir / "extended.jsonl";
+  const Result ext = cli("run -q --resume '" + (dir / "sequool-old.jsonl").string() + "' --budget 20 --out '" +
+                         extended.string() + "'");
+  ASSERT_EQ(ext.code, 0) << ext.err;
+  const auto a = without_timing(json_lines(dir / "sequool-full.jsonl")), b = without_timing(json_lines(extended));
+  ASSERT_EQ(b.size(), 22u);
+  EXPECT_EQ(b.front().at("meta").at("horizon"), 12);
+  EXPECT_EQ(b.front().at("meta").at("budget"), 20);
+  for (std::size_t i = 1; i <= 12; ++i) EXPECT_EQ(b[i], a[i]) << "evaluation " << i;
 }
 
 TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {

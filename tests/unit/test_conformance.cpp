@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
 
@@ -24,17 +24,13 @@ double mixed_objective(const Vector& x) {
 
 constexpr std::size_t kSteps = 14;
 
-// Small budgets for every algorithm: the contract, not the quality, is tested here. Algorithms
-// that plan with the total budget get one.
-nlohmann::json spec_for(const std::string& name, std::uint64_t seed) {
-  nlohmann::json spec = {{"name", name}, {"seed", seed}};
-  for (const auto& o : algorithm_info(name).options)
-    if (o.key == "budget") spec["budget"] = 3 * kSteps;
-  return spec;
-}
+// Small budgets for every algorithm: the contract, not the quality, is tested here. The run's
+// horizon reaches every algorithm (those that do not plan with it ignore it).
+nlohmann::json spec_for(const std::string& name) { return {{"name", name}}; }
+RunContext run_for(std::uint64_t seed) { return {.seed = seed, .horizon = 3 * kSteps}; }
 
 std::vector<Observation> run(const std::string& name, std::uint64_t seed) {
-  auto opt = make_optimizer(spec_for(name, seed), mixed_space(), Direction::Maximize);
+  auto opt = make_optimizer(spec_for(name), mixed_space(), Direction::Maximize, run_for(seed));
   for (std::size_t k = 0; k < kSteps; ++k) {
     Trial t = opt->ask();
     opt->tell(t, mixed_objective(t.x));
@@ -53,12 +49,12 @@ TEST_P(Conformance, SameSeedSameRun) {
 }
 
 TEST_P(Conformance, FreshOptimizerFedTheSameTellsAsksTheSameNextPoint) {
-  auto original = make_optimizer(spec_for(GetParam(), 5), mixed_space(), Direction::Maximize);
+  auto original = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(5));
   for (std::size_t k = 0; k < kSteps; ++k) {
     Trial t = original->ask();
     original->tell(t, mixed_objective(t.x));
   }
-  auto replayed = make_optimizer(spec_for(GetParam(), 5), mixed_space(), Direction::Maximize);
+  auto replayed = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(5));
   for (const auto& obs : original->history()) replayed->tell(obs.trial.x, obs.value);
   EXPECT_EQ(original->ask().x, replayed->ask().x);
 }
@@ -75,14 +71,14 @@ TEST_P(Conformance, ResumedRunContinuesLikeTheUninterruptedOne) {
   RunOptions options;
   options.budget = kSteps;
   options.on_failure = FailurePolicy::MarkFailed;
-  auto original = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Maximize);
+  auto original = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(9));
   const RunSummary full = optimize(*original, objective, options);
   ASSERT_EQ(full.evaluations.size(), kSteps);
   for (const std::size_t k : {std::size_t{1}, kSteps / 2}) {
     SCOPED_TRACE("resumed after " + std::to_string(k));
     RunOptions resumed_options = options;
     for (std::size_t i = 0; i < k; ++i) resumed_options.resume_from.push_back(full.evaluations[i]);
-    auto resumed = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Maximize);
+    auto resumed = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(9));
     const RunSummary rest = optimize(*resumed, objective, resumed_options);
     ASSERT_EQ(rest.evaluations.size(), kSteps);
     EXPECT_EQ(rest.n_failed, full.n_failed);
@@ -98,7 +94,7 @@ TEST_P(Conformance, ResumedRunContinuesLikeTheUninterruptedOne) {
 
 TEST_P(Conformance, PointsStayInTheSpaceAndPendingIsTolerated) {
   const Space space = mixed_space();
-  auto opt = make_optimizer(spec_for(GetParam(), 2), space, Direction::Maximize);
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, run_for(2));
   for (std::size_t k = 0; k < kSteps / 2; ++k) {
     std::vector<Trial> batch = opt->ask(3);
     ASSERT_GE(batch.size(), 1u);
@@ -120,8 +116,8 @@ TEST_P(Conformance, PointsStayInTheSpaceAndPendingIsTolerated) {
 }
 
 TEST_P(Conformance, MinimizationIsMaximizationOfTheNegative) {
-  auto max_opt = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Maximize);
-  auto min_opt = make_optimizer(spec_for(GetParam(), 9), mixed_space(), Direction::Minimize);
+  auto max_opt = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(9));
+  auto min_opt = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Minimize, run_for(9));
   for (std::size_t k = 0; k < kSteps; ++k) {
     Trial a = max_opt->ask(), b = min_opt->ask();
     ASSERT_EQ(a.x, b.x) << "step " << k;
@@ -132,7 +128,7 @@ TEST_P(Conformance, MinimizationIsMaximizationOfTheNegative) {
 }
 
 TEST_P(Conformance, BadTellsAreRejected) {
-  auto opt = make_optimizer(spec_for(GetParam(), 1), mixed_space(), Direction::Maximize);
+  auto opt = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(1));
   Trial t = opt->ask();
   EXPECT_THROW(opt->tell(t, std::nan("")), InvalidArgument);
   EXPECT_THROW(opt->tell(Vector::Zero(2), 1.0), InvalidArgument);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
 
@@ -19,7 +19,7 @@ Objective sphere(Direction dir = Direction::Minimize) {
   return o;
 }
 std::unique_ptr<Optimizer> random_opt(std::size_t d = 2, Direction dir = Direction::Minimize) {
-  return make_optimizer({{"name", "random"}, {"seed", 4}}, Space::box(d, -1, 1), dir);
+  return make_optimizer({{"name", "random"}}, Space::box(d, -1, 1), dir, RunContext{.seed = 4});
 }
 }  // namespace
 
@@ -202,7 +202,7 @@ TEST(Driver, ResumeTellsEarlierEvaluationsWithoutEvaluatingThemAgain) {
 
 TEST(Driver, TimesTellSeparatelyAndSumsIt) {
   // GO-UCB refits in tell: the time per step must count it (tell_s), and the run's total is the sum.
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 2}, {"budget", 12}}, Space::box(3, -1, 1), Direction::Minimize);
+  auto opt = make_optimizer({{"name", "go-ucb"}}, Space::box(3, -1, 1), Direction::Minimize, RunContext{.seed = 2, .horizon = 12});
   RunOptions ro;
   ro.budget = 12;
   const RunSummary s = optimize(*opt, sphere(), ro);

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
 #include "optimist/experiment/runner.hpp"
 #include "optimist/experiment/statistics.hpp"
@@ -270,7 +270,32 @@ TEST(ExperimentRunner, ParallelRunsEqualSequentialOnes) {
     EXPECT_EQ(untimed(r.trace_path), untimed(other)) << r.trace_path;
   }
   // Algorithms that plan with the horizon got the budget, as `optimist run` passes it.
-  EXPECT_EQ(optimist::read_trace((a / "traces/branin/sequool/seed-0.jsonl").string()).meta.options.at("budget"), 6);
+  EXPECT_EQ(optimist::read_trace((a / "traces/branin/sequool/seed-0.jsonl").string()).meta.horizon, 6u);
+}
+
+// A finished trace written before RunContext (seed and horizon among its options, no meta horizon)
+// counts as finished when its settings are the sweep's, and as another run's when they are not.
+TEST(ExperimentRunner, TracesWrittenBeforeRunContextStillCount) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"algorithms", {"sequool"}}, {"problems", {{{"name", "branin"}, {"budget", 6}}}}}, "t");
+  ex::run_sweep(spec, dir.string(), with_jobs(1));
+  const ex::SweepRun run = ex::plan_runs(spec, dir.string()).front();
+  const auto rewrite_meta = [&](std::size_t budget_option) {
+    std::vector<json> lines;
+    std::ifstream in(run.trace_path);
+    for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+    json& meta = lines.front().at("meta");
+    meta.erase("horizon");
+    meta.at("options")["seed"] = 0;
+    meta.at("options")["budget"] = budget_option;
+    std::ofstream out(run.trace_path, std::ios::trunc);
+    for (const auto& l : lines) out << l.dump() << "\n";
+  };
+  rewrite_meta(6);
+  EXPECT_TRUE(ex::is_finished(run));
+  EXPECT_EQ(ex::run_sweep(spec, dir.string(), with_jobs(1)).progress.skipped, spec.run_count());
+  rewrite_meta(5);  // planned for another horizon: not this sweep's run
+  EXPECT_NE(error_of([&] { ex::is_finished(run); }).find("horizon 5, but the sweep asks for 6"), std::string::npos);
 }
 
 TEST(ExperimentSummary, NumbersComeFromTheTraces) {

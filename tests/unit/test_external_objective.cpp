@@ -14,7 +14,7 @@
 
 #include "optimist/core/driver.hpp"
 #include "optimist/core/external_objective.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
 
 using namespace optimist;
@@ -81,7 +81,7 @@ TEST(ExternalObjective, DriverRunsItWithRandomSearch) {
   Space space;
   space.add_continuous("a", 0, 1).add_continuous("b", 0, 1);
   const Objective obj = external_objective(python_sum(), space, Direction::Maximize);
-  auto opt = make_optimizer({{"name", "random"}, {"seed", 3}}, space, Direction::Maximize);
+  auto opt = make_optimizer({{"name", "random"}}, space, Direction::Maximize, RunContext{.seed = 3});
   RunOptions ro;
   ro.budget = 6;
   const RunSummary s = optimize(*opt, obj, ro);
@@ -178,7 +178,7 @@ TEST(ExternalObjective, EnvironmentEntriesReachTheChild) {
 TEST(ExternalObjective, FailuresUnderTheDriverAreRecordedNotFatal) {
   Space space = Space::box(1, 0, 1);
   const Objective obj = external_objective(shell("read line; exit 1"), space, Direction::Minimize);
-  auto opt = make_optimizer({{"name", "random"}, {"seed", 1}}, space, Direction::Minimize);
+  auto opt = make_optimizer({{"name", "random"}}, space, Direction::Minimize, RunContext{.seed = 1});
   RunOptions ro;
   ro.budget = 3;
   ro.on_failure = FailurePolicy::MarkFailed;

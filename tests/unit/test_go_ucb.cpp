@@ -4,7 +4,7 @@
 
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -118,9 +118,15 @@ TEST(GoUcb, DefaultPhaseOneLengthFollowsTheorem41) {
 
 TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   const Space s = Space::box(2, 0, 1);
-  auto error_of = [&](const nlohmann::json& spec) {
+  // The specs below name the horizon "budget" for brevity; it reaches the optimizer as the run's.
+  auto error_of = [&](nlohmann::json spec) {
+    RunContext run;
+    if (spec.contains("budget")) {
+      run.horizon = spec.at("budget").get<std::size_t>();
+      spec.erase("budget");
+    }
     try {
-      make_optimizer(spec, s);
+      make_optimizer(spec, s, Direction::Maximize, run);
     } catch (const InvalidArgument& e) {
       return std::string(e.what());
     }
@@ -146,11 +152,9 @@ double workshop_final_regret(const std::string& algorithm, std::uint64_t seed) {
   auto model = std::make_shared<Mlp>(1, std::vector<std::size_t>{1}, Activation::Sigmoid);  // w2/(1+e^-(w1 x+b1)) + b2
   GoUcbOptions o;
   o.variant = algorithm;
-  o.seed = seed;
-  o.budget = 20;
   o.n_init = 5;
   o.standardize = false;
-  GoUcb opt(p.space, p.direction, o, model);
+  GoUcb opt(p.space, p.direction, o, RunContext{.seed = seed, .horizon = 20}, model);
   RunOptions ro;
   ro.budget = 20;
   const RunSummary s = optimize(opt, p.objective(0.01, seed), ro);
@@ -172,9 +176,9 @@ TEST(GoUcb, RealizableTwentyDimensionalTaskBeatsRandomSearch) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     RunOptions ro;
     ro.budget = 30;
-    auto g = make_optimizer({{"name", "go-ucb"}, {"seed", seed}, {"budget", 30}}, p.space, p.direction);
+    auto g = make_optimizer({{"name", "go-ucb"}}, p.space, p.direction, RunContext{.seed = seed, .horizon = 30});
     goucb += *optimize(*g, p.objective(0.01, seed), ro).cum_regret;
-    auto r = make_optimizer({{"name", "random"}, {"seed", seed}}, p.space, p.direction);
+    auto r = make_optimizer({{"name", "random"}}, p.space, p.direction, RunContext{.seed = seed});
     random += *optimize(*r, p.objective(0.01, seed), ro).cum_regret;
   }
   EXPECT_LT(goucb, 0.5 * random) << "go-ucb " << goucb / 10 << " random " << random / 10;
@@ -185,11 +189,11 @@ TEST(GoUcb, RealizableTwentyDimensionalTaskBeatsRandomSearch) {
 namespace {
 // Runs `steps` evaluations of noisy Styblinski-Tang in 4-D, posed on the unit box (so user and
 // unit points are the same doubles and a replay of tells is bit-exact); returns the optimizer.
-std::unique_ptr<Optimizer> run_steps(const nlohmann::json& spec, std::size_t steps, std::vector<Trial>* trials = nullptr,
-                                     std::vector<double>* values = nullptr) {
+std::unique_ptr<Optimizer> run_steps(const nlohmann::json& spec, const RunContext& run, std::size_t steps,
+                                     std::vector<Trial>* trials = nullptr, std::vector<double>* values = nullptr) {
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer(spec, Space::box(4, 0, 1), p.direction);
+  auto opt = make_optimizer(spec, Space::box(4, 0, 1), p.direction, run);
   for (std::size_t i = 0; i < steps; ++i) {
     const Trial t = opt->ask();
     const double y = obj.function(p.space.to_user(t.unit));
@@ -202,16 +206,17 @@ std::unique_ptr<Optimizer> run_steps(const nlohmann::json& spec, std::size_t ste
 }  // namespace
 
 TEST(GoUcb, RefitRebuildsTheEllipsoidAndStaysDeterministic) {
-  const nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 5}, {"budget", 20}, {"refit_every", 2}, {"trust_region", 0.0}};
+  const nlohmann::json spec = {{"name", "go-ucb"}, {"refit_every", 2}, {"trust_region", 0.0}};
+  const RunContext run{.seed = 5, .horizon = 20};
   std::vector<Trial> trials;
   std::vector<double> values;
-  auto a = run_steps(spec, 12, &trials, &values);
+  auto a = run_steps(spec, run, 12, &trials, &values);
   const auto& ga = dynamic_cast<const GoUcb&>(*a);
   ASSERT_TRUE(ga.in_phase_two());
   const std::size_t phase_two = 12 - ga.n_init();
   EXPECT_EQ(a->diagnostics().at("refits").get<std::size_t>(), phase_two / 2);
   // A fresh optimizer fed the same tells (as external observations) asks the same next point.
-  auto b = make_optimizer(spec, Space::box(4, 0, 1), Direction::Maximize);
+  auto b = make_optimizer(spec, Space::box(4, 0, 1), Direction::Maximize, run);
   for (std::size_t i = 0; i < trials.size(); ++i) b->tell(trials[i].x, values[i]);
   EXPECT_EQ(b->diagnostics().at("refits"), a->diagnostics().at("refits"));
   const Trial ta = a->ask(), tb = b->ask();
@@ -223,8 +228,7 @@ TEST(GoUcb, RefitCenterFitsAllTheData) {
   // Right after a refit, w_t = Sigma^{-1} (sum g_i c_i + lambda w_0) with g_i, c_i taken at the new
   // w_0 (a damped Gauss-Newton step from the refit): f_{w_t} must fit every observation so far,
   // Phase II included (151 parameters, 20 points: R^2 near 1 on the training data).
-  const nlohmann::json spec = {{"name", "go-ucb"}, {"seed", 2}, {"budget", 30}, {"refit_every", 1}};
-  auto opt = run_steps(spec, 20);
+  auto opt = run_steps({{"name", "go-ucb"}, {"refit_every", 1}}, {.seed = 2, .horizon = 30}, 20);
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   EXPECT_EQ(opt->diagnostics().at("refits").get<std::size_t>(), 20 - g.n_init());
   // Standardization with all values so far (mean, sample sd; restandardize), as the oracle saw them.
@@ -247,8 +251,7 @@ TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {
   const double side = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 9}, {"budget", 25}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}},
-                            p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}}, p.space, p.direction, RunContext{.seed = 9, .horizon = 25});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   for (int i = 0; i < 25; ++i) {
     const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
@@ -267,7 +270,7 @@ TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
   const double radius = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 4}, {"budget", 30}, {"trust_region", radius}}, p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}}, p.space, p.direction, RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   ASSERT_EQ(g.options().trust_shape, "ball");
   ASSERT_TRUE(g.options().trust_adapt);
@@ -304,7 +307,7 @@ TEST(GoUcb, TrustMaxLetsTheRegionGrowPastItsStart) {
   const double radius = 0.05, cap = 0.2;
   const Problem p = make_problem("goucb_f1", 5);
   const Objective obj = p.objective(0.01, 2);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 2}, {"budget", 20}, {"trust_region", radius}, {"trust_max", cap}}, p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", cap}}, p.space, p.direction, RunContext{.seed = 2, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   double largest = 0.0;
   for (int i = 0; i < 20; ++i) {
@@ -328,7 +331,7 @@ TEST(GoUcb, RatioRuleNeverGrowsWithoutAnImprovement) {
   const double radius = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 4}, {"budget", 30}, {"trust_region", radius}, {"trust_rule", "ratio"}}, p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_rule", "ratio"}}, p.space, p.direction, RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   int kept_or_grown = 0;
   for (int i = 0; i < 30; ++i) {
@@ -355,7 +358,7 @@ TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
   const double radius = 0.1;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 5);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 5}, {"budget", 20}, {"trust_region", radius}, {"acquisition", "joint"}}, p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"acquisition", "joint"}}, p.space, p.direction, RunContext{.seed = 5, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   for (int i = 0; i < 20; ++i) {
     const bool phase_two = g.in_phase_two();
@@ -374,8 +377,7 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
   const double radius = 0.05;
   const Problem p = make_problem("goucb_f1", 5);
   const Objective obj = p.objective(0.01, 7);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"seed", 7}, {"budget", 20}, {"trust_region", radius}, {"global_candidate", true}},
-                            p.space, p.direction);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"global_candidate", true}}, p.space, p.direction, RunContext{.seed = 7, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   int outside = 0;
   for (int i = 0; i < 20; ++i) {
@@ -398,9 +400,7 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
 
 TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
   const Space s = Space::box(3, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"preset", "paper"}, {"trust_region", 0.3}, {"refit_every", 2},
-                             {"inputs", "centered"}, {"weight_decay", 1.0}, {"beta_schedule", "log"}},
-                            s);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}, {"trust_region", 0.3}, {"refit_every", 2}, {"inputs", "centered"}, {"weight_decay", 1.0}, {"beta_schedule", "log"}}, s, Direction::Maximize, RunContext{.horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   EXPECT_EQ(g.options().trust_region, 0.0);
   EXPECT_EQ(g.options().refit_every, 0u);
@@ -415,8 +415,7 @@ TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
 
 TEST(GoUcb, AutoModelIsAdditiveFromThreeInputsUnlessTheNetworkIsAskedFor) {
   auto chosen = [](std::size_t dim, nlohmann::json spec) {
-    spec["budget"] = 30;
-    auto opt = make_optimizer(spec, Space::box(dim, 0, 1));
+    auto opt = make_optimizer(spec, Space::box(dim, 0, 1), Direction::Maximize, {.horizon = 30});
     const auto& g = dynamic_cast<const GoUcb&>(*opt);
     EXPECT_EQ(g.diagnostics().at("model"), g.options().model);  // Phase I records name the family
     return std::make_pair(g.options().model, g.model().num_params());
@@ -435,7 +434,7 @@ TEST(GoUcb, AutoModelIsAdditiveFromThreeInputsUnlessTheNetworkIsAskedFor) {
 
 TEST(GoUcb, CenteredInputsChainRuleIsExact) {
   const Space s = Space::box(3, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"inputs", "centered"}, {"model", "mlp"}}, s);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"inputs", "centered"}, {"model", "mlp"}}, s, Direction::Maximize, RunContext{.horizon = 30});
   const ParametricModel& m = dynamic_cast<const GoUcb&>(*opt).model();
   const Mlp inner(3, {25}, Activation::Sigmoid);
   Rng rng(4);
@@ -459,7 +458,7 @@ TEST(GoUcb, CenteredInputsChainRuleIsExact) {
 
 TEST(GoUcb, WeightDecayShrinksTheOracleFit) {
   auto norm_after_phase_one = [](double decay) {
-    auto opt = run_steps({{"name", "go-ucb"}, {"seed", 1}, {"budget", 30}, {"weight_decay", decay}}, 5);
+    auto opt = run_steps({{"name", "go-ucb"}, {"weight_decay", decay}}, {.seed = 1, .horizon = 30}, 5);
     const auto& g = dynamic_cast<const GoUcb&>(*opt);
     EXPECT_TRUE(g.in_phase_two());
     return g.current_parameters().norm();
@@ -469,7 +468,7 @@ TEST(GoUcb, WeightDecayShrinksTheOracleFit) {
 
 TEST(GoUcb, BetaScheduleLogGrowsLikeLogT) {
   const Space s = Space::box(2, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"budget", 30}, {"beta", 2.0}, {"beta_schedule", "log"}}, s);
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"beta", 2.0}, {"beta_schedule", "log"}}, s, Direction::Maximize, RunContext{.horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   EXPECT_NEAR(g.beta(1), 2.0, 1e-12);
   EXPECT_NEAR(g.beta(10), 2.0 * (1 + std::log(10.0)), 1e-12);
@@ -492,10 +491,10 @@ class SlippedGradientModel : public Mlp {
 TEST(GoUcb, RejectsAModelWhoseDerivativesDisagreeWithItsValues) {
   const Space space = Space::box(3, 0.0, 1.0);
   GoUcbOptions o;
-  o.budget = 20;
+  const RunContext run{.horizon = 20};
   auto wrong = std::make_shared<SlippedGradientModel>(3, std::vector<std::size_t>{4}, Activation::Sigmoid);
   try {
-    GoUcb opt(space, Direction::Maximize, o, wrong);
+    GoUcb opt(space, Direction::Maximize, o, run, wrong);
     FAIL() << "a model with a wrong gradient_w was accepted";
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
@@ -504,20 +503,20 @@ TEST(GoUcb, RejectsAModelWhoseDerivativesDisagreeWithItsValues) {
     EXPECT_NE(what.find("finite differences"), std::string::npos) << what;
   }
   // The same family with correct derivatives is accepted; the check can be switched off.
-  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, std::make_shared<Mlp>(3, std::vector<std::size_t>{4})));
+  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, run, std::make_shared<Mlp>(3, std::vector<std::size_t>{4})));
   o.check_model = false;
-  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, wrong));
+  EXPECT_NO_THROW(GoUcb(space, Direction::Maximize, o, run, wrong));
 }
 
 TEST(GoUcb, StandardizesForTheBuiltInMlpOnlyUnlessTold) {
   const Space space = Space::box(2, 0.0, 1.0);
   GoUcbOptions o;
-  o.budget = 20;
-  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o).options().standardize);
+  const RunContext run{.horizon = 20};
+  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, run).options().standardize);
   // A given family models the objective's own values (a physics law cannot fit (y - mean) / sd).
   const auto model = std::make_shared<Mlp>(2, std::vector<std::size_t>{3});
-  EXPECT_FALSE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
-  EXPECT_EQ(GoUcb(space, Direction::Maximize, o, model).diagnostics().at("model"), "custom");  // not what auto would build
+  EXPECT_FALSE(*GoUcb(space, Direction::Maximize, o, run, model).options().standardize);
+  EXPECT_EQ(GoUcb(space, Direction::Maximize, o, run, model).diagnostics().at("model"), "custom");  // not what auto would build
   o.standardize = true;
-  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
+  EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, run, model).options().standardize);
 }

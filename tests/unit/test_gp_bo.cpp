@@ -11,7 +11,7 @@
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
@@ -251,7 +251,7 @@ TEST(GpBo, AKnownNoiseSdReplacesTheFittedNoise) {
   const Space space = Space::box(2, 0.0, 1.0);
   auto f = [](const Vector& x) { return 10.0 * (x.array() - 0.3).square().sum() + std::sin(7.0 * x[0]); };
   auto told = [&](const nlohmann::json& noise) {
-    auto opt = make_optimizer({{"name", "gp-ei"}, {"seed", 3}, {"n_init", 12}, {"noise_sd", noise}}, space);
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 12}, {"noise_sd", noise}}, space, Direction::Maximize, RunContext{.seed = 3});
     Rng rng(11);
     for (int k = 0; k < 12; ++k) {
       const Vector x = rng.uniform_vector(2);
@@ -288,7 +288,7 @@ TEST(GpBo, AutoBetaFollowsSrinivasTheorems) {
 
 TEST(GpBo, InitialDesignIsSobolOrUniformThenModelBased) {
   const Space space = Space::box(2, 0.0, 1.0);
-  auto sobol = make_optimizer({{"name", "gp-ei"}, {"n_init", 4}, {"seed", 3}}, space);
+  auto sobol = make_optimizer({{"name", "gp-ei"}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 3});
   std::set<std::pair<double, double>> seen;
   for (int k = 0; k < 7; ++k) {
     const Trial t = sobol->ask();
@@ -296,7 +296,7 @@ TEST(GpBo, InitialDesignIsSobolOrUniformThenModelBased) {
     sobol->tell(t, test_function(t.unit));
   }
   EXPECT_TRUE(dynamic_cast<GpBo&>(*sobol).model().size() == 7);
-  auto uniform = make_optimizer({{"name", "gp-ucb"}, {"n_init", 3}, {"init", "uniform"}, {"seed", 3}}, space);
+  auto uniform = make_optimizer({{"name", "gp-ucb"}, {"n_init", 3}, {"init", "uniform"}}, space, Direction::Maximize, RunContext{.seed = 3});
   for (int k = 0; k < 5; ++k) {
     const Trial t = uniform->ask();
     uniform->tell(t, test_function(t.unit));
@@ -363,7 +363,7 @@ TEST(GpBo, EiSolvesBraninInFortyEvaluations) {
   int solved = 0;
   std::string log;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    auto opt = make_optimizer({{"name", "gp-ei"}, {"seed", seed}, {"raw_samples", 256}}, branin.space, branin.direction);
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 256}}, branin.space, branin.direction, RunContext{.seed = seed});
     RunOptions ro;
     ro.budget = 40;
     const RunSummary s = optimize(*opt, branin.objective(), ro);

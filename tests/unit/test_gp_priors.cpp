@@ -7,7 +7,7 @@
 
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/gp/adam_fit.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
@@ -127,7 +127,7 @@ TEST(GpBoPriors, GammaIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(GpBoOptions{}.prior, "gamma");
   for (const char* prior : {"gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
-      auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"seed", 2}, {"n_init", 4}}, space);
+      auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});
       for (int k = 0; k < 6; ++k) {
         const Trial t = opt->ask();
         opt->tell(t, -(t.unit.array() - 0.3).square().sum());
@@ -142,7 +142,7 @@ TEST(GpBoPriors, GammaIsTheDefaultAndOptionsAreChecked) {
 
 TEST(TurboReference, LatinHypercubeDesignAndReferenceRecipeRun) {
   const Space space = Space::box(4, 0.0, 1.0);
-  auto opt = make_optimizer({{"name", "turbo"}, {"recipe", "reference"}, {"init", "lhs"}, {"n_init", 5}, {"seed", 3}}, space);
+  auto opt = make_optimizer({{"name", "turbo"}, {"recipe", "reference"}, {"init", "lhs"}, {"n_init", 5}}, space, Direction::Maximize, RunContext{.seed = 3});
   std::vector<Trial> design = opt->ask(5);
   // One point per cell of width 1/5 in every coordinate.
   for (Eigen::Index i = 0; i < 4; ++i) {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
 
@@ -16,12 +16,12 @@ std::string error_of(const nlohmann::json& spec) {
 }  // namespace
 
 TEST(Registry, CreatesByNameWithOptions) {
-  auto opt = make_optimizer({{"name", "random"}, {"seed", 3}}, Space::box(2, 0, 1));
+  auto opt = make_optimizer({{"name", "random"}}, Space::box(2, 0, 1), Direction::Maximize, RunContext{.seed = 3});
   EXPECT_EQ(opt->name(), "random");
   EXPECT_EQ(opt->seed(), 3u);
   const nlohmann::json resolved = resolve_options({{"name", "sobol"}});
   EXPECT_EQ(resolved.at("scramble"), true);
-  EXPECT_EQ(resolved.at("seed"), 0);
+  EXPECT_FALSE(resolved.contains("seed"));  // the seed is the run's (RunContext), not an option
 }
 
 TEST(Registry, UnknownNameListsValidOnes) {
@@ -43,6 +43,24 @@ TEST(Registry, WrongTypesAreRejected) {
   EXPECT_NE(error_of({{"name", "sobol"}, {"scramble", "yes"}}).find("scramble"), std::string::npos);
   EXPECT_NE(error_of({{"name", "random"}, {"seed", -1}}).find("seed"), std::string::npos);
   EXPECT_NE(error_of({{"name", "random"}, {"seed", 1.5}}).find("seed"), std::string::npos);
+}
+
+TEST(Registry, SeedAndHorizonArriveInTheRunContext) {
+  auto opt = make_optimizer({{"name", "sequool"}}, Space::box(2, 0, 1), Direction::Maximize, {.seed = 7, .horizon = 30});
+  EXPECT_EQ(opt->seed(), 7u);
+  EXPECT_EQ(opt->horizon(), std::optional<std::size_t>(30));
+  EXPECT_EQ(algorithm_info("go-ucb").horizon, HorizonUse::Required);
+  EXPECT_EQ(algorithm_info("sequool").horizon, HorizonUse::Optional);
+  EXPECT_EQ(algorithm_info("gp-ei").horizon, HorizonUse::Unused);
+  // As option keys they are refused with a message saying where they go.
+  const std::string seed = error_of({{"name", "random"}, {"seed", 3}});
+  EXPECT_NE(seed.find("RunContext::seed"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("--seed"), std::string::npos) << seed;
+  const std::string budget = error_of({{"name", "sequool"}, {"budget", 30}});
+  EXPECT_NE(budget.find("RunContext::horizon"), std::string::npos) << budget;
+  EXPECT_NE(budget.find("--budget"), std::string::npos) << budget;
+  const std::string missing = error_of({{"name", "go-ucb"}});
+  EXPECT_NE(missing.find("go-ucb needs the run's horizon"), std::string::npos) << missing;
 }
 
 TEST(Registry, UserAlgorithmsCanRegister) {

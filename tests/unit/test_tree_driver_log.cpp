@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
 
@@ -15,7 +15,7 @@ namespace {
 // An optimizer whose diagnostics count the calls, to see when the driver asks for them.
 class CountingOptimizer : public Optimizer {
  public:
-  CountingOptimizer() : Optimizer("counting", Space::box(2, -1, 1), Direction::Minimize, 0) {}
+  CountingOptimizer() : Optimizer("counting", Space::box(2, -1, 1), Direction::Minimize, RunContext{}) {}
   nlohmann::json diagnostics() const override {
     ++calls;
     if (history().size() % 2) return nlohmann::json::object();  // empty on odd counts
@@ -46,7 +46,7 @@ Objective failing_sphere() {
 }  // namespace
 
 TEST(TreeDriverLog, RecordsReadBackExactlyAndFailuresKeepTheirMessage) {
-  auto opt = make_optimizer({{"name", "sequool"}, {"budget", 30}}, Space::box(2, -1, 1), Direction::Minimize);
+  auto opt = make_optimizer({{"name", "sequool"}}, Space::box(2, -1, 1), Direction::Minimize, RunContext{.horizon = 30});
   RunOptions ro;
   ro.budget = 30;
   ro.on_failure = FailurePolicy::MarkFailed;

@@ -7,26 +7,18 @@
 #include "optimist/algorithms/tree/hoo.hpp"
 #include "optimist/algorithms/tree/stosoo.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
 
 namespace {
 
-nlohmann::json with_budget(nlohmann::json spec, std::uint64_t budget) {
-  for (const auto& o : algorithm_info(spec["name"]).options)
-    if (o.key == "budget") spec["budget"] = budget;
-  return spec;
-}
-
 double mean_garland_regret(const nlohmann::json& spec, std::uint64_t budget, double noise, int seeds) {
   const Problem p = make_problem("garland");
   double total = 0.0;
   for (int s = 1; s <= seeds; ++s) {
-    nlohmann::json sp = with_budget(spec, budget);
-    sp["seed"] = s;
-    auto opt = make_optimizer(sp, p.space, p.direction);
+    auto opt = make_optimizer(spec, p.space, p.direction, {.seed = static_cast<std::uint64_t>(s), .horizon = budget});
     RunOptions ro;
     ro.budget = budget;
     optimize(*opt, p.objective(noise, s + 1000), ro);
@@ -65,7 +57,7 @@ TEST(TreeNoisy, BudgetsAreUsedExactly) {
   const Problem p = make_problem("garland");
   for (const char* name : {"stosoo", "hoo", "poo"})
     for (std::uint64_t n : {1u, 7u, 100u, 1234u}) {
-      auto opt = make_optimizer(with_budget({{"name", name}, {"seed", 2}}, n), p.space, p.direction);
+      auto opt = make_optimizer({{"name", name}}, p.space, p.direction, {.seed = 2, .horizon = n});
       RunOptions ro;
       ro.budget = n;
       const RunSummary r = optimize(*opt, p.objective(0.1, 3), ro);
@@ -79,9 +71,7 @@ TEST(TreeNoisy, BudgetsAreUsedExactly) {
 
 TEST(TreeNoisy, StoSooParametersFollowThePaper) {
   const Problem p = make_problem("garland");
-  TreeOptions o;
-  o.budget = 5000;
-  StoSoo s(p.space, p.direction, o, 0, 0, 0.0);
+  StoSoo s(p.space, p.direction, TreeOptions{}, {.horizon = 5000}, 0, 0, 0.0);
   const double ln_n = std::log(5000.0);
   EXPECT_EQ(s.k(), static_cast<std::uint32_t>(5000.0 / (ln_n * ln_n * ln_n)));  // k = n / ln^3 n = 7
   EXPECT_EQ(s.h_max(), static_cast<std::uint32_t>(std::sqrt(5000.0 / s.k())));   // sqrt(n/k) = 26
@@ -93,9 +83,8 @@ TEST(TreeNoisy, HooStatisticsEqualARecomputationFromScratch) {
   for (std::uint64_t budget : {3000u, 0u}) {  // fixed horizon; anytime (horizon doublings 64 .. 4096)
     for (unsigned k : {2u, 3u}) {
       TreeOptions o;
-      o.budget = budget;
       o.children = k;
-      Hoo hoo(p.space, p.direction, o, 1.0, 0.7, 0, Hoo::Output::MostPlayed);
+      Hoo hoo(p.space, p.direction, o, {.horizon = budget}, 1.0, 0.7, 0, Hoo::Output::MostPlayed);
       const auto told = drive(hoo, 3000, 0.1);
       const HooTree& t = hoo.hoo_tree();
       EXPECT_EQ(t.pulls(), 3000u);
@@ -114,7 +103,7 @@ TEST(TreeNoisy, PooInstancesStatisticsEqualARecomputationFromScratch) {
   // Noise-free garland values: the reward of each pull is f at the pulled cell's center.
   const Problem p = make_problem("garland");
   TreeOptions o;
-  Poo poo(p.space, p.direction, o, 1.0, 0.9, Hoo::Output::MostPlayed);
+  Poo poo(p.space, p.direction, o, {}, 1.0, 0.9, Hoo::Output::MostPlayed);
   drive(poo, 4000, 0.0);
   std::uint64_t pulls = 0;
   ASSERT_GE(poo.instances().size(), 8u);

@@ -7,7 +7,7 @@
 
 #include "optimist/algorithms/tree/tree_search.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
@@ -15,12 +15,9 @@ using namespace optimist;
 namespace {
 
 // Runs `spec` on garland (maximize) with the given noise and returns the simple regret of recommend().
-double garland_regret(nlohmann::json spec, std::uint64_t budget, double noise, std::uint64_t seed) {
+double garland_regret(const nlohmann::json& spec, std::uint64_t budget, double noise, std::uint64_t seed) {
   const Problem p = make_problem("garland");
-  spec["seed"] = seed;
-  for (const auto& o : algorithm_info(spec["name"]).options)
-    if (o.key == "budget") spec["budget"] = budget;
-  auto opt = make_optimizer(spec, p.space, p.direction);
+  auto opt = make_optimizer(spec, p.space, p.direction, {.seed = seed, .horizon = budget});
   RunOptions ro;
   ro.budget = budget;
   optimize(*opt, p.objective(noise, seed + 1000), ro);
@@ -32,8 +29,7 @@ std::unique_ptr<Alg> run_direct(std::uint64_t budget, unsigned k, std::uint64_t 
   const Problem p = make_problem("garland");
   TreeOptions o;
   o.children = k;
-  o.budget = budget;
-  auto opt = std::make_unique<Alg>(p.space, p.direction, o);
+  auto opt = std::make_unique<Alg>(p.space, p.direction, o, RunContext{.horizon = budget});
   Objective obj = p.objective(noise, 3);
   for (std::uint64_t t = 0; t < steps; ++t) {
     Trial tr = opt->ask();
@@ -131,9 +127,7 @@ TEST(TreeSequOOL, AutoRepeatsDetectNoiseFromTheRepeatedRootValue) {
   EXPECT_EQ(noisy->partition().size(), (n - 2) / SequOOL::kNoisyRepeats + 1);
   // Fixed p: no pilot.
   const Problem p = make_problem("garland");
-  TreeOptions o;
-  o.budget = n;
-  SequOOL fixed(p.space, p.direction, o, SequOOL::Output::LowerConfidence, 1);
+  SequOOL fixed(p.space, p.direction, TreeOptions{}, {.horizon = n}, SequOOL::Output::LowerConfidence, 1);
   Objective obj = p.objective(0.1, 3);
   for (std::uint64_t t = 0; t < n; ++t) {
     Trial tr = fixed.ask();
@@ -160,7 +154,7 @@ TEST(TreeSequOOL, RepeatsEvaluateEveryCellPTimesWithinTheExactBudget) {
   // the first cell, so exactly n evaluations.
   const Problem p = make_problem("garland");
   for (const std::uint64_t n : {1u, 2u, 1000u, 1001u}) {
-    auto opt = make_optimizer({{"name", "sequool"}, {"budget", n}, {"repeats", 3}}, p.space, p.direction);
+    auto opt = make_optimizer({{"name", "sequool"}, {"repeats", 3}}, p.space, p.direction, RunContext{.horizon = n});
     RunOptions ro;
     ro.budget = n;
     optimize(*opt, p.objective(0.1, 7), ro);
@@ -286,15 +280,16 @@ TEST(TreeReplay, FreshOptimizerFedTheSameTellsAsksTheSameNextPointForEveryOption
   for (std::string name : {"sequool", "stroquool", "soo", "uniform-grid"})
     for (unsigned k : {2u, 3u})
       for (std::string rep : {"center", "random"}) {
-        nlohmann::json spec = {{"name", name}, {"seed", 4}, {"children", k}, {"representative", rep}};
-        if (name == "sequool" || name == "stroquool") spec["budget"] = 300;
-        auto a = make_optimizer(spec, p.space, p.direction);
+        const nlohmann::json spec = {{"name", name}, {"children", k}, {"representative", rep}};
+        RunContext run{.seed = 4};
+        if (name == "sequool" || name == "stroquool") run.horizon = 300;
+        auto a = make_optimizer(spec, p.space, p.direction, run);
         Objective obj = p.objective(0.1, 9);
         for (int t = 0; t < 120; ++t) {
           Trial tr = a->ask();
           a->tell(tr, obj.function(tr.x));
         }
-        auto b = make_optimizer(spec, p.space, p.direction);
+        auto b = make_optimizer(spec, p.space, p.direction, run);
         for (const auto& o : a->history()) b->tell(o.trial.x, o.value);
         EXPECT_EQ(a->ask().x, b->ask().x) << spec.dump();
         EXPECT_EQ(a->recommend(), b->recommend()) << spec.dump();

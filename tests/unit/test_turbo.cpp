@@ -6,7 +6,7 @@
 
 #include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/core/driver.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
@@ -57,8 +57,7 @@ namespace {
 double bowl(const Vector& x) { return -(x.array() - 0.3).square().sum(); }
 
 std::unique_ptr<Optimizer> small_turbo(std::size_t failure_tolerance, std::uint64_t seed = 1) {
-  return make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 4}, {"failure_tolerance", failure_tolerance}, {"n_candidates", 200}},
-                        Space::box(2, 0.0, 1.0));
+  return make_optimizer({{"name", "turbo"}, {"n_init", 4}, {"failure_tolerance", failure_tolerance}, {"n_candidates", 200}}, Space::box(2, 0.0, 1.0), Direction::Maximize, RunContext{.seed = seed});
 }
 
 }  // namespace
@@ -121,8 +120,7 @@ TEST(Turbo, StateIsAFunctionOfTheToldHistory) {
 }
 
 TEST(Turbo, CandidatesStayInTheLengthscaleWeightedRegion) {
-  auto opt = make_optimizer({{"name", "turbo"}, {"seed", 2}, {"n_init", 6}, {"failure_tolerance", 1}, {"n_candidates", 300}},
-                            Space::box(3, 0.0, 1.0));
+  auto opt = make_optimizer({{"name", "turbo"}, {"n_init", 6}, {"failure_tolerance", 1}, {"n_candidates", 300}}, Space::box(3, 0.0, 1.0), Direction::Maximize, RunContext{.seed = 2});
   auto& turbo = dynamic_cast<Turbo&>(*opt);
   for (int k = 0; k < 9; ++k) {
     const Trial t = opt->ask();
@@ -228,7 +226,7 @@ TEST(Turbo, ImprovesOnASmoothProblem) {
   const Problem p = make_problem("hartmann6");
   int good = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    auto opt = make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 10}}, p.space, p.direction);
+    auto opt = make_optimizer({{"name", "turbo"}, {"n_init", 10}}, p.space, p.direction, RunContext{.seed = seed});
     RunOptions ro;
     ro.budget = 60;
     const RunSummary s = optimize(*opt, p.objective(), ro);
@@ -242,9 +240,9 @@ TEST(Turbo, ImprovesOnASmoothProblem) {
 namespace {
 
 std::unique_ptr<Optimizer> small_turbo_m(std::size_t m, std::uint64_t seed, nlohmann::json extra = nlohmann::json::object()) {
-  nlohmann::json spec = {{"name", "turbo"}, {"seed", seed}, {"n_init", 4}, {"n_candidates", 200}, {"trust_regions", m}};
+  nlohmann::json spec = {{"name", "turbo"}, {"n_init", 4}, {"n_candidates", 200}, {"trust_regions", m}};
   spec.update(extra);
-  return make_optimizer(spec, Space::box(2, 0.0, 1.0));
+  return make_optimizer(spec, Space::box(2, 0.0, 1.0), Direction::Maximize, {.seed = seed});
 }
 
 std::size_t total_run_size(const Turbo& t) {
@@ -330,7 +328,7 @@ TEST(TurboM, FindsHartmann6sOptimum) {
   const Problem p = make_problem("hartmann6");
   int good = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    auto opt = make_optimizer({{"name", "turbo"}, {"seed", seed}, {"n_init", 8}, {"trust_regions", 2}}, p.space, p.direction);
+    auto opt = make_optimizer({{"name", "turbo"}, {"n_init", 8}, {"trust_regions", 2}}, p.space, p.direction, RunContext{.seed = seed});
     RunOptions ro;
     ro.budget = 60;
     const RunSummary s = optimize(*opt, p.objective(), ro);

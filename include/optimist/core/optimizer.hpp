@@ -14,6 +14,18 @@
 
 namespace optimist {
 
+/// What an optimizer learns from the run it serves, once, at construction: the seed and the horizon
+/// are properties of the run, not options of an algorithm (docs/architecture.md, "Creating an
+/// optimizer").
+struct RunContext {
+  /// Every random stream of the algorithm derives from it (rng_for_ask, design, fits).
+  std::uint64_t seed = 0;
+  /// The total number of evaluations the run plans (its budget), for algorithms that plan with it
+  /// (GO-UCB's Phase I length, SequOOL's schedule, HOO's log term); unset: an anytime run.
+  /// (The explicit initializer lets `RunContext{.seed = 3}` compile without -Wextra's warning.)
+  std::optional<std::size_t> horizon = std::nullopt;
+};
+
 /// A point handed out by ask(): the unit-cube point the algorithm chose and its user form.
 struct Trial {
   std::uint64_t id = 0;  ///< 0-based, in order of asks (external tells get the next id too)
@@ -37,13 +49,13 @@ struct Observation {
 ///  - Values are told in the objective's direction (given at construction); internally every
 ///    algorithm maximizes direction_sign * value.
 ///  - Pending trials (asked, not yet told) are allowed; ask() may be called again before tell().
-///  - Determinism: the optimizer is a deterministic function of (options, seed, told history).
+///  - Determinism: the optimizer is a deterministic function of (options, context, told history).
 ///    Randomness for an ask comes from rng_for_ask(), seeded by (seed, number of told + pending
 ///    trials), so a fresh optimizer fed the same tells asks the same next point.
 ///  - recommend() is the algorithm's own answer (default: best observed point).
 class Optimizer {
  public:
-  Optimizer(std::string name, Space space, Direction direction, std::uint64_t seed);
+  Optimizer(std::string name, Space space, Direction direction, const RunContext& context);
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
@@ -51,7 +63,10 @@ class Optimizer {
   const std::string& name() const { return name_; }
   const Space& space() const { return space_; }
   Direction direction() const { return direction_; }
-  std::uint64_t seed() const { return seed_; }
+  std::uint64_t seed() const { return context_.seed; }
+  /// The run's planned number of evaluations, if it has one (RunContext::horizon).
+  std::optional<std::size_t> horizon() const { return context_.horizon; }
+  const RunContext& context() const { return context_; }
 
   /// The next point to evaluate.
   Trial ask();
@@ -116,7 +131,7 @@ class Optimizer {
   std::string name_;
   Space space_;
   Direction direction_;
-  std::uint64_t seed_;
+  RunContext context_;
   std::uint64_t next_id_ = 0;
   std::vector<Observation> history_;
   std::vector<Trial> pending_;

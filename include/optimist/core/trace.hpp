@@ -16,7 +16,7 @@ namespace optimist {
 /// The first line of a trace.
 struct TraceMeta {
   std::string algorithm;
-  nlohmann::json options = nlohmann::json::object();  ///< resolved algorithm options
+  nlohmann::json options = nlohmann::json::object();  ///< resolved algorithm options (with "name")
   std::string problem;
   std::size_t dim = 0;
   std::uint64_t seed = 0;
@@ -24,6 +24,9 @@ struct TraceMeta {
   Direction direction = Direction::Maximize;
   std::optional<double> f_star;
   std::size_t budget = 0;
+  /// The horizon the optimizer was created with (RunContext::horizon); unset: none (an anytime run),
+  /// or a trace written before it was recorded (see recorded_run in experiment/run_setup.hpp).
+  std::optional<std::size_t> horizon;
   nlohmann::json space;  ///< Space::to_json()
   /// Driver settings besides the budget that shaped the run (time_limit_s, target, batch,
   /// on_failure); empty when unknown (traces written before it existed).

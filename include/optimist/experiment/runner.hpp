@@ -11,9 +11,6 @@
 
 namespace optimist::experiment {
 
-/// The noise stream of a run's seed, the same as `optimist run` ("noise" in ASCII).
-inline constexpr std::uint64_t kNoiseStream = 0x6e6f697365;
-
 /// One run of a sweep.
 struct SweepRun {
   const SweepProblem* problem = nullptr;

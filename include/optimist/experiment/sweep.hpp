@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "optimist/experiment/run_setup.hpp"
+
 namespace optimist::experiment {
 
 /// One algorithm of a sweep: a registry name with options.
@@ -61,9 +63,9 @@ SweepSpec parse_sweep(const nlohmann::json& j, const std::string& source);
 /// have, every dimension a problem does not allow and every invalid algorithm option.
 void check_available(const SweepSpec& spec);
 
-/// The options given to make_optimizer for one run: the sweep's options, name, seed, and the
-/// budget for algorithms that plan with it (as `optimist run --budget` does).
-nlohmann::json optimizer_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed);
+/// One run of the sweep as `optimist run` would make it: the algorithm's options, the seed, the
+/// problem's noise and budget (the horizon of the algorithms that plan with one).
+RunSpec run_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed);
 
 /// The built-in presets.
 struct Preset {

@@ -22,12 +22,13 @@ void check_batch_ratio(double c) {
 }
 }  // namespace
 
-Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options)
-    : Bkb("bbkb", space, direction, options) {
+Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context)
+    : Bkb("bbkb", space, direction, options, context) {
   check_batch_ratio(opt_.batch_ratio);
 }
-Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms)
-    : Bkb("bbkb", space, direction, options, user_arms) {
+Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+           const RunContext& context)
+    : Bkb("bbkb", space, direction, options, user_arms, context) {
   check_batch_ratio(opt_.batch_ratio);
 }
 
@@ -166,8 +167,8 @@ AlgorithmInfo bbkb_info() {
   std::erase_if(info.options, [](const OptionSpec& s) { return s.key == "mode" || s.key == "continuous_starts"; });
   info.options.push_back({"batch_ratio", ArmBanditOptions{}.batch_ratio,
                           "C~ > 1: a batch goes on while 1 + the sum of its points' batch-start variances <= C~", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<Bbkb>(space, direction, arm_bandit_options(v, true));
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<Bbkb>(space, direction, arm_bandit_options(v, true), context);
   };
   return info;
 }

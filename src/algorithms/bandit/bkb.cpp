@@ -80,18 +80,19 @@ double bkb_theory_qbar(double eps, double delta, std::size_t horizon) {
 
 // ---------------------------------------------------------------- ArmBandit
 
-ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options)
-    : Optimizer(std::move(name), space, direction, options.seed), kernel_(make_kernel(space, options)), opt_(options) {
+ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+                     const RunContext& context)
+    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options)), opt_(options) {
   validate(opt_, this->name() != "gp-ucb-arms");
   if (!opt_.arms_file.empty())
     init(space, read_arms_file(space, opt_.arms_file));
   else
-    init(space, generate_arms(space, parse_arm_set(opt_.arm_set), opt_.arms, opt_.seed));
+    init(space, generate_arms(space, parse_arm_set(opt_.arm_set), opt_.arms, seed()));
 }
 
 ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
-                     const Matrix& user_arms)
-    : Optimizer(std::move(name), space, direction, options.seed), kernel_(make_kernel(space, options)), opt_(options) {
+                     const Matrix& user_arms, const RunContext& context)
+    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options)), opt_(options) {
   validate(opt_, this->name() != "gp-ucb-arms");
   init(space, arms_from_user_points(space, user_arms));
 }
@@ -205,15 +206,17 @@ nlohmann::json ArmBandit::diagnostics() const {
 
 // ---------------------------------------------------------------- BKB
 
-Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options)
-    : Bkb("bkb", space, direction, options) {}
-Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms)
-    : Bkb("bkb", space, direction, options, user_arms) {}
-Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options)
-    : ArmBandit(std::move(name), space, direction, options) {}
+Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context)
+    : Bkb("bkb", space, direction, options, context) {}
+Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+         const RunContext& context)
+    : Bkb("bkb", space, direction, options, user_arms, context) {}
 Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
-         const Matrix& user_arms)
-    : ArmBandit(std::move(name), space, direction, options, user_arms) {}
+         const RunContext& context)
+    : ArmBandit(std::move(name), space, direction, options, context) {}
+Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+         const Matrix& user_arms, const RunContext& context)
+    : ArmBandit(std::move(name), space, direction, options, user_arms, context) {}
 
 Bkb::Embedding Bkb::embed() const {
   // z(x) = (K_S^1/2)^+ k_S(x) = Lambda_r^-1/2 Q_r^T k_S(x) for K_S = Q Lambda Q^T, keeping the
@@ -311,10 +314,12 @@ nlohmann::json Bkb::diagnostics() const {
 
 // ---------------------------------------------------------------- exact GP-UCB on arms
 
-GpUcbArms::GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options)
-    : ArmBandit("gp-ucb-arms", space, direction, options) {}
-GpUcbArms::GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms)
-    : ArmBandit("gp-ucb-arms", space, direction, options, user_arms) {}
+GpUcbArms::GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options,
+                     const RunContext& context)
+    : ArmBandit("gp-ucb-arms", space, direction, options, context) {}
+GpUcbArms::GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+                     const RunContext& context)
+    : ArmBandit("gp-ucb-arms", space, direction, options, user_arms, context) {}
 
 void GpUcbArms::posterior(Vector& mean, Vector& variance) const {
   const Eigen::Index n = arms_.cols();
@@ -374,7 +379,6 @@ std::vector<OptionSpec> arm_bandit_option_specs(bool bkb_only) {
 
 ArmBanditOptions arm_bandit_options(const OptionValues& v, bool bkb_only) {
   ArmBanditOptions o;
-  o.seed = v.seed();
   o.arms = v.get<std::size_t>("arms");
   o.arm_set = v.get<std::string>("arm_set");
   o.arms_file = v.get<std::string>("arms_file");
@@ -405,8 +409,8 @@ AlgorithmInfo bkb_info() {
   info.summary = "BKB: GP-UCB on a finite arm set with an adaptively sampled Nystrom dictionary (Calandriello et al., COLT 2019)";
   info.batch = false;
   info.options = arm_bandit_option_specs(true);
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<Bkb>(space, direction, arm_bandit_options(v, true));
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<Bkb>(space, direction, arm_bandit_options(v, true), context);
   };
   return info;
 }
@@ -418,8 +422,8 @@ AlgorithmInfo gp_ucb_arms_info() {
   info.summary = "exact GP-UCB on a finite arm set, fixed kernel (the reference of BKB)";
   info.batch = false;
   info.options = arm_bandit_option_specs(false);
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<GpUcbArms>(space, direction, arm_bandit_options(v, false));
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<GpUcbArms>(space, direction, arm_bandit_options(v, false), context);
   };
   return info;
 }

@@ -72,11 +72,11 @@ void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
 
 std::size_t GpBo::default_n_init(std::size_t dim) { return std::max<std::size_t>(2, std::min<std::size_t>(dim + 1, 10)); }
 
-GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options)
-    : Optimizer("gp-" + options.acquisition, space, direction, options.seed),
+GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const RunContext& context)
+    : Optimizer("gp-" + options.acquisition, space, direction, context),
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
-      sobol_(space.dim(), true, derive_seed(options_.seed, kDesignStream)),
+      sobol_(space.dim(), true, derive_seed(context.seed, kDesignStream)),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_)) {
   const std::string& a = options_.acquisition;
   if (a != "ucb" && a != "ei" && a != "pi")
@@ -150,7 +150,7 @@ void GpBo::sync() const {
     // Warm start from the last hyperparameters; the seed depends only on the number of
     // observations, so a replayed history runs the same chain of fits (determinism and replay).
     // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
-    Rng rng(derive_seed(derive_seed(options_.seed, kFitStream), n));
+    Rng rng(derive_seed(derive_seed(seed(), kFitStream), n));
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
     fit_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
@@ -212,7 +212,7 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   auto as_told = [&](const Vector& u) { return space().to_unit(space().to_user(space().snap_unit(u))); };
   if (!fitted_) {
     // Only when the design is not complete (a batch reaching past it, or failed design points).
-    Rng fit_rng(derive_seed(derive_seed(options_.seed, kFitStream), n_successful()));
+    Rng fit_rng(derive_seed(derive_seed(seed(), kFitStream), n_successful()));
     fit_model(writable(), true, fit_rng);
   }
   for (const Trial& t : pending()) fantasize(space().to_unit(t.x));

@@ -38,7 +38,6 @@ std::optional<double> number_or_keyword(const OptionValues& v, const std::string
 
 GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   GpBoOptions o;
-  o.seed = v.seed();
   o.acquisition = acquisition;
   o.kernel = v.get<std::string>("kernel");
   o.prior = v.get<std::string>("prior");
@@ -70,7 +69,7 @@ AlgorithmInfo gp_bo_info(const std::string& acquisition, const std::string& summ
   } else {
     info.options.push_back({"xi", d.xi, "improvement threshold: improvement over best + xi", {}});
   }
-  info.create = [acquisition](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [acquisition](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     GpBoOptions o = read_gp_bo(v, acquisition);
     if (acquisition == "ucb") {
       o.beta = number_or_keyword(v, "beta", "auto", "gp-ucb");
@@ -78,7 +77,7 @@ AlgorithmInfo gp_bo_info(const std::string& acquisition, const std::string& summ
     } else {
       o.xi = v.get<double>("xi");
     }
-    return std::make_unique<GpBo>(space, direction, o);
+    return std::make_unique<GpBo>(space, direction, o, context);
   };
   return info;
 }
@@ -123,10 +122,9 @@ AlgorithmInfo turbo_info() {
       {"success_tolerance", d.success_tolerance, "consecutive successes before L doubles", {}},
       {"failure_tolerance", d.failure_tolerance, "consecutive failures before L halves; 0: ceil(max(4/q, d/q))", {}},
   };
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     TurboOptions o;
-    o.seed = v.seed();
-    o.kernel = v.get<std::string>("kernel");
+      o.kernel = v.get<std::string>("kernel");
     o.n_init = v.get<std::size_t>("n_init");
     o.init = v.get<std::string>("init");
     o.recipe = v.get<std::string>("recipe");
@@ -141,7 +139,7 @@ AlgorithmInfo turbo_info() {
     o.length_max = v.get<double>("length_max");
     o.success_tolerance = v.get<std::size_t>("success_tolerance");
     o.failure_tolerance = v.get<std::size_t>("failure_tolerance");
-    return std::make_unique<Turbo>(space, direction, o);
+    return std::make_unique<Turbo>(space, direction, o, context);
   };
   return info;
 }

@@ -97,8 +97,8 @@ void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
   gp = std::move(fresh);
 }
 
-Turbo::Turbo(const Space& space, Direction direction, TurboOptions options)
-    : Optimizer("turbo", space, direction, options.seed),
+Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, const RunContext& context)
+    : Optimizer("turbo", space, direction, context),
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : std::clamp<std::size_t>(2 * space.dim(), 2, 50)),
       n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)) {
@@ -158,7 +158,7 @@ void Turbo::sync(const Region& region) const {
     if (!p.fit) continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).
-    Rng rng(derive_seed(derive_seed(options_.seed, kFitStream), p.stream));
+    Rng rng(derive_seed(derive_seed(seed(), kFitStream), p.stream));
     const auto n = static_cast<std::size_t>(region.gp.size());
     const bool thorough = region.last_thorough_fit == 0 || n >= 2 * region.last_thorough_fit;
     fit_run_model(region.gp, thorough, rng);
@@ -290,7 +290,7 @@ Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
   if (options_.init == "lhs" && index < n_init_) {
     // The run's Latin hypercube (reference utils.py: shuffled cell centres plus a uniform shift
     // within the cell), drawn from a stream of the run: every ask recomputes it and takes its row.
-    Rng lhs_rng(derive_seed(derive_seed(options_.seed, stream + 1), g.tr.restarts));
+    Rng lhs_rng(derive_seed(derive_seed(seed(), stream + 1), g.tr.restarts));
     const auto d = static_cast<Eigen::Index>(space().dim());
     const auto m = static_cast<Eigen::Index>(n_init_);
     Matrix lhs(d, m);
@@ -303,7 +303,7 @@ Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
     }
     return lhs.col(static_cast<Eigen::Index>(index));
   }
-  const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(options_.seed, stream), g.tr.restarts));
+  const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(seed(), stream), g.tr.restarts));
   return sobol.point(index);
 }
 
@@ -339,7 +339,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
       if (g.y.size() == 0) continue;
       GaussianProcess gp = g.gp;
       if (!g.fitted) {
-        Rng fit_rng(derive_seed(derive_seed(options_.seed, kFitStream), history().size()));
+        Rng fit_rng(derive_seed(derive_seed(seed(), kFitStream), history().size()));
         fit_run_model(gp, true, fit_rng);
       }
       auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };

@@ -68,8 +68,10 @@ std::size_t GoUcb::default_n_init(std::size_t budget) {
   return n;
 }
 
-GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model)
-    : Optimizer(variant_name(options.variant), space, direction, options.seed), options_(std::move(options)), model_(std::move(model)) {
+GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
+             std::shared_ptr<const ParametricModel> model)
+    : Optimizer(variant_name(options.variant), space, direction, context), options_(std::move(options)), model_(std::move(model)) {
+  const std::size_t budget = required_horizon(name(), context);
   if (options_.preset == "paper") {  // Algorithm 1 as stated: no deviation
     options_.inputs = "unit";
     options_.weight_decay = 0.0;
@@ -81,7 +83,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
   const bool user_model = model_ != nullptr;
   if (options_.model == "auto") options_.model = user_model ? "custom" : auto_model(space.dim(), options_);
   const GoUcbOptions& o = options_;
-  if (o.budget < 2) throw InvalidArgument(name() + ": option 'budget' (the total number of evaluations) must be >= 2, got " + std::to_string(o.budget));
+  if (budget < 2) throw InvalidArgument(name() + ": the horizon (the total number of evaluations N, --budget) must be >= 2, got " + std::to_string(budget));
   if (o.inputs != "unit" && o.inputs != "centered") throw InvalidArgument(name() + ": option 'inputs' must be unit or centered, got '" + o.inputs + "'");
   if (o.beta_schedule != "constant" && o.beta_schedule != "log")
     throw InvalidArgument(name() + ": option 'beta_schedule' must be constant or log, got '" + o.beta_schedule + "'");
@@ -121,11 +123,11 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, std:
     }
   }
   if (o.variant == "exploration-first" && o.n_init == 0)
-    n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(o.budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
+    n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
   else
-    n_init_ = o.n_init ? o.n_init : default_n_init(o.budget);
-  if (n_init_ >= o.budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(o.budget));
-  horizon_ = o.budget - n_init_;
+    n_init_ = o.n_init ? o.n_init : default_n_init(budget);
+  if (n_init_ >= budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(budget));
+  horizon_ = budget - n_init_;
   if (o.init != "uniform" && o.init != "sobol") throw InvalidArgument(name() + ": option 'init' must be uniform or sobol, got '" + o.init + "'");
   if (o.acquisition != "linearized" && o.acquisition != "joint")
     throw InvalidArgument(name() + ": option 'acquisition' must be linearized or joint, got '" + o.acquisition + "'");

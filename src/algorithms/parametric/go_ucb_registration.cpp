@@ -7,7 +7,6 @@ namespace {
 
 std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
   return {
-      {"budget", d.budget, "total number of evaluations N (required; the CLI passes --budget)", {}},
       {"n_init", d.n_init, "Phase I length n; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)", {}},
       {"init", d.init, "Phase I design", {"uniform", "sobol"}},
       {"model", d.model,
@@ -38,8 +37,6 @@ std::vector<OptionSpec> common_options(const GoUcbOptions& d) {
 GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   GoUcbOptions o;
   o.variant = variant;
-  o.seed = v.seed();
-  o.budget = v.get<std::size_t>("budget");
   o.n_init = v.get<std::size_t>("n_init");
   o.init = v.get<std::string>("init");
   o.hidden = v.json().at("hidden").get<std::vector<std::size_t>>();
@@ -82,6 +79,8 @@ AlgorithmInfo go_ucb_info() {
   AlgorithmInfo info;
   info.name = "go-ucb";
   info.family = "parametric";
+  info.horizon = HorizonUse::Required;
+  info.horizon_help = "N = n + T, the total number of evaluations: sets the Phase I length n (and T)";
   info.summary = "GO-UCB (Liu & Wang, ICML 2023): fit f_w, explore optimistically in a gradient-shaped ellipsoid over w";
   info.options = common_options(d);
   info.options.push_back({"preset", d.preset, "'paper': lambda = sqrt(T) log^2 T and beta_t = d_w^3 F^4 t/T (appendix D.1)", {"default", "paper"}});
@@ -102,7 +101,7 @@ AlgorithmInfo go_ucb_info() {
                           "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)", {"success", "ratio"}});
   info.options.push_back({"global_candidate", d.global_candidate,
                           "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     GoUcbOptions o = read_common(v, "go-ucb");
     o.preset = v.get<std::string>("preset");
     o.lambda = v.get<double>("lambda");
@@ -117,7 +116,7 @@ AlgorithmInfo go_ucb_info() {
     o.trust_max = v.get<double>("trust_max");
     o.trust_rule = v.get<std::string>("trust_rule");
     o.global_candidate = v.get<bool>("global_candidate");
-    return std::make_unique<GoUcb>(space, direction, o);
+    return std::make_unique<GoUcb>(space, direction, o, context);
   };
   return info;
 }
@@ -127,15 +126,17 @@ AlgorithmInfo go_ucb_workshop_info() {
   AlgorithmInfo info;
   info.name = "go-ucb-workshop";
   info.family = "parametric";
+  info.horizon = HorizonUse::Required;
+  info.horizon_help = "N = n + T, the total number of evaluations: sets the Phase I length n (and T)";
   info.summary = "GO-UCB workshop version: re-fit each round, bonus sigma ||grad_w f||_2 sqrt(U/t) + U/t";
   info.options = common_options(d);
   info.options.push_back({"sigma", d.workshop_sigma, "noise scale sigma of the bonus", {}});
   info.options.push_back({"u", d.workshop_u, "constant U of the bonus (workshop section 4: 10)", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     GoUcbOptions o = read_common(v, "workshop");
     o.workshop_sigma = v.get<double>("sigma");
     o.workshop_u = v.get<double>("u");
-    return std::make_unique<GoUcb>(space, direction, o);
+    return std::make_unique<GoUcb>(space, direction, o, context);
   };
   return info;
 }
@@ -145,11 +146,13 @@ AlgorithmInfo exploration_first_info() {
   AlgorithmInfo info;
   info.name = "exploration-first";
   info.family = "parametric";
+  info.horizon = HorizonUse::Required;
+  info.horizon_help = "N = n + T, the total number of evaluations: sets the Phase I length n (and T)";
   info.summary = "explore uniformly for n = ceil(N^(2/3)) steps, fit w once, then exploit (workshop Lemma 15)";
   info.options = common_options(d);
-  info.options[1].help = "Phase I length n; 0: ceil(N^(2/3)) (Lemma 15)";
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<GoUcb>(space, direction, read_common(v, "exploration-first"));
+  info.options[0].help = "Phase I length n; 0: ceil(N^(2/3)) (Lemma 15)";
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<GoUcb>(space, direction, read_common(v, "exploration-first"), context);
   };
   return info;
 }

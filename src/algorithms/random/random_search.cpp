@@ -2,8 +2,8 @@
 
 namespace optimist {
 
-RandomSearch::RandomSearch(const Space& space, Direction direction, const Options& options)
-    : Optimizer("random", space, direction, options.seed) {}
+RandomSearch::RandomSearch(const Space& space, Direction direction, const RunContext& context)
+    : Optimizer("random", space, direction, context) {}
 
 std::vector<Vector> RandomSearch::propose(std::size_t n) {
   Rng rng = rng_for_ask();
@@ -18,8 +18,8 @@ AlgorithmInfo random_search_info() {
   info.family = "baseline";
   info.summary = "uniform random search over the unit cube of the space";
   info.batch = true;
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<RandomSearch>(space, direction, RandomSearch::Options{v.seed()});
+  info.create = [](const Space& space, Direction direction, const OptionValues&, const RunContext& context) {
+    return std::make_unique<RandomSearch>(space, direction, context);
   };
   return info;
 }

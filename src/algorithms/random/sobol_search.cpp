@@ -2,8 +2,8 @@
 
 namespace optimist {
 
-SobolSearch::SobolSearch(const Space& space, Direction direction, const Options& options)
-    : Optimizer("sobol", space, direction, options.seed), sequence_(space.dim(), options.scramble, options.seed) {}
+SobolSearch::SobolSearch(const Space& space, Direction direction, const Options& options, const RunContext& context)
+    : Optimizer("sobol", space, direction, context), sequence_(space.dim(), options.scramble, context.seed) {}
 
 std::vector<Vector> SobolSearch::propose(std::size_t n) {
   const std::uint64_t first = history().size() + pending().size();
@@ -20,8 +20,8 @@ AlgorithmInfo sobol_search_info() {
   info.summary = "scrambled Sobol quasi-random sequence (space-filling design)";
   info.batch = true;
   info.options = {{"scramble", defaults.scramble, "linear matrix scramble and digital shift (false: plain Sobol, starts at the origin)", {}}};
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<SobolSearch>(space, direction, SobolSearch::Options{v.seed(), v.get<bool>("scramble")});
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<SobolSearch>(space, direction, SobolSearch::Options{v.get<bool>("scramble")}, context);
   };
   return info;
 }

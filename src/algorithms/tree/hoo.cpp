@@ -10,8 +10,8 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v, bool with_budget);
-std::vector<OptionSpec> tree_option_specs(bool with_budget);
+TreeOptions tree_options(const OptionValues& v);
+std::vector<OptionSpec> tree_option_specs();
 }  // namespace tree_detail
 
 namespace {
@@ -165,18 +165,18 @@ std::uint32_t HooTree::most_played() const {
   return node;
 }
 
-Hoo::Hoo(const Space& space, Direction direction, const TreeOptions& options, double nu, double rho,
-         std::uint32_t h_max, Output output)
-    : TreeOptimizer("hoo", space, direction, options), nu_(nu), rho_(rho), fixed_h_max_(h_max), output_(output),
-      hoo_(space.dim(), options.children, nu, rho, options.budget ? static_cast<double>(options.budget) : kFirstHorizon,
-           h_max ? h_max : hoo_truncation_depth(nu, rho, options.budget ? static_cast<double>(options.budget) : kFirstHorizon)) {
+Hoo::Hoo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, double nu,
+         double rho, std::uint32_t h_max, Output output)
+    : TreeOptimizer("hoo", space, direction, options, context), nu_(nu), rho_(rho), fixed_h_max_(h_max), output_(output),
+      hoo_(space.dim(), options.children, nu, rho, budget_ ? static_cast<double>(budget_) : kFirstHorizon,
+           h_max ? h_max : hoo_truncation_depth(nu, rho, budget_ ? static_cast<double>(budget_) : kFirstHorizon)) {
   if (!(nu > 0.0) || !std::isfinite(nu)) throw InvalidArgument("hoo: option nu must be > 0, got " + std::to_string(nu));
   if (!(rho > 0.0 && rho < 1.0)) throw InvalidArgument("hoo: option rho must be in (0, 1), got " + std::to_string(rho));
 }
 
 bool Hoo::decide() {
   // Anytime mode: the horizon doubles when the pulls reach it (the only full B recomputation).
-  if (opt_.budget == 0 && static_cast<double>(run_planned_ + 1) > hoo_.horizon()) {
+  if (budget_ == 0 && static_cast<double>(run_planned_ + 1) > hoo_.horizon()) {
     const double n = 2.0 * hoo_.horizon();
     hoo_.set_horizon(n, fixed_h_max_ ? fixed_h_max_ : hoo_truncation_depth(nu_, rho_, n));
   }
@@ -221,20 +221,21 @@ AlgorithmInfo hoo_info() {
   AlgorithmInfo info;
   info.name = "hoo";
   info.family = "tree";
+  info.horizon = HorizonUse::Optional;
+  info.horizon_help = "n, the horizon in the log term and the truncation depth; without one: anytime, the horizon doubling from 64";
   info.summary = "HOO with truncated depth (Bubeck et al., JMLR 2011): noisy feedback, known smoothness (nu, rho)";
-  info.options = tree_detail::tree_option_specs(true);
-  info.options.back().help = "n, the horizon in the log term and the truncation depth (the CLI passes --budget); 0: anytime, horizon doubling from 64";
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"nu", 1.0, "nu1 > 0 of the smoothness assumption diam(P_{h,i}) <= nu1 rho^h", {}});
   info.options.push_back({"rho", 0.7, "rho in (0,1) of the smoothness assumption (0.5: Lipschitz in 1-D with K = 2; 0.71: a square-root cusp)", {}});
   info.options.push_back({"h_max", 0, "truncation depth; 0: the smallest h with nu rho^h <= 1/sqrt(n)", {}});
   info.options.push_back({"recommend", "most-played", "output: the most played path's end, or a uniformly random pulled point (the paper's conversion)", {"most-played", "random"}});
   info.options.push_back({"noise_range", 1.0, "b~ > 0: confidence width b~ sqrt(2 ln n / T); 1 assumes rewards in [0,1] (the paper), smaller trusts low noise", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     const auto h_max = v.get<std::int64_t>("h_max");
     if (h_max < 0 || h_max > 60) throw InvalidArgument("hoo: option h_max must be in 0..60, got " + std::to_string(h_max));
     const double b = v.get<double>("noise_range");
     if (!(b > 0.0) || !std::isfinite(b)) throw InvalidArgument("hoo: option noise_range must be > 0, got " + std::to_string(b));
-    auto hoo = std::make_unique<Hoo>(space, direction, tree_detail::tree_options(v, true), v.get<double>("nu"), v.get<double>("rho"),
+    auto hoo = std::make_unique<Hoo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("nu"), v.get<double>("rho"),
                                      static_cast<std::uint32_t>(h_max),
                                      v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed);
     hoo->set_noise_range(b);

@@ -8,8 +8,8 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v, bool with_budget);
-std::vector<OptionSpec> tree_option_specs(bool with_budget);
+TreeOptions tree_options(const OptionValues& v);
+std::vector<OptionSpec> tree_option_specs();
 Vector hoo_point(const HooTree& tree, std::uint32_t node, bool random, std::uint64_t stream);
 Vector hoo_output(const HooTree& tree, Hoo::Output output, bool random, std::uint64_t stream, std::uint64_t seed);
 }  // namespace tree_detail
@@ -19,9 +19,9 @@ constexpr std::uint64_t kPointStream = 0x706f6fULL;  // "poo"
 constexpr double kFirstHorizon = 64.0;               // each instance: horizons 64, 128, ... of its own pulls
 }  // namespace
 
-Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
-         Hoo::Output output, double noise_range, RhoGrid grid)
-    : TreeOptimizer("poo", space, direction, options), nu_max_(nu_max), rho_max_(rho_max), output_(output),
+Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, double nu_max,
+         double rho_max, Hoo::Output output, double noise_range, RhoGrid grid)
+    : TreeOptimizer("poo", space, direction, options, context), nu_max_(nu_max), rho_max_(rho_max), output_(output),
       noise_range_(noise_range), grid_(grid) {
   if (!(noise_range > 0.0) || !std::isfinite(noise_range))
     throw InvalidArgument("poo: option noise_range must be > 0, got " + std::to_string(noise_range));
@@ -112,14 +112,14 @@ AlgorithmInfo poo_info() {
   info.name = "poo";
   info.family = "tree";
   info.summary = "POO (Grill, Valko & Munos, NIPS 2015): HOO instances over a grid of rho, unknown smoothness";
-  info.options = tree_detail::tree_option_specs(false);
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"nu_max", 1.0, "nu_max > 0: the nu of every HOO instance", {}});
   info.options.push_back({"rho_max", 0.9, "rho_max in (0,1): the largest rho of the grid", {}});
   info.options.push_back({"recommend", "most-played", "output from the instance of best average reward: its most played path's end, or a random point it evaluated (the paper)", {"most-played", "random"}});
   info.options.push_back({"noise_range", 1.0, "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)", {}});
   info.options.push_back({"rho_grid", "dyadic", "rhos rho_max^(2N/(2i+1)) of a round's N new instances: i = 0..N-1 (dyadic, all <= rho_max) or i = 1..N as printed (the last exceeds rho_max)", {"dyadic", "printed"}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<Poo>(space, direction, tree_detail::tree_options(v, false), v.get<double>("nu_max"),
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<Poo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("nu_max"),
                                  v.get<double>("rho_max"),
                                  v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed,
                                  v.get<double>("noise_range"),

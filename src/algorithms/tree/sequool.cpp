@@ -7,23 +7,18 @@ namespace optimist {
 
 namespace tree_detail {
 
-TreeOptions tree_options(const OptionValues& v, bool with_budget) {
+TreeOptions tree_options(const OptionValues& v) {
   TreeOptions o;
-  o.seed = v.seed();
   o.children = v.get<unsigned>("children");
   o.random_representative = v.get<std::string>("representative") == "random";
-  if (with_budget) o.budget = v.get<std::uint64_t>("budget");
   return o;
 }
 
-std::vector<OptionSpec> tree_option_specs(bool with_budget) {
-  std::vector<OptionSpec> s = {
+std::vector<OptionSpec> tree_option_specs() {
+  return {
       {"children", 2, "K: children per split along the longest side (2 or 3)", {}},
       {"representative", "center", "x_{h,i} of a cell: its center, or a seeded random point inside it", {"center", "random"}},
   };
-  if (with_budget)
-    s.push_back({"budget", 0, "n, the number of evaluations planned for (the CLI passes --budget); 0: anytime by the doubling trick", {}});
-  return s;
 }
 
 // Cells of one level ranked by value (largest first, lower index first on ties); unevaluated
@@ -100,15 +95,15 @@ std::vector<std::uint64_t> SequOOL::schedule(std::uint64_t n, unsigned k, std::u
   return o;
 }
 
-SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output,
-                 std::uint32_t repeats)
-    : TreeOptimizer("sequool", space, direction, options), output_(output), repeats_(repeats) {
+SequOOL::SequOOL(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
+                 Output output, std::uint32_t repeats)
+    : TreeOptimizer("sequool", space, direction, options, context), output_(output), repeats_(repeats) {
   start_run();
 }
 
 void SequOOL::start_run() {
   // Remark 3.1 (doubling trick): run j has n * 2^j evaluations (n = 64 without a budget).
-  const std::uint64_t n = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
+  const std::uint64_t n = (budget_ ? budget_ : 64) << std::min<std::uint64_t>(run_, 40);
   if (repeats_ == kAutoRepeats && run_ == 0) {
     if (n >= 2 + opt_.children) {  // pilot: is the feedback deterministic?
       pilot_ = true;
@@ -214,8 +209,10 @@ AlgorithmInfo sequool_info() {
   AlgorithmInfo info;
   info.name = "sequool";
   info.family = "tree";
+  info.horizon = HorizonUse::Optional;
+  info.horizon_help = "n, the number of evaluations the run plans for; without one: anytime by the doubling trick (runs of 64, 128, ...)";
   info.summary = "SequOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 1): deterministic, Zipf openings floor(h_max/h) per depth";
-  info.options = tree_detail::tree_option_specs(true);
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"output", "lcb",
                           "x(n): \"lcb\" = the cell whose value or subtree mean has the largest lower confidence bound "
                           "(noise sd estimated from deep parent-child differences; Fig. 1's output when f is deterministic), "
@@ -227,7 +224,7 @@ AlgorithmInfo sequool_info() {
                           "cells); 0: auto, the root evaluated twice first: p = 1 if both values are equal "
                           "(deterministic), 4 otherwise",
                           {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     const auto name = v.get<std::string>("output");
     const auto output = name == "best"      ? SequOOL::Output::Best
                         : name == "deepest" ? SequOOL::Output::Deepest
@@ -235,7 +232,7 @@ AlgorithmInfo sequool_info() {
     const auto repeats = v.get<std::int64_t>("repeats");
     if (repeats < 0 || repeats > 1000000)
       throw InvalidArgument("sequool: option repeats must be in 0..1000000 (0: auto), got " + std::to_string(repeats));
-    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v, true), output,
+    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v), context, output,
                                      static_cast<std::uint32_t>(repeats));
   };
   return info;

@@ -6,12 +6,13 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v, bool with_budget);
-std::vector<OptionSpec> tree_option_specs(bool with_budget);
+TreeOptions tree_options(const OptionValues& v);
+std::vector<OptionSpec> tree_option_specs();
 }  // namespace tree_detail
 
-Soo::Soo(const Space& space, Direction direction, const TreeOptions& options, double depth_exponent)
-    : TreeOptimizer("soo", space, direction, options), exponent_(depth_exponent) {
+Soo::Soo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
+         double depth_exponent)
+    : TreeOptimizer("soo", space, direction, options, context), exponent_(depth_exponent) {
   if (!(depth_exponent > 0.0) || !std::isfinite(depth_exponent))
     throw InvalidArgument("soo: option depth_exponent must be > 0, got " + std::to_string(depth_exponent));
 }
@@ -60,8 +61,8 @@ Vector Soo::recommend_unit() const {  // x(n): the evaluated node of largest val
   return best_ > -HUGE_VAL ? representative(best_node_) : Optimizer::recommend_unit();
 }
 
-UniformGrid::UniformGrid(const Space& space, Direction direction, const TreeOptions& options)
-    : TreeOptimizer("uniform-grid", space, direction, options) {}
+UniformGrid::UniformGrid(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context)
+    : TreeOptimizer("uniform-grid", space, direction, options, context) {}
 
 bool UniformGrid::decide() {
   if (!root_planned_) {
@@ -91,10 +92,10 @@ AlgorithmInfo soo_info() {
   info.name = "soo";
   info.family = "tree";
   info.summary = "SOO, simultaneous optimistic optimization (Munos, NIPS 2011): deterministic, unknown smoothness";
-  info.options = tree_detail::tree_option_specs(false);
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"depth_exponent", 0.5, "h_max(t) = t^depth_exponent, the deepest depth a sweep visits (Munos 2011: sqrt(t))", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<Soo>(space, direction, tree_detail::tree_options(v, false), v.get<double>("depth_exponent"));
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<Soo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("depth_exponent"));
   };
   return info;
 }
@@ -104,9 +105,9 @@ AlgorithmInfo uniform_grid_info() {
   info.name = "uniform-grid";
   info.family = "baseline";
   info.summary = "every cell of the partition breadth-first (a uniform grid refined level by level)";
-  info.options = tree_detail::tree_option_specs(false);
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<UniformGrid>(space, direction, tree_detail::tree_options(v, false));
+  info.options = tree_detail::tree_option_specs();
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<UniformGrid>(space, direction, tree_detail::tree_options(v), context);
   };
   return info;
 }

@@ -8,19 +8,19 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v, bool with_budget);
-std::vector<OptionSpec> tree_option_specs(bool with_budget);
+TreeOptions tree_options(const OptionValues& v);
+std::vector<OptionSpec> tree_option_specs();
 }  // namespace tree_detail
 
 namespace {
 constexpr double kFirstHorizon = 64.0;
 }
 
-StoSoo::StoSoo(const Space& space, Direction direction, const TreeOptions& options, std::uint32_t k, std::uint32_t h_max,
-               double delta)
-    : TreeOptimizer("stosoo", space, direction, options), fixed_k_(k), fixed_h_max_(h_max), fixed_delta_(delta) {
+StoSoo::StoSoo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
+               std::uint32_t k, std::uint32_t h_max, double delta)
+    : TreeOptimizer("stosoo", space, direction, options, context), fixed_k_(k), fixed_h_max_(h_max), fixed_delta_(delta) {
   if (!(delta >= 0.0 && delta < 1.0)) throw InvalidArgument("stosoo: option delta must be in [0, 1) (0: 1/sqrt(n)), got " + std::to_string(delta));
-  set_horizon(options.budget ? static_cast<double>(options.budget) : kFirstHorizon);
+  set_horizon(budget_ ? static_cast<double>(budget_) : kFirstHorizon);
   leaves_.assign(1, {0});
 }
 
@@ -42,7 +42,7 @@ double StoSoo::b_value(std::uint32_t node) const {
 }
 
 bool StoSoo::decide() {
-  if (opt_.budget == 0 && static_cast<double>(run_planned_ + 1) > horizon_) set_horizon(2.0 * horizon_);
+  if (budget_ == 0 && static_cast<double>(run_planned_ + 1) > horizon_) set_horizon(2.0 * horizon_);
   // Bounded: each depth is visited at most twice before something is evaluated or we give up.
   for (std::size_t guard = 0; guard < 2 * (h_max_ + 2) + 2; ++guard) {
     const std::size_t limit = std::min<std::size_t>(leaves_.size() - 1, h_max_);
@@ -125,18 +125,19 @@ AlgorithmInfo stosoo_info() {
   AlgorithmInfo info;
   info.name = "stosoo";
   info.family = "tree";
+  info.horizon = HorizonUse::Optional;
+  info.horizon_help = "n, which sets the defaults of k, h_max and delta; without one: anytime, n doubling from 64";
   info.summary = "StoSOO (Valko, Carpentier & Munos, ICML 2013): SOO for noisy evaluations, unknown smoothness";
-  info.options = tree_detail::tree_option_specs(true);
-  info.options.back().help = "n, which sets the defaults of k, h_max and delta (the CLI passes --budget); 0: anytime, n doubling from 64";
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"k", 0, "evaluations of a leaf before it can be expanded; 0: n / ln^3 n (at least 1)", {}});
   info.options.push_back({"h_max", 0, "deepest depth a sweep visits; 0: sqrt(n / k)", {}});
   info.options.push_back({"delta", 0.0, "confidence of the b-values, in (0,1); 0: 1/sqrt(n)", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     const auto k = v.get<std::int64_t>("k");
     const auto h_max = v.get<std::int64_t>("h_max");
     if (k < 0 || k > 1000000000) throw InvalidArgument("stosoo: option k must be in 0..1e9 (0: n/ln^3 n), got " + std::to_string(k));
     if (h_max < 0 || h_max > 100000) throw InvalidArgument("stosoo: option h_max must be in 0..100000 (0: sqrt(n/k)), got " + std::to_string(h_max));
-    return std::make_unique<StoSoo>(space, direction, tree_detail::tree_options(v, true), static_cast<std::uint32_t>(k),
+    return std::make_unique<StoSoo>(space, direction, tree_detail::tree_options(v), context, static_cast<std::uint32_t>(k),
                                     static_cast<std::uint32_t>(h_max), v.get<double>("delta"));
   };
   return info;

@@ -6,8 +6,8 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v, bool with_budget);
-std::vector<OptionSpec> tree_option_specs(bool with_budget);
+TreeOptions tree_options(const OptionValues& v);
+std::vector<OptionSpec> tree_option_specs();
 std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
                                   const std::vector<std::uint32_t>& count, std::size_t keep);
 }  // namespace tree_detail
@@ -70,13 +70,14 @@ std::uint64_t StroquOOL::fit_h_max(std::uint64_t n, unsigned k, bool p_max_log2)
   return lo;
 }
 
-StroquOOL::StroquOOL(const Space& space, Direction direction, const TreeOptions& options, bool p_max_log2)
-    : TreeOptimizer("stroquool", space, direction, options), p_max_log2_(p_max_log2) {
+StroquOOL::StroquOOL(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
+                     bool p_max_log2)
+    : TreeOptimizer("stroquool", space, direction, options, context), p_max_log2_(p_max_log2) {
   start_run();
 }
 
 void StroquOOL::start_run() {
-  n_run_ = (opt_.budget ? opt_.budget : 64) << std::min<std::uint64_t>(run_, 40);
+  n_run_ = (budget_ ? budget_ : 64) << std::min<std::uint64_t>(run_, 40);
   h_max_ = fit_h_max(n_run_, opt_.children, p_max_log2_);
   p_max_ = p_max_for(h_max_, p_max_log2_);
   depth_ = 0;
@@ -231,11 +232,13 @@ AlgorithmInfo stroquool_info() {
   AlgorithmInfo info;
   info.name = "stroquool";
   info.family = "tree";
+  info.horizon = HorizonUse::Optional;
+  info.horizon_help = "n, the number of evaluations the run plans for; without one: anytime by the doubling trick (runs of 64, 128, ...)";
   info.summary = "StroquOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 2): noisy feedback, repeated evaluations and cross-validation";
-  info.options = tree_detail::tree_option_specs(true);
+  info.options = tree_detail::tree_option_specs();
   info.options.push_back({"p_max", "log2", "cross-validation candidates p = 0..p_max: floor(log2 h_max) as in sec. 4.1's text (every T = 2^p up to h_max), or floor(ln h_max) as written in Fig. 2", {"log2", "ln"}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<StroquOOL>(space, direction, tree_detail::tree_options(v, true), v.get<std::string>("p_max") != "ln");
+  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<StroquOOL>(space, direction, tree_detail::tree_options(v), context, v.get<std::string>("p_max") != "ln");
   };
   return info;
 }

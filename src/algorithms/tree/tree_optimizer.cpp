@@ -10,8 +10,12 @@ constexpr std::uint64_t kRepresentativeStream = 0x74726565ULL;  // "tree"
 constexpr double kMatchTolerance = 1e-12;
 }  // namespace
 
-TreeOptimizer::TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options)
-    : Optimizer(std::move(name), space, direction, options.seed), opt_(options), tree_(space.dim(), options.children) {
+TreeOptimizer::TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options,
+                             const RunContext& context)
+    : Optimizer(std::move(name), space, direction, context),
+      opt_(options),
+      budget_(context.horizon.value_or(0)),
+      tree_(space.dim(), options.children) {
   if (options.children != 2 && options.children != 3)
     throw InvalidArgument(this->name() + ": option children must be 2 or 3, got " + std::to_string(options.children));
   sum_.assign(1, 0.0);

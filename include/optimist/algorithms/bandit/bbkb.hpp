@@ -25,8 +25,9 @@ namespace optimist {
 
 class Bbkb : public Bkb {
  public:
-  Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options);
-  Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms);
+  Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context = {});
+  Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+       const RunContext& context = {});
 
   bool supports_batch() const override { return true; }
   /// Step (number of told points before it) at which each batch started, in order.

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/gp/kernel.hpp"
 
 namespace optimist {
@@ -40,7 +40,6 @@ Matrix read_arms_file(const Space& space, const std::string& path);
 
 /// Options shared by BKB and exact GP-UCB on arms.
 struct ArmBanditOptions {
-  std::uint64_t seed = 0;
   // Arm set (ignored when user arms are passed to the constructor).
   std::size_t arms = 1024;
   std::string arm_set = "sobol";
@@ -77,10 +76,11 @@ double bkb_theory_qbar(double eps, double delta, std::size_t horizon);
 class ArmBandit : public Optimizer {
  public:
   /// Arms generated or read from the file named in the options.
-  ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options);
+  ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+            const RunContext& context);
   /// Arms given as user points (columns).
   ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
-            const Matrix& user_arms);
+            const Matrix& user_arms, const RunContext& context);
 
   /// Arms in the unit cube (d x A). A told point that is not an arm is appended as a new arm.
   const Matrix& arms() const { return arms_; }
@@ -144,8 +144,9 @@ class ArmBandit : public Optimizer {
 /// point that is no arm joins the arm set (bkb_continuous.cpp).
 class Bkb : public ArmBandit {
  public:
-  Bkb(const Space& space, Direction direction, const ArmBanditOptions& options);
-  Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms);
+  Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context = {});
+  Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+      const RunContext& context = {});
 
   void posterior(Vector& mean, Vector& variance) const override;
   /// Current dictionary S_t (arm indices).
@@ -156,9 +157,10 @@ class Bkb : public ArmBandit {
   double score(const Vector& unit, Vector* grad = nullptr) const;
 
  protected:
-  Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options);
   Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
-      const Matrix& user_arms);
+      const RunContext& context);
+  Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
+      const Matrix& user_arms, const RunContext& context);
   std::vector<Vector> propose(std::size_t n) override;
   void before_update(std::size_t arm) override;
   double alpha() const override { return (1.0 + opt_.eps) / (1.0 - opt_.eps); }
@@ -190,8 +192,9 @@ class Bkb : public ArmBandit {
 /// exact posterior: n noisy pulls of an arm equal one pull of their mean with noise lambda/n).
 class GpUcbArms : public ArmBandit {
  public:
-  GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options);
-  GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms);
+  GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context = {});
+  GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
+            const RunContext& context = {});
   void posterior(Vector& mean, Vector& variance) const override;
 
  protected:

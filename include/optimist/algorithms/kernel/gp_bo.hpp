@@ -10,14 +10,13 @@
 #include <vector>
 
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
 namespace optimist {
 
 struct GpBoOptions {
-  std::uint64_t seed = 0;
   std::string acquisition = "ei";  ///< "ucb", "ei" (maximizes log-EI) or "pi" (maximizes log-PI)
   std::string kernel = "matern52";  ///< "matern52", "matern32", "rbf"
   /// Hyperparameter priors: "gamma" (BoTorch 0.8 SingleTaskGP's lengthscale ~ Gamma(3, 6) and
@@ -50,7 +49,7 @@ struct GpBoOptions {
 class GpBo : public Optimizer {
  public:
   /// Throws InvalidArgument naming a bad option.
-  GpBo(const Space& space, Direction direction, GpBoOptions options);
+  GpBo(const Space& space, Direction direction, GpBoOptions options = {}, const RunContext& context = {});
 
   bool supports_batch() const override { return true; }
   nlohmann::json diagnostics() const override;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/pathwise_sample.hpp"
 
@@ -44,7 +44,6 @@ struct TrustRegion {
 };
 
 struct TurboOptions {
-  std::uint64_t seed = 0;
   std::string kernel = "matern52";
   /// Design size of each run; 0: 2 d capped at 50 (the paper's experiments use 2d-ish designs).
   std::size_t n_init = 0;
@@ -80,7 +79,7 @@ struct TurboOptions {
 
 class Turbo : public Optimizer {
  public:
-  Turbo(const Space& space, Direction direction, TurboOptions options);
+  Turbo(const Space& space, Direction direction, TurboOptions options = {}, const RunContext& context = {});
 
   bool supports_batch() const override { return true; }
   /// {"tr_length", "tr_restarts", "tr_successes", "tr_failures"} of region 0 after the last tell;

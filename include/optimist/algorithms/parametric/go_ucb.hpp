@@ -10,18 +10,16 @@
 
 #include "optimist/algorithms/parametric/gradient_ellipsoid.hpp"
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 
 namespace optimist {
 
 struct GoUcbOptions {
-  std::uint64_t seed = 0;
   /// "go-ucb" (Algorithm 1), "workshop" (workshop Algorithm 1 with its section-4 surrogate) or
   /// "exploration-first" (workshop Lemma 15).
   std::string variant = "go-ucb";
-  std::size_t budget = 0;   ///< total evaluations N = n + T; required
   std::size_t n_init = 0;   ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
   std::string init = "uniform";  ///< Phase I design: "uniform" (the paper) or "sobol"
   /// Built-in family f_w used when no model is given: "mlp" (the paper's network, sized by hidden
@@ -100,11 +98,13 @@ struct GoUcbOptions {
 /// as the centers of equal-length intervals, appendix D.2).
 class GoUcb : public Optimizer {
  public:
+  /// context.horizon is the total number of evaluations N = n + T (required).
   /// model: the parametric family f_w (input_dim must equal space.dim()) of the value GO-UCB
   /// maximizes (the objective for Direction::Maximize, its negative for Minimize), over unit-cube
   /// points; null builds the MLP of the options. Throws InvalidArgument on inconsistent options
   /// (naming them) and on a model whose derivatives disagree with its values (options.check_model).
-  GoUcb(const Space& space, Direction direction, GoUcbOptions options, std::shared_ptr<const ParametricModel> model = nullptr);
+  GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
+        std::shared_ptr<const ParametricModel> model = nullptr);
 
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
   static std::size_t default_n_init(std::size_t budget);

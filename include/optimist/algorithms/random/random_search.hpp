@@ -2,17 +2,14 @@
 #pragma once
 
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 namespace optimist {
 
 /// Draws every point uniformly from the unit cube. Batch form: n independent draws.
 class RandomSearch : public Optimizer {
  public:
-  struct Options {
-    std::uint64_t seed = 0;
-  };
-  RandomSearch(const Space& space, Direction direction, const Options& options);
+  RandomSearch(const Space& space, Direction direction, const RunContext& context = {});
   bool supports_batch() const override { return true; }
 
  protected:

@@ -2,20 +2,21 @@
 #pragma once
 
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/sobol.hpp"
 
 namespace optimist {
 
 /// The k-th asked point (k = told + pending trials) is Sobol point k, so a batch of n is the next
 /// n points of the sequence and a replayed history continues the same sequence.
+struct SobolSearchOptions {
+  bool scramble = true;  ///< linear matrix scramble + digital shift
+};
+
 class SobolSearch : public Optimizer {
  public:
-  struct Options {
-    std::uint64_t seed = 0;
-    bool scramble = true;  ///< linear matrix scramble + digital shift
-  };
-  SobolSearch(const Space& space, Direction direction, const Options& options);
+  using Options = SobolSearchOptions;
+  SobolSearch(const Space& space, Direction direction, const Options& options = {}, const RunContext& context = {});
   bool supports_batch() const override { return true; }
 
  protected:

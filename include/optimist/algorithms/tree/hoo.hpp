@@ -79,7 +79,7 @@ std::uint32_t hoo_truncation_depth(double nu, double rho, double horizon);
 class Hoo : public TreeOptimizer {
  public:
   enum class Output { MostPlayed, Random };
-  Hoo(const Space& space, Direction direction, const TreeOptions& options, double nu, double rho,
+  Hoo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, double nu, double rho,
       std::uint32_t h_max, Output output);
   const HooTree& hoo_tree() const { return hoo_; }
   void set_noise_range(double b) { hoo_.set_noise_range(b); }
@@ -105,7 +105,8 @@ class Poo : public TreeOptimizer {
     Dyadic,   ///< i = 0..N-1: every rho <= rho_max, uniform in 1/ln(1/rho) (default)
     Printed,  ///< i = 1..N as printed in Algorithm 1: the last rho exceeds rho_max
   };
-  Poo(const Space& space, Direction direction, const TreeOptions& options, double nu_max, double rho_max,
+  Poo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, double nu_max,
+      double rho_max,
       Hoo::Output output, double noise_range = 1.0, RhoGrid grid = RhoGrid::Dyadic);
   const std::vector<HooTree>& instances() const { return instances_; }
   /// s* = argmax_s mu^[s], the instance POO outputs from (ties: the first).

@@ -15,7 +15,8 @@ namespace optimist {
 /// delta = 1 / sqrt(n). Without a budget n is a horizon doubling from 64 (same tree).
 class StoSoo : public TreeOptimizer {
  public:
-  StoSoo(const Space& space, Direction direction, const TreeOptions& options, std::uint32_t k, std::uint32_t h_max,
+  StoSoo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, std::uint32_t k,
+         std::uint32_t h_max,
          double delta);
   std::uint32_t k() const { return k_; }
   std::uint32_t h_max() const { return h_max_; }

@@ -10,16 +10,14 @@
 
 #include "optimist/algorithms/tree/partition.hpp"
 #include "optimist/core/optimizer.hpp"
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 
 namespace optimist {
 
 /// Options shared by the tree optimizers.
 struct TreeOptions {
-  std::uint64_t seed = 0;
   unsigned children = 2;       ///< K: children per split (2 or 3)
   bool random_representative = false;  ///< false: cell center; true: a seeded random point in the cell
-  std::uint64_t budget = 0;    ///< n for algorithms that plan with it; 0: anytime (doubling trick)
 };
 
 /// Shared machinery: the partition, per-node statistics, a plan of (node, repetitions) steps the
@@ -43,7 +41,9 @@ class TreeOptimizer : public Optimizer {
     std::uint32_t reps = 1;
     std::uint32_t tag = 0;
   };
-  TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options);
+  /// context.horizon: the n of the algorithms that plan with it; unset (or 0): anytime (doubling trick).
+  TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options,
+                const RunContext& context);
 
   /// Appends steps with plan(); returns false when nothing can be decided because the values it
   /// needs are pending (the ask then gets an untracked uniform filler point).
@@ -79,6 +79,7 @@ class TreeOptimizer : public Optimizer {
   std::uint32_t lower_confidence_node() const;
 
   TreeOptions opt_;
+  std::uint64_t budget_ = 0;  ///< n planned for (RunContext::horizon); 0: anytime
   Partition tree_;
   std::vector<double> sum_;
   std::vector<std::uint32_t> count_;    ///< successful evaluations T_{h,i}
@@ -119,7 +120,8 @@ class SequOOL : public TreeOptimizer {
   /// p = 1, different ones p = kNoisyRepeats, and the schedule plans the n - 2 evaluations left.
   static constexpr std::uint32_t kAutoRepeats = 0;
   static constexpr std::uint32_t kNoisyRepeats = 4;
-  SequOOL(const Space& space, Direction direction, const TreeOptions& options, Output output = Output::LowerConfidence,
+  SequOOL(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context = {},
+          Output output = Output::LowerConfidence,
           std::uint32_t repeats = kAutoRepeats);
   /// p in use (with kAutoRepeats: 1 until the two root values are known).
   std::uint32_t repeats() const { return reps_; }
@@ -162,7 +164,8 @@ class SequOOL : public TreeOptimizer {
 class StroquOOL : public TreeOptimizer {
  public:
   /// `p_max_log2`: p_max = floor(log2 h_max) (sec. 4.1's text, the default) or Fig. 2's floor(ln h_max).
-  StroquOOL(const Space& space, Direction direction, const TreeOptions& options, bool p_max_log2 = true);
+  StroquOOL(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context = {},
+            bool p_max_log2 = true);
   /// p_max of Fig. 2, floor(ln h_max), or floor(log2 h_max) (sec. 4.1's text).
   static std::uint64_t p_max_for(std::uint64_t h_max, bool log2);
   /// Evaluations of a run with parameter h_max (exploration + (p_max+1) * floor(h_max/2)
@@ -207,7 +210,8 @@ class StroquOOL : public TreeOptimizer {
 /// h_max(t) = t^depth_exponent.
 class Soo : public TreeOptimizer {
  public:
-  Soo(const Space& space, Direction direction, const TreeOptions& options, double depth_exponent);
+  Soo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
+      double depth_exponent);
 
  protected:
   bool decide() override;
@@ -233,7 +237,7 @@ class Soo : public TreeOptimizer {
 /// in 1-D, the dyadic grid refined level by level). Output: best value.
 class UniformGrid : public TreeOptimizer {
  public:
-  UniformGrid(const Space& space, Direction direction, const TreeOptions& options);
+  UniformGrid(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context = {});
 
  protected:
   bool decide() override;

@@ -1,0 +1,135 @@
+#include "optimist/algorithms/registry.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <shared_mutex>
+
+#include "algorithms/builtin.hpp"
+
+namespace optimist {
+
+namespace {
+
+// A deque never moves its elements, so algorithm_info() can hand out references while another
+// thread registers; reads share the lock, registration takes it alone.
+struct Registry {
+  Registry() {
+    for (auto& info : builtin_algorithms()) entries.push_back(std::move(info));
+  }
+  std::shared_mutex mutex;
+  std::deque<AlgorithmInfo> entries;
+};
+
+Registry& registry() {
+  static Registry r;  // built-ins registered once, thread-safely (a function-local static)
+  return r;
+}
+
+std::string join_names(const std::deque<AlgorithmInfo>& infos) {
+  std::string out;
+  for (const auto& a : infos) out += (out.empty() ? "" : ", ") + a.name;
+  return out;
+}
+
+// The JSON type of a default fixes the accepted type of the user's value.
+bool same_kind(const nlohmann::json& def, const nlohmann::json& v) {
+  if (def.is_number_float()) return v.is_number();
+  if (def.is_number_unsigned()) return v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0);
+  if (def.is_number_integer()) return v.is_number_integer();
+  if (def.is_null()) return true;  // option without a fixed type (e.g. "auto" or a number)
+  return def.type() == v.type();
+}
+
+// "seed" and "budget" were options before RunContext; a spec written for that API gets told where they went.
+[[noreturn]] void run_setting_error(const std::string& algorithm, const std::string& key) {
+  throw InvalidArgument(algorithm + ": '" + key + "' is not an algorithm option: the run passes its " +
+                        (key == "seed" ? "seed as RunContext::seed (CLI: --seed)"
+                                       : "horizon, its number of evaluations, as RunContext::horizon (CLI: --budget)"));
+}
+
+}  // namespace
+
+void OptionValues::type_error(const std::string& key, const char* expected) const {
+  const auto it = values_.find(key);
+  throw InvalidArgument(algorithm_ + ": option '" + key + "' must be " + expected + ", got " +
+                        (it == values_.end() ? std::string("nothing") : it->dump()));
+}
+
+std::vector<AlgorithmInfo> algorithms() {
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  return {r.entries.begin(), r.entries.end()};
+}
+
+const AlgorithmInfo& algorithm_info(const std::string& name) {
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  for (const auto& a : r.entries)
+    if (a.name == name) return a;
+  throw InvalidArgument("unknown algorithm '" + name + "'; valid algorithms: " + join_names(r.entries));
+}
+
+void register_algorithm(AlgorithmInfo info) {
+  if (info.name.empty() || !info.create) throw InvalidArgument("register_algorithm: a name and a factory are required");
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  for (const auto& a : r.entries)
+    if (a.name == info.name) throw InvalidArgument("register_algorithm: '" + info.name + "' is already registered");
+  r.entries.push_back(std::move(info));
+}
+
+nlohmann::json resolve_options(const nlohmann::json& spec) {
+  if (!spec.is_object()) throw InvalidArgument("algorithm options must be a JSON object, got " + spec.dump());
+  if (!spec.contains("name") || !spec.at("name").is_string()) {
+    Registry& r = registry();
+    std::shared_lock lock(r.mutex);
+    throw InvalidArgument("algorithm options need a string \"name\"; valid algorithms: " + join_names(r.entries));
+  }
+  const AlgorithmInfo& info = algorithm_info(spec.at("name").get<std::string>());
+
+  nlohmann::json resolved = {{"name", info.name}};
+  for (const auto& o : info.options) resolved[o.key] = o.default_value;
+  for (const auto& [key, value] : spec.items()) {
+    if (key == "name") continue;
+    if (!resolved.contains(key)) {
+      if (key == "seed" || key == "budget") run_setting_error(info.name, key);
+      std::string valid;
+      for (const auto& o : info.options) valid += (valid.empty() ? "" : ", ") + o.key;
+      throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " +
+                            (valid.empty() ? "none" : valid) + " (the seed is set with the run, not as an option)");
+    }
+    const nlohmann::json& def = resolved.at(key);
+    if (!same_kind(def, value))
+      throw InvalidArgument(info.name + ": option '" + key + "' must be of the type of its default " + def.dump() +
+                            ", got " + value.dump());
+    for (const auto& o : info.options) {
+      if (o.key != key || o.allowed.empty()) continue;
+      const std::string s = value.is_string() ? value.get<std::string>() : value.dump();
+      if (std::find(o.allowed.begin(), o.allowed.end(), s) == o.allowed.end()) {
+        std::string valid;
+        for (const auto& a : o.allowed) valid += (valid.empty() ? "" : ", ") + a;
+        throw InvalidArgument(info.name + ": option '" + key + "' got " + value.dump() + "; valid values: " + valid);
+      }
+    }
+    resolved[key] = value;
+  }
+  return resolved;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Space& space, Direction direction,
+                                          const RunContext& context) {
+  const nlohmann::json resolved = resolve_options(spec);
+  const AlgorithmInfo& info = algorithm_info(resolved.at("name").get<std::string>());
+  if (info.horizon == HorizonUse::Required) (void)required_horizon(info.name, context);
+  return info.create(space, direction, OptionValues(info.name, resolved), context);
+}
+
+std::size_t required_horizon(const std::string& algorithm, const RunContext& context) {
+  if (!context.horizon)
+    throw InvalidArgument(algorithm + " needs the run's horizon, its total number of evaluations N: pass "
+                          "RunContext::horizon (the CLI and the bench runner pass --budget)");
+  return *context.horizon;
+}
+
+}  // namespace optimist
