@@ -133,3 +133,27 @@ def test_diagnostics_and_repr():
     assert isinstance(opt.diagnostics(), dict)
     assert "3 told" in repr(opt)
     assert {a["name"] for a in optimist.algorithms()} == set(optimist.algorithm_names())
+
+
+def test_long_asks_release_the_gil():
+    import threading
+
+    rng = np.random.default_rng(0)
+    opt = Optimizer([(0, 1)] * 4, "gp-ei", seed=0, raw_samples=4096)
+    opt.tell(list(rng.uniform(size=(80, 4))), list(rng.uniform(size=80)))
+    counter, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            counter[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        before = counter[0]
+        opt._core.ask(1)  # a GP fit and an acquisition search of tens of milliseconds, all in C++
+        during = counter[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert during > 0  # the other thread ran while C++ worked: the GIL was released
