@@ -251,7 +251,7 @@ std::optional<StudyTrial> Study::ask() {
       s.pending.emplace(t->number, asked);
     }
     s.synced_seq = t->asked_seq;
-    out = StudyTrial{t->number, t->x, t->origin};
+    out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0)};
   });
   if (out) s.track(out->number);
   return out;

@@ -30,3 +30,15 @@ std::string fresh_storage_url(const std::string& backend);
 std::vector<std::string> study_backends();
 
 }  // namespace optimist::testing
+
+namespace optimist::testing {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+/// Runs the optimist binary with `args` (shell-quoted as needed) in `cwd`.
+CliRun run_optimist(const std::string& args, const std::filesystem::path& cwd);
+
+}  // namespace optimist::testing

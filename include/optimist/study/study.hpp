@@ -20,6 +20,7 @@ struct StudyTrial {
   std::size_t number = 0;  ///< the trial's number in the study
   Vector x;                ///< user point
   std::string origin;      ///< "asked" (the algorithm's), "enqueued" or "requeued"
+  double suggest_s = 0.0;  ///< optimizer time spent proposing it (0 for a queued point)
 };
 
 /// What to create: the study's name, space, direction, algorithm and settings.
