@@ -1,0 +1,45 @@
+#include "unit/study_backends.hpp"
+
+namespace optimist::testing {
+
+std::vector<std::string> study_backends() { return {"sqlite"}; }
+
+std::string fresh_storage_url(const std::string& backend) {
+  if (backend == "sqlite") return "sqlite:///" + (study_test_dir() / "study.db").string();
+  ADD_FAILURE() << "unknown test backend " << backend;
+  return "";
+}
+
+}  // namespace optimist::testing
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace optimist::testing {
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+}  // namespace
+
+CliRun run_optimist(const std::string& args, const std::filesystem::path& cwd) {
+  static int calls = 0;
+  const auto out = cwd / ("stdout." + std::to_string(++calls)), err = cwd / ("stderr." + std::to_string(calls));
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' " + args + " > '" +
+                          out.string() + "' 2> '" + err.string() + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  CliRun r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace optimist::testing
