@@ -12,6 +12,7 @@
 
 #include "cli/data_files.hpp"
 #include "dashboard/server.hpp"
+#include "dashboard/storage_source.hpp"
 #include "dashboard/trace_source.hpp"
 #include "optimist/core/types.hpp"
 
@@ -61,13 +62,23 @@ class StopOnSignal {
   std::thread waiter_;
 };
 
+// The studies of --storage, or the traces named.
+std::unique_ptr<dashboard::StudySource> open_source(const DashboardCommand& cmd) {
+  if (cmd.storage.empty() == cmd.traces.empty())
+    throw InvalidArgument(cmd.storage.empty() ? "give trace files or folders, or --storage URL"
+                                              : "give either --storage or trace files, not both");
+  if (!cmd.storage.empty()) return std::make_unique<dashboard::StorageSource>(cmd.storage);
+  return std::make_unique<dashboard::TraceSource>(cmd.traces);
+}
+
 }  // namespace
 
 void add_dashboard_command(CLI::App& parent, DashboardCommand& cmd) {
-  cmd.app = parent.add_subcommand("dashboard", "Serve a live web page over runs (trace files or bench folders)");
+  cmd.app = parent.add_subcommand("dashboard", "Serve a live web page over studies or runs (trace files, bench folders)");
   cmd.app->add_option("traces", cmd.traces, "trace files (.jsonl) or folders of them (an 'optimist bench --out' folder)")
-      ->required()
       ->type_name("TRACE|DIR");
+  cmd.app->add_option("--storage", cmd.storage, "the studies of this database (sqlite:///path/study.db, postgresql://...)")
+      ->type_name("URL");
   cmd.app->add_option("--host", cmd.host, "address to listen on; anything but a loopback address exposes the runs")
       ->capture_default_str();
   cmd.app->add_option("--port", cmd.port, "port to listen on (0: any free port)")->capture_default_str();
@@ -79,7 +90,8 @@ void add_dashboard_command(CLI::App& parent, DashboardCommand& cmd) {
 }
 
 int dashboard_command(const DashboardCommand& cmd) {
-  dashboard::TraceSource source(cmd.traces);
+  const auto owned = open_source(cmd);
+  dashboard::StudySource& source = *owned;
   dashboard::ServerOptions options;
   options.host = cmd.host;
   options.port = cmd.port;

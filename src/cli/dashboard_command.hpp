@@ -1,4 +1,5 @@
-// `optimist dashboard TRACE.jsonl|DIR ...`: a live web page over runs (docs/dashboard.md).
+// `optimist dashboard --storage URL` or `optimist dashboard TRACE.jsonl|DIR ...`: a live web page
+// over studies or runs (docs/dashboard.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@ namespace optimist::cli {
 struct DashboardCommand {
   CLI::App* app = nullptr;
   std::vector<std::string> traces;
+  std::string storage;
   std::string host = "127.0.0.1";
   int port = 8080;
   int poll_ms = 1000;
