@@ -7,7 +7,7 @@
 
 #include "optimist/core/trace.hpp"
 #include "optimist/study/study.hpp"
-#include "unit/study_backends.hpp"
+#include "study/study_backends.hpp"
 
 using namespace optimist;
 using optimist::testing::run_optimist;

@@ -1,13 +1,28 @@
-#include "unit/study_backends.hpp"
+#include "study/study_backends.hpp"
+
+#include "study/postgres_server.hpp"
 
 namespace optimist::testing {
 
-std::vector<std::string> study_backends() { return {"sqlite"}; }
+std::vector<std::string> study_backends() { return {"sqlite", "postgresql"}; }
 
 std::string fresh_storage_url(const std::string& backend) {
   if (backend == "sqlite") return "sqlite:///" + (study_test_dir() / "study.db").string();
-  ADD_FAILURE() << "unknown test backend " << backend;
-  return "";
+  if (backend != "postgresql") {
+    ADD_FAILURE() << "unknown test backend " << backend;
+    return "";
+  }
+  // One database per test, named after it (PostgreSQL names: lower case, at most 63 bytes).
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = "t" + std::to_string(getpid()) + "_" + info->name();
+  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+  name = name.substr(0, 63);
+  try {
+    return shared_postgres().create_database(name);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "the PostgreSQL test server is not available: " << e.what();
+    throw;
+  }
 }
 
 }  // namespace optimist::testing

@@ -6,7 +6,7 @@
 #include "dashboard/storage_source.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
-#include "unit/study_backends.hpp"
+#include "study/study_backends.hpp"
 
 namespace {
 
