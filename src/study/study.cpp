@@ -251,7 +251,7 @@ std::optional<StudyTrial> Study::ask() {
       s.pending.emplace(t->number, asked);
     }
     s.synced_seq = t->asked_seq;
-    out = StudyTrial{t->number, t->x, t->origin};
+    out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0)};
   });
   if (out) s.track(out->number);
   return out;
@@ -313,6 +313,11 @@ std::optional<Vector> Study::recommend() {
 std::size_t Study::budget_used() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->storage->budget_used(impl_->record.id);
+}
+
+std::size_t Study::running_elsewhere() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->storage->running_elsewhere(impl_->record.id, impl_->options.worker);
 }
 
 void Study::heartbeat() {

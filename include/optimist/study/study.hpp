@@ -20,6 +20,7 @@ struct StudyTrial {
   std::size_t number = 0;  ///< the trial's number in the study
   Vector x;                ///< user point
   std::string origin;      ///< "asked" (the algorithm's), "enqueued" or "requeued"
+  double suggest_s = 0.0;  ///< optimizer time spent proposing it (0 for a queued point)
 };
 
 /// What to create: the study's name, space, direction, algorithm and settings.
@@ -96,6 +97,9 @@ class Study {
   std::optional<Vector> recommend();
   /// Trials that count against the budget so far.
   std::size_t budget_used();
+  /// Running trials held by other workers (a worker whose asks run out waits for these: one may
+  /// go stale and come back as a waiting trial).
+  std::size_t running_elsewhere();
 
   /// Refreshes the heartbeat of the trials this object asked and has not told yet.
   void heartbeat();

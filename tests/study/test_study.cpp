@@ -10,7 +10,7 @@
 #include "optimist/core/registry.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
-#include "unit/study_backends.hpp"
+#include "study/study_backends.hpp"
 
 using namespace optimist;
 
@@ -270,3 +270,15 @@ TEST_P(StudyTest, ConcurrentWorkersGetDistinctTrials) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StudyTest, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
+  const std::string refused = message_of([] { Storage s("postgresql://optimist@127.0.0.1:1/nowhere"); });
+  EXPECT_NE(refused.find("cannot connect to PostgreSQL"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("127.0.0.1"), std::string::npos) << refused;  // the server's (libpq's) own message
+  const std::string secret = message_of([] { Storage s("postgresql://me:hunter2@127.0.0.1:1/db"); });
+  EXPECT_EQ(secret.find("hunter2"), std::string::npos) << secret;
+  const std::string folder = message_of([] { Storage s("sqlite:////nonexistent-folder/x/study.db"); });
+  EXPECT_NE(folder.find("/nonexistent-folder/x/study.db"), std::string::npos) << folder;
+  const std::string no_file = message_of([] { Storage s("sqlite:///"); });
+  EXPECT_NE(no_file.find("names no file"), std::string::npos) << no_file;
+}
