@@ -243,6 +243,13 @@ std::size_t Storage::budget_used(std::int64_t study_id) {
           .at(0)[0].integer());
 }
 
+std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string& worker) {
+  return static_cast<std::size_t>(
+      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state = 'running' AND worker <> ?", {study_id, worker})
+          .at(0)[0]
+          .integer());
+}
+
 std::size_t Storage::fail_stale(const StudyRecord& study) {
   const double grace = study.settings.grace_period_s;
   const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +

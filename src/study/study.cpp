@@ -315,6 +315,11 @@ std::size_t Study::budget_used() {
   return impl_->storage->budget_used(impl_->record.id);
 }
 
+std::size_t Study::running_elsewhere() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->storage->running_elsewhere(impl_->record.id, impl_->options.worker);
+}
+
 void Study::heartbeat() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->storage->heartbeat(impl_->record.id, {impl_->own.begin(), impl_->own.end()});

@@ -1,5 +1,6 @@
 #include "optimist/study/worker.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <chrono>
@@ -17,6 +18,7 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
   std::size_t claimed = 0;
   std::atomic<bool> stop{false};
   std::exception_ptr error;
+  const double poll_s = std::clamp(study.record().settings.grace_period_s / 4.0, 0.05, 1.0);
 
   auto job = [&](TrialEvaluator evaluate) {
     for (;;) {
@@ -26,6 +28,16 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         ++claimed;
       }
       std::optional<StudyTrial> trial = study.ask();
+      if (!trial) {
+        std::lock_guard<std::mutex> lock(mutex);
+        --claimed;
+      }
+      if (!trial && study.running_elsewhere() > 0) {
+        // The budget is taken, but another worker's trial may still go stale and come back:
+        // wait for it rather than leave the study one evaluation short.
+        std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+        continue;
+      }
       if (!trial) {
         stop = true;
         return;

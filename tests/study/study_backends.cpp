@@ -1,5 +1,14 @@
 #include "study/study_backends.hpp"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "study/postgres_server.hpp"
 
 namespace optimist::testing {
@@ -27,12 +36,6 @@ std::string fresh_storage_url(const std::string& backend) {
 
 }  // namespace optimist::testing
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 namespace optimist::testing {
 
 namespace {
@@ -56,5 +59,62 @@ CliRun run_optimist(const std::string& args, const std::filesystem::path& cwd) {
   r.err = slurp(err);
   return r;
 }
+
+}  // namespace optimist::testing
+
+namespace optimist::testing {
+
+Process::Process(const std::string& command, const std::filesystem::path& cwd, const std::string& log_name)
+    : out_(cwd / (log_name + ".out")), err_(cwd / (log_name + ".err")) {
+  pid_ = fork();
+  if (pid_ == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    if (!freopen(out_.c_str(), "w", stdout) || !freopen(err_.c_str(), "w", stderr) || !freopen("/dev/null", "r", stdin)) _exit(127);
+    const std::string exec = "exec " + command;
+    execl("/bin/sh", "sh", "-c", exec.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+}
+
+Process::~Process() {
+  if (pid_ > 0 && !status_) {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+}
+
+void Process::kill9() {
+  if (!status_) ::kill(pid_, SIGKILL);
+}
+
+int Process::wait() {
+  if (!status_) {
+    int st = 0;
+    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+  }
+  return *status_;
+}
+
+bool Process::running() {
+  if (status_) return false;
+  int st = 0;
+  const int r = waitpid(pid_, &st, WNOHANG);
+  if (r == 0) return true;
+  status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+  return false;
+}
+
+std::string Process::err() const { return slurp(err_); }
+std::string Process::out() const { return slurp(out_); }
+
+std::size_t env_size(const char* name, std::size_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? static_cast<std::size_t>(std::stoull(v)) : fallback;
+}
+
+bool full_size_reliability() { return env_size("OPTIMIST_STUDY_FULL", 0) != 0; }
 
 }  // namespace optimist::testing

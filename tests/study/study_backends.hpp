@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace optimist::testing {
@@ -40,5 +41,36 @@ struct CliRun {
 
 /// Runs the optimist binary with `args` (shell-quoted as needed) in `cwd`.
 CliRun run_optimist(const std::string& args, const std::filesystem::path& cwd);
+
+}  // namespace optimist::testing
+
+namespace optimist::testing {
+
+/// A background process (`sh -c 'exec COMMAND'`, so the pid is the command's own) with stdout
+/// and stderr in files; killed with SIGKILL by the destructor if still running.
+class Process {
+ public:
+  Process(const std::string& command, const std::filesystem::path& cwd, const std::string& log_name);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  int pid() const { return pid_; }
+  void kill9();
+  /// Waits for the exit; returns the exit code (-signal when killed).
+  int wait();
+  bool running();
+  std::string err() const;
+  std::string out() const;
+
+ private:
+  int pid_ = -1;
+  std::optional<int> status_;
+  std::filesystem::path out_, err_;
+};
+
+/// The value of environment variable `name` as a count, or `fallback` (the full-size runs of the
+/// reliability tests: OPTIMIST_STUDY_FULL=1).
+std::size_t env_size(const char* name, std::size_t fallback);
+bool full_size_reliability();
 
 }  // namespace optimist::testing

@@ -130,6 +130,8 @@ class Storage {
   /// Within locked(): fails running trials whose heartbeat is older than the grace period
   /// (re-queuing their points when the settings say so); returns how many.
   std::size_t fail_stale(const StudyRecord& study);
+  /// Running trials held by workers other than `worker`.
+  std::size_t running_elsewhere(std::int64_t study_id, const std::string& worker);
   /// Within locked(): the waiting trial with the lowest number, if any.
   std::optional<TrialRecord> first_waiting(std::int64_t study_id);
   /// Within locked(): inserts a trial with the next number; returns it.

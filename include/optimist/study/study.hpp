@@ -97,6 +97,9 @@ class Study {
   std::optional<Vector> recommend();
   /// Trials that count against the budget so far.
   std::size_t budget_used();
+  /// Running trials held by other workers (a worker whose asks run out waits for these: one may
+  /// go stale and come back as a waiting trial).
+  std::size_t running_elsewhere();
 
   /// Refreshes the heartbeat of the trials this object asked and has not told yet.
   void heartbeat();
