@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian (bookworm) packages optimist needs to build and test -- only the missing ones.
-# Fast and silent apart from one line when everything is already there.
+# Installs the Debian (bookworm) packages optimist needs to build and test -- only the missing ones
+# -- and the dashboard's browser libraries from npm (web/package-lock.json, into web/node_modules).
+# Fast and silent apart from one line each when everything is already there.
 set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   # build and C++ dependencies
@@ -9,8 +11,8 @@ packages=(
   libcli11-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
   # studies: SQLite (embedded) and PostgreSQL (client library; the server for the tests)
   libsqlite3-dev libpqxx-dev postgresql-15
-  # dashboard: HTTP server and the chart library it serves locally
-  libcpp-httplib-dev libjs-chart.js
+  # dashboard: HTTP server (its chart library, Apache ECharts, comes from npm: see the end)
+  libcpp-httplib-dev
   # Python package (for Debian's /usr/bin/python3), its tests and the Optuna/Dask integrations
   python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-optuna python3-distributed
   # figures, the hyperparameter-tuning problems' classifiers
@@ -25,9 +27,24 @@ missing=()
 for p in "${packages[@]}"; do
   [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || missing+=("$p")
 done
+# npm, for the dashboard's browser libraries: Debian's when the machine has none of its own.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+# The dashboard's chart library, at the version web/package-lock.json pins (npm ci checks its
+# integrity hash); skipped while web/node_modules is newer than the lock file.
+install_web() {
+  local web="$root/web"
+  if [[ -f "$web/node_modules/.package-lock.json" && "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ]]; then
+    echo "install-deps: web libraries are installed (web/node_modules)"
+    return
+  fi
+  echo "install-deps: installing web libraries (npm ci in web/)"
+  (cd "$web" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+}
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages are installed"
+  install_web
   exit 0
 fi
 
@@ -45,3 +62,4 @@ fi
 echo "install-deps: installing ${missing[*]}"
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_web

@@ -1,4 +1,5 @@
-// optimist: command-line front end (subcommands `run`, `list`, `bench` and `plot`).
+// optimist: command-line front end (subcommands `run`, `list`, `bench`, `plot`, `study`, `worker`
+// and `dashboard`).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -7,9 +8,11 @@
 #include <string>
 
 #include "cli/bench_command.hpp"
+#include "cli/dashboard_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/run_command.hpp"
+#include "cli/study_command.hpp"
 #include "optimist/core/types.hpp"
 
 namespace {
@@ -26,7 +29,9 @@ void error_line(const std::string& what) {
 std::string help_hint(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "run") == 0 || std::strcmp(argv[i], "list") == 0 ||
-        std::strcmp(argv[i], "bench") == 0 || std::strcmp(argv[i], "plot") == 0)
+        std::strcmp(argv[i], "bench") == 0 || std::strcmp(argv[i], "plot") == 0 ||
+        std::strcmp(argv[i], "study") == 0 || std::strcmp(argv[i], "worker") == 0 ||
+        std::strcmp(argv[i], "dashboard") == 0)
       return std::string("run 'optimist ") + argv[i] + " --help'";
     if (argv[i][0] != '-') break;
   }
@@ -47,6 +52,12 @@ int main(int argc, char** argv) {
   optimist::cli::add_bench_command(app, bench);
   optimist::cli::PlotCommand plot;
   optimist::cli::add_plot_command(app, plot);
+  optimist::cli::StudyCommand study;
+  optimist::cli::add_study_command(app, study);
+  optimist::cli::WorkerCommand worker;
+  optimist::cli::add_worker_command(app, worker);
+  optimist::cli::DashboardCommand dashboard;
+  optimist::cli::add_dashboard_command(app, dashboard);
 
   try {
     app.parse(argc, argv);
@@ -62,6 +73,9 @@ int main(int argc, char** argv) {
     if (run.app->parsed()) return optimist::cli::run_command(run);
     if (bench.app->parsed()) return optimist::cli::bench_command(bench);
     if (plot.app->parsed()) return optimist::cli::plot_command(plot);
+    if (study.app->parsed()) return optimist::cli::study_command(study);
+    if (worker.app->parsed()) return optimist::cli::worker_command(worker);
+    if (dashboard.app->parsed()) return optimist::cli::dashboard_command(dashboard);
     return optimist::cli::list_command(list);
   } catch (const optimist::InvalidArgument& e) {
     error_line(e.what());

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "cli/data_files.hpp"
 #include "optimist/core/types.hpp"
 
 extern char** environ;
@@ -18,27 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kScript = "plot_results.py";
-
 // The script next to an installed binary (PREFIX/bin/optimist -> PREFIX/share/optimist), else the
 // source tree this binary was built from; OPTIMIST_PLOT_SCRIPT overrides both.
 fs::path find_script() {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("OPTIMIST_PLOT_SCRIPT")) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path datadir = OPTIMIST_INSTALL_DATADIR;
-    candidates.push_back((datadir.is_absolute() ? datadir : exe.parent_path().parent_path() / datadir) / "optimist" /
-                         kScript);
-  }
-  candidates.push_back(fs::path(OPTIMIST_SOURCE_SCRIPTS) / kScript);
-  for (const auto& c : candidates)
-    if (fs::exists(c, ec)) return c;
-  std::string tried;
-  for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c.string();
-  throw InvalidArgument(std::string("cannot find the plot script ") + kScript + " (tried " + tried +
-                        "); set OPTIMIST_PLOT_SCRIPT to its path");
+  constexpr const char* kScript = "plot_results.py";
+  return find_data_file(std::string("the plot script ") + kScript, kScript, fs::path(OPTIMIST_SOURCE_SCRIPTS) / kScript,
+                        "OPTIMIST_PLOT_SCRIPT");
 }
 
 }  // namespace

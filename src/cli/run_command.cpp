@@ -11,6 +11,7 @@
 #include "cli/config.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_study.hpp"
 #include "cli/settings.hpp"
 #include "cli/summary.hpp"
 #include "optimist/core/external_objective.hpp"
@@ -122,6 +123,15 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
                                         "seed and noise; --budget may extend it; written back in place unless --out")
                         ->type_name("TRACE.jsonl");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress display");
+  cmd.jobs_flag = cmd.app->add_option("--jobs", cmd.jobs, "evaluations in parallel (threads, or child processes of "
+                                                          "--objective-command), coordinated by a study in a temporary "
+                                                          "SQLite file (docs/studies.md)")
+                      ->type_name("K");
+  cmd.storage_flag = cmd.app->add_option("--storage", cmd.storage, "keep the run's study in this storage (sqlite:///file.db "
+                                                                   "or postgresql://...); running the same command again "
+                                                                   "continues it")
+                         ->type_name("URL");
+  cmd.app->add_option("--study", cmd.study, "with --storage: the study's name (default 'run')")->type_name("NAME");
   cmd.app->footer(
       "Exit codes: 0 done, 1 the objective failed (--on-failure stop), 2 bad input, 130 interrupted.\n"
       "The first Ctrl-C stops after the current evaluation; the trace and summary are still written.");
@@ -148,6 +158,12 @@ int run_command(const RunCommand& cmd) {
     problem = make_problem(s.problem, s.dim);
   else
     std::tie(problem, objective) = external_problem(s, resumed ? &resumed->meta.space : nullptr);
+  if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0) {
+    if (resumed)
+      throw InvalidArgument("--resume cannot be combined with --jobs or --storage: a run kept in a study continues when "
+                            "the same command is run again with the same --storage");
+    return run_in_study(s, problem, StudyRunFlags{cmd.jobs, cmd.storage, cmd.study, cmd.quiet});
+  }
   RunOptions options;
   if (resumed) options.resume_from = earlier_evaluations(*resumed, cmd.resume, problem, s.budget);
   options.budget = s.budget;

@@ -21,6 +21,12 @@ struct RunCommand {
   std::string resume;  ///< trace of an interrupted run to continue
   CLI::Option* resume_flag = nullptr;
   bool quiet = false;
+  // --jobs K / --storage URL / --study NAME: the run as a study (cli/run_study.hpp).
+  std::size_t jobs = 1;
+  std::string storage;
+  std::string study = "run";
+  CLI::Option* jobs_flag = nullptr;
+  CLI::Option* storage_flag = nullptr;
 };
 
 void add_run_command(CLI::App& parent, RunCommand& cmd);

@@ -73,6 +73,14 @@ Trial Optimizer::external_trial(const Vector& x) {
   return t;
 }
 
+Trial Optimizer::add_pending(const Vector& x) {
+  space_.validate(x);
+  Trial t = external_trial(x);
+  pending_.push_back(t);
+  observe_pending(pending_.back());
+  return t;
+}
+
 void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->id == trial.id) {

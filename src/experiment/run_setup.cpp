@@ -36,6 +36,20 @@ PreparedRun prepare_run(const Problem& problem, const RunSpec& spec, const RunOp
   return run;
 }
 
+LegacyRunSettings take_legacy_run_settings(nlohmann::json& options) {
+  LegacyRunSettings out;
+  if (!options.is_object()) return out;
+  // resolve_options added "seed" to every spec before RunContext: its presence marks old options.
+  out.legacy = options.contains("seed");
+  options.erase("seed");
+  if (const auto it = options.find("budget"); it != options.end()) {
+    if (it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0))
+      out.horizon = it->get<std::size_t>();
+    options.erase(it);
+  }
+  return out;
+}
+
 RunSpec recorded_run(const TraceMeta& meta) {
   RunSpec spec;
   spec.algorithm = meta.algorithm;
@@ -44,18 +58,9 @@ RunSpec recorded_run(const TraceMeta& meta) {
   spec.budget = meta.budget;
   spec.options = meta.options.is_object() ? meta.options : nlohmann::json::object();
   spec.options.erase("name");
-  // Every trace written before RunContext had "seed" among its options (resolve_options added it).
-  const bool legacy = spec.options.contains("seed");
-  if (legacy) {
-    spec.options.erase("seed");
-    if (const auto it = spec.options.find("budget"); it != spec.options.end()) {
-      if (it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0))
-        spec.horizon = it->get<std::size_t>();
-      spec.options.erase(it);
-    }
-  } else {
-    spec.horizon = meta.horizon.value_or(0);
-  }
+  const LegacyRunSettings old = take_legacy_run_settings(spec.options);
+  // An older trace's horizon: its "budget" option, else (an algorithm without one) the budget.
+  spec.horizon = old.legacy ? old.horizon : meta.horizon.value_or(0);
   return spec;
 }
 

@@ -89,6 +89,12 @@ class Optimizer {
   /// point outside the space.
   void tell_failed(const Vector& x, const std::string& error);
 
+  /// Registers a pending trial for a user point this optimizer did not ask: another worker of a
+  /// shared study asked it (or a queued point is being evaluated). The algorithm treats it as it
+  /// treats its own pending trials (observe_pending); tell it later with the returned trial.
+  /// Throws InvalidArgument on a point outside the space.
+  Trial add_pending(const Vector& x);
+
   /// The algorithm's current answer, a user point. Throws std::logic_error before any
   /// successful observation when the algorithm has no answer of its own.
   Vector recommend() const;
@@ -108,6 +114,9 @@ class Optimizer {
   virtual std::vector<Vector> propose(std::size_t n) = 0;
   /// Called after a successful observation is stored; `y` is the value to maximize.
   virtual void observe(const Observation& obs, double y) { (void)obs; (void)y; }
+  /// Called after add_pending() stored a trial that propose() did not return; algorithms that
+  /// keep per-ask state (tree plans, TuRBO's regions) take it here as if they had proposed it.
+  virtual void observe_pending(const Trial& trial) { (void)trial; }
   /// Called after a failed trial is stored.
   virtual void observe_failure(const Observation& obs) { (void)obs; }
   /// Unit point of the answer; default: best observed.

@@ -56,6 +56,15 @@ struct PreparedRun {
 PreparedRun prepare_run(const Problem& problem, const RunSpec& spec, const RunOptions& driver,
                         const TraceMeta* resumed = nullptr);
 
+/// Algorithm options written before RunContext may hold the run's "seed" and, for the algorithms
+/// that plan with it, its horizon as "budget" (0 meaning none). Removes both from `options`;
+/// `legacy` says whether they were there (every older trace's options have "seed").
+struct LegacyRunSettings {
+  bool legacy = false;
+  std::optional<std::size_t> horizon;  ///< the old "budget" option: 0 for none, unset when absent
+};
+LegacyRunSettings take_legacy_run_settings(nlohmann::json& options);
+
 /// The run a trace records. Traces written before RunContext existed kept the seed and the horizon
 /// among the algorithm's options ("seed", and "budget" for the algorithms that plan with it, 0
 /// meaning none); they are read from there, so such traces resume and compare like new ones.

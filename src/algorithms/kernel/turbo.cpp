@@ -181,6 +181,10 @@ std::size_t Turbo::region_of(const Trial& trial) {
       proposed_by_.erase(it);
       return r;
     }
+  return nearest_region(trial);
+}
+
+std::size_t Turbo::nearest_region(const Trial& trial) const {
   if (regions_.size() == 1) return 0;
   // External tell: the region whose centre is nearest in the infinity norm scaled by its length
   // (a run with no data yet only takes the point when no run has data).
@@ -201,6 +205,9 @@ std::size_t Turbo::region_of(const Trial& trial) {
   }
   return best;
 }
+
+// Another worker's pending point belongs to the region it lies nearest (as an external tell).
+void Turbo::observe_pending(const Trial& trial) { proposed_by_.emplace_back(trial.id, nearest_region(trial)); }
 
 void Turbo::restart(Region& g) {
   // TuRBO-1 restart: forget the run (its data and GP), start a fresh design.

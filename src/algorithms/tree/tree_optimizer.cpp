@@ -190,6 +190,15 @@ void TreeOptimizer::observe(const Observation& obs, double y) {
   record(step, y);
 }
 
+void TreeOptimizer::observe_pending(const Trial& trial) {
+  // Another worker's ask: when it is the next planned step's point, that step is taken (as our
+  // own propose would have); otherwise it is an untracked point (a filler or a queued point).
+  const Step* s = next_step();
+  if (!s || (space().snap_unit(step_point(*s)) - trial.unit).cwiseAbs().maxCoeff() > kMatchTolerance) return;
+  pending_steps_.push_back(PendingStep{trial.id, run_, *s});
+  advance();
+}
+
 void TreeOptimizer::observe_failure(const Observation& obs) {
   for (auto it = pending_steps_.begin(); it != pending_steps_.end(); ++it)
     if (it->id == obs.trial.id) {

@@ -100,6 +100,7 @@ class Turbo : public Optimizer {
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
   void observe_failure(const Observation& obs) override;
+  void observe_pending(const Trial& trial) override;
 
  private:
   struct Pending {
@@ -136,6 +137,8 @@ class Turbo : public Optimizer {
   std::size_t region_of(const Trial& trial);
   /// The region that proposed a pending trial (0 if none did: pending trials are always asked).
   std::size_t asked_by(const Trial& trial) const;
+  /// The region an external point is given to: the nearest best point, scaled by region length.
+  std::size_t nearest_region(const Trial& trial) const;
   /// Design point `index` of region r's current run.
   Vector design_point(std::size_t r, std::uint64_t index, Rng& rng) const;
   void restart(Region& region);

@@ -92,6 +92,7 @@ class TreeOptimizer : public Optimizer {
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
   void observe_failure(const Observation& obs) override;
+  void observe_pending(const Trial& trial) override;
   const Step* next_step();
   void advance();
 

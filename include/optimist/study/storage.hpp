@@ -1,0 +1,163 @@
+// Where studies live: a database shared by every worker of a study (docs/studies.md).
+// sqlite:///path/study.db (one machine, no server) or postgresql://user@host/db (many machines).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/core/space.hpp"
+#include "optimist/core/types.hpp"
+
+namespace optimist {
+
+namespace study_detail {
+class Database;
+}
+
+enum class TrialState { Waiting, Running, Complete, Failed };
+std::string to_string(TrialState s);
+/// Throws InvalidArgument naming the text and the allowed states.
+TrialState trial_state_from_string(const std::string& text);
+
+/// Settings every worker of a study follows (stored with the study).
+struct StudySettings {
+  double heartbeat_interval_s = 10.0;  ///< how often a worker refreshes its running trials
+  double grace_period_s = 60.0;        ///< a running trial silent this long is failed as stale
+  bool requeue_stale = true;           ///< a stale trial's point is queued again as a waiting trial
+  /// What the study was created for, for workers that do not say (e.g. {"problem": "branin",
+  /// "dim": 2, "noise": 0.1} or {"objective_command": "python3 f.py"}); free-form JSON.
+  nlohmann::json objective = nlohmann::json::object();
+
+  nlohmann::json to_json() const;
+  static StudySettings from_json(const nlohmann::json& j);
+};
+
+/// A study as stored.
+struct StudyRecord {
+  std::int64_t id = 0;
+  std::string name;
+  Space space;
+  Direction direction = Direction::Maximize;
+  std::string algorithm;
+  nlohmann::json options = nlohmann::json::object();  ///< resolved options, with "name" and "seed"
+  std::uint64_t seed = 0;
+  std::optional<std::size_t> budget;  ///< trials to run (failed ones included); none: unlimited
+  std::optional<double> f_star;
+  StudySettings settings;
+  double created = 0.0;  ///< Unix time (s)
+};
+
+/// One trial as stored.
+struct TrialRecord {
+  std::int64_t id = 0;      ///< database row id
+  std::size_t number = 0;   ///< 0-based, dense and unique within the study
+  TrialState state = TrialState::Waiting;
+  Vector x;                 ///< user point
+  std::optional<double> value;  ///< objective 0's told value (complete trials)
+  std::vector<double> values;   ///< every objective's value, in objective order
+  std::string error;            ///< why it failed
+  bool stale = false;           ///< failed because its worker stopped heartbeating
+  std::string worker;           ///< who holds or held it
+  std::optional<double> created, started, finished, heartbeat;  ///< Unix times (s)
+  std::optional<double> suggest_s;  ///< optimizer time spent proposing it
+  std::optional<std::size_t> requeued_from;  ///< number of the stale trial it re-runs
+  std::string origin;  ///< "asked", "enqueued", "told" (added already evaluated) or "requeued"
+  std::int64_t asked_seq = 0, finished_seq = 0;  ///< event numbers (0: not yet)
+  nlohmann::json user_attrs = nlohmann::json::object();
+};
+
+/// A study with its trial counts and best value (what `optimist study list` and a dashboard show).
+struct StudySummary {
+  StudyRecord study;
+  std::map<TrialState, std::size_t> counts;
+  std::optional<double> best_value;
+  std::optional<double> last_activity;  ///< latest trial time (Unix s)
+};
+
+struct StorageOptions {
+  /// How long to keep retrying a busy database or an unreachable server before giving up (s).
+  double retry_s = 600.0;
+};
+
+/// A connection to a study database. Creates the schema on first use and checks its version.
+/// All calls are safe from one thread at a time; open one Storage per thread.
+class Storage {
+ public:
+  /// Throws InvalidArgument for a malformed URL or unknown scheme (naming the allowed ones) and
+  /// when the server cannot be reached (with the server's message).
+  explicit Storage(const std::string& url, StorageOptions options = {});
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  const std::string& url() const { return url_; }
+  std::string backend() const;
+
+  // ---- studies ----
+  /// Throws InvalidArgument if the name is taken.
+  StudyRecord create_study(StudyRecord record);
+  /// Throws InvalidArgument naming the study and listing the existing ones.
+  StudyRecord load_study(const std::string& name);
+  std::optional<StudyRecord> find_study(const std::string& name);
+  std::vector<StudySummary> list_studies();
+  /// Removes the study and its trials; throws InvalidArgument if it does not exist.
+  void delete_study(const std::string& name);
+
+  // ---- reading trials ----
+  /// Trials in number order; with after_number, only those numbered above it (incremental reads).
+  std::vector<TrialRecord> trials(std::int64_t study_id, std::optional<std::size_t> after_number = std::nullopt);
+  /// Trials that were asked or finished after event `seq`, with their event numbers.
+  std::vector<TrialRecord> changed_after(std::int64_t study_id, std::int64_t seq);
+  std::optional<TrialRecord> trial(std::int64_t study_id, std::size_t number);
+
+  // ---- state changes (each a transaction; see Study for the rules) ----
+  /// Runs fn inside a write transaction that holds the study's lock; fn may be re-run after a
+  /// transient failure.
+  void locked(std::int64_t study_id, const std::function<void()>& fn);
+  /// Within locked(): the next event number of the study.
+  std::int64_t next_event(std::int64_t study_id);
+  std::int64_t last_event(std::int64_t study_id);
+  /// Trials that count against the budget: running, complete and failed ones, except those
+  /// failed as stale (their point runs again or was lost with its worker, not evaluated).
+  std::size_t budget_used(std::int64_t study_id);
+  /// Within locked(): fails running trials whose heartbeat is older than the grace period
+  /// (re-queuing their points when the settings say so); returns how many.
+  std::size_t fail_stale(const StudyRecord& study);
+  /// Running trials held by workers other than `worker`.
+  std::size_t running_elsewhere(std::int64_t study_id, const std::string& worker);
+  /// Within locked(): the waiting trial with the lowest number, if any.
+  std::optional<TrialRecord> first_waiting(std::int64_t study_id);
+  /// Within locked(): inserts a trial with the next number; returns it.
+  TrialRecord insert_trial(std::int64_t study_id, TrialRecord trial);
+  /// Within locked(): marks a waiting trial running for `worker`.
+  void claim(std::int64_t study_id, TrialRecord& trial, const std::string& worker, std::optional<double> suggest_s);
+  /// Within locked(): a running trial becomes complete or failed; throws InvalidArgument if it is
+  /// not running.
+  void finish(std::int64_t study_id, TrialRecord& trial, std::optional<double> value, const std::string& error);
+  /// Refreshes the heartbeat of these running trials (no lock needed).
+  void heartbeat(std::int64_t study_id, const std::vector<std::size_t>& numbers);
+  /// Sets a trial's user attribute (JSON value).
+  void set_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value);
+
+  /// The Unix time of the database's clock.
+  double now();
+  /// The SQLite file's PRAGMA integrity_check result ("ok"); "ok" on PostgreSQL.
+  std::string integrity_check();
+
+ private:
+  void create_schema();
+  std::string url_;
+  std::unique_ptr<study_detail::Database> db_;
+};
+
+/// The current version of the schema (docs/studies.md); a database with a newer one is refused.
+constexpr int kStudySchemaVersion = 1;
+
+}  // namespace optimist

@@ -1,0 +1,120 @@
+// A study: one optimization shared by any number of workers, in processes and on machines that
+// coordinate through a Storage (docs/studies.md).
+//
+//   Study study = Study::load("sqlite:///study.db", "branin");
+//   while (auto t = study.ask()) study.tell(*t, f(t->x));
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/core/optimizer.hpp"
+#include "optimist/study/storage.hpp"
+
+namespace optimist {
+
+/// A trial handed out by Study::ask(): evaluate x and tell the value.
+struct StudyTrial {
+  std::size_t number = 0;  ///< the trial's number in the study
+  Vector x;                ///< user point
+  std::string origin;      ///< "asked" (the algorithm's), "enqueued" or "requeued"
+  double suggest_s = 0.0;  ///< optimizer time spent proposing it (0 for a queued point)
+};
+
+/// What to create: the study's name, space, direction, algorithm and settings.
+struct StudyConfig {
+  std::string name;
+  Space space;
+  Direction direction = Direction::Maximize;
+  std::string algorithm = "random";
+  nlohmann::json options = nlohmann::json::object();  ///< algorithm options (without name, seed or budget)
+  std::uint64_t seed = 0;
+  std::optional<std::size_t> budget;  ///< none: workers run until stopped
+  std::optional<double> f_star;
+  StudySettings settings;
+};
+
+struct StudyOptions {
+  /// This worker's name in the trials it holds; empty: host:pid:random.
+  std::string worker;
+  StorageOptions storage;
+  /// Heartbeat the trials this Study object asked (until told) from a background thread, every
+  /// StudySettings::heartbeat_interval_s; off: call heartbeat() yourself.
+  bool heartbeat_thread = true;
+};
+
+/// The algorithm options a study stores: defaults merged with `options`, with "name". The seed
+/// and the horizon (the budget) are the study's own columns, given to the optimizer as its RunContext.
+nlohmann::json resolve_study_options(const std::string& algorithm, const nlohmann::json& options);
+
+/// The RunContext of the study's optimizer: its seed and its budget as the horizon (also for studies
+/// stored before RunContext, whose options held "seed" and "budget").
+RunContext study_run_context(const StudyRecord& study);
+
+/// The study's optimizer, fresh: the one place where a study creates one.
+std::unique_ptr<Optimizer> make_study_optimizer(const StudyRecord& study);
+
+/// One handle on a study. Thread-safe: the threads of a worker may share one Study.
+///
+/// ask() locks the study, fails stale trials, brings this worker's cached optimizer up to date
+/// with the events it has not seen (asks of other workers as pending trials, tells, failures, in
+/// the study's event order), then hands out the first waiting trial or the optimizer's next point
+/// as a running trial, and commits. With one worker the trials equal those of optimize() with the
+/// same seed; with several, each ask sees every other pending trial.
+class Study {
+ public:
+  /// Creates the study; throws InvalidArgument if the name is taken or the algorithm or its
+  /// options are invalid.
+  static Study create(const std::string& storage_url, const StudyConfig& config, StudyOptions options = {});
+  /// Throws InvalidArgument listing the existing studies when there is none of that name.
+  static Study load(const std::string& storage_url, const std::string& name, StudyOptions options = {});
+  ~Study();
+  Study(Study&&) noexcept;
+  Study& operator=(Study&&) noexcept;
+
+  const StudyRecord& record() const;
+  const std::string& name() const { return record().name; }
+  const Space& space() const { return record().space; }
+  const std::string& worker() const;
+
+  /// The next trial to evaluate, or nothing once the budget is used.
+  std::optional<StudyTrial> ask();
+  /// Records a value (in the objective's direction; must be finite). Throws InvalidArgument if the
+  /// trial is not running (already told, or failed as stale).
+  void tell(const StudyTrial& trial, double value);
+  void tell_failed(const StudyTrial& trial, const std::string& error);
+
+  /// Queues a point to evaluate before the algorithm's own (warm start); returns its number.
+  std::size_t enqueue(const Vector& x);
+  /// Adds an evaluation made elsewhere (a point no worker asked); returns its number.
+  std::size_t add(const Vector& x, double value);
+  std::size_t add_failed(const Vector& x, const std::string& error);
+
+  /// Every trial, in number order.
+  std::vector<TrialRecord> trials();
+  /// The best complete trial.
+  std::optional<TrialRecord> best();
+  /// The algorithm's answer given every finished trial; none before a successful one.
+  std::optional<Vector> recommend();
+  /// Trials that count against the budget so far.
+  std::size_t budget_used();
+  /// Running trials held by other workers (a worker whose asks run out waits for these: one may
+  /// go stale and come back as a waiting trial).
+  std::size_t running_elsewhere();
+
+  /// Refreshes the heartbeat of the trials this object asked and has not told yet.
+  void heartbeat();
+  /// Fails stale running trials now (ask() does it too); returns how many.
+  std::size_t fail_stale();
+
+  Storage& storage();
+
+ private:
+  struct Impl;
+  explicit Study(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace optimist

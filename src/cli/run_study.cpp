@@ -1,0 +1,195 @@
+#include "cli/run_study.hpp"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "cli/interrupt.hpp"
+#include "cli/progress.hpp"
+#include "cli/study_support.hpp"
+#include "cli/summary.hpp"
+#include "optimist/experiment/run_setup.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+/// A folder under the temporary directory, removed with everything in it at the end.
+struct TemporaryFolder {
+  std::filesystem::path path;
+  TemporaryFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "optimist-run-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder in " + pattern);
+    path = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+Study open_study(const std::string& url, const StudyConfig& config) {
+  Storage storage(url);
+  if (!storage.find_study(config.name)) return Study::create(url, config);
+  Study study = Study::load(url, config.name);
+  const StudyRecord& r = study.record();
+  check_same_space(r, config.space, config.direction, "this run's problem");
+  const nlohmann::json options = resolve_study_options(config.algorithm, config.options);
+  nlohmann::json stored = r.options;
+  (void)experiment::take_legacy_run_settings(stored);  // a study stored before RunContext
+  if (r.algorithm != config.algorithm || stored != options)
+    throw InvalidArgument("study '" + r.name + "' in " + url + " runs " + r.algorithm + " with " + stored.dump() +
+                          ", not " + config.algorithm + " with " + options.dump() + "; use another --study name");
+  if (r.seed != config.seed)
+    throw InvalidArgument("study '" + r.name + "' has seed " + std::to_string(r.seed) + ", not --seed " +
+                          std::to_string(config.seed));
+  if (r.budget != config.budget)
+    throw InvalidArgument("study '" + r.name + "' has budget " + (r.budget ? std::to_string(*r.budget) : "unlimited") +
+                          ", not --budget " + std::to_string(config.budget.value_or(0)));
+  if (r.settings.objective != config.settings.objective)
+    throw InvalidArgument("study '" + r.name + "' evaluates " + r.settings.objective.dump() + ", not " +
+                          config.settings.objective.dump());
+  return study;
+}
+
+}  // namespace
+
+int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFlags& flags) {
+  if (flags.jobs == 0) throw InvalidArgument("--jobs must be >= 1, got 0");
+  if (s.batch != 1) throw InvalidArgument("--batch " + std::to_string(s.batch) + " cannot be combined with --jobs or --storage");
+  StudyObjective objective;
+  if (s.objective_command.empty()) {
+    objective.problem = problem;
+    objective.noise = s.noise;
+  } else {
+    objective.command = s.objective_command;
+    objective.timeout_s = s.objective_timeout;
+  }
+  StudyConfig config;
+  config.name = flags.study;
+  config.space = problem.space;
+  config.direction = problem.direction;
+  config.algorithm = s.algorithm;
+  config.options = s.options;
+  config.seed = s.seed;
+  config.budget = s.budget;
+  config.f_star = problem.f_star;
+  config.settings.objective = objective.to_json();
+
+  std::optional<TemporaryFolder> temporary;
+  if (flags.storage.empty()) temporary.emplace();
+  const std::string url = temporary ? "sqlite:///" + (temporary->path / "run.db").string() : flags.storage;
+  Study study = open_study(url, config);
+  const StudyRecord& record = study.record();
+
+  // Trials finished in an earlier session of this study come first.
+  RunSummary run;
+  TraceTotals totals;
+  std::vector<EvaluationRecord> earlier;
+  std::vector<TrialRecord> done = study.trials();
+  std::erase_if(done, [](const TrialRecord& t) { return t.stale || (t.state != TrialState::Complete && t.state != TrialState::Failed); });
+  std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.finished_seq < b.finished_seq; });
+  for (const auto& t : done) earlier.push_back(trace_record(t, record, &objective, totals));
+
+  std::unique_ptr<TraceWriter> trace;
+  if (!s.out.empty()) {
+    const auto parent = std::filesystem::path(s.out).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
+    TraceMeta meta = study_trace_meta(record, &objective);
+    meta.run = {{"batch", 1}, {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"},
+                {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},
+                {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
+    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier);
+  }
+  Objective display;  // what the progress display needs: direction and f*
+  display.direction = record.direction;
+  display.optimum = record.f_star;
+  std::optional<ProgressDisplay> progress;
+  if (!flags.quiet) progress.emplace(display, s.time_limit);
+
+  const double sign = direction_sign(record.direction);
+  auto add = [&](const EvaluationRecord& r) {
+    run.evaluations.push_back(r);
+    if (r.failed) {
+      if (run.n_failed++ == 0 && run.message.empty()) run.message = r.error;
+    } else if (!run.best_y || sign * *r.y > sign * *run.best_y) {
+      run.best_y = r.y;
+      run.best_x = r.x;
+    }
+    run.best_f = r.best_f;
+    run.cum_regret = r.cum_regret;
+    run.suggest_s += r.suggest_s;
+  };
+  for (const auto& r : earlier) add(r);
+  run.n_resumed = earlier.size();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  bool target_reached = false, failed_stop = false;
+  WorkerOptions w;
+  w.jobs = flags.jobs;
+  w.stop_on_failure = s.on_failure == FailurePolicy::Stop;
+  w.should_stop = [&] {
+    return InterruptGuard::interrupted() || target_reached || (s.time_limit && elapsed() >= *s.time_limit);
+  };
+  w.on_evaluation = [&](const WorkerEvent& e) {
+    TrialRecord t;
+    t.number = e.trial.number;
+    t.x = e.trial.x;
+    t.state = e.value ? TrialState::Complete : TrialState::Failed;
+    t.value = e.value;
+    t.error = e.error;
+    t.worker = study.worker();
+    t.suggest_s = e.trial.suggest_s;
+    t.started = 0.0;
+    t.finished = e.eval_s;
+    const EvaluationRecord r = trace_record(t, record, &objective, totals);
+    if (trace) trace->write(r);
+    add(r);
+    if (!e.value && w.stop_on_failure) failed_stop = true;
+    if (e.value && s.target && sign * *e.value >= sign * *s.target) target_reached = true;
+    if (progress) {
+      Progress p;
+      p.done = run.evaluations.size();
+      p.budget = s.budget;
+      p.elapsed_s = elapsed();
+      p.best_y = run.best_y;
+      p.best_f = run.best_f;
+      p.cum_regret = run.cum_regret;
+      p.last = &r;
+      progress->update(p);
+    }
+  };
+  try {
+    const InterruptGuard guard;
+    run_worker(study, evaluator_factory(objective, record), w);
+  } catch (...) {
+    if (progress) progress->finish();
+    throw;
+  }
+  if (progress) progress->finish();
+  run.total_s = elapsed();
+  run.reason = failed_stop ? StopReason::ObjectiveFailed
+               : InterruptGuard::interrupted() ? StopReason::Cancelled
+               : target_reached ? StopReason::Target
+               : (s.time_limit && run.evaluations.size() < s.budget) ? StopReason::TimeLimit
+                                                                      : StopReason::Budget;
+  if (!failed_stop) run.message.clear();
+  run.recommended_x = study.recommend();
+  if (run.recommended_x && objective.problem) run.recommended_f = objective.problem->f(*run.recommended_x);
+  if (run.recommended_f && record.f_star) run.simple_regret = std::max(0.0, sign * (*record.f_star - *run.recommended_f));
+  if (trace) trace->write_recommend(run.recommended_x.value_or(Vector()), run.recommended_f, run.simple_regret, to_string(run.reason));
+  print_summary(std::cout, s, problem, display, run);
+  if (!flags.storage.empty()) std::cout << "study             '" << record.name << "' in " << flags.storage << "\n";
+  if (run.reason == StopReason::ObjectiveFailed) {
+    std::fprintf(stderr, "optimist: error: the objective failed: %s\n", run.message.c_str());
+    return 1;
+  }
+  return run.reason == StopReason::Cancelled ? 130 : 0;
+}
+
+}  // namespace optimist::cli

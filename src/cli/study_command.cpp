@@ -1,0 +1,200 @@
+#include "cli/study_command.hpp"
+
+#include <cstdio>
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+
+#include "cli/config.hpp"
+#include "cli/format.hpp"
+#include "cli/settings.hpp"
+#include "cli/study_support.hpp"
+#include "optimist/core/external_objective.hpp"
+#include "optimist/algorithms/registry.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+std::string fmt_time(std::optional<double> unix_s) {
+  if (!unix_s) return "-";
+  char buf[32];
+  const auto t = static_cast<std::time_t>(*unix_s);
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+  return buf;
+}
+
+StudyObjective objective_of(const ObjectiveFlags& f, bool need_space) {
+  StudyObjective o;
+  if (!f.problem.empty() && !f.objective_command.empty())
+    throw InvalidArgument("give --problem or --objective-command, not both");
+  if (!f.problem.empty()) {
+    o.problem = make_problem(f.problem, f.dim);
+    if (!std::isfinite(f.noise) || f.noise < 0.0) throw InvalidArgument("--noise must be finite and >= 0, got " + format_double(f.noise));
+    o.noise = f.noise;
+  } else if (!f.objective_command.empty()) {
+    o.command = f.objective_command;
+    split_command_line(o.command);  // refuses a malformed command now rather than in a worker
+    if (f.objective_timeout && !(*f.objective_timeout > 0.0))
+      throw InvalidArgument("--objective-timeout must be > 0, got " + format_double(*f.objective_timeout));
+    o.timeout_s = f.objective_timeout;
+    if (need_space && (f.space.empty() || f.direction.empty()))
+      throw InvalidArgument("--objective-command needs --space FILE and --direction maximize|minimize");
+  }
+  return o;
+}
+
+int create(const StudyCommand& cmd) {
+  const StudyObjective objective = objective_of(cmd.objective, true);
+  StudyConfig c;
+  c.name = cmd.name;
+  if (objective.problem) {
+    c.space = objective.problem->space;
+    c.direction = objective.problem->direction;
+    c.f_star = objective.problem->f_star;
+  } else {
+    if (cmd.objective.space.empty() || cmd.objective.direction.empty())
+      throw InvalidArgument("study create needs --problem NAME, or --space FILE and --direction maximize|minimize");
+    try {
+      c.space = Space::from_json(load_config(cmd.objective.space));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--space: ") + e.what());
+    }
+    c.direction = parse_direction(cmd.objective.direction);
+  }
+  c.algorithm = cmd.algorithm;
+  for (const auto& kv : cmd.set) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw InvalidArgument("--set expects KEY=VALUE, got '" + kv + "'");
+    c.options[kv.substr(0, eq)] = parse_set_value(kv.substr(eq + 1));
+  }
+  c.seed = cmd.seed;
+  c.budget = cmd.budget;
+  c.settings.heartbeat_interval_s = cmd.heartbeat;
+  c.settings.grace_period_s = cmd.grace;
+  c.settings.requeue_stale = !cmd.no_requeue;
+  if (objective.problem || !objective.command.empty()) c.settings.objective = objective.to_json();
+  const Study s = Study::create(cmd.storage, c);
+  std::printf("created study '%s' in %s: %s, %zu parameters, %s, budget %s\n", s.name().c_str(), cmd.storage.c_str(),
+              s.record().algorithm.c_str(), s.space().dim(), to_string(s.record().direction).c_str(),
+              c.budget ? std::to_string(*c.budget).c_str() : "unlimited");
+  return 0;
+}
+
+int list(const StudyCommand& cmd) {
+  Storage storage(cmd.storage);
+  const auto studies = storage.list_studies();
+  if (studies.empty()) {
+    std::printf("no studies in %s\n", cmd.storage.c_str());
+    return 0;
+  }
+  std::printf("%-20s %-10s %-9s %7s %7s %7s %8s %7s %12s  %s\n", "name", "algorithm", "direction", "budget", "waiting",
+              "running", "complete", "failed", "best", "last activity");
+  for (const auto& s : studies) {
+    auto count = [&](TrialState st) { return s.counts.count(st) ? s.counts.at(st) : 0; };
+    std::printf("%-20s %-10s %-9s %7s %7zu %7zu %8zu %7zu %12s  %s\n", s.study.name.c_str(), s.study.algorithm.c_str(),
+                to_string(s.study.direction).c_str(), s.study.budget ? std::to_string(*s.study.budget).c_str() : "-",
+                count(TrialState::Waiting), count(TrialState::Running), count(TrialState::Complete), count(TrialState::Failed),
+                fmt_num(s.best_value, 6).c_str(), fmt_time(s.last_activity).c_str());
+  }
+  return 0;
+}
+
+int show(const StudyCommand& cmd) {
+  Study study = Study::load(cmd.storage, cmd.name);
+  const StudyRecord& r = study.record();
+  const auto trials = study.trials();
+  std::map<TrialState, std::size_t> counts;
+  for (const auto& t : trials) ++counts[t.state];
+  std::cout << "study      " << r.name << "  (" << cmd.storage << ")\n"
+            << "algorithm  " << r.algorithm << "  " << r.options.dump() << "\n"
+            << "objective  " << (r.settings.objective.empty() ? std::string("(from a library)") : r.settings.objective.dump())
+            << ", " << to_string(r.direction) << "\n"
+            << "space      " << r.space.to_json().dump() << "\n"
+            << "budget     " << (r.budget ? std::to_string(*r.budget) : "unlimited") << " (" << study.budget_used() << " used)\n"
+            << "heartbeat  every " << fmt_num(r.settings.heartbeat_interval_s) << " s, stale after "
+            << fmt_num(r.settings.grace_period_s) << " s, " << (r.settings.requeue_stale ? "re-queued" : "not re-queued") << "\n"
+            << "trials     " << counts[TrialState::Waiting] << " waiting, " << counts[TrialState::Running] << " running, "
+            << counts[TrialState::Complete] << " complete, " << counts[TrialState::Failed] << " failed\n";
+  if (const auto best = study.best())
+    std::cout << "best       " << fmt_num(best->value, 8) << " at " << fmt_point(best->x, r.space) << " (trial " << best->number
+              << ")\n";
+  const std::size_t shown = cmd.all_trials ? trials.size() : std::min<std::size_t>(trials.size(), 10);
+  if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + " trials (--trials: all)\n");
+  for (std::size_t k = trials.size() - shown; k < trials.size(); ++k) {
+    const auto& t = trials[k];
+    std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
+              << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
+              << t.worker << (t.error.empty() ? "" : "  " + t.error) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ObjectiveFlags::add_to(CLI::App& app, bool with_space) {
+  app.add_option("--problem", problem, "benchmark problem (see 'optimist list problems')")->type_name("NAME");
+  app.add_option("--dim", dim, "with --problem: the dimension (default: the problem's)")->type_name("D");
+  noise_flag = app.add_option("--noise", noise, "with --problem: Gaussian noise sd added to observations")->type_name("SIGMA");
+  app.add_option("--objective-command", objective_command,
+                 "your program, kept running, reading one JSON line {\"x\": [...], \"params\": {...}} per evaluation and "
+                 "printing {\"y\": value}")
+      ->type_name("CMD");
+  app.add_option("--objective-timeout", objective_timeout, "fail an evaluation not answered in time")->type_name("SECONDS");
+  if (with_space) {
+    app.add_option("--space", space, "with --objective-command: the parameters (.json or .toml)")->type_name("FILE");
+    app.add_option("--direction", direction, "with --objective-command: maximize or minimize")->type_name("DIR");
+  }
+}
+
+void add_study_command(CLI::App& parent, StudyCommand& cmd) {
+  cmd.app = parent.add_subcommand("study", "Create, list, show, export and delete studies (shared, persistent optimizations)");
+  cmd.app->require_subcommand(1);
+  auto storage = [&](CLI::App* a) {
+    a->add_option("--storage", cmd.storage, "sqlite:///file.db or postgresql://user@host[:port]/database")
+        ->type_name("URL")
+        ->required();
+  };
+  cmd.create = cmd.app->add_subcommand("create", "Create a study");
+  storage(cmd.create);
+  cmd.create->add_option("--name", cmd.name, "the study's name (unique in the storage)")->required();
+  cmd.objective.add_to(*cmd.create, true);
+  cmd.create->add_option("--algorithm", cmd.algorithm, "optimization algorithm (default random)")->type_name("NAME");
+  cmd.create->add_option("--set", cmd.set, "algorithm option (repeatable)")->type_name("KEY=VALUE")->allow_extra_args(false);
+  cmd.create->add_option("--seed", cmd.seed, "random seed (default 0)")->type_name("S");
+  cmd.create->add_option("--budget", cmd.budget, "trials to run, failed ones included (default: unlimited)")->type_name("N");
+  cmd.create->add_option("--heartbeat", cmd.heartbeat, "seconds between a worker's heartbeats (default 10)")->type_name("SECONDS");
+  cmd.create->add_option("--grace", cmd.grace, "a running trial silent this long is failed as stale (default 60)")->type_name("SECONDS");
+  cmd.create->add_flag("--no-requeue", cmd.no_requeue, "do not queue a stale trial's point again");
+  cmd.list = cmd.app->add_subcommand("list", "List the studies of a storage with their trial counts and best values");
+  storage(cmd.list);
+  cmd.show = cmd.app->add_subcommand("show", "Show a study: settings, counts, best trial, last trials");
+  storage(cmd.show);
+  cmd.show->add_option("--name", cmd.name, "the study")->required();
+  cmd.show->add_flag("--trials", cmd.all_trials, "list every trial");
+  cmd.export_ = cmd.app->add_subcommand("export", "Write a study's finished trials as a trace (docs/trace-format.md)");
+  storage(cmd.export_);
+  cmd.export_->add_option("--name", cmd.name, "the study")->required();
+  cmd.export_->add_option("--out", cmd.out, "trace file to write")->type_name("TRACE.jsonl")->required();
+  cmd.remove = cmd.app->add_subcommand("delete", "Delete a study and its trials");
+  storage(cmd.remove);
+  cmd.remove->add_option("--name", cmd.name, "the study")->required();
+}
+
+int study_command(const StudyCommand& cmd) {
+  if (cmd.create->parsed()) return create(cmd);
+  if (cmd.list->parsed()) return list(cmd);
+  if (cmd.show->parsed()) return show(cmd);
+  if (cmd.export_->parsed()) {
+    Study study = Study::load(cmd.storage, cmd.name);
+    const std::size_t n = export_trace(study, cmd.out);
+    std::printf("wrote %zu evaluations of study '%s' to %s\n", n, cmd.name.c_str(), cmd.out.c_str());
+    return 0;
+  }
+  Storage(cmd.storage).delete_study(cmd.name);
+  std::printf("deleted study '%s'\n", cmd.name.c_str());
+  return 0;
+}
+
+}  // namespace optimist::cli

@@ -1,0 +1,50 @@
+// `optimist study create|list|show|export|delete` and `optimist worker` (docs/studies.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace optimist::cli {
+
+/// The objective flags the study commands share: --problem/--dim/--noise or
+/// --objective-command/--objective-timeout (with --space/--direction where a study is created).
+struct ObjectiveFlags {
+  std::string problem, objective_command, space, direction;
+  std::size_t dim = 0;
+  double noise = 0.0;
+  std::optional<double> objective_timeout;
+  CLI::Option* noise_flag = nullptr;
+  void add_to(CLI::App& app, bool with_space);
+};
+
+struct StudyCommand {
+  CLI::App* app = nullptr;
+  CLI::App *create = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *remove = nullptr;
+  std::string storage, name, algorithm = "random", out;
+  std::vector<std::string> set;
+  std::uint64_t seed = 0;
+  std::optional<std::size_t> budget;
+  double heartbeat = 10.0, grace = 60.0;
+  bool no_requeue = false, all_trials = false;
+  ObjectiveFlags objective;
+};
+
+struct WorkerCommand {
+  CLI::App* app = nullptr;
+  std::string storage, name, worker_name, algorithm;
+  std::optional<std::size_t> budget;
+  std::size_t jobs = 1;
+  bool quiet = false;
+  ObjectiveFlags objective;
+};
+
+void add_study_command(CLI::App& parent, StudyCommand& cmd);
+int study_command(const StudyCommand& cmd);
+void add_worker_command(CLI::App& parent, WorkerCommand& cmd);
+/// Exit codes: 0 the study has no trial left (or --budget reached), 130 interrupted.
+int worker_command(const WorkerCommand& cmd);
+
+}  // namespace optimist::cli

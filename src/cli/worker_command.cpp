@@ -1,0 +1,77 @@
+// `optimist worker`: evaluates a study's trials until its budget is used.
+#include <cstdio>
+
+#include "cli/config.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/study_command.hpp"
+#include "cli/study_support.hpp"
+
+namespace optimist::cli {
+
+void add_worker_command(CLI::App& parent, WorkerCommand& cmd) {
+  cmd.app = parent.add_subcommand("worker", "Evaluate a study's trials until its budget is used (run on as many machines as you like)");
+  cmd.app->add_option("--storage", cmd.storage, "sqlite:///file.db or postgresql://user@host[:port]/database")
+      ->type_name("URL")
+      ->required();
+  cmd.app->add_option("--name", cmd.name, "the study")->required();
+  cmd.objective.add_to(*cmd.app, true);
+  cmd.app->add_option("--algorithm", cmd.algorithm, "check that the study uses this algorithm")->type_name("NAME");
+  cmd.app->add_option("--budget", cmd.budget, "evaluate at most N trials in this worker")->type_name("N");
+  cmd.app->add_option("--jobs", cmd.jobs, "evaluations in flight in this process (threads; one child per job with "
+                                           "--objective-command; default 1)")
+      ->type_name("K");
+  cmd.app->add_option("--worker-name", cmd.worker_name, "this worker's name in the trials (default host:pid:tag)")->type_name("NAME");
+  cmd.app->add_flag("-q,--quiet", cmd.quiet, "no line per evaluation");
+  cmd.app->footer(
+      "Without --problem or --objective-command the worker evaluates what the study was created with.\n"
+      "Exit codes: 0 no trial left (or --budget reached), 2 bad input, 130 interrupted (trials in flight are told).");
+}
+
+int worker_command(const WorkerCommand& cmd) {
+  if (cmd.jobs == 0) throw InvalidArgument("--jobs must be >= 1, got 0");
+  if (cmd.budget && *cmd.budget == 0) throw InvalidArgument("--budget must be >= 1, got 0");
+  StudyOptions options;
+  options.worker = cmd.worker_name;
+  Study study = Study::load(cmd.storage, cmd.name, options);
+  const StudyRecord& record = study.record();
+  if (!cmd.algorithm.empty() && cmd.algorithm != record.algorithm)
+    throw InvalidArgument("study '" + record.name + "' uses algorithm '" + record.algorithm + "', not --algorithm '" +
+                          cmd.algorithm + "'");
+  StudyObjective objective;
+  const ObjectiveFlags& f = cmd.objective;
+  if (!f.problem.empty() && !f.objective_command.empty()) throw InvalidArgument("give --problem or --objective-command, not both");
+  if (!f.problem.empty()) {
+    objective.problem = make_problem(f.problem, f.dim);
+    objective.noise = f.noise;
+    check_same_space(record, objective.problem->space, objective.problem->direction, "--problem " + f.problem);
+  } else if (!f.objective_command.empty()) {
+    objective.command = f.objective_command;
+    objective.timeout_s = f.objective_timeout;
+    if (!f.space.empty()) check_same_space(record, Space::from_json(load_config(f.space)), f.direction.empty() ? record.direction : parse_direction(f.direction), "--space " + f.space);
+  } else {
+    objective = StudyObjective::from_study(record);
+    if (f.noise_flag && f.noise_flag->count() > 0) objective.noise = f.noise;
+  }
+
+  WorkerOptions w;
+  w.jobs = cmd.jobs;
+  w.max_trials = cmd.budget;
+  w.should_stop = [] { return InterruptGuard::interrupted(); };
+  if (!cmd.quiet)
+    w.on_evaluation = [&](const WorkerEvent& e) {
+      if (e.value) std::fprintf(stderr, "trial %zu: %.10g\n", e.trial.number, *e.value);
+      else std::fprintf(stderr, "trial %zu failed: %s\n", e.trial.number, e.error.c_str());
+    };
+  std::fprintf(stderr, "worker %s on study '%s' (%s), %zu job(s)\n", study.worker().c_str(), record.name.c_str(),
+               objective.label().c_str(), cmd.jobs);
+  WorkerSummary summary;
+  {
+    const InterruptGuard guard;
+    summary = run_worker(study, evaluator_factory(objective, record), w);
+  }
+  std::printf("worker %s: %zu evaluations (%zu failed)%s\n", study.worker().c_str(), summary.evaluated, summary.failed,
+              InterruptGuard::interrupted() ? ", interrupted" : "");
+  return InterruptGuard::interrupted() ? 130 : 0;
+}
+
+}  // namespace optimist::cli

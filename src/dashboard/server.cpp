@@ -1,0 +1,189 @@
+#include "dashboard/server.hpp"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "dashboard/static_files.hpp"
+
+namespace optimist::dashboard {
+
+namespace {
+
+// The page loads nothing from elsewhere and runs no inline script. 'unsafe-inline' styles:
+// the chart library positions its tooltips with style attributes.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The host part of a Host header: "127.0.0.1:8080" -> "127.0.0.1", "[::1]:8080" -> "::1".
+std::string host_part(const std::string& header) {
+  if (!header.empty() && header.front() == '[') {
+    const auto close = header.find(']');
+    return close == std::string::npos ? header : header.substr(1, close - 1);
+  }
+  return header.substr(0, header.find(':'));
+}
+
+// A request's text fit for a terminal: control characters (escape sequences) become '?'.
+std::string printable(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+// Sends `body` as a sized content provider: cpp-httplib then leaves it uncompressed. (It would
+// otherwise brotli-compress text at its slowest setting: 5 s for the chart library, on a
+// connection where compression saves nothing.)
+void send(httplib::Response& res, std::string body, const std::string& content_type) {
+  auto shared = std::make_shared<const std::string>(std::move(body));
+  res.set_content_provider(shared->size(), content_type.c_str(),
+                           [shared](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             return sink.write(shared->data() + offset, std::min(length, shared->size() - offset));
+                           });
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(StudySource& source, ServerOptions opts) : options(std::move(opts)), api(source, options.api) {}
+
+  ServerOptions options;
+  Api api;
+  httplib::Server http;
+  std::atomic<bool> serving{false}, stopping{false};
+
+  void setup();
+  void answer(const httplib::Request& req, httplib::Response& res);
+  httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) const;
+};
+
+bool Server::is_loopback(const std::string& host) {
+  const std::string h = lowercase(host);
+  if (h == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, h.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+// Refuses what a read-only local dashboard never answers, before any handler runs.
+httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& req, httplib::Response& res) const {
+  using R = httplib::Server::HandlerResponse;
+  auto refuse = [&](int status, const std::string& why) {
+    res.status = status;
+    res.set_content(nlohmann::json{{"error", why}}.dump(), "application/json");
+    return R::Handled;
+  };
+  // On a loopback address, a Host header naming another machine is a web page's DNS rebinding
+  // attempt to read the studies from the user's browser.
+  if (is_loopback(options.host)) {
+    const std::string host = host_part(req.get_header_value("Host"));
+    if (!is_loopback(host))
+      return refuse(403, "Host '" + host + "' refused: this dashboard answers only to localhost addresses");
+  }
+  if (req.method != "GET" && req.method != "HEAD") {
+    res.set_header("Allow", "GET, HEAD");
+    return refuse(405, "the dashboard is read-only: " + req.method + " " + req.path + " is not allowed");
+  }
+  return R::Unhandled;
+}
+
+void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
+  if (req.path.rfind("/api/", 0) == 0) {
+    std::map<std::string, std::string> query;
+    for (const auto& [key, value] : req.params) query[key] = value;
+    ApiResponse r = api.get(req.path, query);
+    res.status = r.status;
+    send(res, std::move(r.body), "application/json");
+    res.set_header("Cache-Control", "no-store");
+  } else if (const auto file = resolve_static_file(options.static_dir, req.path)) {
+    send(res, read_file(*file), content_type_for(*file));
+    res.set_header("Cache-Control", "no-cache");
+  } else {
+    res.status = 404;
+    res.set_content("not found\n", "text/plain; charset=utf-8");
+  }
+  // Browsers expose this to the page (PerformanceResourceTiming.serverTiming): the browser test
+  // reads the server's own time for each request.
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char timing[64];
+  std::snprintf(timing, sizeof timing, "app;dur=%.3f", ms);
+  res.set_header("Server-Timing", timing);
+}
+
+void Server::Impl::setup() {
+  http.set_default_headers({{"Content-Security-Policy", kContentSecurityPolicy},
+                            {"X-Content-Type-Options", "nosniff"},
+                            {"X-Frame-Options", "DENY"},
+                            {"Referrer-Policy", "no-referrer"}});
+  http.set_payload_max_length(64 * 1024);  // requests carry no body
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return screen(req, res); });
+  http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); });
+  if (options.log_requests) {
+    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      std::fprintf(stderr, "optimist dashboard: %s %s %d %zu B %s\n", printable(req.method).c_str(),
+                   printable(req.target).c_str(), res.status,
+                   res.body.empty() ? res.content_length_ : res.body.size(), res.get_header_value("Server-Timing").c_str());
+    });
+  }
+}
+
+Server::Server(StudySource& source, ServerOptions options) : impl_(std::make_unique<Impl>(source, std::move(options))) {
+  impl_->setup();
+}
+
+Server::~Server() = default;
+
+int Server::bind() {
+  const auto& o = impl_->options;
+  if (o.port < 0 || o.port > 65535)
+    throw InvalidArgument("--port must be between 0 and 65535, got " + std::to_string(o.port));
+  if (o.port == 0) {
+    const int port = impl_->http.bind_to_any_port(o.host);
+    if (port < 0) throw InvalidArgument("cannot listen on " + o.host + ": " + std::strerror(errno));
+    return port;
+  }
+  if (!impl_->http.bind_to_port(o.host, o.port))
+    throw InvalidArgument("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " + std::strerror(errno) +
+                          " (choose another --port, or --port 0 for any free one)");
+  return o.port;
+}
+
+void Server::serve() {
+  impl_->serving = true;
+  if (!impl_->stopping) impl_->http.listen_after_bind();
+  impl_->serving = false;
+}
+
+void Server::stop() {
+  impl_->stopping = true;
+  // httplib ignores a stop() that comes before its loop marked itself running.
+  while (impl_->serving && !impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->http.stop();
+}
+
+}  // namespace optimist::dashboard

@@ -1,0 +1,201 @@
+#include "dashboard/storage_source.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace optimist::dashboard {
+
+namespace {
+
+constexpr const char* kSqlitePrefix = "sqlite:///";  // then the path: sqlite:////abs/x.db, sqlite:///rel/x.db
+
+TrialState state_of(optimist::TrialState s) {
+  switch (s) {
+    case optimist::TrialState::Waiting: return TrialState::Waiting;
+    case optimist::TrialState::Running: return TrialState::Running;
+    case optimist::TrialState::Complete: return TrialState::Complete;
+    case optimist::TrialState::Failed: return TrialState::Failed;
+  }
+  return TrialState::Failed;
+}
+
+bool finished(TrialState s) { return s == TrialState::Complete || s == TrialState::Failed; }
+
+Trial trial_of(const TrialRecord& r, const StudyRecord& study) {
+  Trial t;
+  t.number = r.number;
+  t.state = state_of(r.state);
+  t.params = study.space.point_to_json(r.x);
+  t.value = r.value;
+  if (t.value && study.f_star)
+    t.regret = study.direction == Direction::Minimize ? *t.value - *study.f_star : *study.f_star - *t.value;
+  t.error = r.stale && r.error.empty() ? "stale: its worker stopped heartbeating" : r.error;
+  t.worker = r.worker;
+  t.started_at = r.started;
+  t.completed_at = r.finished;
+  if (t.state == TrialState::Running) t.heartbeat_at = r.heartbeat;
+  if (const auto d = r.user_attrs.find("diagnostics"); d != r.user_attrs.end() && d->is_object()) t.diagnostics = *d;
+  return t;
+}
+
+// What the study optimizes, from the settings its creator stored.
+std::string problem_of(const StudyRecord& s) {
+  const auto& o = s.settings.objective;
+  if (o.contains("problem") && o["problem"].is_string()) return o["problem"].get<std::string>();
+  if (o.contains("objective_command") && o["objective_command"].is_string())
+    return o["objective_command"].get<std::string>();
+  return "";
+}
+
+StudySummary summary_base(const StudyRecord& s) {
+  StudySummary out;
+  out.id = s.name;
+  out.name = s.name;
+  out.kind = "study";
+  out.algorithm = s.algorithm;
+  out.problem = problem_of(s);
+  out.direction = s.direction;
+  out.f_star = s.f_star;
+  out.budget = s.budget.value_or(0);
+  out.updated_at = s.created;
+  return out;
+}
+
+// A study is finished when its budget is used and nothing runs or waits.
+bool study_finished(const StudyRecord& s, const StateCounts& c) {
+  return s.budget && c.running == 0 && c.waiting == 0 && c.complete + c.failed >= *s.budget;
+}
+
+std::string checked_url(const std::string& url) {
+  if (url.rfind(kSqlitePrefix, 0) == 0) {
+    const std::string path = url.substr(std::string(kSqlitePrefix).size());
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw InvalidArgument("no study database at '" + path + "' (from --storage " + url +
+                            "); create studies with 'optimist study create'");
+  }
+  return url;
+}
+
+}  // namespace
+
+std::string redact_url(const std::string& url) {
+  const auto scheme = url.find("://");
+  const auto at = url.find('@');
+  if (scheme == std::string::npos || at == std::string::npos || at < scheme) return url;
+  const auto colon = url.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+StorageSource::StorageSource(const std::string& url) : url_(url), storage_(checked_url(url)) {
+  // A few studies are read now, so that the page's first load finds their trials ready.
+  constexpr std::size_t kReadAhead = 16;
+  const auto list = storage_.list_studies();
+  if (list.size() <= kReadAhead)
+    for (const auto& s : list) refresh(s.study, caches_[s.study.name]);
+}
+
+StudyRecord StorageSource::load(const std::string& name) {
+  if (auto s = storage_.find_study(name)) return *s;
+  std::vector<std::string> known;
+  for (const auto& s : storage_.list_studies()) known.push_back(s.study.name);
+  throw NotFound(not_found_message(name, known));
+}
+
+void StorageSource::refresh(const StudyRecord& study, Cache& cache) {
+  if (cache.study_id != study.id) cache = Cache{study.id, {}, {}};  // new, or deleted and created again
+  std::optional<std::size_t> after;
+  if (!cache.settled.empty()) after = static_cast<std::size_t>(cache.settled.back().number);
+  cache.open.clear();
+  for (const TrialRecord& r : storage_.trials(study.id, after)) {
+    Trial t = trial_of(r, study);
+    if (cache.open.empty() && finished(t.state)) {
+      t.json = trial_json(t).dump();  // final: its JSON never changes
+      cache.settled.push_back(std::move(t));
+    } else {
+      cache.open.push_back(std::move(t));
+    }
+  }
+}
+
+StudySummary StorageSource::summarize(const StudyRecord& study, const Cache& cache) const {
+  StudySummary s = summary_base(study);
+  Best best;
+  for (const auto* part : {&cache.settled, &cache.open}) {
+    for (const Trial& t : *part) {
+      s.counts.add(t.state);
+      best.consider(t, study.direction);
+      for (const auto& time : {t.completed_at, t.started_at, t.heartbeat_at})
+        if (time) s.updated_at = std::max(s.updated_at, *time);
+    }
+  }
+  s.best_value = best.value;
+  s.best_number = best.number;
+  s.finished = study_finished(study, s.counts);
+  return s;
+}
+
+std::vector<StudySummary> StorageSource::studies() {
+  std::lock_guard lock(mutex_);
+  std::vector<StudySummary> out;
+  for (const auto& row : storage_.list_studies()) {
+    StudySummary s = summary_base(row.study);
+    for (const auto& [state, n] : row.counts)
+      for (std::size_t k = 0; k < n; ++k) s.counts.add(state_of(state));
+    s.best_value = row.best_value;
+    if (row.last_activity) s.updated_at = *row.last_activity;
+    s.finished = study_finished(row.study, s.counts);
+    // The best trial's number is known for the studies the page has opened.
+    if (const auto c = caches_.find(row.study.name); c != caches_.end() && c->second.study_id == row.study.id)
+      s.best_number = summarize(row.study, c->second).best_number;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+StudyDetail StorageSource::study(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  const StudyRecord s = load(id);
+  Cache& cache = caches_[id];
+  refresh(s, cache);
+  StudyDetail d;
+  d.summary = summarize(s, cache);
+  d.space = s.space.to_json();
+  d.options = s.options;
+  d.extra = {{"storage", redact_url(url_)},
+             {"seed", s.seed},
+             {"settings", s.settings.to_json()},
+             {"created", s.created},
+             {"dim", s.space.dim()}};
+  return d;
+}
+
+TrialPage StorageSource::trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  const StudyRecord s = load(id);
+  Cache& cache = caches_[id];
+  refresh(s, cache);
+  TrialPage page;
+  page.summary = summarize(s, cache);
+  auto later = [&](const Trial& t) { return !after || t.number > *after; };
+  for (const auto* part : {&cache.settled, &cache.open}) {
+    auto first = std::partition_point(part->begin(), part->end(), [&](const Trial& t) { return !later(t); });
+    for (; first != part->end(); ++first) {
+      if (page.trials.size() == limit) {
+        page.more = true;
+        return page;
+      }
+      page.trials.push_back(*first);
+    }
+  }
+  return page;
+}
+
+std::string StorageSource::describe() {
+  std::lock_guard lock(mutex_);
+  const std::size_t n = storage_.list_studies().size();
+  return std::to_string(n) + (n == 1 ? " study" : " studies") + " in " + redact_url(url_);
+}
+
+}  // namespace optimist::dashboard

@@ -1,0 +1,48 @@
+// Studies in a study database (docs/studies.md) as the dashboard shows them, read through the
+// Storage interface only (its queries are parameterized; the dashboard writes nothing).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dashboard/study_source.hpp"
+#include "optimist/study/storage.hpp"
+
+namespace optimist::dashboard {
+
+class StorageSource : public StudySource {
+ public:
+  /// Opens the database at `url` (sqlite:///path/study.db or postgresql://...). Throws
+  /// InvalidArgument for a SQLite file that does not exist (the dashboard never creates one), and
+  /// what Storage throws for a bad URL or an unreachable server.
+  explicit StorageSource(const std::string& url);
+
+  std::vector<StudySummary> studies() override;
+  StudyDetail study(const std::string& id) override;
+  TrialPage trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) override;
+  std::string describe() override;
+
+ private:
+  /// A study's trials as last read: the longest prefix of finished trials never changes, so
+  /// each read asks the database only for the trials after it.
+  struct Cache {
+    std::int64_t study_id = -1;
+    std::vector<Trial> settled;  ///< finished trials 0..k, in number order
+    std::vector<Trial> open;     ///< the trials after them, as last read
+  };
+  StudyRecord load(const std::string& name);  // callers hold mutex_
+  void refresh(const StudyRecord& study, Cache& cache);
+  StudySummary summarize(const StudyRecord& study, const Cache& cache) const;
+
+  std::string url_;
+  std::mutex mutex_;  ///< one Storage serves one thread at a time
+  Storage storage_;
+  std::map<std::string, Cache> caches_;  ///< by study name
+};
+
+/// `url` with its password, if any, replaced by "***" (for messages and the page).
+std::string redact_url(const std::string& url);
+
+}  // namespace optimist::dashboard

@@ -1,0 +1,64 @@
+#include "dashboard/study_source.hpp"
+
+namespace optimist::dashboard {
+
+const char* to_string(TrialState state) {
+  switch (state) {
+    case TrialState::Waiting: return "waiting";
+    case TrialState::Running: return "running";
+    case TrialState::Complete: return "complete";
+    case TrialState::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+namespace {
+
+void put(nlohmann::json& j, const char* key, const std::optional<double>& v) {
+  if (v) j[key] = *v;
+}
+
+}  // namespace
+
+nlohmann::json trial_json(const Trial& t) {
+  nlohmann::json j = {{"number", t.number}, {"state", to_string(t.state)}, {"params", t.params}};
+  put(j, "value", t.value);
+  put(j, "f", t.f);
+  put(j, "regret", t.regret);
+  if (!t.error.empty()) j["error"] = t.error;
+  if (!t.worker.empty()) j["worker"] = t.worker;
+  put(j, "started_at", t.started_at);
+  put(j, "completed_at", t.completed_at);
+  put(j, "heartbeat_at", t.heartbeat_at);
+  if (!t.diagnostics.empty()) j["diagnostics"] = t.diagnostics;
+  return j;
+}
+
+void StateCounts::add(TrialState state) {
+  switch (state) {
+    case TrialState::Waiting: ++waiting; break;
+    case TrialState::Running: ++running; break;
+    case TrialState::Complete: ++complete; break;
+    case TrialState::Failed: ++failed; break;
+  }
+}
+
+void Best::consider(const Trial& trial, Direction direction) {
+  if (trial.state != TrialState::Complete || !trial.value) return;
+  if (!value || direction_sign(direction) * (*trial.value - *value) > 0) {
+    value = trial.value;
+    number = trial.number;
+  }
+}
+
+std::string not_found_message(const std::string& id, const std::vector<std::string>& known) {
+  std::string msg = "no study '" + id + "'";
+  if (known.empty()) return msg + " (there are none)";
+  msg += "; known: ";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t k = 0; k < known.size() && k < kShown; ++k) msg += (k ? ", '" : "'") + known[k] + "'";
+  if (known.size() > kShown) msg += " and " + std::to_string(known.size() - kShown) + " more";
+  return msg;
+}
+
+}  // namespace optimist::dashboard

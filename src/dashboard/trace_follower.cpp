@@ -1,0 +1,180 @@
+#include "dashboard/trace_follower.hpp"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+
+namespace optimist::dashboard {
+
+namespace {
+
+// The evaluation line's own fields (docs/trace-format.md); every other key is a diagnostic.
+constexpr std::array<std::string_view, 12> kCoreFields = {
+    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error"};
+
+bool is_core_field(const std::string& key) {
+  for (std::string_view k : kCoreFields)
+    if (key == k) return true;
+  return false;
+}
+
+std::optional<double> number_at(const nlohmann::json& line, const char* key) {
+  const auto it = line.find(key);
+  if (it == line.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+}  // namespace
+
+TraceFollower::TraceFollower(std::string path) : path_(std::move(path)) {}
+
+void TraceFollower::keep_trials() {
+  if (keep_trials_) return;
+  keep_trials_ = true;
+  reread_ = true;
+}
+
+void TraceFollower::reset() {
+  offset_ = 0;
+  lines_ = 0;
+  error_.clear();
+  has_meta_ = false;
+  meta_ = TraceMeta{};
+  trials_.clear();
+  last_number_.reset();
+  recommend_ = nullptr;
+  counts_ = StateCounts{};
+  best_ = Best{};
+  clock_ = 0.0;
+}
+
+void TraceFollower::refresh() {
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    error_ = "cannot read '" + path_ + "': " + std::strerror(errno);
+    return;
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (reread_ || static_cast<std::uint64_t>(st.st_ino) != inode_ || size < offset_) reset();
+  reread_ = false;
+  inode_ = static_cast<std::uint64_t>(st.st_ino);
+  mtime_ = static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
+  // A malformed line stops reading until the file is replaced: it will not heal by itself.
+  if (size == offset_ || !error_.empty()) return;
+
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) {
+    error_ = "cannot read '" + path_ + "': " + std::strerror(errno);
+    return;
+  }
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string chunk(size - offset_, '\0');
+  in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  chunk.resize(static_cast<std::size_t>(in.gcount()));
+
+  // Only lines ended by '\n' are taken: the writer may be in the middle of the last one.
+  std::size_t start = 0;
+  for (std::size_t end; (end = chunk.find('\n', start)) != std::string::npos; start = end + 1) {
+    ++lines_;
+    const std::string_view line(chunk.data() + start, end - start);
+    if (!blank(line)) consume_line(std::string(line), lines_);
+    if (!error_.empty()) return;
+    offset_ += end + 1 - start;
+  }
+}
+
+void TraceFollower::consume_line(const std::string& text, std::size_t line_number) {
+  const std::string where = path_ + ":" + std::to_string(line_number) + ": ";
+  try {
+    const nlohmann::json line = nlohmann::json::parse(text);
+    if (!line.is_object()) throw InvalidArgument("expected a JSON object, got " + line.dump());
+    if (!has_meta_) {
+      if (!line.contains("meta")) throw InvalidArgument("the first line must be {\"meta\": {...}}");
+      meta_ = TraceMeta::from_json(line);
+      has_meta_ = true;
+    } else if (line.contains("recommend")) {
+      recommend_ = line.at("recommend");
+    } else if (line.contains("i")) {
+      add_evaluation(line);
+    } else {
+      throw InvalidArgument("unrecognized line (neither an evaluation nor recommend)");
+    }
+  } catch (const nlohmann::json::exception& e) {
+    error_ = where + e.what();
+  } catch (const InvalidArgument& e) {
+    error_ = where + e.what();
+  }
+}
+
+void TraceFollower::add_evaluation(const nlohmann::json& line) {
+  Trial t;
+  const auto& i = line.at("i");
+  if (!i.is_number_unsigned()) throw InvalidArgument("\"i\" must be a positive integer, got " + i.dump());
+  t.number = i.get<std::uint64_t>();
+  if (last_number_ && t.number <= *last_number_)
+    throw InvalidArgument("evaluation " + std::to_string(t.number) + " follows evaluation " +
+                          std::to_string(*last_number_) + " (numbers must increase)");
+  last_number_ = t.number;
+  const std::string status = line.value("status", "ok");
+  if (status != "ok" && status != "failed")
+    throw InvalidArgument("\"status\" must be \"ok\" or \"failed\", got \"" + status + "\"");
+  t.state = status == "ok" ? TrialState::Complete : TrialState::Failed;
+  t.params = line.value("x", nlohmann::json::array());
+  t.value = number_at(line, "y");
+  t.f = number_at(line, "f");
+  t.regret = number_at(line, "regret");
+  if (const auto e = line.find("error"); e != line.end() && e->is_string()) t.error = e->get<std::string>();
+  t.worker = "run";
+  // A trace has durations, not timestamps: the run's clock is their running sum.
+  t.started_at = clock_ + number_at(line, "suggest_s").value_or(0.0);
+  t.completed_at = *t.started_at + number_at(line, "eval_s").value_or(0.0);
+  clock_ = *t.completed_at + number_at(line, "tell_s").value_or(0.0);
+  for (const auto& [key, value] : line.items())
+    if (!is_core_field(key)) t.diagnostics[key] = value;
+
+  counts_.add(t.state);
+  best_.consider(t, meta_.direction);
+  if (keep_trials_) {
+    t.json = trial_json(t).dump();  // a trace's trials never change once written
+    trials_.push_back(std::move(t));
+  }
+}
+
+StudySummary TraceFollower::summary() const {
+  StudySummary s;
+  s.kind = "trace";
+  s.error = error_;
+  s.updated_at = mtime_;
+  s.counts = counts_;
+  s.best_value = best_.value;
+  s.best_number = best_.number;
+  s.finished = !recommend_.is_null();
+  if (has_meta_) {
+    s.algorithm = meta_.algorithm;
+    s.problem = meta_.problem;
+    s.direction = meta_.direction;
+    s.f_star = meta_.f_star;
+    s.budget = meta_.budget;
+  }
+  return s;
+}
+
+StudyDetail TraceFollower::detail() const {
+  StudyDetail d;
+  d.summary = summary();
+  d.recommend = recommend_;
+  if (!has_meta_) return d;
+  d.space = meta_.space;
+  d.options = meta_.options;
+  d.extra = {{"path", path_}, {"seed", meta_.seed}, {"noise", meta_.noise}, {"dim", meta_.dim}, {"run", meta_.run}};
+  if (!meta_.objective_command.empty()) d.extra["objective_command"] = meta_.objective_command;
+  return d;
+}
+
+}  // namespace optimist::dashboard

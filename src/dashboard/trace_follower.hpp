@@ -1,0 +1,60 @@
+// Follows one trace file (docs/trace-format.md) while its run writes it: each refresh reads only
+// the bytes appended since the last one and turns complete lines into trials.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dashboard/study_source.hpp"
+#include "optimist/core/trace.hpp"
+
+namespace optimist::dashboard {
+
+class TraceFollower {
+ public:
+  explicit TraceFollower(std::string path);
+
+  /// Reads what was appended since the last call. Starts over when the file was replaced (another
+  /// inode, or shorter: a resumed run rewrites its trace). Never throws: an unreadable or malformed
+  /// file keeps the trials read so far and reports the reason in summary().error.
+  void refresh();
+  /// Follows another path from now on (a bench run's `.partial` trace renamed when it ends).
+  void set_path(std::string path) { path_ = std::move(path); }
+  const std::string& path() const { return path_; }
+  /// Keeps every trial in memory from the next refresh on (re-reading the file once); until then
+  /// only the summary is kept, so a folder of thousands of traces stays small.
+  void keep_trials();
+
+  bool has_meta() const { return has_meta_; }
+  const TraceMeta& meta() const { return meta_; }
+  const std::vector<Trial>& trials() const { return trials_; }
+  /// Fills every field but id and name.
+  StudySummary summary() const;
+  StudyDetail detail() const;
+
+ private:
+  void reset();
+  void consume_line(const std::string& line, std::size_t line_number);
+  void add_evaluation(const nlohmann::json& line);
+
+  std::string path_;
+  std::uint64_t inode_ = 0;
+  bool reread_ = false;  ///< the next refresh starts over
+  std::uint64_t offset_ = 0;  ///< bytes consumed (complete lines only)
+  std::size_t lines_ = 0;     ///< complete lines consumed
+  double mtime_ = 0.0;
+  std::string error_;
+
+  bool has_meta_ = false;
+  TraceMeta meta_;
+  bool keep_trials_ = false;
+  std::vector<Trial> trials_;
+  std::optional<std::uint64_t> last_number_;
+  nlohmann::json recommend_;
+  StateCounts counts_;
+  Best best_;
+  double clock_ = 0.0;  ///< end of the last evaluation's tell, seconds since the run's start
+};
+
+}  // namespace optimist::dashboard

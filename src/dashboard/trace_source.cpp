@@ -1,0 +1,158 @@
+#include "dashboard/trace_source.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace optimist::dashboard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTraceSuffix = ".jsonl";
+constexpr const char* kPartialSuffix = ".jsonl.partial";  // a bench run still writing its trace
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The id of a trace: its path without the suffix, so that a `.partial` trace keeps its id once
+// renamed at the end of its run.
+std::string trace_id(const std::string& path) {
+  for (const std::string suffix : {kPartialSuffix, kTraceSuffix})
+    if (ends_with(path, suffix)) return path.substr(0, path.size() - suffix.size());
+  return path;
+}
+
+}  // namespace
+
+TraceSource::TraceSource(std::vector<std::string> paths, std::chrono::milliseconds rescan_interval)
+    : roots_(std::move(paths)), rescan_interval_(rescan_interval) {
+  for (const auto& root : roots_) {
+    std::error_code ec;
+    if (!fs::exists(root, ec))
+      throw InvalidArgument("'" + root + "' does not exist (expected a trace file or a folder of traces)");
+  }
+  std::lock_guard lock(mutex_);
+  rescan();
+  // A few traces are read whole now, so that the page's first load finds them ready; a folder
+  // of many is read as the page asks (summaries first).
+  constexpr std::size_t kReadAhead = 16;
+  if (followers_.size() <= kReadAhead) {
+    for (auto& entry : followers_) {
+      entry.second.keep_trials();
+      entry.second.refresh();
+    }
+  }
+}
+
+void TraceSource::rescan() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!followers_.empty() && now - last_scan_ < rescan_interval_) return;
+  last_scan_ = now;
+
+  std::map<std::string, std::string> found;  // id -> path; a finished trace wins over its .partial
+  auto add = [&](const std::string& id, const std::string& path) {
+    auto [it, inserted] = found.emplace(id, path);
+    if (!inserted && ends_with(it->second, kPartialSuffix)) it->second = path;
+  };
+  for (const auto& root : roots_) {
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) {
+      add(trace_id(root), root);  // an explicit file stays listed even when it cannot be read
+      continue;
+    }
+    const auto options = fs::directory_options::skip_permission_denied;
+    for (auto it = fs::recursive_directory_iterator(root, options, ec); !ec && it != fs::end(it); it.increment(ec)) {
+      const std::string path = it->path().string();
+      if (!it->is_regular_file(ec) || !(ends_with(path, kTraceSuffix) || ends_with(path, kPartialSuffix))) continue;
+      // With one folder, ids are relative to it; with several, they keep the folder's path.
+      const std::string shown = roots_.size() == 1 ? fs::relative(it->path(), root, ec).string() : path;
+      add(trace_id(shown.empty() ? path : shown), path);
+    }
+  }
+  std::erase_if(followers_, [&](const auto& entry) { return !found.contains(entry.first); });
+  // Files named one by one show as their file names, unless two share one.
+  names_.clear();
+  std::map<std::string, int> uses;
+  for (const auto& root : roots_)
+    if (std::error_code ec; !fs::is_directory(root, ec)) ++uses[fs::path(trace_id(root)).filename().string()];
+  for (const auto& root : roots_) {
+    const std::string name = fs::path(trace_id(root)).filename().string();
+    if (std::error_code ec; !fs::is_directory(root, ec) && uses[name] == 1) names_[trace_id(root)] = name;
+  }
+  for (const auto& [id, path] : found) {
+    auto [it, inserted] = followers_.try_emplace(id, path);
+    if (!inserted && it->second.path() != path) it->second.set_path(path);
+  }
+}
+
+TraceFollower& TraceSource::follower(const std::string& id) {
+  rescan();
+  const auto it = followers_.find(id);
+  if (it == followers_.end()) {
+    std::vector<std::string> known;
+    for (const auto& entry : followers_) known.push_back(entry.first);
+    throw NotFound(not_found_message(id, known));
+  }
+  return it->second;
+}
+
+StudySummary TraceSource::summary_of(const std::string& id, const TraceFollower& follower) const {
+  StudySummary s = follower.summary();
+  s.id = id;
+  const auto named = names_.find(id);
+  s.name = named == names_.end() ? id : named->second;
+  return s;
+}
+
+std::vector<StudySummary> TraceSource::studies() {
+  std::lock_guard lock(mutex_);
+  rescan();
+  std::vector<StudySummary> out;
+  out.reserve(followers_.size());
+  for (auto& [id, f] : followers_) {
+    f.refresh();
+    out.push_back(summary_of(id, f));
+  }
+  return out;
+}
+
+StudyDetail TraceSource::study(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  TraceFollower& f = follower(id);
+  f.refresh();
+  StudyDetail d = f.detail();
+  d.summary = summary_of(id, f);
+  return d;
+}
+
+TrialPage TraceSource::trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  TraceFollower& f = follower(id);
+  f.keep_trials();
+  f.refresh();
+  const auto& all = f.trials();
+  auto first = all.begin();
+  if (after)
+    first = std::upper_bound(all.begin(), all.end(), *after,
+                             [](std::uint64_t n, const Trial& t) { return n < t.number; });
+  TrialPage page;
+  page.summary = summary_of(id, f);
+  const auto available = static_cast<std::size_t>(all.end() - first);
+  const std::size_t count = std::min(available, limit);
+  page.trials.assign(first, first + static_cast<std::ptrdiff_t>(count));
+  page.more = available > count;
+  return page;
+}
+
+std::string TraceSource::describe() {
+  std::lock_guard lock(mutex_);
+  rescan();
+  std::string where;
+  for (const auto& root : roots_) where += (where.empty() ? "" : ", ") + root;
+  const std::size_t n = followers_.size();
+  return std::to_string(n) + (n == 1 ? " trace" : " traces") + " from " + where;
+}
+
+}  // namespace optimist::dashboard

@@ -1,0 +1,62 @@
+#include "study/heartbeat.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+namespace optimist::study_detail {
+
+Heartbeat::Heartbeat(std::string url, StorageOptions options, std::int64_t study_id, double interval_s)
+    : url_(std::move(url)), options_(options), study_id_(study_id), interval_s_(interval_s) {
+  // A beat must not retry longer than the grace period it protects against.
+  options_.retry_s = std::min(options_.retry_s, interval_s_);
+  thread_ = std::thread([this] { loop(); });
+}
+
+Heartbeat::~Heartbeat() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void Heartbeat::add(std::size_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  numbers_.insert(number);
+}
+
+void Heartbeat::remove(std::size_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  numbers_.erase(number);
+}
+
+std::vector<std::size_t> Heartbeat::numbers() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {numbers_.begin(), numbers_.end()};
+}
+
+void Heartbeat::loop() {
+  std::unique_ptr<Storage> storage;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [this] { return stop_; });
+    if (stop_) return;
+    const std::vector<std::size_t> beat(numbers_.begin(), numbers_.end());
+    if (beat.empty()) continue;
+    lock.unlock();
+    try {
+      if (!storage) storage = std::make_unique<Storage>(url_, options_);
+      storage->heartbeat(study_id_, beat);
+    } catch (const std::exception& e) {
+      storage.reset();
+      std::fprintf(stderr, "optimist: heartbeat of %zu running trial(s) failed: %s; trying again in %.3g s\n", beat.size(),
+                   e.what(), interval_s_);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace optimist::study_detail

@@ -1,0 +1,159 @@
+// PostgreSQL backend through libpqxx 6.4: one connection, a pqxx::work per transaction, the
+// study row locked with SELECT ... FOR UPDATE, parameters always passed apart from the SQL
+// (exec_params), and reconnection with backoff when the server goes away.
+#include <pqxx/pqxx>
+
+#include <cstdio>
+#include <memory>
+
+#include "optimist/core/types.hpp"
+#include "study/database.hpp"
+
+namespace optimist::study_detail {
+
+namespace {
+
+// postgresql://user:secret@host/db -> postgresql://user@host/db (messages never show a password).
+std::string without_password(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  const auto at = url.find('@');
+  if (scheme_end == std::string::npos || at == std::string::npos) return url;
+  const auto colon = url.find(':', scheme_end + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon) + url.substr(at);
+}
+
+// `?` placeholders -> $1, $2, ... (outside quoted literals).
+std::string numbered(const std::string& sql) {
+  std::string out;
+  int n = 0;
+  bool quoted = false;
+  for (char c : sql) {
+    if (c == '\'') quoted = !quoted;
+    if (c == '?' && !quoted) out += "$" + std::to_string(++n);
+    else out += c;
+  }
+  return out;
+}
+
+std::string first_line(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  return s;
+}
+
+class PostgresDatabase final : public Database {
+ public:
+  PostgresDatabase(std::string url, double retry_s) : url_(std::move(url)), shown_(without_password(url_)), retry_s_(retry_s) {
+    try {
+      conn_ = std::make_unique<pqxx::connection>(url_);
+    } catch (const std::exception& e) {
+      throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + first_line(e.what()));
+    }
+  }
+
+  std::string backend() const override { return "postgresql"; }
+  std::string display_url() const override { return shown_; }
+  std::string type(const std::string& generic) const override {
+    if (generic == "id") return "BIGSERIAL PRIMARY KEY";
+    if (generic == "real") return "DOUBLE PRECISION";
+    return "BIGINT";
+  }
+  std::string now_sql() const override { return "extract(epoch from clock_timestamp())::double precision"; }
+
+  Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
+    if (tx_) return run(*tx_, sql, params);
+    Rows out;
+    transaction(kNoLock, [&] { out = run(*tx_, sql, params); });
+    return out;
+  }
+
+  void transaction(std::int64_t lock, const std::function<void()>& fn) override {
+    Backoff backoff(retry_s_);
+    bool outage = false;
+    for (;;) {
+      try {
+        if (!conn_) conn_ = std::make_unique<pqxx::connection>(url_);
+        pqxx::work work(*conn_);
+        tx_ = &work;
+        if (lock >= 0) work.exec_params("SELECT id FROM studies WHERE id = $1 FOR UPDATE", lock);
+        else if (lock == kGlobalLock) work.exec("SELECT pg_advisory_xact_lock(7476111)");  // 'opt' in ASCII
+        fn();
+        work.commit();
+        tx_ = nullptr;
+        if (outage)
+          std::fprintf(stderr, "optimist: storage '%s': server reachable again after %.1f s; resuming\n", shown_.c_str(),
+                       backoff.elapsed_s());
+        return;
+      } catch (const pqxx::broken_connection& e) {
+        retry_or_throw(backoff, outage, e.what(), true);
+      } catch (const pqxx::in_doubt_error& e) {
+        retry_or_throw(backoff, outage, e.what(), true);
+      } catch (const pqxx::transaction_rollback& e) {  // serialization failure, deadlock: run again
+        retry_or_throw(backoff, outage, e.what(), false);
+      } catch (const pqxx::sql_error& e) {
+        tx_ = nullptr;
+        // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection errors.
+        const std::string state = e.sqlstate();
+        if (state.rfind("57P", 0) == 0 || state.rfind("08", 0) == 0) retry_or_throw(backoff, outage, e.what(), true);
+        else throw std::runtime_error("storage '" + shown_ + "': " + first_line(e.what()) + " in: " + e.query());
+      } catch (...) {
+        tx_ = nullptr;
+        throw;
+      }
+    }
+  }
+
+ private:
+  void retry_or_throw(Backoff& backoff, bool& outage, const std::string& what, bool lost_server) {
+    tx_ = nullptr;
+    if (lost_server) {
+      conn_.reset();
+      if (!outage)
+        std::fprintf(stderr, "optimist: storage '%s': lost the PostgreSQL server (%s); retrying with backoff for up to %.0f s\n",
+                     shown_.c_str(), first_line(what).c_str(), retry_s_);
+      outage = true;
+    }
+    if (!backoff.wait())
+      throw std::runtime_error("storage '" + shown_ + "': gave up after " + std::to_string(static_cast<int>(backoff.elapsed_s())) +
+                               " s: " + first_line(what));
+  }
+
+  Rows run(pqxx::work& work, const std::string& sql, const std::vector<SqlValue>& params) {
+    std::vector<std::string> texts(params.size());
+    std::vector<const char*> ptrs(params.size(), nullptr);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (const auto* n = std::get_if<std::int64_t>(&params[i])) texts[i] = std::to_string(*n);
+      else if (const auto* d = std::get_if<double>(&params[i])) texts[i] = format_double(*d);
+      else if (const auto* s = std::get_if<std::string>(&params[i])) texts[i] = *s;
+      if (!std::holds_alternative<std::monostate>(params[i])) ptrs[i] = texts[i].c_str();
+    }
+    const pqxx::result r = work.exec_params(numbered(sql), pqxx::prepare::make_dynamic_params(ptrs));
+    Rows rows;
+    rows.reserve(r.size());
+    for (const auto& pr : r) {
+      Row row;
+      row.reserve(pr.size());
+      for (const auto& f : pr) {
+        if (f.is_null()) row.emplace_back();
+        else row.emplace_back(SqlValue(std::string(f.c_str(), f.size())));
+      }
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  std::string url_, shown_;
+  double retry_s_;
+  std::unique_ptr<pqxx::connection> conn_;
+  pqxx::work* tx_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s) {
+  return std::make_unique<PostgresDatabase>(url, retry_s);
+}
+
+}  // namespace optimist::study_detail

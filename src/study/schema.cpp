@@ -1,0 +1,92 @@
+// The study schema (docs/studies.md), written once for both dialects.
+#include "study/schema.hpp"
+
+#include <string>
+
+namespace optimist::study_detail {
+
+namespace {
+
+// {id}, {real} and {bigint} are replaced by the dialect's types.
+constexpr const char* kSchemaV1[] = {
+    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS studies ("
+    " id {id},"
+    " name TEXT NOT NULL UNIQUE,"
+    " space TEXT NOT NULL,"               // Space::to_json()
+    " directions TEXT NOT NULL,"          // JSON array, one direction per objective
+    " algorithm TEXT NOT NULL,"
+    " options TEXT NOT NULL,"             // resolved algorithm options (JSON)
+    " seed TEXT NOT NULL,"                // unsigned 64-bit, in decimal
+    " budget {bigint},"                   // NULL: unlimited
+    " f_star {real},"
+    " settings TEXT NOT NULL,"            // StudySettings::to_json()
+    " created {real} NOT NULL,"
+    " seq {bigint} NOT NULL DEFAULT 0)",  // last event number
+    "CREATE TABLE IF NOT EXISTS trials ("
+    " id {id},"
+    " study_id {bigint} NOT NULL REFERENCES studies(id) ON DELETE CASCADE,"
+    " number {bigint} NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('waiting', 'running', 'complete', 'failed')),"
+    " point TEXT NOT NULL,"               // JSON array in user units
+    " origin TEXT NOT NULL,"
+    " worker TEXT,"
+    " error TEXT,"
+    " stale INTEGER NOT NULL DEFAULT 0,"  // 1: failed because its heartbeat stopped
+    " created {real} NOT NULL,"
+    " started {real},"
+    " finished {real},"
+    " heartbeat {real},"
+    " suggest_s {real},"
+    " requeued_from {bigint},"
+    " asked_seq {bigint},"
+    " finished_seq {bigint},"
+    " UNIQUE (study_id, number))",
+    "CREATE INDEX IF NOT EXISTS trials_by_state ON trials (study_id, state, number)",
+    "CREATE INDEX IF NOT EXISTS trials_by_asked ON trials (study_id, asked_seq)",
+    "CREATE INDEX IF NOT EXISTS trials_by_finished ON trials (study_id, finished_seq)",
+    "CREATE TABLE IF NOT EXISTS trial_values ("
+    " trial_id {bigint} NOT NULL REFERENCES trials(id) ON DELETE CASCADE,"
+    " objective INTEGER NOT NULL,"
+    " value {real} NOT NULL,"
+    " PRIMARY KEY (trial_id, objective))",
+    "CREATE TABLE IF NOT EXISTS trial_constraints ("
+    " trial_id {bigint} NOT NULL REFERENCES trials(id) ON DELETE CASCADE,"
+    " constraint_index INTEGER NOT NULL,"
+    " value {real} NOT NULL,"
+    " PRIMARY KEY (trial_id, constraint_index))",
+    "CREATE TABLE IF NOT EXISTS trial_intermediate_values ("
+    " trial_id {bigint} NOT NULL REFERENCES trials(id) ON DELETE CASCADE,"
+    " step {bigint} NOT NULL,"
+    " value {real} NOT NULL,"
+    " PRIMARY KEY (trial_id, step))",
+    "CREATE TABLE IF NOT EXISTS trial_user_attrs ("
+    " trial_id {bigint} NOT NULL REFERENCES trials(id) ON DELETE CASCADE,"
+    " key TEXT NOT NULL,"
+    " value TEXT NOT NULL,"
+    " PRIMARY KEY (trial_id, key))",
+    "CREATE TABLE IF NOT EXISTS study_user_attrs ("
+    " study_id {bigint} NOT NULL REFERENCES studies(id) ON DELETE CASCADE,"
+    " key TEXT NOT NULL,"
+    " value TEXT NOT NULL,"
+    " PRIMARY KEY (study_id, key))",
+};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> schema_statements(const Database& db) {
+  std::vector<std::string> out;
+  for (const char* stmt : kSchemaV1) {
+    std::string s = stmt;
+    for (const char* t : {"id", "real", "bigint"}) s = replace_all(s, std::string("{") + t + "}", db.type(t));
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace optimist::study_detail

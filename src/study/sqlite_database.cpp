@@ -1,0 +1,189 @@
+// SQLite backend: the C API behind a small RAII wrapper. WAL journal (readers never block the
+// writer), a busy timeout, BEGIN IMMEDIATE for every transaction (the write lock is taken at the
+// start, so two writers never deadlock upgrading a read lock), retry with backoff on SQLITE_BUSY.
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "optimist/core/types.hpp"
+#include "study/database.hpp"
+
+namespace optimist::study_detail {
+
+namespace {
+
+/// The database is locked by another connection: roll back and try again later.
+struct Busy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+constexpr int kBusyTimeoutMs = 2000;
+constexpr double kReportAfterS = 10.0;  // say so on stderr when a lock is held longer
+
+bool busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+struct StatementDeleter {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Statement = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
+
+class SqliteDatabase final : public Database {
+ public:
+  SqliteDatabase(std::string url, const std::string& path, double retry_s) : url_(std::move(url)), retry_s_(retry_s) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    db_.reset(raw);
+    if (rc != SQLITE_OK)
+      throw InvalidArgument("storage '" + url_ + "': cannot open SQLite file '" + path + "': " +
+                            (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+    // WAL persists in the file; NORMAL sync is durable against a killed process (the WAL is
+    // written before the commit returns) and skips an fsync per commit.
+    with_retry([&] {
+      query("PRAGMA journal_mode = WAL", {});
+      return true;
+    });
+    query("PRAGMA synchronous = NORMAL", {});
+    query("PRAGMA foreign_keys = ON", {});
+  }
+  ~SqliteDatabase() override {
+    cache_.clear();  // statements before the connection
+  }
+
+  std::string backend() const override { return "sqlite"; }
+  std::string display_url() const override { return url_; }
+  std::string type(const std::string& generic) const override {
+    if (generic == "id") return "INTEGER PRIMARY KEY";
+    if (generic == "real") return "REAL";
+    return "INTEGER";
+  }
+  std::string now_sql() const override { return "((julianday('now') - 2440587.5) * 86400.0)"; }
+
+  Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
+    if (in_transaction_) return run(sql, params);
+    Rows out;
+    with_retry([&] {
+      out = run(sql, params);
+      return true;
+    });
+    return out;
+  }
+
+  void transaction(std::int64_t, const std::function<void()>& fn) override {
+    with_retry([&] {
+      try {
+        run("BEGIN IMMEDIATE", {});
+        in_transaction_ = true;
+        fn();
+        run("COMMIT", {});
+        in_transaction_ = false;
+      } catch (...) {
+        in_transaction_ = false;
+        if (!sqlite3_get_autocommit(db_.get())) sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+      return true;
+    });
+  }
+
+ private:
+  struct DbDeleter {
+    void operator()(sqlite3* d) const { sqlite3_close_v2(d); }
+  };
+
+  // Runs `attempt` until it succeeds, backing off while the database is busy.
+  void with_retry(const std::function<bool()>& attempt) {
+    Backoff backoff(retry_s_);
+    double reported = 0.0;
+    for (;;) {
+      try {
+        attempt();
+        if (reported > 0.0) std::fprintf(stderr, "optimist: storage '%s': lock released after %.0f s\n", url_.c_str(), backoff.elapsed_s());
+        return;
+      } catch (const Busy& e) {
+        const double waited = backoff.elapsed_s() + kBusyTimeoutMs / 1000.0;
+        if (waited >= reported + kReportAfterS) {
+          reported = waited;
+          std::fprintf(stderr, "optimist: storage '%s': the database has been locked by another process for %.0f s (%s); still retrying\n",
+                       url_.c_str(), waited, e.what());
+        }
+        if (!backoff.wait())
+          throw std::runtime_error("storage '" + url_ + "': the database stayed locked by another process for " +
+                                   std::to_string(static_cast<int>(backoff.elapsed_s())) +
+                                   " s; is a process stuck in a transaction?");
+      }
+    }
+  }
+
+  sqlite3_stmt* prepare(const std::string& sql) {
+    auto it = cache_.find(sql);
+    if (it != cache_.end()) return it->second.get();
+    sqlite3_stmt* raw = nullptr;
+    const int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
+    if (rc != SQLITE_OK) {
+      if (busy(rc)) throw Busy(sqlite3_errmsg(db_.get()));
+      throw std::runtime_error("storage '" + url_ + "': " + sqlite3_errmsg(db_.get()) + " in: " + sql);
+    }
+    return cache_.emplace(sql, Statement(raw)).first->second.get();
+  }
+
+  Rows run(const std::string& sql, const std::vector<SqlValue>& params) {
+    sqlite3_stmt* st = prepare(sql);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const int k = static_cast<int>(i + 1);
+      std::visit(
+          [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::monostate>) sqlite3_bind_null(st, k);
+            else if constexpr (std::is_same_v<T, std::int64_t>) sqlite3_bind_int64(st, k, v);
+            else if constexpr (std::is_same_v<T, double>) sqlite3_bind_double(st, k, v);
+            else sqlite3_bind_text(st, k, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+          },
+          params[i]);
+    }
+    Rows rows;
+    for (;;) {
+      const int rc = sqlite3_step(st);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) {
+        const std::string msg = sqlite3_errmsg(db_.get());
+        sqlite3_reset(st);
+        if (busy(rc)) throw Busy(msg);
+        throw std::runtime_error("storage '" + url_ + "': " + msg + " in: " + sql);
+      }
+      Row row;
+      const int n = sqlite3_column_count(st);
+      for (int c = 0; c < n; ++c) {
+        switch (sqlite3_column_type(st, c)) {
+          case SQLITE_NULL: row.emplace_back(); break;
+          case SQLITE_INTEGER: row.emplace_back(SqlValue(static_cast<std::int64_t>(sqlite3_column_int64(st, c)))); break;
+          case SQLITE_FLOAT: row.emplace_back(SqlValue(sqlite3_column_double(st, c))); break;
+          default:
+            row.emplace_back(SqlValue(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, c)),
+                                                  static_cast<std::size_t>(sqlite3_column_bytes(st, c)))));
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+    sqlite3_reset(st);
+    return rows;
+  }
+
+  std::string url_;
+  double retry_s_;
+  std::unique_ptr<sqlite3, DbDeleter> db_;
+  std::map<std::string, Statement> cache_;
+  bool in_transaction_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s) {
+  return std::make_unique<SqliteDatabase>(url, path, retry_s);
+}
+
+}  // namespace optimist::study_detail

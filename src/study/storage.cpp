@@ -1,0 +1,367 @@
+// Storage: every SQL statement of the study model, written once for both backends.
+#include "optimist/study/storage.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "study/database.hpp"
+#include "study/schema.hpp"
+
+namespace optimist {
+
+using study_detail::Cell;
+using study_detail::Row;
+using study_detail::SqlValue;
+
+namespace {
+
+constexpr const char* kTrialColumns =
+    "t.id, t.number, t.state, t.point, v.value, t.error, t.worker, t.created, t.started, t.finished, t.heartbeat, "
+    "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale";
+constexpr const char* kTrialFrom = " FROM trials t LEFT JOIN trial_values v ON v.trial_id = t.id AND v.objective = 0 ";
+
+std::string point_text(const Vector& x) {
+  nlohmann::json a = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < x.size(); ++i) a.push_back(x[i]);
+  return a.dump();
+}
+
+Vector point_from_text(const std::string& text) {
+  const auto a = nlohmann::json::parse(text);
+  Vector x(static_cast<Eigen::Index>(a.size()));
+  for (std::size_t i = 0; i < a.size(); ++i) x[static_cast<Eigen::Index>(i)] = a[i].get<double>();
+  return x;
+}
+
+SqlValue opt_real(const std::optional<double>& v) { return v ? SqlValue(*v) : SqlValue(); }
+SqlValue opt_text(const std::string& s) { return s.empty() ? SqlValue() : SqlValue(s); }
+std::int64_t to_i64(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+TrialRecord trial_from_row(const Row& r) {
+  TrialRecord t;
+  t.id = r[0].integer();
+  t.number = static_cast<std::size_t>(r[1].integer());
+  t.state = trial_state_from_string(r[2].text());
+  t.x = point_from_text(r[3].text());
+  t.value = r[4].optional_real();
+  if (t.value) t.values = {*t.value};
+  t.error = r[5].optional_text().value_or("");
+  t.worker = r[6].optional_text().value_or("");
+  t.created = r[7].optional_real();
+  t.started = r[8].optional_real();
+  t.finished = r[9].optional_real();
+  t.heartbeat = r[10].optional_real();
+  t.suggest_s = r[11].optional_real();
+  if (!r[12].null()) t.requeued_from = static_cast<std::size_t>(r[12].integer());
+  t.origin = r[13].text();
+  t.asked_seq = r[14].null() ? 0 : r[14].integer();
+  t.finished_seq = r[15].null() ? 0 : r[15].integer();
+  t.stale = r[16].integer() != 0;
+  return t;
+}
+
+StudyRecord study_from_row(const Row& r) {
+  // id, name, space, directions, algorithm, options, seed, budget, f_star, settings, created
+  StudyRecord s;
+  s.id = r[0].integer();
+  s.name = r[1].text();
+  s.space = Space::from_json(nlohmann::json::parse(r[2].text()));
+  s.direction = parse_direction(nlohmann::json::parse(r[3].text()).at(0).get<std::string>());
+  s.algorithm = r[4].text();
+  s.options = nlohmann::json::parse(r[5].text());
+  s.seed = std::stoull(r[6].text());
+  if (!r[7].null()) s.budget = static_cast<std::size_t>(r[7].integer());
+  s.f_star = r[8].optional_real();
+  s.settings = StudySettings::from_json(nlohmann::json::parse(r[9].text()));
+  s.created = r[10].real();
+  return s;
+}
+
+constexpr const char* kStudyColumns = "id, name, space, directions, algorithm, options, seed, budget, f_star, settings, created";
+
+}  // namespace
+
+std::string to_string(TrialState s) {
+  switch (s) {
+    case TrialState::Waiting: return "waiting";
+    case TrialState::Running: return "running";
+    case TrialState::Complete: return "complete";
+    case TrialState::Failed: return "failed";
+  }
+  return "?";
+}
+
+TrialState trial_state_from_string(const std::string& text) {
+  for (TrialState s : {TrialState::Waiting, TrialState::Running, TrialState::Complete, TrialState::Failed})
+    if (to_string(s) == text) return s;
+  throw InvalidArgument("unknown trial state '" + text + "'; expected waiting, running, complete or failed");
+}
+
+nlohmann::json StudySettings::to_json() const {
+  return {{"heartbeat_interval_s", heartbeat_interval_s},
+          {"grace_period_s", grace_period_s},
+          {"requeue_stale", requeue_stale},
+          {"objective", objective}};
+}
+
+StudySettings StudySettings::from_json(const nlohmann::json& j) {
+  StudySettings s;
+  s.heartbeat_interval_s = j.value("heartbeat_interval_s", s.heartbeat_interval_s);
+  s.grace_period_s = j.value("grace_period_s", s.grace_period_s);
+  s.requeue_stale = j.value("requeue_stale", s.requeue_stale);
+  s.objective = j.value("objective", nlohmann::json::object());
+  return s;
+}
+
+Storage::Storage(const std::string& url, StorageOptions options)
+    : url_(url), db_(study_detail::connect(url, options.retry_s)) {
+  create_schema();
+}
+
+Storage::~Storage() = default;
+
+std::string Storage::backend() const { return db_->backend(); }
+
+void Storage::create_schema() {
+  db_->transaction(study_detail::kGlobalLock, [&] {
+    for (const auto& stmt : study_detail::schema_statements(*db_)) db_->query(stmt);
+    const auto rows = db_->query("SELECT version FROM schema_version");
+    if (rows.empty()) {
+      db_->query("INSERT INTO schema_version (version) VALUES (?)", {std::int64_t{kStudySchemaVersion}});
+    } else if (rows[0][0].integer() > kStudySchemaVersion) {
+      throw InvalidArgument("storage '" + db_->display_url() + "' has study schema version " + rows[0][0].text() +
+                            ", newer than this optimist's " + std::to_string(kStudySchemaVersion) +
+                            "; upgrade optimist");
+    }
+  });
+}
+
+StudyRecord Storage::create_study(StudyRecord record) {
+  db_->transaction(study_detail::kGlobalLock, [&] {
+    if (!db_->query("SELECT id FROM studies WHERE name = ?", {record.name}).empty())
+      throw InvalidArgument("study '" + record.name + "' already exists in '" + db_->display_url() +
+                            "'; pick another --name or delete it with 'optimist study delete'");
+    const nlohmann::json directions = nlohmann::json::array({to_string(record.direction)});
+    const auto rows = db_->query(
+        "INSERT INTO studies (name, space, directions, algorithm, options, seed, budget, f_star, settings, created) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, " + db_->now_sql() + ") RETURNING id, created",
+        {record.name, record.space.to_json().dump(), directions.dump(), record.algorithm, record.options.dump(),
+         std::to_string(record.seed), record.budget ? SqlValue(to_i64(*record.budget)) : SqlValue(),
+         opt_real(record.f_star), record.settings.to_json().dump()});
+    record.id = rows[0][0].integer();
+    record.created = rows[0][1].real();
+  });
+  return record;
+}
+
+std::optional<StudyRecord> Storage::find_study(const std::string& name) {
+  const auto rows = db_->query(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE name = ?", {name});
+  if (rows.empty()) return std::nullopt;
+  return study_from_row(rows[0]);
+}
+
+StudyRecord Storage::load_study(const std::string& name) {
+  if (auto s = find_study(name)) return *s;
+  std::string names;
+  for (const auto& r : db_->query("SELECT name FROM studies ORDER BY name")) names += (names.empty() ? "" : ", ") + r[0].text();
+  throw InvalidArgument("no study named '" + name + "' in '" + db_->display_url() + "'; " +
+                        (names.empty() ? "it holds no study" : "it holds: " + names));
+}
+
+std::vector<StudySummary> Storage::list_studies() {
+  std::vector<StudySummary> out;
+  for (const auto& r : db_->query(std::string("SELECT ") + kStudyColumns + " FROM studies ORDER BY name")) {
+    StudySummary s;
+    s.study = study_from_row(r);
+    for (const auto& c : db_->query("SELECT state, COUNT(*), MAX(COALESCE(finished, started, created)) FROM trials "
+                                    "WHERE study_id = ? GROUP BY state", {s.study.id})) {
+      s.counts[trial_state_from_string(c[0].text())] = static_cast<std::size_t>(c[1].integer());
+      if (const auto t = c[2].optional_real()) s.last_activity = std::max(s.last_activity.value_or(*t), *t);
+    }
+    const char* best = s.study.direction == Direction::Maximize ? "MAX" : "MIN";
+    const auto b = db_->query(std::string("SELECT ") + best + "(v.value) FROM trials t JOIN trial_values v ON "
+                              "v.trial_id = t.id AND v.objective = 0 WHERE t.study_id = ? AND t.state = 'complete'",
+                              {s.study.id});
+    if (!b.empty()) s.best_value = b[0][0].optional_real();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void Storage::delete_study(const std::string& name) {
+  const StudyRecord s = load_study(name);
+  db_->transaction(s.id, [&] {
+    const std::string in_study = " WHERE trial_id IN (SELECT id FROM trials WHERE study_id = ?)";
+    for (const char* table : {"trial_values", "trial_constraints", "trial_intermediate_values", "trial_user_attrs"})
+      db_->query(std::string("DELETE FROM ") + table + in_study, {s.id});
+    db_->query("DELETE FROM trials WHERE study_id = ?", {s.id});
+    db_->query("DELETE FROM study_user_attrs WHERE study_id = ?", {s.id});
+    db_->query("DELETE FROM studies WHERE id = ?", {s.id});
+  });
+}
+
+std::vector<TrialRecord> Storage::trials(std::int64_t study_id, std::optional<std::size_t> after_number) {
+  std::vector<TrialRecord> out;
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
+                                   "WHERE t.study_id = ? AND t.number > ? ORDER BY t.number",
+                               {study_id, after_number ? to_i64(*after_number) : std::int64_t{-1}});
+  for (const auto& r : rows) out.push_back(trial_from_row(r));
+  return out;
+}
+
+std::vector<TrialRecord> Storage::changed_after(std::int64_t study_id, std::int64_t seq) {
+  std::vector<TrialRecord> out;
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
+                                   "WHERE t.study_id = ? AND (t.asked_seq > ? OR t.finished_seq > ?)",
+                               {study_id, seq, seq});
+  for (const auto& r : rows) out.push_back(trial_from_row(r));
+  return out;
+}
+
+std::optional<TrialRecord> Storage::trial(std::int64_t study_id, std::size_t number) {
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom + "WHERE t.study_id = ? AND t.number = ?",
+                               {study_id, to_i64(number)});
+  if (rows.empty()) return std::nullopt;
+  return trial_from_row(rows[0]);
+}
+
+void Storage::locked(std::int64_t study_id, const std::function<void()>& fn) { db_->transaction(study_id, fn); }
+
+std::int64_t Storage::next_event(std::int64_t study_id) {
+  return db_->query("UPDATE studies SET seq = seq + 1 WHERE id = ? RETURNING seq", {study_id}).at(0)[0].integer();
+}
+
+std::int64_t Storage::last_event(std::int64_t study_id) {
+  const auto rows = db_->query("SELECT seq FROM studies WHERE id = ?", {study_id});
+  if (rows.empty()) throw InvalidArgument("study id " + std::to_string(study_id) + " no longer exists (deleted?)");
+  return rows[0][0].integer();
+}
+
+std::size_t Storage::budget_used(std::int64_t study_id) {
+  return static_cast<std::size_t>(
+      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state <> 'waiting' AND stale = 0", {study_id})
+          .at(0)[0].integer());
+}
+
+std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string& worker) {
+  return static_cast<std::size_t>(
+      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state = 'running' AND worker <> ?", {study_id, worker})
+          .at(0)[0]
+          .integer());
+}
+
+std::size_t Storage::fail_stale(const StudyRecord& study) {
+  const double grace = study.settings.grace_period_s;
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
+                                   "WHERE t.study_id = ? AND t.state = 'running' AND t.heartbeat < " + db_->now_sql() +
+                                   " - ? ORDER BY t.number",
+                               {study.id, grace});
+  for (const auto& r : rows) {
+    TrialRecord t = trial_from_row(r);
+    const std::string why = "stale: no heartbeat from worker '" + t.worker + "' for more than " + format_double(grace) +
+                            " s (the worker died or lost the storage)";
+    db_->query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db_->now_sql() +
+                   ", finished_seq = ? WHERE id = ? AND state = 'running'",
+               {why, next_event(study.id), t.id});
+    if (study.settings.requeue_stale) {
+      TrialRecord again;
+      again.x = t.x;
+      again.origin = "requeued";
+      again.requeued_from = t.number;
+      insert_trial(study.id, again);
+    }
+  }
+  return rows.size();
+}
+
+std::optional<TrialRecord> Storage::first_waiting(std::int64_t study_id) {
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
+                                   "WHERE t.study_id = ? AND t.state = 'waiting' ORDER BY t.number LIMIT 1",
+                               {study_id});
+  if (rows.empty()) return std::nullopt;
+  return trial_from_row(rows[0]);
+}
+
+TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t) {
+  t.number = static_cast<std::size_t>(
+      db_->query("SELECT COALESCE(MAX(number), -1) + 1 FROM trials WHERE study_id = ?", {study_id}).at(0)[0].integer());
+  const bool asked = t.state != TrialState::Waiting;
+  const bool finished = t.state == TrialState::Complete || t.state == TrialState::Failed;
+  const std::int64_t seq = asked ? next_event(study_id) : 0;
+  t.asked_seq = asked ? seq : 0;
+  t.finished_seq = finished ? seq : 0;
+  const std::string now = db_->now_sql();
+  const auto rows = db_->query(
+      "INSERT INTO trials (study_id, number, state, point, origin, worker, error, created, started, finished, heartbeat, "
+      "suggest_s, requeued_from, asked_seq, finished_seq) VALUES (?, ?, ?, ?, ?, ?, ?, " + now + ", " +
+          (asked ? now : "NULL") + ", " + (finished ? now : "NULL") + ", " + (t.state == TrialState::Running ? now : "NULL") +
+          ", ?, ?, ?, ?) RETURNING id, created",
+      {study_id, to_i64(t.number), to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker), opt_text(t.error),
+       opt_real(t.suggest_s), t.requeued_from ? SqlValue(to_i64(*t.requeued_from)) : SqlValue(),
+       asked ? SqlValue(t.asked_seq) : SqlValue(), finished ? SqlValue(t.finished_seq) : SqlValue()});
+  t.id = rows[0][0].integer();
+  t.created = rows[0][1].real();
+  if (t.value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *t.value});
+  return t;
+}
+
+void Storage::claim(std::int64_t study_id, TrialRecord& t, const std::string& worker, std::optional<double> suggest_s) {
+  t.asked_seq = next_event(study_id);
+  const auto rows = db_->query("UPDATE trials SET state = 'running', worker = ?, started = " + db_->now_sql() +
+                                   ", heartbeat = " + db_->now_sql() +
+                                   ", suggest_s = ?, asked_seq = ? WHERE id = ? AND state = 'waiting' RETURNING id",
+                               {worker, opt_real(suggest_s), t.asked_seq, t.id});
+  if (rows.empty()) throw std::logic_error("trial " + std::to_string(t.number) + " is no longer waiting");
+  t.state = TrialState::Running;
+  t.worker = worker;
+}
+
+void Storage::finish(std::int64_t study_id, TrialRecord& t, std::optional<double> value, const std::string& error) {
+  const auto state = value ? TrialState::Complete : TrialState::Failed;
+  const std::int64_t seq = next_event(study_id);
+  const auto rows = db_->query("UPDATE trials SET state = ?, error = ?, finished = " + db_->now_sql() +
+                                   ", finished_seq = ? WHERE id = ? AND state = 'running' RETURNING id",
+                               {to_string(state), opt_text(error), seq, t.id});
+  if (rows.empty()) {
+    // A commit whose outcome was lost with the connection, now run again: already done, nothing to do.
+    const auto now = trial(study_id, t.number);
+    if (now && now->state == state && now->value == value && now->worker == t.worker && now->finished_seq > 0) {
+      t = *now;
+      return;
+    }
+    throw InvalidArgument("trial " + std::to_string(t.number) + " is not running (it is " +
+                          (now ? to_string(now->state) : std::string("missing")) + ")");
+  }
+  if (value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *value});
+  t.state = state;
+  t.value = value;
+  t.error = error;
+  t.finished_seq = seq;
+}
+
+void Storage::heartbeat(std::int64_t study_id, const std::vector<std::size_t>& numbers) {
+  if (numbers.empty()) return;
+  db_->transaction(study_detail::kNoLock, [&] {
+    for (const std::size_t n : numbers)
+      db_->query("UPDATE trials SET heartbeat = " + db_->now_sql() + " WHERE study_id = ? AND number = ? AND state = 'running'",
+                 {study_id, to_i64(n)});
+  });
+}
+
+void Storage::set_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value) {
+  db_->transaction(study_detail::kNoLock, [&] {
+    db_->query("DELETE FROM trial_user_attrs WHERE trial_id = ? AND key = ?", {trial_id, key});
+    db_->query("INSERT INTO trial_user_attrs (trial_id, key, value) VALUES (?, ?, ?)", {trial_id, key, value.dump()});
+  });
+}
+
+double Storage::now() { return db_->query("SELECT " + db_->now_sql()).at(0)[0].real(); }
+
+std::string Storage::integrity_check() {
+  if (db_->backend() != "sqlite") return "ok";
+  std::string out;
+  for (const auto& r : db_->query("PRAGMA integrity_check")) out += (out.empty() ? "" : "; ") + r[0].text();
+  return out;
+}
+
+}  // namespace optimist

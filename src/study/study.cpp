@@ -1,0 +1,343 @@
+// Study: the ask/tell rules on top of Storage (docs/studies.md, "Asking in a study").
+#include "optimist/study/study.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "optimist/algorithms/registry.hpp"
+#include "optimist/experiment/run_setup.hpp"
+#include "study/heartbeat.hpp"
+
+namespace optimist {
+
+namespace {
+
+std::string default_worker_name() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::random_device rd;
+  char tag[16];
+  std::snprintf(tag, sizeof(tag), "%04x", static_cast<unsigned>(rd() & 0xffff));
+  return std::string(host) + ":" + std::to_string(getpid()) + ":" + tag;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+nlohmann::json resolve_study_options(const std::string& algorithm, const nlohmann::json& options) {
+  nlohmann::json spec = options.is_null() ? nlohmann::json::object() : options;
+  spec["name"] = algorithm;
+  return resolve_options(spec);
+}
+
+RunContext study_run_context(const StudyRecord& study) {
+  // As `optimist run`: the study's seed, and its budget as the horizon (none: an anytime run).
+  RunContext context{.seed = study.seed, .horizon = study.budget};
+  // Studies created before RunContext stored "seed" and the horizon ("budget") among the options.
+  nlohmann::json options = study.options;
+  const experiment::LegacyRunSettings old = experiment::take_legacy_run_settings(options);
+  if (old.legacy) context.horizon = old.horizon && *old.horizon > 0 ? old.horizon : std::nullopt;
+  return context;
+}
+
+std::unique_ptr<Optimizer> make_study_optimizer(const StudyRecord& study) {
+  nlohmann::json options = study.options;
+  (void)experiment::take_legacy_run_settings(options);
+  return make_optimizer(options, study.space, study.direction, study_run_context(study));
+}
+
+struct Study::Impl {
+  StudyRecord record;
+  StudyOptions options;
+  std::unique_ptr<Storage> storage;
+  std::unique_ptr<study_detail::Heartbeat> beat;
+  std::mutex mutex;  // one storage call and optimizer use at a time
+
+  // The cached optimizer and what it has seen: events up to synced_seq; its pending trials by number.
+  std::unique_ptr<Optimizer> optimizer;
+  std::int64_t synced_seq = 0;
+  std::map<std::size_t, Trial> pending;
+  std::set<std::size_t> own;  // trials this object asked and has not told
+
+  void reset_cache() {
+    optimizer = make_study_optimizer(record);
+    synced_seq = 0;
+    pending.clear();
+  }
+
+  // Feeds the optimizer every event after synced_seq in event order: an ask becomes a pending
+  // trial (unless this optimizer asked it), a finish a tell or a failure.
+  void sync() {
+    if (!optimizer) reset_cache();
+    struct Event {
+      std::int64_t seq;
+      bool finish;
+      const TrialRecord* trial;
+    };
+    const std::vector<TrialRecord> changed = storage->changed_after(record.id, synced_seq);
+    std::vector<Event> events;
+    for (const auto& t : changed) {
+      if (t.asked_seq > synced_seq) events.push_back({t.asked_seq, false, &t});
+      if (t.finished_seq > synced_seq) events.push_back({t.finished_seq, true, &t});
+    }
+    std::sort(events.begin(), events.end(),
+              [](const Event& a, const Event& b) { return a.seq != b.seq ? a.seq < b.seq : a.finish < b.finish; });
+    for (const Event& e : events) {
+      const TrialRecord& t = *e.trial;
+      if (!e.finish) {
+        if (!pending.count(t.number)) pending.emplace(t.number, optimizer->add_pending(t.x));
+      } else {
+        const auto it = pending.find(t.number);
+        if (it == pending.end())
+          throw std::logic_error("study '" + record.name + "': trial " + std::to_string(t.number) + " finished before it was asked");
+        if (t.state == TrialState::Complete) optimizer->tell(it->second, *t.value);
+        else optimizer->tell_failed(it->second, t.error);
+        pending.erase(it);
+      }
+      synced_seq = e.seq;
+    }
+  }
+
+  // A write transaction that may be re-run: a re-run starts from a fresh cache, since the
+  // optimizer may already hold the rolled-back ask.
+  void write(const std::function<void()>& fn) {
+    bool first = true;
+    try {
+      storage->locked(record.id, [&] {
+        if (!first) optimizer.reset();
+        first = false;
+        fn();
+      });
+    } catch (...) {
+      optimizer.reset();
+      throw;
+    }
+  }
+
+  void track(std::size_t number) {
+    own.insert(number);
+    if (!options.heartbeat_thread || record.settings.heartbeat_interval_s <= 0) return;
+    if (!beat)
+      beat = std::make_unique<study_detail::Heartbeat>(storage->url(), options.storage, record.id,
+                                                       record.settings.heartbeat_interval_s);
+    beat->add(number);
+  }
+  void untrack(std::size_t number) {
+    own.erase(number);
+    if (beat) beat->remove(number);
+  }
+
+  std::size_t add_finished(const Vector& x, std::optional<double> value, const std::string& error) {
+    record.space.validate(x);
+    if (value && !std::isfinite(*value))
+      throw InvalidArgument("study '" + record.name + "': value " + format_double(*value) + " is not finite");
+    TrialRecord t;
+    t.x = x;
+    t.state = value ? TrialState::Complete : TrialState::Failed;
+    t.value = value;
+    t.error = error;
+    t.origin = "told";
+    t.worker = options.worker;
+    write([&] { t = storage->insert_trial(record.id, t); });
+    return t.number;
+  }
+
+  void finish(const StudyTrial& trial, std::optional<double> value, const std::string& error) {
+    TrialRecord t;
+    bool found = false;
+    write([&] {
+      auto stored = storage->trial(record.id, trial.number);
+      if (!(found = stored.has_value())) return;
+      t = *stored;
+      if (t.state == TrialState::Running && t.worker == options.worker) storage->finish(record.id, t, value, error);
+      else if (t.state == TrialState::Failed && t.stale && value) {
+        // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value
+        // as a new trial rather than losing an evaluation that was paid for.
+        TrialRecord late;
+        late.x = t.x;
+        late.state = TrialState::Complete;
+        late.value = value;
+        late.origin = "told";
+        late.requeued_from = t.number;
+        late.worker = options.worker;
+        storage->insert_trial(record.id, late);
+      } else {
+        throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(trial.number) + " is " +
+                              to_string(t.state) + (t.worker.empty() ? "" : " (worker '" + t.worker + "')") +
+                              ", not running for this worker '" + options.worker + "'; told twice?");
+      }
+    });
+    if (!found)
+      throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(trial.number));
+    untrack(trial.number);
+  }
+};
+
+Study::Study(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Study::~Study() = default;
+Study::Study(Study&&) noexcept = default;
+Study& Study::operator=(Study&&) noexcept = default;
+
+Study Study::create(const std::string& storage_url, const StudyConfig& config, StudyOptions options) {
+  if (config.name.empty()) throw InvalidArgument("a study needs a name");
+  if (config.space.empty()) throw InvalidArgument("study '" + config.name + "': the search space has no parameters");
+  if (config.budget && *config.budget == 0) throw InvalidArgument("study '" + config.name + "': budget must be > 0, got 0");
+  if (!(config.settings.grace_period_s > 0.0) || config.settings.heartbeat_interval_s < 0.0 ||
+      (config.settings.heartbeat_interval_s > 0.0 && config.settings.heartbeat_interval_s >= config.settings.grace_period_s))
+    throw InvalidArgument("study '" + config.name + "': the heartbeat interval (" + format_double(config.settings.heartbeat_interval_s) +
+                          " s) must be >= 0 and below the grace period (" + format_double(config.settings.grace_period_s) + " s)");
+  StudyRecord record;
+  record.name = config.name;
+  record.space = config.space;
+  record.direction = config.direction;
+  record.algorithm = config.algorithm;
+  record.options = resolve_study_options(config.algorithm, config.options);
+  record.seed = config.seed;
+  record.budget = config.budget;
+  record.f_star = config.f_star;
+  record.settings = config.settings;
+  make_study_optimizer(record);  // refuses options the algorithm rejects at construction
+  auto storage = std::make_unique<Storage>(storage_url, options.storage);
+  record = storage->create_study(record);
+  auto impl = std::make_unique<Impl>();
+  impl->record = std::move(record);
+  impl->storage = std::move(storage);
+  if (options.worker.empty()) options.worker = default_worker_name();
+  impl->options = std::move(options);
+  return Study(std::move(impl));
+}
+
+Study Study::load(const std::string& storage_url, const std::string& name, StudyOptions options) {
+  auto storage = std::make_unique<Storage>(storage_url, options.storage);
+  auto impl = std::make_unique<Impl>();
+  impl->record = storage->load_study(name);
+  impl->storage = std::move(storage);
+  if (options.worker.empty()) options.worker = default_worker_name();
+  impl->options = std::move(options);
+  return Study(std::move(impl));
+}
+
+const StudyRecord& Study::record() const { return impl_->record; }
+const std::string& Study::worker() const { return impl_->options.worker; }
+Storage& Study::storage() { return *impl_->storage; }
+
+std::optional<StudyTrial> Study::ask() {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.sync();  // most events outside the lock, so the locked part stays short
+  std::optional<StudyTrial> out;
+  s.write([&] {
+    out.reset();
+    s.storage->fail_stale(s.record);
+    s.sync();
+    if (s.record.budget && s.storage->budget_used(s.record.id) >= *s.record.budget) return;
+    std::optional<TrialRecord> t = s.storage->first_waiting(s.record.id);
+    if (t) {
+      s.storage->claim(s.record.id, *t, s.options.worker, std::nullopt);
+      s.pending.emplace(t->number, s.optimizer->add_pending(t->x));
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Trial asked = s.optimizer->ask();
+      TrialRecord fresh;
+      fresh.x = asked.x;
+      fresh.state = TrialState::Running;
+      fresh.origin = "asked";
+      fresh.worker = s.options.worker;
+      fresh.suggest_s = seconds_since(t0);
+      t = s.storage->insert_trial(s.record.id, fresh);
+      s.pending.emplace(t->number, asked);
+    }
+    s.synced_seq = t->asked_seq;
+    out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0)};
+  });
+  if (out) s.track(out->number);
+  return out;
+}
+
+void Study::tell(const StudyTrial& trial, double value) {
+  if (!std::isfinite(value))
+    throw InvalidArgument("study '" + name() + "': trial " + std::to_string(trial.number) + ": value " + format_double(value) +
+                          " is not finite; report a failed evaluation with tell_failed");
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->finish(trial, value, "");
+}
+
+void Study::tell_failed(const StudyTrial& trial, const std::string& error) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->finish(trial, std::nullopt, error.empty() ? "failed" : error);
+}
+
+std::size_t Study::enqueue(const Vector& x) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->record.space.validate(x);
+  TrialRecord t;
+  t.x = x;
+  t.origin = "enqueued";
+  impl_->write([&] { t = impl_->storage->insert_trial(impl_->record.id, t); });
+  return t.number;
+}
+
+std::size_t Study::add(const Vector& x, double value) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->add_finished(x, value, "");
+}
+
+std::size_t Study::add_failed(const Vector& x, const std::string& error) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->add_finished(x, std::nullopt, error.empty() ? "failed" : error);
+}
+
+std::vector<TrialRecord> Study::trials() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->storage->trials(impl_->record.id);
+}
+
+std::optional<TrialRecord> Study::best() {
+  std::optional<TrialRecord> best;
+  const double sign = direction_sign(record().direction);
+  for (auto& t : trials())
+    if (t.state == TrialState::Complete && (!best || sign * *t.value > sign * *best->value)) best = std::move(t);
+  return best;
+}
+
+std::optional<Vector> Study::recommend() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->sync();
+  if (impl_->optimizer->n_successful() == 0) return std::nullopt;
+  return impl_->optimizer->recommend();
+}
+
+std::size_t Study::budget_used() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->storage->budget_used(impl_->record.id);
+}
+
+std::size_t Study::running_elsewhere() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->storage->running_elsewhere(impl_->record.id, impl_->options.worker);
+}
+
+void Study::heartbeat() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->storage->heartbeat(impl_->record.id, {impl_->own.begin(), impl_->own.end()});
+}
+
+std::size_t Study::fail_stale() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::size_t n = 0;
+  impl_->write([&] { n = impl_->storage->fail_stale(impl_->record); });
+  return n;
+}
+
+}  // namespace optimist

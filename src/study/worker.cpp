@@ -1,0 +1,91 @@
+#include "optimist/study/worker.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace optimist {
+
+WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& make_evaluator, const WorkerOptions& options) {
+  if (options.jobs == 0) throw InvalidArgument("a worker needs jobs >= 1, got 0");
+  WorkerSummary summary;
+  std::mutex mutex;  // guards summary, the claim count, the callback and the first exception
+  std::size_t claimed = 0;
+  std::atomic<bool> stop{false};
+  std::exception_ptr error;
+  const double poll_s = std::clamp(study.record().settings.grace_period_s / 4.0, 0.05, 1.0);
+
+  auto job = [&](TrialEvaluator evaluate) {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stop || (options.should_stop && options.should_stop()) || (options.max_trials && claimed >= *options.max_trials)) return;
+        ++claimed;
+      }
+      std::optional<StudyTrial> trial = study.ask();
+      if (!trial) {
+        std::lock_guard<std::mutex> lock(mutex);
+        --claimed;
+      }
+      if (!trial && study.running_elsewhere() > 0) {
+        // The budget is taken, but another worker's trial may still go stale and come back:
+        // wait for it rather than leave the study one evaluation short.
+        std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+        continue;
+      }
+      if (!trial) {
+        stop = true;
+        return;
+      }
+      WorkerEvent event{*trial, std::nullopt, "", 0.0};
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        event.value = evaluate(*trial);
+        if (!std::isfinite(*event.value)) {
+          event.error = "objective returned " + format_double(*event.value);
+          event.value.reset();
+        }
+      } catch (const std::exception& e) {
+        event.error = e.what();
+      }
+      event.eval_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (event.value) study.tell(*trial, *event.value);
+      else study.tell_failed(*trial, event.error);
+      std::lock_guard<std::mutex> lock(mutex);
+      ++summary.evaluated;
+      if (!event.value) {
+        if (summary.failed++ == 0) summary.first_error = event.error;
+        if (options.stop_on_failure) stop = true;
+      }
+      if (options.on_evaluation) options.on_evaluation(event);
+    }
+  };
+  auto guarded = [&](TrialEvaluator evaluate) {
+    try {
+      job(std::move(evaluate));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+  };
+
+  std::vector<TrialEvaluator> evaluators;
+  for (std::size_t k = 0; k < options.jobs; ++k) evaluators.push_back(make_evaluator());
+  if (options.jobs == 1) {
+    guarded(std::move(evaluators[0]));
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& e : evaluators) threads.emplace_back(guarded, std::move(e));
+    for (auto& t : threads) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return summary;
+}
+
+}  // namespace optimist

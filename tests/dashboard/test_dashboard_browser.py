@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""`optimist dashboard` in a real browser (headless Chromium through Selenium), run by ctest:
+
+  test_dashboard_browser.py --optimist BUILD/optimist --out BUILD/dashboard-test live|large|study
+
+live:  a trace being written (a real run's lines appended as the test goes): rows of the trials
+       table, the best value, new trials appearing without a reload, every plot drawn, log axes,
+       names that are HTML shown as text, sorting and filtering.
+large: a 10,000-trial run: the page load time and the server time of an incremental update,
+       written to OUT/dashboard-perf.json (reported, not asserted: speed is measured, not tested).
+study: a SQLite study that two `optimist worker` processes fill while the page is open: running
+       trials with their heartbeat, one timeline lane per worker, new trials without a reload,
+       the final count and best value equal to the study's own export, a study name that is HTML.
+Screenshots go to OUT/."""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser, Dashboard, describe_load  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARGS = None
+CHARTS = ["chart-history", "chart-parallel", "chart-slice", "chart-timeline", "chart-diagnostics"]
+
+
+def run_optimist(*args):
+    subprocess.run([ARGS.optimist, "run", "-q", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def trace_lines(path):
+    with open(path) as f:
+        return f.read().splitlines(keepends=True)
+
+
+def best(evaluations, direction="minimize"):
+    values = [e["y"] for e in evaluations if e["status"] == "ok"]
+    return min(values) if direction == "minimize" else max(values)
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.dir = os.path.join(ARGS.out, self.id().split(".")[-1])
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.dashboard = None
+        self.browser = None
+
+    def tearDown(self):
+        if self.browser:
+            self.browser.quit()
+        if self.dashboard:
+            self.assertEqual(self.dashboard.stop(), 0, "optimist dashboard ends with status 0 on SIGTERM")
+
+    def append(self, path, text):
+        with open(path, "a") as f:
+            f.write(text)
+
+
+class LiveTrace(Case):
+    def test_live_trace(self):
+        full = os.path.join(self.dir, "full.jsonl")
+        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space.json",
+                     "--direction", "minimize", "--algorithm", "gp-ei", "--budget", "40", "--seed", "1",
+                     "--on-failure", "mark-failed", "--out", full)
+        lines = trace_lines(full)
+        evals = [json.loads(line) for line in lines[1:-1]]
+        self.assertEqual(len(evals), 40)
+        self.assertTrue(any(e["status"] == "failed" for e in evals[:25]), "the fixture has a failed trial early on")
+
+        live = os.path.join(self.dir, "live.jsonl")
+        with open(live, "w") as f:
+            f.writelines(lines[:26])  # meta and 25 evaluations: the run is under way
+        self.dashboard = Dashboard(ARGS.optimist, [live, "--poll-ms", "250"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+
+        self.assertEqual(b.rows(), 25)
+        self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "25")
+        self.assert_best(best(evals[:25]))
+        failed = sum(e["status"] == "failed" for e in evals[:25])
+        self.assertEqual(b.js("return document.querySelectorAll('#trials tbody tr.state-failed').length"), failed)
+        complete = 25 - failed
+        for chart in CHARTS:
+            b.drawn(chart, complete)
+            self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
+
+        # A log-scaled parameter gets a log axis; a categorical one its choices.
+        axes = b.echarts_option("chart-parallel")["parallelAxis"]
+        self.assertEqual([a["type"] for a in axes], ["log", "value", "category", "value", "value"])
+        self.assertEqual(axes[2]["data"], ["relu", "tanh", "<b>gelu</b>"])
+        self.assertEqual(b.echarts_option("chart-slice")["xAxis"][0]["type"], "log")
+        # A parameter named with HTML is shown as text, never run.
+        self.assertIsNone(b.js("return document.body.dataset.injected"))
+        self.assertEqual(b.js("return document.querySelectorAll('img, b').length"), 0)
+        headers = b.js("return [...document.querySelectorAll('#trials thead th')].map(th => th.textContent)")
+        self.assertIn('<img src=x onerror="document.body.dataset.injected=1">', headers)
+
+        # New trials appear without a reload; a half-written line waits for its end.
+        b.js("window.noReload = 42")
+        self.append(live, lines[26] + lines[27][:30])
+        b.wait("trial 26", "return document.querySelectorAll('#trials tbody tr').length === 26")
+        self.assertEqual(b.js("return document.querySelector('#trials tbody tr').dataset.number"), "26")
+        self.append(live, lines[27][30:])
+        b.wait("trial 27", "return document.querySelectorAll('#trials tbody tr').length === 27")
+        self.assertEqual(b.js("return window.noReload"), 42, "the page was not reloaded")
+        self.assert_best(best(evals[:27]))
+
+        self.append(live, "".join(lines[28:]))  # the rest and the recommend line: the run ends
+        b.wait("the run to finish", "return document.querySelector('#run-state').textContent === 'finished'")
+        self.assertEqual(b.rows(), 40)
+        self.assert_best(best(evals))
+        b.drawn("chart-history", sum(e["status"] == "ok" for e in evals))
+
+        # Sorting and filtering.
+        b.js("document.querySelector('#trials thead th[data-key=value]').click()")
+        first = b.js("return document.querySelector('#trials tbody tr td:nth-child(3)').textContent")
+        self.assertAlmostEqual(float(first), best(evals), delta=abs(best(evals)) * 1e-5)
+        b.js("const f = document.querySelector('#trial-filter'); f.value = 'state=failed';"
+             "f.dispatchEvent(new Event('input'))")
+        self.assertEqual(b.rows(), sum(e["status"] == "failed" for e in evals))
+        b.js("const f = document.querySelector('#trial-filter'); f.value = 'layers>=3 value<0.2';"
+             "f.dispatchEvent(new Event('input'))")
+        expected = sum(e["status"] == "ok" and e["x"][1] >= 3 and e["y"] < 0.2 for e in evals)
+        self.assertEqual(b.js("return Number(document.querySelector('.table-info').dataset.count)"), expected)
+        b.js("const f = document.querySelector('#trial-filter'); f.value = ''; f.dispatchEvent(new Event('input'))")
+
+        # The log scale toggle.
+        b.js("document.querySelector('#log-scale').click()")
+        self.assertEqual(b.echarts_option("chart-history")["yAxis"][0]["type"], "log")
+        b.js("document.querySelector('#log-scale').click()")
+        self.assertEqual(b.errors(), [])
+        b.driver.execute_script("window.scrollTo(0, 0)")
+        b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-live-top.png"))
+        b.screenshot(os.path.join(ARGS.out, "dashboard-live.png"))
+
+    def assert_best(self, expected):
+        shown = self.browser.wait("the best value", "return document.querySelector('#best-value').dataset.value === "
+                                  "String(arguments[0]) && arguments[0]", expected)
+        self.assertEqual(shown, expected)
+
+
+class LargeStudy(Case):
+    def test_ten_thousand_trials(self):
+        full = os.path.join(self.dir, "full.jsonl")
+        run_optimist("--problem", "hartmann6", "--algorithm", "random", "--budget", "10000", "--seed", "1",
+                     "--out", full)
+        lines = trace_lines(full)
+        live = os.path.join(self.dir, "big.jsonl")
+        with open(live, "w") as f:
+            f.writelines(lines[:-2])  # 9,999 evaluations; the last and the recommend line come later
+        evals = [json.loads(line) for line in lines[1:-1]]
+        self.dashboard = Dashboard(ARGS.optimist, [live, "--poll-ms", "500"])
+        self.browser = b = Browser(1400, 1000)
+
+        loads = [b.measure_load(self.dashboard.url) for _ in range(2)]  # the second with warm browser caches
+        self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "9999")
+        self.assertEqual(b.rows(), 50)
+        self.assertEqual(b.js("return document.querySelector('#best-value').dataset.value"), str(best(evals[:-1])))
+        for chart in CHARTS[:-1]:  # random search reports no diagnostics
+            b.js("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", chart)
+            self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
+        b.js("window.scrollTo(0, 0)")
+
+        # One more trial: the page asks only for what follows trial 9,999.
+        b.js("performance.clearResourceTimings()")
+        self.append(live, lines[-2])
+        b.wait("trial 10,000", "return document.querySelector('#trial-count').dataset.count === '10000'")
+        incremental = b.js("""return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/trials'))
+            .map(e => ({url: e.name.slice(location.origin.length), server_ms: e.serverTiming[0].duration,
+                        bytes: e.encodedBodySize}))""")
+        self.assertTrue(all("after=9999" in r["url"] or "after=10000" in r["url"] for r in incremental), incremental)
+        self.assertEqual(b.errors(), [])
+        b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-10k-top.png"))
+        b.screenshot(os.path.join(ARGS.out, "dashboard-10k.png"))
+
+        figures = {"trials": 10000, "page_loads": loads, "incremental_updates": incremental,
+                   "incremental_server_ms_max": max(r["server_ms"] for r in incremental)}
+        with open(os.path.join(ARGS.out, "dashboard-perf.json"), "w") as f:
+            json.dump(figures, f, indent=2)
+        for k, load in enumerate(loads):
+            print(f"page load {k + 1} with 10,000 trials: {describe_load(load)}")
+        print(f"incremental update: server time {[round(r['server_ms'], 3) for r in incremental]} ms")
+
+
+class LiveStudy(Case):
+    def test_study_filled_by_workers(self):
+        url = "sqlite:///" + os.path.join(self.dir, "studies.db")
+        name = "tuning"
+        warm_up = '<img src=x onerror="document.body.dataset.injected=2">warm-up'
+        objective = f"/usr/bin/python3 {HERE}/objective.py --delay 0.3"
+        common = ["--storage", url, "--objective-command", objective, "--space", f"{HERE}/space_plain.json",
+                  "--direction", "minimize"]
+        subprocess.run([ARGS.optimist, "study", "create", "--name", name, *common, "--algorithm", "gp-ei",
+                        "--budget", "30", "--seed", "1", "--grace", "30"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "study", "create", "--name", warm_up, *common, "--budget", "3"], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "worker", "--storage", url, "--name", warm_up, "-q"], check=True,
+                       capture_output=True)
+        self.dashboard = Dashboard(ARGS.optimist, ["--storage", url, "--poll-ms", "250"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study list", "return document.querySelectorAll('#studies tbody tr').length === 2")
+        names = b.js("return [...document.querySelectorAll('#studies tbody .name')].map(td => td.textContent)")
+        self.assertEqual(sorted(names), sorted([name, warm_up]))  # HTML in a name is text
+        b.js("[...document.querySelectorAll('#studies tbody tr')].find(tr => tr.dataset.id === arguments[0]).click()", name)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        self.assertEqual(b.js("return document.querySelector('#study-name').textContent"), name)
+
+        workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q",
+                                     "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                   for k in (1, 2)]
+        try:
+            b.js("window.noReload = 7")
+            row = b.wait("a running trial with its heartbeat",
+                         "const tr = document.querySelector('#trials tbody tr.state-running');"
+                         "return tr && [...tr.cells].map(td => td.textContent)")
+            heartbeat = b.js("return [...document.querySelectorAll('#trials thead th')].findIndex(th => th.textContent === 'heartbeat')")
+            self.assertRegex(row[heartbeat], r"ago$")
+            self.assertRegex(row[-3], r"\(running\)$")  # duration so far
+            b.js("document.getElementById('chart-timeline').scrollIntoView({block: 'center'})")
+            b.wait("both workers' lanes in the timeline",
+                   "const o = echarts.getInstanceByDom(document.getElementById('chart-timeline')).getOption();"
+                   "return o && o.yAxis && o.yAxis[0].data.length === 2 && o.yAxis[0].data.join(',') === 'w1,w2'")
+            b.wait("ten trials", "return Number(document.querySelector('#trial-count').dataset.count) >= 10")
+            b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running.png"))
+            b.js("window.scrollTo(0, 0)")
+            b.wait("the history drawn", "return Number(document.getElementById('chart-history').dataset.drawn) > 0")
+            b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running-top.png"))
+        finally:
+            for w in workers:
+                self.assertEqual(w.wait(timeout=240), 0, w.stderr.read().decode())
+        b.wait("the study to finish", "return document.querySelector('#run-state').textContent === 'finished'")
+        self.assertEqual(b.js("return window.noReload"), 7, "the page was not reloaded")
+        self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "30")
+        b.js("const s = document.querySelector('#page-size'); s.value = '100'; s.dispatchEvent(new Event('change'))")
+        self.assertEqual(b.rows(), 30)
+
+        export = os.path.join(self.dir, "export.jsonl")
+        subprocess.run([ARGS.optimist, "study", "export", "--storage", url, "--name", name, "--out", export], check=True,
+                       stdout=subprocess.DEVNULL)
+        evals = [json.loads(line) for line in trace_lines(export)[1:] if '"i"' in line]
+        self.assertEqual(len(evals), 30)
+        self.assertEqual(float(b.js("return document.querySelector('#best-value').dataset.value")), best(evals))
+        complete = sum(e["status"] == "ok" for e in evals)
+        for chart in CHARTS[:-1]:  # studies store no diagnostics
+            b.drawn(chart, complete)
+            self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
+        self.assertIsNone(b.js("return document.body.dataset.injected"))
+        self.assertEqual(b.errors(), [])
+        b.js("window.scrollTo(0, 0)")
+        b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-top.png"))
+        b.screenshot(os.path.join(ARGS.out, "dashboard-study.png"))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--optimist", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("case", choices=["live", "large", "study"])
+    ARGS = parser.parse_args()
+    os.makedirs(ARGS.out, exist_ok=True)
+    case = {"live": LiveTrace, "large": LargeStudy, "study": LiveStudy}[ARGS.case]
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(case)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)

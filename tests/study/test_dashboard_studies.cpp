@@ -1,0 +1,150 @@
+// The dashboard over a study database: the studies workers fill, read through Storage, with the
+// same incremental reads as traces, on every study backend.
+#include <gtest/gtest.h>
+
+#include "dashboard/api.hpp"
+#include "dashboard/storage_source.hpp"
+#include "optimist/problems/problem.hpp"
+#include "optimist/study/study.hpp"
+#include "study/study_backends.hpp"
+
+namespace {
+
+using namespace optimist;
+using dashboard::StorageSource;
+using dashboard::TrialState;
+using nlohmann::json;
+
+class DashboardStudies : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { url = optimist::testing::fresh_storage_url(GetParam()); }
+  std::string url;
+};
+
+Study branin_study(const std::string& url, const std::string& name) {
+  const Problem p = make_problem("branin");
+  StudyConfig c;
+  c.name = name;
+  c.space = p.space;
+  c.direction = p.direction;
+  c.algorithm = "random";
+  c.seed = 3;
+  c.budget = 10;
+  c.f_star = p.f_star;
+  c.settings.objective = {{"problem", "branin"}};
+  StudyOptions o;
+  o.worker = "w1";
+  o.heartbeat_thread = false;
+  return Study::create(url, c, o);
+}
+
+TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
+  Study study = branin_study(url, "branin-study");
+  const Problem p = make_problem("branin");
+  StorageSource source(url);
+  auto list = source.studies();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].id, "branin-study");
+  EXPECT_EQ(list[0].kind, "study");
+  EXPECT_EQ(list[0].algorithm, "random");
+  EXPECT_EQ(list[0].problem, "branin");
+  EXPECT_EQ(list[0].budget, 10u);
+  EXPECT_EQ(list[0].counts.total(), 0u);
+
+  const auto t0 = study.ask();
+  const auto t1 = study.ask();
+  const double y0 = p.f(t0->x);
+  study.tell(*t0, y0);
+  auto page = source.trials("branin-study", std::nullopt, 100);
+  ASSERT_EQ(page.trials.size(), 2u);
+  const auto& first = page.trials[0];
+  EXPECT_EQ(first.number, 0u);
+  EXPECT_EQ(first.state, TrialState::Complete);
+  EXPECT_DOUBLE_EQ(*first.value, y0);
+  EXPECT_DOUBLE_EQ(*first.regret, y0 - *p.f_star);
+  EXPECT_EQ(first.params, p.space.point_to_json(t0->x));
+  EXPECT_EQ(first.worker, "w1");
+  EXPECT_TRUE(first.started_at && first.completed_at);
+  EXPECT_EQ(page.trials[1].state, TrialState::Running);
+  EXPECT_TRUE(page.trials[1].heartbeat_at);
+  EXPECT_FALSE(page.trials[1].value);
+  EXPECT_EQ(page.summary.counts.complete, 1u);
+  EXPECT_EQ(page.summary.counts.running, 1u);
+  EXPECT_DOUBLE_EQ(*page.summary.best_value, y0);
+  EXPECT_EQ(*page.summary.best_number, 0u);
+
+  // The page holds trial 0 as settled: it asks after it, and gets trial 1 again once it ends.
+  page = source.trials("branin-study", 0, 100);
+  ASSERT_EQ(page.trials.size(), 1u);
+  EXPECT_EQ(page.trials[0].state, TrialState::Running);
+  study.tell(*t1, p.f(t1->x));
+  const auto t2 = study.ask();
+  study.tell_failed(*t2, "boom");
+  page = source.trials("branin-study", 0, 100);
+  ASSERT_EQ(page.trials.size(), 2u);
+  EXPECT_EQ(page.trials[0].state, TrialState::Complete);
+  EXPECT_EQ(page.trials[1].state, TrialState::Failed);
+  EXPECT_EQ(page.trials[1].error, "boom");
+  page = source.trials("branin-study", std::nullopt, 2);
+  EXPECT_EQ(page.trials.size(), 2u);
+  EXPECT_TRUE(page.more);
+
+  // The list agrees with the storage's own counts and best value.
+  list = source.studies();
+  EXPECT_EQ(list[0].counts.complete, 2u);
+  EXPECT_EQ(list[0].counts.failed, 1u);
+  EXPECT_DOUBLE_EQ(*list[0].best_value, std::min(y0, p.f(t1->x)));
+  EXPECT_FALSE(list[0].finished);
+
+  const auto detail = source.study("branin-study");
+  EXPECT_EQ(detail.space.at("parameters")[0].at("name"), "x1");
+  EXPECT_EQ(detail.options.at("name"), "random");
+  EXPECT_EQ(detail.extra.at("seed"), 3);
+  try {
+    source.study("other");
+    FAIL() << "no NotFound";
+  } catch (const dashboard::NotFound& e) {
+    EXPECT_NE(std::string(e.what()).find("'branin-study'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(DashboardStudies, ApiOverAStudyUntilItsBudgetIsUsed) {
+  Study study = branin_study(url, "s");
+  const Problem p = make_problem("branin");
+  StorageSource source(url);
+  dashboard::Api api(source, {});
+  while (auto t = study.ask()) study.tell(*t, p.f(t->x));
+  auto r = api.get("/api/trials", {{"study", "s"}, {"after", "7"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json b = json::parse(r.body);
+  ASSERT_EQ(b.at("trials").size(), 2u);
+  EXPECT_EQ(b.at("trials")[0].at("number"), 8);
+  EXPECT_EQ(b.at("study").at("n_trials"), 10);
+  EXPECT_EQ(b.at("study").at("finished"), true);
+  r = api.get("/api/studies", {});
+  EXPECT_EQ(json::parse(r.body).at("studies")[0].at("finished"), true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DashboardStudies, ::testing::ValuesIn(optimist::testing::study_backends()),
+                         [](const auto& info) { return info.param; });
+
+TEST(DashboardStorage, NeverCreatesADatabase) {
+  const auto dir = optimist::testing::study_test_dir();
+  const auto missing = dir / "missing.db";
+  try {
+    StorageSource source("sqlite:///" + missing.string());
+    FAIL() << "opened a missing database";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DashboardStorage, PasswordsNeverShown) {
+  EXPECT_EQ(dashboard::redact_url("postgresql://bob:s3cret@db.lan:5432/studies"), "postgresql://bob:***@db.lan:5432/studies");
+  EXPECT_EQ(dashboard::redact_url("postgresql://bob@db.lan/studies"), "postgresql://bob@db.lan/studies");
+  EXPECT_EQ(dashboard::redact_url("sqlite:///tmp/a@b:c.db"), "sqlite:///tmp/a@b:c.db");
+}
+
+}  // namespace

@@ -1,0 +1,286 @@
+// Studies on every storage backend: creation and errors, one worker equal to optimize(), several
+// workers sharing pending trials, queued and added trials, heartbeats and stale trials, budgets.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "optimist/core/driver.hpp"
+#include "optimist/algorithms/registry.hpp"
+#include "optimist/problems/problem.hpp"
+#include "optimist/study/study.hpp"
+#include "study/study_backends.hpp"
+
+using namespace optimist;
+
+namespace {
+
+class StudyTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { url = optimist::testing::fresh_storage_url(GetParam()); }
+  std::string url;
+};
+
+StudyConfig branin_config(const std::string& name, const std::string& algorithm = "random", std::size_t budget = 20) {
+  const Problem p = make_problem("branin");
+  StudyConfig c;
+  c.name = name;
+  c.space = p.space;
+  c.direction = p.direction;
+  c.algorithm = algorithm;
+  c.seed = 3;
+  c.budget = budget;
+  c.f_star = p.f_star;
+  return c;
+}
+
+StudyOptions no_thread(const std::string& worker) {
+  StudyOptions o;
+  o.worker = worker;
+  o.heartbeat_thread = false;
+  return o;
+}
+
+double branin(const Vector& x) { return make_problem("branin").f(x); }
+
+std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+}  // namespace
+
+TEST_P(StudyTest, CreateLoadAndClearErrors) {
+  Study::create(url, branin_config("a"));
+  EXPECT_THROW(Study::create(url, branin_config("a")), InvalidArgument);
+  Study::create(url, branin_config("b", "gp-ei"));
+  const std::string missing = message_of([&] { Study::load(url, "nope"); });
+  EXPECT_NE(missing.find("no study named 'nope'"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("a, b"), std::string::npos) << missing;
+  const Study b = Study::load(url, "b");
+  EXPECT_EQ(b.record().algorithm, "gp-ei");
+  EXPECT_EQ(b.record().space.to_json(), make_problem("branin").space.to_json());
+  EXPECT_EQ(b.record().seed, 3u);
+  EXPECT_FALSE(b.record().options.contains("seed"));  // the seed is the study's, given as its RunContext
+  EXPECT_EQ(b.record().budget, 20u);
+  const std::string scheme = message_of([] { Storage s("mysql://h/db"); });
+  EXPECT_NE(scheme.find("unknown scheme 'mysql'"), std::string::npos) << scheme;
+  EXPECT_NE(scheme.find("postgresql://"), std::string::npos) << scheme;
+  const std::string algo = message_of([&] { Study::create(url, branin_config("c", "no-such-algorithm")); });
+  EXPECT_NE(algo.find("no-such-algorithm"), std::string::npos) << algo;
+
+  Storage storage(url);
+  const auto list = storage.list_studies();
+  ASSERT_EQ(list.size(), 2u);
+  storage.delete_study("a");
+  EXPECT_EQ(storage.list_studies().size(), 1u);
+  EXPECT_THROW(storage.delete_study("a"), InvalidArgument);
+}
+
+// The algorithms are deterministic functions of (options, seed, history): one worker's study
+// holds exactly the evaluations of optimize() with the same seed.
+TEST_P(StudyTest, OneWorkerEqualsTheInMemoryRun) {
+  for (const std::string algorithm : {"random", "gp-ei", "sequool", "turbo", "bkb"}) {
+    SCOPED_TRACE(algorithm);
+    const std::size_t budget = 12;
+    Study study = Study::create(url, branin_config("det-" + algorithm, algorithm, budget), no_thread("w"));
+    while (auto t = study.ask()) study.tell(*t, branin(t->x));
+
+    const auto optimizer =
+        make_optimizer(study.record().options, study.space(), Direction::Minimize, study_run_context(study.record()));
+    Objective objective;
+    objective.direction = Direction::Minimize;
+    objective.function = branin;
+    RunOptions options;
+    options.budget = budget;
+    const RunSummary run = optimize(*optimizer, objective, options);
+
+    const auto trials = study.trials();
+    ASSERT_EQ(trials.size(), budget);
+    for (std::size_t i = 0; i < budget; ++i) {
+      EXPECT_EQ(trials[i].number, i);
+      EXPECT_EQ(trials[i].state, TrialState::Complete);
+      ASSERT_EQ(trials[i].x, run.evaluations[i].x) << "trial " << i;
+      EXPECT_EQ(trials[i].value, run.evaluations[i].y) << "trial " << i;  // bit for bit
+    }
+    EXPECT_EQ(study.recommend(), run.recommended_x);
+  }
+}
+
+// Two workers asking in turn before any tell: each registers the other's ask as pending, so the
+// study's trials equal one optimizer doing the same asks and tells (every worker computes the
+// same state), for every algorithm.
+TEST_P(StudyTest, TwoWorkersSeeEachOthersPendingTrials) {
+  for (const auto& info : algorithms()) {
+    SCOPED_TRACE(info.name);
+    Study a = Study::create(url, branin_config("two-" + info.name, info.name, 40), no_thread("a"));
+    Study b = Study::load(url, "two-" + info.name, no_thread("b"));
+    auto single = make_study_optimizer(a.record());
+    for (int round = 0; round < 5; ++round) {
+      auto ta = a.ask();
+      auto tb = b.ask();
+      ASSERT_TRUE(ta && tb);
+      EXPECT_NE(ta->number, tb->number);
+      const Trial sa = single->ask(), sb = single->ask();
+      ASSERT_EQ(ta->x, sa.x) << "round " << round;
+      ASSERT_EQ(tb->x, sb.x) << "round " << round;
+      a.tell(*ta, branin(ta->x));
+      b.tell(*tb, branin(tb->x));
+      single->tell(sa, branin(sa.x));
+      single->tell(sb, branin(sb.x));
+    }
+  }
+}
+
+TEST_P(StudyTest, QueuedTrialsComeFirstAndAddedOnesCount) {
+  Study s = Study::create(url, branin_config("q", "random", 6), no_thread("w"));
+  Vector p1(2), p2(2), p3(2);
+  p1 << 1.0, 2.0;
+  p2 << 3.0, 4.0;
+  p3 << -3.14159265358979, 12.275;
+  EXPECT_EQ(s.enqueue(p1), 0u);
+  EXPECT_EQ(s.enqueue(p2), 1u);
+  const double told = 0.1 + 0.2;  // not a short decimal: must come back bit for bit
+  EXPECT_EQ(s.add(p3, told), 2u);
+  Vector outside(2);
+  outside << 100.0, 0.0;
+  EXPECT_THROW(s.enqueue(outside), InvalidArgument);
+  auto t0 = s.ask(), t1 = s.ask();
+  ASSERT_TRUE(t0 && t1);
+  EXPECT_EQ(t0->number, 0u);
+  EXPECT_EQ(t0->x, p1);
+  EXPECT_EQ(t0->origin, "enqueued");
+  EXPECT_EQ(t1->x, p2);
+  s.tell(*t0, branin(p1));
+  s.tell_failed(*t1, "simulator crashed");
+  const auto t3 = s.ask();
+  ASSERT_TRUE(t3);
+  EXPECT_EQ(t3->number, 3u);
+  EXPECT_EQ(t3->origin, "asked");
+  s.tell(*t3, branin(t3->x));
+  const auto trials = s.trials();
+  ASSERT_EQ(trials.size(), 4u);
+  EXPECT_EQ(trials[1].state, TrialState::Failed);
+  EXPECT_EQ(trials[1].error, "simulator crashed");
+  EXPECT_EQ(trials[2].origin, "told");
+  EXPECT_EQ(*trials[2].value, told);
+  EXPECT_EQ(s.best()->number, 2u);  // 0.3 beats every branin value above the minimum 0.398
+  EXPECT_EQ(s.recommend(), p3);
+  // Budget 6: trials 0-3 count, two more asks, then nothing.
+  EXPECT_TRUE(s.ask());
+  EXPECT_TRUE(s.ask());
+  EXPECT_FALSE(s.ask());
+}
+
+TEST_P(StudyTest, BadTellsAreRefused) {
+  Study s = Study::create(url, branin_config("bad"), no_thread("w"));
+  const auto t = s.ask();
+  ASSERT_TRUE(t);
+  EXPECT_THROW(s.tell(*t, std::nan("")), InvalidArgument);
+  s.tell(*t, 1.5);
+  const std::string twice = message_of([&] { s.tell(*t, 2.5); });
+  EXPECT_NE(twice.find("is complete"), std::string::npos) << twice;
+  EXPECT_EQ(*s.trials()[0].value, 1.5);  // a told value is never overwritten
+  Study other = Study::load(url, "bad", no_thread("other"));
+  const auto u = s.ask();
+  EXPECT_THROW(other.tell(*u, 1.0), InvalidArgument);  // not the worker holding it
+  StudyTrial ghost{99, u->x, "asked"};
+  EXPECT_THROW(s.tell(ghost, 1.0), InvalidArgument);
+}
+
+TEST_P(StudyTest, StaleTrialsAreFailedAndRequeuedAndLateValuesKept) {
+  StudyConfig c = branin_config("stale", "random", 10);
+  c.settings.heartbeat_interval_s = 0.0;  // nobody beats: trials go stale after the grace period
+  c.settings.grace_period_s = 0.3;
+  Study dead = Study::create(url, c, no_thread("dead"));
+  Study alive = Study::load(url, "stale", no_thread("alive"));
+  const auto lost = dead.ask();
+  ASSERT_TRUE(lost);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  const auto again = alive.ask();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->origin, "requeued");
+  EXPECT_EQ(again->x, lost->x);
+  EXPECT_EQ(again->number, 1u);
+  auto trials = alive.trials();
+  EXPECT_EQ(trials[0].state, TrialState::Failed);
+  EXPECT_TRUE(trials[0].stale);
+  EXPECT_NE(trials[0].error.find("dead"), std::string::npos) << trials[0].error;
+  EXPECT_EQ(trials[1].requeued_from, 0u);
+  EXPECT_EQ(alive.budget_used(), 1u);  // the stale trial does not count
+  // The "dead" worker comes back and tells: the value is kept as a new trial.
+  dead.tell(*lost, 7.0);
+  trials = alive.trials();
+  ASSERT_EQ(trials.size(), 3u);
+  EXPECT_EQ(trials[2].state, TrialState::Complete);
+  EXPECT_EQ(*trials[2].value, 7.0);
+  EXPECT_EQ(trials[2].requeued_from, 0u);
+}
+
+TEST_P(StudyTest, HeartbeatThreadKeepsRunningTrialsAlive) {
+  StudyConfig c = branin_config("beat");
+  c.settings.heartbeat_interval_s = 0.05;
+  c.settings.grace_period_s = 1.0;
+  StudyOptions beating;
+  beating.worker = "beating";
+  Study a = Study::create(url, c, beating);
+  Study b = Study::load(url, "beat", no_thread("b"));
+  const auto held = a.ask();
+  ASSERT_TRUE(held);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(b.fail_stale(), 0u);
+  EXPECT_EQ(b.trials()[0].state, TrialState::Running);
+  a.tell(*held, 3.0);
+  EXPECT_EQ(b.trials()[0].state, TrialState::Complete);
+}
+
+// Threads of one process, each with its own handle: numbers dense and unique, nothing lost.
+TEST_P(StudyTest, ConcurrentWorkersGetDistinctTrials) {
+  const std::size_t budget = 60;
+  Study::create(url, branin_config("conc", "random", budget));
+  std::vector<std::thread> threads;
+  std::mutex m;
+  std::set<std::size_t> told;
+  for (int w = 0; w < 4; ++w)
+    threads.emplace_back([&, w] {
+      Study s = Study::load(url, "conc", no_thread("w" + std::to_string(w)));
+      while (auto t = s.ask()) {
+        s.tell(*t, branin(t->x));
+        std::lock_guard<std::mutex> lock(m);
+        EXPECT_TRUE(told.insert(t->number).second) << "trial " << t->number << " handed out twice";
+      }
+    });
+  for (auto& t : threads) t.join();
+  Study s = Study::load(url, "conc");
+  const auto trials = s.trials();
+  ASSERT_EQ(trials.size(), budget);
+  std::set<std::vector<double>> points;
+  for (std::size_t i = 0; i < budget; ++i) {
+    EXPECT_EQ(trials[i].number, i);
+    EXPECT_EQ(trials[i].state, TrialState::Complete);
+    EXPECT_EQ(*trials[i].value, branin(trials[i].x));
+    points.insert(std::vector<double>(trials[i].x.data(), trials[i].x.data() + trials[i].x.size()));
+  }
+  EXPECT_EQ(told.size(), budget);
+  EXPECT_EQ(points.size(), budget);  // no point evaluated twice
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StudyTest, ::testing::ValuesIn(optimist::testing::study_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
+  const std::string refused = message_of([] { Storage s("postgresql://optimist@127.0.0.1:1/nowhere"); });
+  EXPECT_NE(refused.find("cannot connect to PostgreSQL"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("127.0.0.1"), std::string::npos) << refused;  // the server's (libpq's) own message
+  const std::string secret = message_of([] { Storage s("postgresql://me:hunter2@127.0.0.1:1/db"); });
+  EXPECT_EQ(secret.find("hunter2"), std::string::npos) << secret;
+  const std::string folder = message_of([] { Storage s("sqlite:////nonexistent-folder/x/study.db"); });
+  EXPECT_NE(folder.find("/nonexistent-folder/x/study.db"), std::string::npos) << folder;
+  const std::string no_file = message_of([] { Storage s("sqlite:///"); });
+  EXPECT_NE(no_file.find("names no file"), std::string::npos) << no_file;
+}

@@ -1,0 +1,131 @@
+// `optimist study`, `optimist worker` and `optimist run --jobs/--storage` end to end, on every
+// storage backend.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "optimist/core/trace.hpp"
+#include "optimist/study/study.hpp"
+#include "study/study_backends.hpp"
+
+using namespace optimist;
+using optimist::testing::run_optimist;
+
+namespace {
+
+class StudyCli : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    url = optimist::testing::fresh_storage_url(GetParam());
+    dir = optimist::testing::study_test_dir();
+  }
+  optimist::testing::CliRun cli(const std::string& args) { return run_optimist(args, dir); }
+  std::string url;
+  std::filesystem::path dir;
+};
+
+}  // namespace
+
+TEST_P(StudyCli, CreateWorkShowExportDelete) {
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name b --problem branin --algorithm sobol --budget 12 --seed 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study create " + s + "--name b --problem branin");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  r = cli("worker " + s + "--name b --budget 5 -q");  // this worker stops after 5
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 evaluations"), std::string::npos) << r.out;
+  r = cli("worker " + s + "--name b --jobs 3 -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("7 evaluations"), std::string::npos) << r.out;
+  r = cli("study list " + s);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sobol"), std::string::npos) << r.out;
+  r = cli("study show " + s + "--name b");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 waiting, 0 running, 12 complete, 0 failed"), std::string::npos) << r.out;
+  r = cli("study export " + s + "--name b --out trace.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Trace trace = read_trace((dir / "trace.jsonl").string());
+  EXPECT_TRUE(trace.complete());
+  ASSERT_EQ(trace.evaluations.size(), 12u);
+  EXPECT_EQ(trace.meta.problem, "branin");
+  EXPECT_EQ(trace.meta.algorithm, "sobol");
+  std::set<std::size_t> numbers;
+  for (const auto& e : trace.evaluations) numbers.insert(e.at("trial").get<std::size_t>());
+  EXPECT_EQ(numbers.size(), 12u);
+  r = cli("study show " + s + "--name nope");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("it holds: b"), std::string::npos) << r.err;
+  r = cli("worker " + s + "--name b --problem hartmann6");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("was created with the space"), std::string::npos) << r.err;
+  r = cli("worker " + s + "--name b --algorithm gp-ei");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("uses algorithm 'sobol'"), std::string::npos) << r.err;
+  r = cli("study delete " + s + "--name b");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study list " + s);
+  EXPECT_NE(r.out.find("no studies"), std::string::npos) << r.out;
+}
+
+// One job's study equals the sequential run with the same seed, noise included; --jobs K gives
+// the same number of evaluations, each written to the trace.
+TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
+  const std::string common = "run --problem branin --algorithm gp-ei --budget 14 --seed 5 --noise 0.3 -q ";
+  ASSERT_EQ(cli(common + "--out seq.jsonl").code, 0);
+  auto r = cli(common + "--storage '" + url + "' --study one --out one.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Trace seq = read_trace((dir / "seq.jsonl").string()), one = read_trace((dir / "one.jsonl").string());
+  ASSERT_EQ(one.evaluations.size(), 14u);
+  for (std::size_t i = 0; i < 14; ++i) {
+    EXPECT_EQ(one.evaluations[i].at("x"), seq.evaluations[i].at("x")) << i;
+    EXPECT_EQ(one.evaluations[i].at("y"), seq.evaluations[i].at("y")) << i;
+  }
+  EXPECT_EQ(one.recommend->at("x"), seq.recommend->at("x"));
+  // Run again: the study is done, nothing is evaluated twice.
+  r = cli(common + "--storage '" + url + "' --study one --out again.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_trace((dir / "again.jsonl").string()).evaluations.size(), 14u);
+  EXPECT_EQ(Study::load(url, "one").trials().size(), 14u);
+  r = cli("run --problem branin --algorithm random --budget 10 --seed 5 --storage '" + url + "' --study one -q");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("runs gp-ei"), std::string::npos) << r.err;
+
+  r = cli("run --problem branin --algorithm random --budget 16 --seed 1 --jobs 4 -q --out par.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Trace par = read_trace((dir / "par.jsonl").string());
+  EXPECT_EQ(par.evaluations.size(), 16u);
+  EXPECT_TRUE(par.complete());
+}
+
+// --jobs K with --objective-command: K child processes evaluate at the same time.
+TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
+  std::ofstream(dir / "obj.py") << "import json, os, sys, time\n"
+                                   "for line in sys.stdin:\n"
+                                   "    x = json.loads(line)['x']\n"
+                                   "    time.sleep(0.05)\n"
+                                   "    print(json.dumps({'y': (x[0] - 0.3) ** 2}), flush=True)\n"
+                                   "    open('pids.txt', 'a').write(str(os.getpid()) + '\\n')\n";
+  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name ext --objective-command '/usr/bin/python3 obj.py' --space space.json "
+               "--direction minimize --budget 12");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("worker " + s + "--name ext --jobs 3 -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream pids(dir / "pids.txt");
+  std::set<std::string> distinct;
+  std::size_t lines = 0;
+  for (std::string p; std::getline(pids, p); ++lines) distinct.insert(p);
+  EXPECT_EQ(lines, 12u);
+  EXPECT_EQ(distinct.size(), 3u);
+  const auto trials = Study::load(url, "ext").trials();
+  ASSERT_EQ(trials.size(), 12u);
+  for (const auto& t : trials) EXPECT_EQ(t.state, TrialState::Complete);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StudyCli, ::testing::ValuesIn(optimist::testing::study_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

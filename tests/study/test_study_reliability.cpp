@@ -1,0 +1,228 @@
+// Reliability with real processes and real kills (issue 19). Default sizes keep the suite fast;
+// OPTIMIST_STUDY_FULL=1 runs the full sizes (8 workers x 500 trials, 300 kills during commits).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "optimist/study/study.hpp"
+#include "study/postgres_server.hpp"
+#include "study/study_backends.hpp"
+
+using namespace optimist;
+using namespace optimist::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The objective: y = sum (x_i - 0.3)^2, each evaluation logged as "x0 x1 y" (shortest repr:
+// exact) in evals.<pid>.log before it is answered; SLEEP seconds per evaluation; with HANG set,
+// the first evaluation sleeps until the parent worker dies.
+constexpr const char* kObjective = R"(import json, os, sys, time
+sleep = float(os.environ.get('SLEEP', '0'))
+parent = os.getppid()
+log = open('evals.%d.log' % os.getpid(), 'a')
+for line in sys.stdin:
+    x = json.loads(line)['x']
+    if os.environ.get('HANG'):
+        while os.getppid() == parent:
+            time.sleep(0.05)
+        sys.exit(0)
+    time.sleep(sleep)
+    y = sum((v - 0.3) ** 2 for v in x)
+    log.write('%r %r %r\n' % (x[0], x[1], y))
+    log.flush()
+    print(json.dumps({'y': y}), flush=True)
+)";
+
+constexpr const char* kSpace =
+    R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1},
+                       {"name": "b", "type": "continuous", "lower": 0, "upper": 1}]})";
+
+class Reliability : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    url = fresh_storage_url(GetParam());
+    dir = study_test_dir();
+    std::ofstream(dir / "obj.py") << kObjective;
+    std::ofstream(dir / "space.json") << kSpace;
+  }
+  void create(const std::string& name, std::size_t budget, const std::string& extra = "") {
+    const auto r = run_optimist("study create --storage '" + url + "' --name " + name +
+                                    " --objective-command '/usr/bin/python3 obj.py' --space space.json --direction minimize "
+                                    "--algorithm random --budget " + std::to_string(budget) + " " + extra,
+                                dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  std::string worker(const std::string& name, const std::string& extra = "") const {
+    return std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name " + name + " -q " + extra;
+  }
+  // Every evaluation the objective processes logged: (a, b) -> y, and how many times each point was evaluated.
+  std::map<std::pair<double, double>, std::vector<double>> logged() const {
+    std::map<std::pair<double, double>, std::vector<double>> out;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().filename().string().rfind("evals.", 0) != 0) continue;
+      std::ifstream in(e.path());
+      std::string line;
+      while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        double a, b, y;
+        if (ls >> a >> b >> y) out[{a, b}].push_back(y);
+      }
+    }
+    return out;
+  }
+  // The study's final history equals the set of logged evaluations: every trial number 0..n-1
+  // once, every complete trial's value logged at its point, every logged evaluation in the study.
+  void expect_history_equals_log(const std::string& name, std::size_t budget) {
+    const auto trials = Study::load(url, name).trials();
+    const auto log = logged();
+    std::size_t complete = 0;
+    std::set<std::pair<double, double>> seen;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      ASSERT_EQ(trials[i].number, i);
+      const auto& t = trials[i];
+      if (t.state != TrialState::Complete) {
+        EXPECT_TRUE(t.state == TrialState::Failed && t.stale) << "trial " << i << " is " << to_string(t.state);
+        continue;
+      }
+      ++complete;
+      const std::pair<double, double> key{t.x[0], t.x[1]};
+      const auto it = log.find(key);
+      ASSERT_NE(it, log.end()) << "trial " << i << " was never evaluated";
+      EXPECT_EQ(it->second.front(), *t.value) << "trial " << i;
+      EXPECT_TRUE(seen.insert(key).second) << "point of trial " << i << " is complete twice";
+    }
+    EXPECT_EQ(complete, budget);
+    for (const auto& [point, ys] : log) {
+      EXPECT_TRUE(seen.count(point)) << "a logged evaluation is missing from the study";
+      EXPECT_EQ(ys.size(), 1u) << "a point was evaluated " << ys.size() << " times";
+    }
+  }
+  std::string url;
+  fs::path dir;
+};
+
+void wait_until(const std::function<bool()>& done, double seconds, const std::string& what) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) FAIL() << "timed out waiting for " << what;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+// 8 worker processes share one study: trial numbers unique and dense, no point evaluated twice,
+// no told value lost, the history equal to what the workers evaluated.
+TEST_P(Reliability, ManyWorkerProcessesLoseNothing) {
+  const std::size_t workers = 8, per_worker = full_size_reliability() ? 500 : 15;
+  create("many", workers * per_worker);
+  std::vector<std::unique_ptr<Process>> procs;
+  for (std::size_t w = 0; w < workers; ++w)
+    procs.push_back(std::make_unique<Process>(worker("many"), dir, "worker" + std::to_string(w)));
+  for (auto& p : procs) ASSERT_EQ(p->wait(), 0) << p->err();
+  expect_history_equals_log("many", workers * per_worker);
+}
+
+// kill -9 in the middle of an evaluation: the trial goes stale after the grace period and is
+// re-queued, the other workers go on, a restarted worker continues, no told value is lost.
+TEST_P(Reliability, KilledWorkerTrialIsRequeuedAndNothingIsLost) {
+  const std::size_t budget = 20;
+  create("kill", budget, "--heartbeat 0.2 --grace 1");
+  Process fast_before(worker("kill", "--budget 4"), dir, "before");
+  ASSERT_EQ(fast_before.wait(), 0) << fast_before.err();
+  Process victim("env HANG=1 " + worker("kill"), dir, "victim");
+  wait_until([&] { return Study::load(url, "kill").trials().size() == 5; }, 30, "the victim's trial");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a heartbeat or two
+  victim.kill9();
+  EXPECT_EQ(victim.wait(), -SIGKILL);
+  Process other(worker("kill", "--budget 8"), dir, "other");
+  ASSERT_EQ(other.wait(), 0) << other.err();
+  Process restarted(worker("kill"), dir, "restarted");
+  ASSERT_EQ(restarted.wait(), 0) << restarted.err();
+  const auto trials = Study::load(url, "kill").trials();
+  ASSERT_GE(trials.size(), 6u);
+  EXPECT_EQ(trials[4].state, TrialState::Failed);
+  EXPECT_TRUE(trials[4].stale);
+  std::size_t requeued = 0;
+  for (const auto& t : trials)
+    if (t.requeued_from == 4u) {
+      ++requeued;
+      EXPECT_EQ(t.state, TrialState::Complete);
+      EXPECT_EQ(t.x, trials[4].x);
+    }
+  EXPECT_EQ(requeued, 1u);
+  expect_history_equals_log("kill", budget);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Reliability, ::testing::ValuesIn(study_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// kill -9 at random moments of a worker committing hundreds of trials per second: the SQLite file
+// stays consistent and no complete trial is lost or changed.
+TEST(ReliabilitySqlite, KillDuringCommitsKeepsTheDatabaseConsistent) {
+  const fs::path dir = study_test_dir();
+  const std::string url = "sqlite:///" + (dir / "kill.db").string();
+  const std::size_t kills = full_size_reliability() ? 300 : 25;
+  ASSERT_EQ(run_optimist("study create --storage '" + url + "' --name k --problem branin --budget 1000000 --grace 0.5 --heartbeat 0.1", dir).code, 0);
+  std::map<std::size_t, double> complete;
+  std::mt19937 rng(7);
+  for (std::size_t k = 0; k < kills; ++k) {
+    Process p(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name k -q", dir, "w");
+    std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 60));
+    p.kill9();
+    p.wait();
+    Storage storage(url);
+    ASSERT_EQ(storage.integrity_check(), "ok") << "after kill " << k;
+    const auto study = storage.load_study("k");
+    for (const auto& t : storage.trials(study.id)) {
+      const auto it = complete.find(t.number);
+      if (it != complete.end()) {
+        ASSERT_EQ(t.state, TrialState::Complete) << "trial " << t.number << " lost after kill " << k;
+        ASSERT_EQ(*t.value, it->second) << "trial " << t.number << " changed after kill " << k;
+      } else if (t.state == TrialState::Complete) {
+        complete.emplace(t.number, *t.value);
+      }
+    }
+  }
+  EXPECT_GT(complete.size(), kills);  // the workers did commit between the kills
+}
+
+// PostgreSQL stopped and started again while workers run: they report the outage, retry with
+// backoff, resume, and nothing is lost.
+TEST(ReliabilityPostgres, ServerRestartWhileWorkersRun) {
+  const fs::path dir = study_test_dir();
+  PostgresServer server;  // our own: the shared one must stay up for the other tests
+  const std::string url = server.create_database("restart");
+  std::ofstream(dir / "obj.py") << kObjective;
+  std::ofstream(dir / "space.json") << kSpace;
+  const std::size_t budget = 120;
+  auto r = run_optimist("study create --storage '" + url + "' --name r --objective-command '/usr/bin/python3 obj.py' "
+                        "--space space.json --direction minimize --budget " + std::to_string(budget),
+                        dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::unique_ptr<Process>> procs;
+  for (int w = 0; w < 3; ++w)
+    procs.push_back(std::make_unique<Process>("env SLEEP=0.02 " + std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url +
+                                                  "' --name r -q",
+                                              dir, "worker" + std::to_string(w)));
+  wait_until([&] { return Study::load(url, "r").trials().size() >= 20; }, 60, "the first trials");
+  server.stop();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  server.start();
+  for (auto& p : procs) {
+    ASSERT_EQ(p->wait(), 0) << p->err();
+    EXPECT_NE(p->err().find("lost the PostgreSQL server"), std::string::npos) << p->err();
+    EXPECT_NE(p->err().find("reachable again"), std::string::npos) << p->err();
+  }
+  const auto trials = Study::load(url, "r").trials();
+  std::size_t complete = 0;
+  for (const auto& t : trials) complete += t.state == TrialState::Complete;
+  EXPECT_EQ(complete, budget);
+}

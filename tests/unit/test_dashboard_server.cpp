@@ -1,0 +1,171 @@
+// The dashboard's HTTP side: which static files it serves (never one outside its folder), and
+// the running server's security rules over real sockets.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "dashboard/server.hpp"
+#include "dashboard/static_files.hpp"
+#include "dashboard/trace_source.hpp"
+#include "dashboard_test_helpers.hpp"
+
+namespace {
+
+using namespace dashboard_test;
+using optimist::dashboard::resolve_static_file;
+using optimist::dashboard::Server;
+
+// A static folder with a page, a script, a hidden file, links in and out, and a secret beside it.
+class StaticFolder : public DashboardTest {
+ protected:
+  void SetUp() override {
+    DashboardTest::SetUp();
+    root = dir() / "static";
+    write(root / "index.html", "<!doctype html>PAGE");
+    write(root / "js/app.js", "// script");
+    write(root / "js/index.html", "JS INDEX");
+    write(root / ".hidden.js", "hidden");
+    write(root / "notes.bin", "binary");
+    write(root / "empty/readme.txt", "no index here");
+    write(dir() / "secret.txt", "TOP-SECRET");
+    fs::create_symlink(dir() / "secret.txt", root / "link-out.txt");
+    fs::create_symlink(dir(), root / "up");
+    fs::create_symlink(root / "js/app.js", root / "link-in.js");
+  }
+  std::optional<fs::path> resolve(const std::string& url) const { return resolve_static_file(root, url); }
+  fs::path root;
+};
+
+TEST_F(StaticFolder, ServesThePageAndItsFiles) {
+  const fs::path real = fs::canonical(root);
+  EXPECT_EQ(resolve("/"), real / "index.html");
+  EXPECT_EQ(resolve("/index.html"), real / "index.html");
+  EXPECT_EQ(resolve("/js/app.js"), real / "js/app.js");
+  EXPECT_EQ(resolve("/js/"), real / "js/index.html");
+  EXPECT_EQ(resolve("//js///app.js"), real / "js/app.js");
+  EXPECT_EQ(resolve("/link-in.js"), real / "js/app.js");  // links whose target is inside
+  EXPECT_EQ(resolve("/up/static/index.html"), real / "index.html");
+}
+
+TEST_F(StaticFolder, NeverServesAFileOutsideItsFolder) {
+  using namespace std::string_literals;
+  for (const std::string& url : std::vector<std::string>{"/../secret.txt", "/js/../../secret.txt", "/js/../index.html", "/./index.html", "/..", "/.hidden.js",
+        "/link-out.txt", "/up/secret.txt", "/..\\secret.txt", "/js\\..\\..\\secret.txt",
+        "/etc/passwd", "/notes.bin", "/empty/", "/empty", "/missing.js", "", "index.html",
+        "/index.html\0.js"s}) {
+    EXPECT_FALSE(resolve(url)) << "'" << url << "' resolved to " << resolve(url)->string();
+  }
+  EXPECT_FALSE(resolve_static_file(dir() / "no-such-folder", "/index.html"));
+}
+
+// A request sent byte for byte (no client library normalizing the path); returns status and body.
+struct RawResponse {
+  int status = 0;
+  std::string head, body;
+};
+
+RawResponse raw_request(int port, const std::string& method, const std::string& target, const std::string& host) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return {};
+  }
+  const std::string request = method + " " + target + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
+  [[maybe_unused]] auto sent = ::send(fd, request.data(), request.size(), 0);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  RawResponse r;
+  const auto split = text.find("\r\n\r\n");
+  r.head = text.substr(0, split);
+  r.body = split == std::string::npos ? "" : text.substr(split + 4);
+  if (text.rfind("HTTP/1.1 ", 0) == 0) r.status = std::stoi(text.substr(9, 3));
+  return r;
+}
+
+class RunningServer : public StaticFolder {
+ protected:
+  void SetUp() override {
+    StaticFolder::SetUp();
+    write(dir() / "run.jsonl", meta_line() + eval_line(1, 2.0) + eval_line(2, 1.0));
+    source = std::make_unique<optimist::dashboard::TraceSource>(std::vector<std::string>{(dir() / "run.jsonl").string()});
+    optimist::dashboard::ServerOptions options;
+    options.port = 0;
+    options.static_dir = root;
+    server = std::make_unique<Server>(*source, options);
+    port = server->bind();
+    thread = std::thread([this] { server->serve(); });
+  }
+  void TearDown() override {
+    server->stop();
+    thread.join();
+    StaticFolder::TearDown();
+  }
+  RawResponse get(const std::string& target, const std::string& host = "127.0.0.1") {
+    return raw_request(port, "GET", target, host + ":" + std::to_string(port));
+  }
+  std::unique_ptr<optimist::dashboard::TraceSource> source;
+  std::unique_ptr<Server> server;
+  std::thread thread;
+  int port = 0;
+};
+
+TEST_F(RunningServer, ServesThePageAndTheApiWithSecurityHeaders) {
+  auto r = get("/");
+  ASSERT_EQ(r.status, 200) << r.head;
+  EXPECT_EQ(r.body, "<!doctype html>PAGE");
+  EXPECT_NE(r.head.find("Content-Security-Policy: default-src 'self'"), std::string::npos) << r.head;
+  EXPECT_NE(r.head.find("X-Content-Type-Options: nosniff"), std::string::npos);
+  EXPECT_NE(r.head.find("Content-Type: text/html"), std::string::npos);
+  r = get("/api/trials?study=" + (dir() / "run").string() + "&after=1");
+  ASSERT_EQ(r.status, 200) << r.head << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body).at("trials").size(), 1u);
+  EXPECT_NE(r.head.find("Server-Timing: app;dur="), std::string::npos) << r.head;
+  EXPECT_EQ(get("/api/trials?study=nope").status, 404);
+  EXPECT_EQ(get("/localhost-works", "localhost").status, 404);  // allowed host, missing file
+  EXPECT_EQ(get("/", "[::1]").status, 200);
+}
+
+TEST_F(RunningServer, PathTraversalOverHttpGetsNothing) {
+  for (const std::string target :
+       {"/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/js/..%2f..%2fsecret.txt", "/..%5csecret.txt",
+        "/%252e%252e/secret.txt", "/link-out.txt", "/up/secret.txt", "/%2fetc%2fpasswd", "//etc/passwd",
+        "/js/%2e%2e/%2e%2e/secret.txt", "/index.html%00.js", "/.%2e/secret.txt"}) {
+    const auto r = get(target);
+    EXPECT_NE(r.status, 200) << target;
+    EXPECT_EQ(r.body.find("TOP-SECRET"), std::string::npos) << target;
+    EXPECT_EQ(r.body.find("root:"), std::string::npos) << target;
+  }
+  const auto absolute = raw_request(port, "GET", (dir() / "secret.txt").string(), "127.0.0.1");
+  EXPECT_EQ(absolute.body.find("TOP-SECRET"), std::string::npos);
+}
+
+TEST_F(RunningServer, ReadOnlyAndOnlyForLocalhostNames) {
+  for (const std::string method : {"POST", "PUT", "DELETE", "PATCH"}) {
+    const auto r = raw_request(port, method, "/api/studies", "127.0.0.1");
+    EXPECT_EQ(r.status, 405) << method;
+    EXPECT_NE(r.body.find("read-only"), std::string::npos) << r.body;
+  }
+  // DNS rebinding: a page of evil.example resolved to 127.0.0.1 must not read the studies.
+  const auto r = get("/api/studies", "evil.example");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_NE(r.body.find("evil.example"), std::string::npos) << r.body;
+}
+
+TEST(DashboardServer, LoopbackAddresses) {
+  for (const std::string host : {"127.0.0.1", "127.1.2.3", "::1", "localhost", "LOCALHOST"})
+    EXPECT_TRUE(Server::is_loopback(host)) << host;
+  for (const std::string host : {"0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "", "127.0.0.1.evil.com"})
+    EXPECT_FALSE(Server::is_loopback(host)) << host;
+}
+
+}  // namespace

@@ -1,0 +1,85 @@
+// The server's JSON API (docs/dashboard.md) and the incremental copy of a study's trials.
+
+const PAGE = 5000;  // trials per request: a 10,000-trial study loads in two, with progress shown
+
+export async function getJSON(path, params = {}) {
+  const query = new URLSearchParams(params).toString();
+  const response = await fetch(query ? `${path}?${query}` : path, { cache: 'no-store' });
+  const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+const FINAL = new Set(['complete', 'failed']);
+
+/**
+ * A study's trials kept in step with the server. Each sync asks only for trials numbered after
+ * `settled`: the last trial of the longest prefix whose trials are all final. Running and waiting
+ * trials are asked for again until they finish, new ones arrive, nothing else is resent.
+ */
+export class TrialStore {
+  constructor(studyId) {
+    this.studyId = studyId;
+    this.trials = [];          // sorted by number
+    this.index = new Map();    // number -> position in trials
+    this.settled = null;       // number of the last trial of the final prefix
+    this.settledPos = 0;       // trials[0 .. settledPos) are final
+    this.summary = null;
+    this.serverTime = 0;       // server clock at the last answer, seconds since the epoch
+    this.clientTime = 0;       // Date.now()/1000 when it arrived
+    this.version = 0;          // bumped whenever the trials change
+  }
+
+  /** The server's clock now, for ages of running trials. */
+  now() {
+    return this.serverTime + (Date.now() / 1000 - this.clientTime);
+  }
+
+  /** Fetches what changed; onProgress(loaded, total) after each page. Returns whether anything did. */
+  async sync(onProgress) {
+    let changed = false;
+    for (;;) {
+      const params = { study: this.studyId, limit: PAGE };
+      if (this.settled !== null) params.after = this.settled;
+      const page = await getJSON('/api/trials', params);
+      this.summary = page.study;
+      this.serverTime = page.server_time;
+      this.clientTime = Date.now() / 1000;
+      if (this.merge(page.trials)) changed = true;
+      if (onProgress) onProgress(this.trials.length, page.study.n_trials);
+      if (!page.more) break;
+    }
+    if (changed) this.version++;
+    return changed;
+  }
+
+  merge(incoming) {
+    let changed = false;
+    let unsorted = false;
+    for (const t of incoming) {
+      const at = this.index.get(t.number);
+      if (at !== undefined) {
+        if (JSON.stringify(this.trials[at]) !== JSON.stringify(t)) {
+          this.trials[at] = t;
+          changed = true;
+        }
+        continue;
+      }
+      const last = this.trials[this.trials.length - 1];
+      if (last && last.number > t.number) unsorted = true;
+      this.index.set(t.number, this.trials.length);
+      this.trials.push(t);
+      changed = true;
+    }
+    if (unsorted) {
+      this.trials.sort((a, b) => a.number - b.number);
+      this.index = new Map(this.trials.map((t, i) => [t.number, i]));
+      this.settledPos = 0;
+    }
+    while (this.settledPos < this.trials.length && FINAL.has(this.trials[this.settledPos].state)) {
+      this.settled = this.trials[this.settledPos].number;
+      this.settledPos++;
+    }
+    return changed;
+  }
+}

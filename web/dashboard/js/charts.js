@@ -1,0 +1,329 @@
+// The study's plots, drawn by Apache ECharts (served from vendor/, installed by the setup step).
+// Each builder turns trials into an ECharts option; ChartPanel owns one chart on the page.
+// Tooltips use ECharts' rich-text mode: drawn on the canvas, so names in data never become HTML.
+
+import { fmtDuration, fmtNumber, fmtParam } from './format.js';
+import { regretOf } from './table.js';
+
+const GOOD_TO_BAD = ['#1a5fb4', '#62a0ea', '#c0bfbc', '#f6a35c', '#c01c28'];
+const STATE_COLORS = { complete: '#3584e4', failed: '#c01c28', running: '#e5a50a', waiting: '#9a9996' };
+const STATES = ['complete', 'failed', 'running', 'waiting'];
+const BIG = 2000;  // from here on: large-mode scatter, progressive lines, no animation
+
+export const chartsAvailable = () => typeof window.echarts !== 'undefined';
+
+const completed = (trials) => trials.filter((t) => t.state === 'complete' && typeof t.value === 'number');
+const better = (study) => (study.direction === 'minimize' ? (a, b) => a < b : (a, b) => a > b);
+
+// No animations: a live page redraws every few seconds, and 'finished' (all drawn) comes sooner.
+function base() {
+  return {
+    animation: false,
+    tooltip: { trigger: 'item', renderMode: 'richText', confine: true },
+    toolbox: { right: 8, top: 0, feature: { saveAsImage: { title: 'save PNG' } } },
+  };
+}
+
+/** Each value (or regret) by trial number, with the running best as a step line. */
+export function historyOption(trials, study, { mode, log }) {
+  const ok = completed(trials);
+  const regret = mode === 'regret';
+  const y = regret ? (t) => regretOf(t, study) : (t) => t.value;
+  const isBetter = regret ? (a, b) => a < b : better(study);
+  const points = [];
+  const best = [];
+  let current = null;
+  let hidden = 0;
+  for (const t of ok) {
+    const v = y(t);
+    if (v === null) continue;
+    if (current === null || isBetter(v, current)) {
+      current = v;
+      if (!(log && v <= 0)) best.push([t.number, v]);
+    }
+    if (log && v <= 0) hidden++;
+    else points.push([t.number, v]);
+  }
+  if (best.length && ok.length) best.push([ok[ok.length - 1].number, best[best.length - 1][1]]);
+  const name = regret ? 'regret' : 'value';
+  return {
+    ...base(),
+    legend: { top: 0, left: 'center' },
+    grid: { left: 72, right: 24, top: 36, bottom: 56 },
+    xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 26, minInterval: 1 },
+    yAxis: { type: log ? 'log' : 'value', name, nameLocation: 'middle', nameGap: 52, scale: true },
+    dataZoom: [{ type: 'inside' }, { type: 'slider', height: 14, bottom: 4, showDataShadow: false }],
+    title: { show: hidden > 0, text: `${hidden} values ≤ 0 not shown on the log scale`, right: 40, top: 0,
+      textStyle: { fontSize: 11, fontWeight: 'normal', color: '#a51d2d' } },
+    series: [
+      { id: 'values', name, type: 'scatter', data: points, symbolSize: 5, large: points.length >= BIG,
+        largeThreshold: BIG, itemStyle: { color: STATE_COLORS.complete, opacity: 0.65 },
+        tooltip: { formatter: (p) => `trial ${p.value[0]}\n${name} ${fmtNumber(p.value[1])}` } },
+      { id: 'best', name: 'best so far', type: 'line', step: 'end', data: best, showSymbol: false,
+        lineStyle: { width: 2, color: '#c01c28' }, itemStyle: { color: '#c01c28' },
+        tooltip: { formatter: (p) => `best after trial ${p.value[0]}\n${fmtNumber(p.value[1])}` } },
+    ],
+  };
+}
+
+function paramAxis(p) {
+  if (p.type === 'categorical') return { type: 'category', data: p.choices };
+  const axis = { type: p.log ? 'log' : 'value', min: p.lower, max: p.upper };
+  if (p.type === 'integer') axis.minInterval = 1;
+  return axis;
+}
+
+function valueRange(ok) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const t of ok) {
+    lo = Math.min(lo, t.value);
+    hi = Math.max(hi, t.value);
+  }
+  return ok.length ? [lo, hi] : [0, 1];
+}
+
+/** One line per complete trial across the parameters' axes and the value's, coloured by value. */
+export function parallelOption(trials, study, { log }) {
+  const params = study.space.parameters || [];
+  const ok = completed(trials);
+  const [lo, hi] = valueRange(ok);
+  const logValue = log && lo > 0;
+  const k = params.length;
+  const worstFirst = study.direction === 'minimize' ? (a, b) => b[k] - a[k] : (a, b) => a[k] - b[k];
+  const axes = params.map((p, i) => ({ dim: i, name: p.name, ...paramAxis(p) }));
+  axes.push({ dim: params.length, name: 'value', type: logValue ? 'log' : 'value', scale: true,
+    nameTextStyle: { fontWeight: 'bold' } });
+  const colors = study.direction === 'minimize' ? GOOD_TO_BAD : [...GOOD_TO_BAD].reverse();
+  return {
+    ...base(),
+    parallel: { left: 48, right: 56, top: 78, bottom: 28,
+      parallelAxisDefault: { nameLocation: 'end', nameGap: 14, nameTextStyle: { fontSize: 12 },
+        axisLabel: { fontSize: 10, hideOverlap: true } } },
+    parallelAxis: axes,
+    visualMap: { type: 'continuous', dimension: params.length, min: lo, max: hi === lo ? lo + 1 : hi,
+      inRange: { color: colors }, calculable: true, orient: 'horizontal', left: 'center', top: 0,
+      itemWidth: 10, itemHeight: 220, text: ['', 'value '], formatter: (v) => fmtNumber(v) },
+    // Drawn worst first, so that the best trials' lines lie on top.
+    series: [{ id: 'trials', type: 'parallel',
+      data: ok.map((t) => [...t.params, t.value]).sort(worstFirst),
+      lineStyle: { width: 1, opacity: ok.length >= BIG ? 0.25 : 0.55 }, inactiveOpacity: 0.03,
+      progressive: 2500, progressiveThreshold: BIG, smooth: false,  // spread over frames: the page stays responsive
+      tooltip: { show: false } }],
+  };
+}
+
+// Small multiples: one grid per item, `columns` across, rows `rowHeight` pixels tall.
+function gridLayout(count, columns, rowHeight, top = 28) {
+  const cols = Math.max(1, Math.min(columns, count));
+  return {
+    height: Math.ceil(count / cols) * rowHeight + top,
+    grid: (i) => {
+      const c = i % cols;
+      const r = Math.floor(i / cols);
+      return { left: `${(100 * c) / cols + 6}%`, width: `${100 / cols - 9}%`, top: top + r * rowHeight + 18,
+        height: rowHeight - 68 };
+    },
+  };
+}
+
+/** The value against each parameter, points coloured by trial number (late trials dark; one
+ *  colour from 2,000 trials on, where ECharts' large mode draws points without per-point style). */
+export function sliceOption(trials, study, { log }) {
+  const params = study.space.parameters || [];
+  const ok = completed(trials);
+  const [lo] = valueRange(ok);
+  const logValue = log && lo > 0;
+  const large = ok.length >= BIG;
+  const layout = gridLayout(params.length, 3, 230);
+  const first = ok.length ? ok[0].number : 0;
+  const last = ok.length ? Math.max(ok[ok.length - 1].number, first + 1) : 1;
+  return {
+    height: layout.height,
+    option: {
+      ...base(),
+      grid: params.map((_, i) => layout.grid(i)),
+      xAxis: params.map((p, i) => ({ gridIndex: i, name: p.name, nameLocation: 'middle', nameGap: 24,
+        ...paramAxis(p), axisLine: { onZero: false } })),
+      yAxis: params.map((_, i) => ({ gridIndex: i, type: logValue ? 'log' : 'value', scale: true,
+        axisLine: { onZero: false } })),
+      visualMap: { show: !large, type: 'continuous', dimension: 2, min: first, max: last,
+        inRange: { color: large ? [STATE_COLORS.complete, STATE_COLORS.complete] : ['#c6dbef', '#08306b'] },
+        seriesIndex: params.map((_, i) => i), orient: 'horizontal', left: 'center', top: 0, itemWidth: 10,
+        itemHeight: 160, text: ['late', 'early trials'], calculable: false },
+      series: params.map((p, i) => ({ id: `slice-${i}`, type: 'scatter', xAxisIndex: i, yAxisIndex: i,
+        data: ok.map((t) => [t.params[i], t.value, t.number]), symbolSize: large ? 3 : 4,
+        large, largeThreshold: BIG, itemStyle: large ? { color: STATE_COLORS.complete, opacity: 0.35 } : undefined,
+        tooltip: { formatter: (q) => `trial ${q.value[2]}\n${p.name} ${fmtParam(q.value[0])}\nvalue ${fmtNumber(q.value[1])}` } })),
+    },
+  };
+}
+
+// Bars of one worker and state closer than `gap` seconds merge into one (at most about a bar per
+// pixel is visible anyway): [lane, start, end, state, first number, last number, count].
+function mergeBars(bars, gap) {
+  bars.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = [];
+  for (const bar of bars) {
+    const last = out[out.length - 1];
+    if (last && last[0] === bar[0] && last[3] === bar[3] && bar[1] - last[2] <= gap) {
+      last[2] = Math.max(last[2], bar[2]);
+      last[5] = bar[4];
+      last[6]++;
+    } else {
+      out.push([...bar, bar[4], 1]);
+    }
+  }
+  return out;
+}
+
+/** One bar per trial from its start to its end (or now), one lane per worker. */
+export function timelineOption(trials, now) {
+  const timed = trials.filter((t) => t.started_at !== undefined);
+  const workers = [...new Set(timed.map((t) => t.worker || '?'))].sort();
+  const lane = new Map(workers.map((w, i) => [w, i]));
+  const t0 = timed.reduce((m, t) => Math.min(m, t.started_at), Infinity);
+  let span = 0;
+  const bars = timed.map((t) => {
+    const end = t.completed_at ?? (t.state === 'running' ? now : t.started_at);
+    span = Math.max(span, end - t0);
+    return [lane.get(t.worker || '?'), t.started_at - t0, end - t0, STATES.indexOf(t.state), t.number];
+  });
+  const data = bars.length > BIG ? mergeBars(bars, span / 1500) : bars.map((b) => [...b, b[4], 1]);
+  return {
+    height: Math.min(520, 110 + 26 * workers.length),
+    option: {
+      ...base(),
+      grid: { left: 90, right: 24, top: 30, bottom: 58 },
+      xAxis: { type: 'value', name: 'seconds since the first trial started', nameLocation: 'middle', nameGap: 26 },
+      yAxis: { type: 'category', data: workers },
+      dataZoom: [{ type: 'inside', filterMode: 'weakFilter' }, { type: 'slider', height: 14, bottom: 4, filterMode: 'weakFilter' }],
+      legend: { top: 0, left: 'center', icon: 'rect', data: STATES.map((s) => ({ name: s, itemStyle: { color: STATE_COLORS[s] } })) },
+      series: [
+        { id: 'bars', type: 'custom', data, encode: { x: [1, 2], y: 0 },
+          renderItem: (params, api) => {
+            const start = api.coord([api.value(1), api.value(0)]);
+            const end = api.coord([api.value(2), api.value(0)]);
+            const h = api.size([0, 1])[1] * 0.6;
+            const shape = window.echarts.graphic.clipRectByRect(
+              { x: start[0], y: start[1] - h / 2, width: Math.max(end[0] - start[0], 1), height: h },
+              { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
+            return shape && { type: 'rect', shape, style: { fill: STATE_COLORS[STATES[api.value(3)]] } };
+          },
+          tooltip: { formatter: (p) => {
+            const [w, from, to, state, first, last, count] = p.value;
+            const which = count > 1 ? `trials ${first}–${last} (${count}, ${STATES[state]})` : `trial ${first} (${STATES[state]})`;
+            return `${which}\nworker ${workers[w]}\nfrom ${fmtDuration(from)} to ${fmtDuration(to)}`;
+          } } },
+        // Empty series so that the legend names the colours.
+        ...STATES.map((s) => ({ name: s, type: 'line', data: [], itemStyle: { color: STATE_COLORS[s] } })),
+      ],
+    },
+  };
+}
+
+/** The algorithm's numeric diagnostics (arrays: one line per entry) by trial number. */
+export function diagnosticsOption(trials, study) {
+  const series = new Map();  // key -> Map(label -> points)
+  for (const t of trials) {
+    if (!t.diagnostics) continue;
+    for (const [key, v] of Object.entries(t.diagnostics)) {
+      const entries = typeof v === 'number' ? [[key, v]]
+        : Array.isArray(v) && v.every((x) => typeof x === 'number') ? v.map((x, i) => [`${key}[${i}]`, x]) : [];
+      for (const [label, x] of entries) {
+        if (!series.has(key)) series.set(key, new Map());
+        const lines = series.get(key);
+        if (!lines.has(label)) lines.set(label, []);
+        lines.get(label).push([t.number, x]);
+      }
+    }
+  }
+  const keys = [...series.keys()].sort();
+  if (!keys.length) {
+    return { height: 120, empty: true, option: { title: { text: `${study.algorithm || 'this algorithm'} reports no diagnostics`,
+      left: 'center', top: 'middle', textStyle: { fontSize: 13, fontWeight: 'normal', color: '#77767b' } } } };
+  }
+  const layout = gridLayout(keys.length, 2, 190, 8);
+  const out = [];
+  keys.forEach((key, i) => {
+    for (const [label, points] of series.get(key)) {
+      out.push({ name: label, type: 'line', xAxisIndex: i, yAxisIndex: i, data: points, showSymbol: points.length < 60,
+        symbolSize: 4, sampling: 'lttb', tooltip: { formatter: (p) => `${label} after trial ${p.value[0]}\n${fmtNumber(p.value[1])}` } });
+    }
+  });
+  return {
+    height: layout.height,
+    option: {
+      ...base(),
+      grid: keys.map((_, i) => layout.grid(i)),
+      title: keys.map((key, i) => ({ text: key, top: layout.grid(i).top - 18, left: layout.grid(i).left,
+        textStyle: { fontSize: 12, fontWeight: 'bold' } })),
+      xAxis: keys.map((_, i) => ({ gridIndex: i, type: 'value', minInterval: 1, scale: true })),
+      yAxis: keys.map((_, i) => ({ gridIndex: i, type: 'value', scale: true })),
+      series: out,
+    },
+  };
+}
+
+/** One ECharts chart in a page element. It draws only while on screen (or about to be): a chart
+ *  further down draws when scrolled to, so a large study's first screen comes sooner and live
+ *  updates cost nothing for charts nobody looks at. data-drawn tells tests (and people) it drew. */
+export class ChartPanel {
+  constructor(container) {
+    this.container = container;
+    this.chart = null;
+    this.visible = false;
+    this.pending = null;  // the latest update asked for while off screen
+    new IntersectionObserver((entries) => {
+      this.visible = entries[entries.length - 1].isIntersecting;
+      if (this.visible && this.pending) {
+        const { build, options } = this.pending;
+        this.pending = null;
+        this.update(build, options);
+      }
+    }).observe(container);
+  }
+
+  ensure() {
+    if (this.chart || !chartsAvailable()) return this.chart;
+    this.chart = window.echarts.init(this.container, null, { renderer: 'canvas' });
+    new ResizeObserver(() => this.chart.resize()).observe(this.container);
+    this.chart.on('finished', () => {
+      if (this.container.dataset.drawn === undefined) performance.mark(`optimist-drawn-${this.container.id}`);
+      this.container.dataset.drawn = String(this.items ?? 0);
+    });
+    return this.chart;
+  }
+
+  loading(on) {
+    if (!this.ensure()) return;
+    if (on) this.chart.showLoading({ text: 'loading…', color: '#3584e4' });
+    else this.chart.hideLoading();
+  }
+
+  /** Draws build() = {option, height?, empty?} now if on screen, else when it comes into view.
+   *  `replace` drops the previous option (axis types changed), else the new one is merged. */
+  update(build, { items, replace }) {
+    if (!this.visible) {
+      this.pending = { build, options: { items, replace: replace || this.pending?.options.replace } };
+      return;
+    }
+    const started = performance.now();
+    const { option, height, empty } = build();
+    if (height && this.container.style.height !== `${height}px`) {
+      this.container.style.height = `${height}px`;
+      replace = true;
+    }
+    if (!this.ensure()) {
+      this.container.textContent = 'The chart library is missing: run scripts/install-deps.sh, then rebuild.';
+      return;
+    }
+    this.items = empty ? 0 : items;
+    this.chart.resize();
+    this.chart.setOption(option, { notMerge: Boolean(replace), lazyUpdate: false });
+    this.chart.hideLoading();
+    // The first drawing is measured (the browser test reports it).
+    if (!this.measured) performance.measure(`optimist-draw-${this.container.id}`, { start: started, end: performance.now() });
+    this.measured = true;
+  }
+}

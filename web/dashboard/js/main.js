@@ -1,0 +1,246 @@
+// The dashboard page: the study list, one study's views, and live updates by polling the API.
+
+import { getJSON, TrialStore } from './api.js';
+import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
+import { el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam } from './format.js';
+import { TrialsTable } from './table.js';
+
+const $ = (selector) => document.querySelector(selector);
+const BIG = 2000;  // from this many trials on, charts redraw at most every few seconds
+
+const app = {
+  info: { poll_ms: 1000 },
+  studies: [],
+  studiesKey: '',
+  serverNow: () => Date.now() / 1000,
+  id: null,
+  study: null,
+  store: null,
+  table: new TrialsTable($('#trials')),
+  charts: {},
+  lastDraw: 0,
+  drawCost: 0,
+  drawTimer: null,
+  readyMarked: false,
+};
+for (const name of ['history', 'parallel', 'slice', 'timeline', 'diagnostics'])
+  app.charts[name] = new ChartPanel($(`#chart-${name}`));
+
+// ---------------------------------------------------------------- study list
+
+function runState(s, now) {
+  if (s.error) return 'error';
+  if (s.finished) return 'finished';
+  const idle = now - s.updated_at;
+  return idle < 30 ? 'live' : `idle ${fmtDuration(idle)}`;
+}
+
+function renderStudies() {
+  const needle = $('#study-filter').value.trim().toLowerCase();
+  const now = app.serverNow();
+  const rows = document.createDocumentFragment();
+  for (const s of app.studies) {
+    if (needle && !`${s.name} ${s.algorithm} ${s.problem}`.toLowerCase().includes(needle)) continue;
+    const tr = el('tr', null, s.id === app.id ? 'selected' : '', { tabindex: '0' });
+    tr.dataset.id = s.id;
+    // Two lines per study: name, then algorithm, trials and the running and failed ones.
+    const meta = el('div', `${s.algorithm || '?'} · ${fmtInteger(s.n_trials)} trials`, 'muted');
+    for (const state of ['running', 'failed'])
+      if (s.counts[state]) meta.append(el('span', `${s.counts[state]} ${state}`, `pill ${state}`));
+    const study = el('td');
+    study.append(el('div', s.name, 'name', { title: s.name }), meta);
+    const best = el('td', null, 'num');
+    best.append(el('div', fmtNumber(s.best_value), 'best'), el('div', runState(s, now), s.error ? 'error' : 'muted'));
+    tr.append(study, best);
+    tr.addEventListener('click', () => select(s.id));
+    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(s.id); });
+    rows.append(tr);
+  }
+  $('#studies tbody').replaceChildren(rows);
+  $('#studies-empty').hidden = app.studies.length > 0;
+  // One run needs no list: its views get the whole width.
+  document.body.classList.toggle('single', app.studies.length === 1 && app.id === app.studies[0].id);
+}
+
+async function refreshStudies() {
+  const answer = await getJSON('/api/studies');
+  const clientAt = Date.now() / 1000;
+  app.serverNow = () => answer.server_time + (Date.now() / 1000 - clientAt);
+  app.studies = answer.studies;
+  const key = JSON.stringify(answer.studies);
+  if (key !== app.studiesKey) {
+    app.studiesKey = key;
+    renderStudies();
+  }
+}
+
+// ---------------------------------------------------------------- one study
+
+function showProgress(loaded, total) {
+  const box = $('#progress');
+  box.hidden = false;
+  box.querySelector('.bar').style.width = `${total ? Math.min(100, (100 * loaded) / total) : 100}%`;
+  box.querySelector('.label').textContent = `Loading trials: ${fmtInteger(loaded)} / ${fmtInteger(total)}`;
+}
+
+async function select(id) {
+  if (id === app.id) return;
+  app.id = id;
+  history.replaceState(null, '', `#study=${encodeURIComponent(id)}`);
+  renderStudies();
+  const store = new TrialStore(id);
+  app.store = store;
+  app.study = null;
+  document.body.dataset.state = 'loading';
+  $('#study').hidden = false;
+  $('#study-name').textContent = id;
+  for (const chart of Object.values(app.charts)) chart.loading(true);
+  try {
+    showProgress(0, app.studies.find((s) => s.id === id)?.n_trials ?? 0);
+    const [answer] = await Promise.all([getJSON('/api/study', { id }), store.sync(showProgress)]);
+    if (app.store !== store) return;
+    app.study = answer.study;
+    setupStudy(app.study, store);
+    if (!app.readyMarked) performance.mark('optimist-data');
+    $('#progress').hidden = true;
+    renderStudy();
+    drawCharts(true);
+    document.body.dataset.state = 'ready';
+    if (!app.readyMarked) {
+      performance.mark('optimist-ready');
+      app.readyMarked = true;
+    }
+  } catch (e) {
+    $('#progress').hidden = true;
+    showStudyError(e.message);
+  }
+}
+
+function showStudyError(message) {
+  const box = $('#study-error');
+  box.hidden = !message;
+  box.textContent = message || '';
+}
+
+function setupStudy(study, store) {
+  const regret = $('#history-mode option[value=regret]');
+  regret.disabled = study.f_star === null;
+  if (regret.disabled) $('#history-mode').value = 'value';
+  app.table.setStudy(study, store);
+  $('#details').textContent = JSON.stringify(
+    { options: study.options, space: study.space, recommend: study.recommend, ...study.extra }, null, 2);
+}
+
+function renderStudy() {
+  const s = app.store.summary;
+  const study = app.study;
+  const now = app.store.now();
+  $('#study-name').textContent = s.name;
+  const facts = [s.problem, s.direction, `${(study.space.parameters || []).length} parameters`];
+  if (s.f_star !== null) facts.push(`f* = ${fmtNumber(s.f_star)}`);
+  $('#study-facts').textContent = facts.filter(Boolean).join(' · ');
+  const best = $('#best-value');
+  best.textContent = fmtNumber(s.best_value);
+  best.dataset.value = s.best_value ?? '';
+  best.title = s.best_value === null ? '' : String(s.best_value);
+  $('#best-trial').textContent = s.best_number === null ? 'no complete trial yet' : `trial #${s.best_number}`;
+  $('#trial-count').textContent = fmtInteger(s.n_trials) + (s.budget ? ` / ${fmtInteger(s.budget)}` : '');
+  $('#trial-count').dataset.count = s.n_trials;
+  $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
+  $('#algorithm').textContent = s.algorithm || '—';
+  $('#problem').textContent = s.problem || '';
+  $('#run-state').textContent = s.error ? 'error' : s.finished ? 'finished' : 'running';
+  $('#updated').textContent = `last change ${fmtAge(now - s.updated_at)}`;
+  const at = s.best_number === null ? undefined : app.store.index.get(s.best_number);
+  const params = study.space.parameters || [];
+  $('#best-point').textContent = at === undefined ? '' : `best point: ${params
+    .map((p, i) => `${p.name} = ${fmtParam(app.store.trials[at].params[i])}`).join(', ')}`;
+  showStudyError(s.error);
+  app.table.render();
+}
+
+// Draws every chart (those off screen when they come into view); with many trials, redraws are
+// spaced so that drawing never takes more than a fifth of the time.
+function drawCharts(replace) {
+  const started = performance.now();
+  const store = app.store;
+  const trials = store.trials;
+  const study = app.study;
+  const opts = { log: $('#log-scale').checked, mode: $('#history-mode').value };
+  const items = trials.filter((t) => t.state === 'complete').length;
+  const builders = {
+    history: () => ({ option: historyOption(trials, study, opts) }),
+    parallel: () => ({ option: parallelOption(trials, study, opts) }),
+    slice: () => sliceOption(trials, study, opts),
+    timeline: () => timelineOption(trials, store.now()),
+    diagnostics: () => diagnosticsOption(trials, study),
+  };
+  for (const [name, build] of Object.entries(builders)) app.charts[name].update(build, { items, replace });
+  app.drawCost = performance.now() - started;
+  app.lastDraw = performance.now();
+}
+
+function scheduleDraw() {
+  if (app.drawTimer) return;
+  const spacing = app.store.trials.length >= BIG ? Math.max(2000, 5 * app.drawCost) : 0;
+  const wait = Math.max(0, app.lastDraw + spacing - performance.now());
+  app.drawTimer = setTimeout(() => {
+    app.drawTimer = null;
+    if (app.study) drawCharts(false);
+  }, wait);
+}
+
+// ---------------------------------------------------------------- live updates
+
+function setStatus(ok, message) {
+  const status = $('#status');
+  status.className = `status ${ok ? 'live' : 'down'}`;
+  status.textContent = ok ? `live · every ${fmtDuration(app.info.poll_ms / 1000)}` : `disconnected: ${message}`;
+}
+
+async function poll() {
+  try {
+    await refreshStudies();
+    if (!app.id) {
+      const wanted = new URLSearchParams(location.hash.slice(1)).get('study');
+      const pick = app.studies.find((s) => s.id === wanted) || (app.studies.length === 1 ? app.studies[0] : null);
+      if (pick) select(pick.id);
+    } else if (document.body.dataset.state === 'ready') {
+      const store = app.store;
+      const wasFinished = store.summary.finished;
+      const changed = await store.sync();
+      if (store === app.store) {
+        if (store.summary.finished !== wasFinished) {
+          app.study = (await getJSON('/api/study', { id: store.studyId })).study;
+          setupStudy(app.study, store);
+        }
+        renderStudy();
+        if (changed) scheduleDraw();
+      }
+    }
+    setStatus(true);
+  } catch (e) {
+    setStatus(false, e.message);
+  }
+  setTimeout(poll, document.hidden ? Math.max(5000, app.info.poll_ms) : app.info.poll_ms);
+}
+
+async function start() {
+  $('#study-filter').addEventListener('input', renderStudies);
+  $('#trial-filter').addEventListener('input', (e) => app.table.setFilter(e.target.value));
+  $('#state-filter').addEventListener('change', (e) => app.table.setStateFilter(e.target.value));
+  $('#page-size').addEventListener('change', (e) => app.table.setPageSize(Number(e.target.value)));
+  for (const control of ['#log-scale', '#history-mode'])
+    $(control).addEventListener('change', () => { if (app.study && app.store.summary) drawCharts(true); });
+  window.addEventListener('hashchange', () => {
+    const wanted = new URLSearchParams(location.hash.slice(1)).get('study');
+    if (wanted && wanted !== app.id) select(wanted);
+  });
+  getJSON('/api/info').then((info) => {
+    app.info = info;
+    $('#source').textContent = info.source;
+  }, (e) => setStatus(false, e.message));
+  poll();
+}
+
+start();
