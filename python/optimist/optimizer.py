@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 import threading
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 
 import numpy as np
 
