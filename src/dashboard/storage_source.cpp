@@ -30,6 +30,7 @@ Trial trial_of(const TrialRecord& r, const StudyRecord& study) {
   if (t.value && study.f_star)
     t.regret = study.direction == Direction::Minimize ? *t.value - *study.f_star : *study.f_star - *t.value;
   t.error = r.stale && r.error.empty() ? "stale: its worker stopped heartbeating" : r.error;
+  t.stale = r.stale;
   t.worker = r.worker;
   t.started_at = r.started;
   t.completed_at = r.finished;
@@ -88,7 +89,12 @@ std::string redact_url(const std::string& url) {
   return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
-StorageSource::StorageSource(const std::string& url) : url_(url), storage_(checked_url(url)) {
+// A page waits on each answer: a database that stays busy or unreachable for seconds is reported
+// (the page shows the error and polls again), not retried for minutes as workers do.
+constexpr double kRetrySeconds = 5.0;
+
+StorageSource::StorageSource(const std::string& url)
+    : url_(url), storage_(checked_url(url), StorageOptions{kRetrySeconds}) {
   // A few studies are read now, so that the page's first load finds their trials ready.
   constexpr std::size_t kReadAhead = 16;
   const auto list = storage_.list_studies();

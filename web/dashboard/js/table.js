@@ -56,12 +56,15 @@ export class TrialsTable {
       th.dataset.key = c.key;
       th.title = c.title || `sort by ${c.label}`;
       if (c.key === this.sort.key) th.classList.add(this.sort.descending ? 'sorted-desc' : 'sorted-asc');
-      th.addEventListener('click', () => {
+      th.tabIndex = 0;
+      const sortBy = () => {
         this.sort = { key: c.key, descending: c.key === this.sort.key ? !this.sort.descending : false };
         this.viewVersion = -1;
         this.renderHead();
         this.render();
-      });
+      };
+      th.addEventListener('click', sortBy);
+      th.addEventListener('keydown', (e) => { if (e.key === 'Enter') sortBy(); });
       row.append(th);
     }
     this.table.tHead.replaceChildren(row);
@@ -99,7 +102,7 @@ export class TrialsTable {
     const shown = this.view.slice(first, first + this.pageSize);
     const body = document.createDocumentFragment();
     for (const t of shown) {
-      const tr = el('tr', null, `state-${t.state}`);
+      const tr = el('tr', null, `state-${t.state}${t.number === this.store.summary?.best_number ? ' best' : ''}`);
       tr.dataset.number = t.number;
       for (const c of this.columns) {
         const text = c.text(t);
@@ -155,7 +158,7 @@ function columnsFor(study, now) {
   };
   const columns = [
     { key: 'number', label: '#', numeric: true, value: (t) => t.number, text: (t) => t.number },
-    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => t.state },
+    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => (t.stale ? 'failed (stale)' : t.state) },
     { key: 'value', label: 'value', numeric: true, value: (t) => t.value ?? null, text: (t) => fmtNumber(t.value) },
   ];
   if (study.f_star !== null) {
@@ -169,10 +172,17 @@ function columnsFor(study, now) {
   columns.push(
     { key: 'duration', label: 'duration', numeric: true, title: 'evaluation time; running trials: time so far',
       value: duration, text: (t) => fmtDuration(duration(t)) + (t.state === 'running' ? ' (running)' : '') });
+  // A running trial silent for longer than the study's grace period is about to be failed as stale.
+  const grace = study.extra?.settings?.grace_period_s;
+  const silence = (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? now() - t.heartbeat_at : null);
   if (workers) columns.push(
-    { key: 'heartbeat', label: 'heartbeat', numeric: true, title: 'last sign of life of a running trial',
-      value: (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? now() - t.heartbeat_at : null),
-      text: (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? fmtAge(now() - t.heartbeat_at) : '') });
+    { key: 'heartbeat', label: 'heartbeat', numeric: true,
+      title: `last sign of life of a running trial${grace ? `; after ${grace} s of silence it is failed as stale` : ''}`,
+      value: silence,
+      text: (t) => {
+        const s = silence(t);
+        return s === null ? '' : fmtAge(s) + (grace && s > grace ? ' (stale)' : '');
+      } });
   columns.push({ key: 'error', label: 'error', value: (t) => t.error ?? null, text: (t) => t.error ?? '' });
   return columns;
 }
