@@ -1,4 +1,4 @@
-# optimist -- user-facing targets: demo, test, build, deps, asan, bench, clean.
+# optimist -- user-facing targets: demo, test, build, deps, python-install, asan, bench, clean.
 BUILD_DIR      ?= build
 ASAN_DIR       ?= build-asan
 JOBS           ?= $(shell nproc)
@@ -9,7 +9,7 @@ PRESET         ?=
 SEEDS          ?=
 
 .DEFAULT_GOAL := build
-.PHONY: demo test build deps asan bench bench-preset clean
+.PHONY: demo test build deps python-install asan bench bench-preset clean
 
 # Installs the missing Debian packages (needs root or sudo only when something is missing).
 deps:
@@ -20,15 +20,24 @@ build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
+# Installs the Python package (built when pybind11 is found) for /usr/bin/python3, into its own
+# platlib (/usr/local/lib/python3.11/dist-packages): `import optimist` then works from any folder.
+python-install: build
+	@if [ -d $(BUILD_DIR)/python/optimist ]; then \
+	  cmake --install $(BUILD_DIR) --component python || sudo cmake --install $(BUILD_DIR) --component python; \
+	else echo "python-install: the Python package was not built (pybind11 or python3-dev missing)"; fi
+
 # Runs the test suite; the last line printed is ctest's summary.
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2
 
 # One optimization run of a noisy 20-dimensional problem; the trace goes to results/.
-demo: build
+# Then the Python quick start, run from results/ by the installed package.
+demo: build python-install
 	mkdir -p results
 	./$(BUILD_DIR)/optimist run --problem styblinski_tang --dim 20 --algorithm $(DEMO_ALGORITHM) \
 	  --budget $(DEMO_BUDGET) --seed 1 --noise 0.01 --out results/demo-trace.jsonl
+	@if [ -d $(BUILD_DIR)/python/optimist ]; then cd results && /usr/bin/python3 ../python/examples/quickstart.py; fi
 
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in $(ASAN_DIR)/.
 asan: deps

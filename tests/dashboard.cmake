@@ -1,7 +1,7 @@
 # `optimist dashboard` in a real browser: headless Chromium driven by Selenium (Debian's chromium,
 # chromium-driver, python3-selenium; scripts/install-deps.sh installs them). Screenshots and the
 # measured load times go to the build tree, dashboard-test/.
-foreach(case live large)
+foreach(case live large study)
   add_test(NAME dashboard_browser_${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/test_dashboard_browser.py
                    --optimist $<TARGET_FILE:optimist_cli> --out ${PROJECT_BINARY_DIR}/dashboard-test ${case})

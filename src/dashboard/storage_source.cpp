@@ -7,7 +7,7 @@ namespace optimist::dashboard {
 
 namespace {
 
-constexpr const char* kSqlitePrefix = "sqlite://";
+constexpr const char* kSqlitePrefix = "sqlite:///";  // then the path: sqlite:////abs/x.db, sqlite:///rel/x.db
 
 TrialState state_of(optimist::TrialState s) {
   switch (s) {
@@ -88,7 +88,13 @@ std::string redact_url(const std::string& url) {
   return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
-StorageSource::StorageSource(const std::string& url) : url_(url), storage_(checked_url(url)) {}
+StorageSource::StorageSource(const std::string& url) : url_(url), storage_(checked_url(url)) {
+  // A few studies are read now, so that the page's first load finds their trials ready.
+  constexpr std::size_t kReadAhead = 16;
+  const auto list = storage_.list_studies();
+  if (list.size() <= kReadAhead)
+    for (const auto& s : list) refresh(s.study, caches_[s.study.name]);
+}
 
 StudyRecord StorageSource::load(const std::string& name) {
   if (auto s = storage_.find_study(name)) return *s;

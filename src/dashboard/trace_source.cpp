@@ -35,6 +35,15 @@ TraceSource::TraceSource(std::vector<std::string> paths, std::chrono::millisecon
   }
   std::lock_guard lock(mutex_);
   rescan();
+  // A few traces are read whole now, so that the page's first load finds them ready; a folder
+  // of many is read as the page asks (summaries first).
+  constexpr std::size_t kReadAhead = 16;
+  if (followers_.size() <= kReadAhead) {
+    for (auto& entry : followers_) {
+      entry.second.keep_trials();
+      entry.second.refresh();
+    }
+  }
 }
 
 void TraceSource::rescan() {

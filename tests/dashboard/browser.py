@@ -91,13 +91,20 @@ class Browser:
     def errors(self):
         return [e["message"] for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
 
-    def screenshot(self, path, height=None):
-        """A screenshot of the page (`height` px tall, or the whole page)."""
-        full = self.js("return document.documentElement.scrollHeight")
-        width = self.js("return window.outerWidth")
-        self.driver.set_window_size(width, height or full)
-        self.wait("charts resized", "return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+    def screenshot(self, path):
+        """A screenshot of the whole page, every chart drawn."""
+        self.js("window.scrollTo(0, 0)")
+        self.driver.set_window_size(self.js("return window.outerWidth"), self.js("return document.documentElement.scrollHeight"))
+        self.wait("every chart drawn at full height",
+                  "return [...document.querySelectorAll('.chart')].every(c => c.dataset.drawn !== undefined)")
+        self.wait("a frame", "return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
         self.driver.save_screenshot(path)
+
+    def drawn(self, chart_id, items):
+        """Scrolls the chart into view (charts draw on screen only) and waits until it drew `items`."""
+        self.js("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", chart_id)
+        self.wait(f"{chart_id} to draw {items}",
+                  "return document.getElementById(arguments[0]).dataset.drawn === arguments[1]", chart_id, str(items))
 
     def rows(self):
         return self.js("return document.querySelectorAll('#trials tbody tr').length")
@@ -117,3 +124,36 @@ class Browser:
 
     def echarts_option(self, chart_id):
         return self.js("return echarts.getInstanceByDom(document.getElementById(arguments[0])).getOption()", chart_id)
+
+    def measure_load(self, url):
+        """Loads `url` and returns the page's own timings (ms after navigation start): trials in the
+        page, cards and table ready, the charts of the first screen drawn; then scrolls to every
+        other chart and adds each chart's first drawing time and the API requests' server times."""
+        self.driver.get("about:blank")
+        self.driver.get(url)
+        self.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        first = self.wait("the first screen's charts", """
+            const shown = [...document.querySelectorAll('.chart')].filter(c => c.getBoundingClientRect().top < innerHeight);
+            return shown.every(c => c.dataset.drawn !== undefined) && shown.map(c => c.id)""")
+        for chart in self.js("return [...document.querySelectorAll('.chart')].map(c => c.id)"):
+            self.js("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", chart)
+            self.wait(f"{chart} to draw", "return document.getElementById(arguments[0]).dataset.drawn !== undefined", chart)
+        self.js("window.scrollTo(0, 0)")
+        return self.js("""
+            const at = (name) => performance.getEntriesByName(name)[0].startTime;
+            return {data_ms: at('optimist-data'), ready_ms: at('optimist-ready'), first_screen: arguments[0],
+                    first_screen_drawn_ms: Math.max(...arguments[0].map(id => at('optimist-drawn-' + id))),
+                    requests: performance.getEntriesByType('resource').filter(e => e.name.includes('/api/'))
+                      .map(e => ({url: e.name.slice(location.origin.length), server_ms: e.serverTiming[0].duration,
+                                  bytes: e.encodedBodySize})),
+                    draw_ms: Object.fromEntries(performance.getEntriesByType('measure')
+                      .filter(m => m.name.startsWith('optimist-draw-')).map(m => [m.name.slice(14), m.duration]))};""",
+                       first)
+
+
+def describe_load(load):
+    trials = [round(r["server_ms"], 1) for r in load["requests"] if "/api/trials" in r["url"]]
+    return (f"trials in the page {load['data_ms']:.0f} ms, cards and table {load['ready_ms']:.0f} ms, first screen "
+            f"drawn ({', '.join(load['first_screen'])}) {load['first_screen_drawn_ms']:.0f} ms after navigation start; "
+            f"server time of /api/trials {trials} ms; first drawing of each chart "
+            f"{ {k: round(v) for k, v in load['draw_ms'].items()} } ms")

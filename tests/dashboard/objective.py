@@ -1,12 +1,16 @@
 """A small training-like objective for the dashboard tests (the --objective-command protocol of
 docs/hpo.md): a validation loss over a log-scaled learning rate, an integer, a categorical and a
 parameter whose name is HTML (the page must show it as text). Fails, deterministically, where
-the "training" would diverge, so that the run has failed trials."""
+the "training" would diverge, so that the run has failed trials. --delay S: each evaluation
+takes S seconds, so that a study's workers are seen running."""
 import json
 import math
 import sys
+import time
 
+delay = float(sys.argv[sys.argv.index("--delay") + 1]) if "--delay" in sys.argv else 0.0
 for line in sys.stdin:
+    time.sleep(delay)
     x = json.loads(line)["x"]
     lr, layers, activation, extra = x[0], int(x[1]), int(x[2]), x[3]
     if extra > 0.85 or (lr > 0.01 and layers == 4):

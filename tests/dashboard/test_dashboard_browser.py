@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """`optimist dashboard` in a real browser (headless Chromium through Selenium), run by ctest:
 
-  test_dashboard_browser.py --optimist BUILD/optimist --out BUILD/dashboard-test live|large
+  test_dashboard_browser.py --optimist BUILD/optimist --out BUILD/dashboard-test live|large|study
 
 live:  a trace being written (a real run's lines appended as the test goes): rows of the trials
        table, the best value, new trials appearing without a reload, every plot drawn, log axes,
        names that are HTML shown as text, sorting and filtering.
 large: a 10,000-trial run: the page load time and the server time of an incremental update,
        written to OUT/dashboard-perf.json (reported, not asserted: speed is measured, not tested).
+study: a SQLite study that two `optimist worker` processes fill while the page is open: running
+       trials with their heartbeat, one timeline lane per worker, new trials without a reload,
+       the final count and best value equal to the study's own export, a study name that is HTML.
 Screenshots go to OUT/."""
 import argparse
 import json
@@ -20,7 +23,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import Browser, Dashboard  # noqa: E402
+from browser import Browser, Dashboard, describe_load  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARGS = None
@@ -86,8 +89,7 @@ class LiveTrace(Case):
         self.assertEqual(b.js("return document.querySelectorAll('#trials tbody tr.state-failed').length"), failed)
         complete = 25 - failed
         for chart in CHARTS:
-            b.wait(f"{chart} to draw", "return document.getElementById(arguments[0]).dataset.drawn === arguments[1]",
-                   chart, str(complete))
+            b.drawn(chart, complete)
             self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
 
         # A log-scaled parameter gets a log axis; a categorical one its choices.
@@ -115,8 +117,7 @@ class LiveTrace(Case):
         b.wait("the run to finish", "return document.querySelector('#run-state').textContent === 'finished'")
         self.assertEqual(b.rows(), 40)
         self.assert_best(best(evals))
-        b.wait("the plots to redraw", "return document.getElementById('chart-history').dataset.drawn === arguments[0]",
-               str(sum(e["status"] == "ok" for e in evals)))
+        b.drawn("chart-history", sum(e["status"] == "ok" for e in evals))
 
         # Sorting and filtering.
         b.js("document.querySelector('#trials thead th[data-key=value]').click()")
@@ -159,29 +160,14 @@ class LargeStudy(Case):
         self.dashboard = Dashboard(ARGS.optimist, [live, "--poll-ms", "500"])
         self.browser = b = Browser(1400, 1000)
 
-        loads = []
-        for _ in range(2):  # the first load also parses the trace on the server
-            b.driver.get("about:blank")
-            b.driver.get(self.dashboard.url)
-            b.wait("the study to load", "return document.body.dataset.state === 'ready'")
-            for chart in CHARTS:
-                b.wait(f"{chart} to draw", "return document.getElementById(arguments[0]).dataset.drawn !== undefined",
-                       chart)
-            loads.append(b.js("""
-                const at = (name) => performance.getEntriesByName(name)[0].startTime;
-                const drawn = performance.getEntriesByType('mark').filter(m => m.name.startsWith('optimist-drawn-'));
-                return {data_ms: at('optimist-data'), ready_ms: at('optimist-ready'),
-                        all_drawn_ms: Math.max(...drawn.map(m => m.startTime)),
-                        trials_requests: performance.getEntriesByType('resource').filter(e => e.name.includes('/api/trials'))
-                          .map(e => ({server_ms: e.serverTiming.length ? e.serverTiming[0].duration : null,
-                                      fetch_ms: e.responseEnd - e.startTime, bytes: e.encodedBodySize})),
-                        draw_ms: Object.fromEntries(performance.getEntriesByType('measure')
-                          .filter(m => m.name.startsWith('optimist-draw-')).map(m => [m.name.slice(14), m.duration]))};"""))
+        loads = [b.measure_load(self.dashboard.url) for _ in range(2)]  # the second with warm browser caches
         self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "9999")
         self.assertEqual(b.rows(), 50)
         self.assertEqual(b.js("return document.querySelector('#best-value').dataset.value"), str(best(evals[:-1])))
         for chart in CHARTS[:-1]:  # random search reports no diagnostics
+            b.js("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", chart)
             self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
+        b.js("window.scrollTo(0, 0)")
 
         # One more trial: the page asks only for what follows trial 9,999.
         b.js("performance.clearResourceTimings()")
@@ -200,19 +186,88 @@ class LargeStudy(Case):
         with open(os.path.join(ARGS.out, "dashboard-perf.json"), "w") as f:
             json.dump(figures, f, indent=2)
         for k, load in enumerate(loads):
-            print(f"page load {k + 1} with 10,000 trials: data {load['data_ms']:.0f} ms, ready {load['ready_ms']:.0f} ms,"
-                  f" every plot drawn {load['all_drawn_ms']:.0f} ms after navigation start; server time of the trial pages "
-                  f"{[round(r['server_ms'], 1) for r in load['trials_requests'][:2]]} ms")
+            print(f"page load {k + 1} with 10,000 trials: {describe_load(load)}")
         print(f"incremental update: server time {[round(r['server_ms'], 3) for r in incremental]} ms")
+
+
+class LiveStudy(Case):
+    def test_study_filled_by_workers(self):
+        url = "sqlite:///" + os.path.join(self.dir, "studies.db")
+        name = "tuning"
+        warm_up = '<img src=x onerror="document.body.dataset.injected=2">warm-up'
+        objective = f"/usr/bin/python3 {HERE}/objective.py --delay 0.3"
+        common = ["--storage", url, "--objective-command", objective, "--space", f"{HERE}/space_plain.json",
+                  "--direction", "minimize"]
+        subprocess.run([ARGS.optimist, "study", "create", "--name", name, *common, "--algorithm", "gp-ei",
+                        "--budget", "30", "--seed", "1", "--grace", "30"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "study", "create", "--name", warm_up, *common, "--budget", "3"], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "worker", "--storage", url, "--name", warm_up, "-q"], check=True,
+                       capture_output=True)
+        self.dashboard = Dashboard(ARGS.optimist, ["--storage", url, "--poll-ms", "250"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study list", "return document.querySelectorAll('#studies tbody tr').length === 2")
+        names = b.js("return [...document.querySelectorAll('#studies tbody .name')].map(td => td.textContent)")
+        self.assertEqual(sorted(names), sorted([name, warm_up]))  # HTML in a name is text
+        b.js("[...document.querySelectorAll('#studies tbody tr')].find(tr => tr.dataset.id === arguments[0]).click()", name)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        self.assertEqual(b.js("return document.querySelector('#study-name').textContent"), name)
+
+        workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q",
+                                     "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                   for k in (1, 2)]
+        try:
+            b.js("window.noReload = 7")
+            row = b.wait("a running trial with its heartbeat",
+                         "const tr = document.querySelector('#trials tbody tr.state-running');"
+                         "return tr && [...tr.cells].map(td => td.textContent)")
+            heartbeat = b.js("return [...document.querySelectorAll('#trials thead th')].findIndex(th => th.textContent === 'heartbeat')")
+            self.assertRegex(row[heartbeat], r"ago$")
+            self.assertRegex(row[-3], r"\(running\)$")  # duration so far
+            b.js("document.getElementById('chart-timeline').scrollIntoView({block: 'center'})")
+            b.wait("both workers' lanes in the timeline",
+                   "const o = echarts.getInstanceByDom(document.getElementById('chart-timeline')).getOption();"
+                   "return o && o.yAxis && o.yAxis[0].data.length === 2 && o.yAxis[0].data.join(',') === 'w1,w2'")
+            b.wait("ten trials", "return Number(document.querySelector('#trial-count').dataset.count) >= 10")
+            b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running.png"))
+            b.js("window.scrollTo(0, 0)")
+            b.wait("the history drawn", "return Number(document.getElementById('chart-history').dataset.drawn) > 0")
+            b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running-top.png"))
+        finally:
+            for w in workers:
+                self.assertEqual(w.wait(timeout=240), 0, w.stderr.read().decode())
+        b.wait("the study to finish", "return document.querySelector('#run-state').textContent === 'finished'")
+        self.assertEqual(b.js("return window.noReload"), 7, "the page was not reloaded")
+        self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "30")
+        b.js("const s = document.querySelector('#page-size'); s.value = '100'; s.dispatchEvent(new Event('change'))")
+        self.assertEqual(b.rows(), 30)
+
+        export = os.path.join(self.dir, "export.jsonl")
+        subprocess.run([ARGS.optimist, "study", "export", "--storage", url, "--name", name, "--out", export], check=True,
+                       stdout=subprocess.DEVNULL)
+        evals = [json.loads(line) for line in trace_lines(export)[1:] if '"i"' in line]
+        self.assertEqual(len(evals), 30)
+        self.assertEqual(float(b.js("return document.querySelector('#best-value').dataset.value")), best(evals))
+        complete = sum(e["status"] == "ok" for e in evals)
+        for chart in CHARTS[:-1]:  # studies store no diagnostics
+            b.drawn(chart, complete)
+            self.assertGreater(b.colored_pixels(chart), 100, f"{chart} drew data")
+        self.assertIsNone(b.js("return document.body.dataset.injected"))
+        self.assertEqual(b.errors(), [])
+        b.js("window.scrollTo(0, 0)")
+        b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-top.png"))
+        b.screenshot(os.path.join(ARGS.out, "dashboard-study.png"))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--optimist", required=True)
     parser.add_argument("--out", required=True)
-    parser.add_argument("case", choices=["live", "large"])
+    parser.add_argument("case", choices=["live", "large", "study"])
     ARGS = parser.parse_args()
     os.makedirs(ARGS.out, exist_ok=True)
-    suite = unittest.defaultTestLoader.loadTestsFromTestCase(LiveTrace if ARGS.case == "live" else LargeStudy)
+    case = {"live": LiveTrace, "large": LargeStudy, "study": LiveStudy}[ARGS.case]
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(case)
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

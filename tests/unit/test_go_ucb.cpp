@@ -521,3 +521,22 @@ TEST(GoUcb, StandardizesForTheBuiltInMlpOnlyUnlessTold) {
   o.standardize = true;
   EXPECT_TRUE(*GoUcb(space, Direction::Maximize, o, model).options().standardize);
 }
+
+TEST(GoUcb, MakeGoUcbTakesTheRegistryOptionsAndAModelOfYourOwn) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  const auto model = std::make_shared<Mlp>(2, std::vector<std::size_t>{3});
+  const auto opt = make_go_ucb({{"name", "go-ucb"}, {"seed", 4}, {"budget", 12}, {"beta", 0.5}}, space, Direction::Maximize, model);
+  EXPECT_EQ(&opt->model(), model.get());
+  EXPECT_EQ(opt->options().beta, 0.5);
+  EXPECT_EQ(opt->seed(), 4u);
+  EXPECT_FALSE(*opt->options().standardize);  // a given family models the objective's own values
+  EXPECT_TRUE(*make_go_ucb({{"name", "go-ucb"}, {"budget", 12}, {"standardize", true}}, space, Direction::Maximize, model)
+                   ->options()
+                   .standardize);
+  EXPECT_EQ(make_go_ucb({{"name", "go-ucb-workshop"}, {"budget", 12}, {"u", 3.0}}, space, Direction::Maximize, model)
+                ->options()
+                .workshop_u,
+            3.0);
+  EXPECT_THROW(make_go_ucb({{"name", "gp-ei"}}, space, Direction::Maximize, model), InvalidArgument);
+  EXPECT_THROW(make_go_ucb({{"name", "go-ucb"}, {"budget", 12}, {"bogus", 1}}, space, Direction::Maximize, model), InvalidArgument);
+}

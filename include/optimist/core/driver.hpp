@@ -162,7 +162,8 @@ struct RunSummary {
 /// evaluation is told to the optimizer, kept in the summary and written to the trace before the
 /// next ask. Throws InvalidArgument for budget == 0, batch_size == 0, a missing function, or a
 /// resume_from longer than the budget or holding a point or value the optimizer refuses.
-/// total_s, suggest_s and tell_s cover this call only.
+/// total_s, suggest_s and tell_s cover this call only. The books (values, regret, trace) are kept by
+/// a RunRecorder (core/run_recorder.hpp), which other loops over ask/tell use too.
 RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options);
 
 }  // namespace optimist

@@ -66,6 +66,34 @@ GoUcbOptions read_common(const OptionValues& v, const std::string& variant) {
   return o;
 }
 
+// The options of the algorithm v.json()["name"]: go-ucb, go-ucb-workshop or exploration-first.
+GoUcbOptions read_options(const OptionValues& v) {
+  const std::string name = v.get<std::string>("name");
+  if (name == "go-ucb-workshop") {
+    GoUcbOptions o = read_common(v, "workshop");
+    o.workshop_sigma = v.get<double>("sigma");
+    o.workshop_u = v.get<double>("u");
+    return o;
+  }
+  if (name == "exploration-first") return read_common(v, "exploration-first");
+  if (name != "go-ucb") throw InvalidArgument("a parametric model of your own needs go-ucb, go-ucb-workshop or exploration-first, got '" + name + "'");
+  GoUcbOptions o = read_common(v, "go-ucb");
+  o.preset = v.get<std::string>("preset");
+  o.lambda = v.get<double>("lambda");
+  o.beta = v.get<double>("beta");
+  o.acquisition = v.get<std::string>("acquisition");
+  o.beta_schedule = v.get<std::string>("beta_schedule");
+  o.refit_every = v.get<std::size_t>("refit_every");
+  o.refit_restarts = v.get<std::size_t>("refit_restarts");
+  o.trust_region = v.get<double>("trust_region");
+  o.trust_shape = v.get<std::string>("trust_shape");
+  o.trust_adapt = v.get<bool>("trust_adapt");
+  o.trust_max = v.get<double>("trust_max");
+  o.trust_rule = v.get<std::string>("trust_rule");
+  o.global_candidate = v.get<bool>("global_candidate");
+  return o;
+}
+
 // The workshop variant and exploration-first keep the paper's network, model inputs and oracle by default.
 GoUcbOptions paper_model_defaults() {
   GoUcbOptions d;
@@ -103,21 +131,7 @@ AlgorithmInfo go_ucb_info() {
   info.options.push_back({"global_candidate", d.global_candidate,
                           "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    GoUcbOptions o = read_common(v, "go-ucb");
-    o.preset = v.get<std::string>("preset");
-    o.lambda = v.get<double>("lambda");
-    o.beta = v.get<double>("beta");
-    o.acquisition = v.get<std::string>("acquisition");
-    o.beta_schedule = v.get<std::string>("beta_schedule");
-    o.refit_every = v.get<std::size_t>("refit_every");
-    o.refit_restarts = v.get<std::size_t>("refit_restarts");
-    o.trust_region = v.get<double>("trust_region");
-    o.trust_shape = v.get<std::string>("trust_shape");
-    o.trust_adapt = v.get<bool>("trust_adapt");
-    o.trust_max = v.get<double>("trust_max");
-    o.trust_rule = v.get<std::string>("trust_rule");
-    o.global_candidate = v.get<bool>("global_candidate");
-    return std::make_unique<GoUcb>(space, direction, o);
+    return std::make_unique<GoUcb>(space, direction, read_options(v));
   };
   return info;
 }
@@ -132,10 +146,7 @@ AlgorithmInfo go_ucb_workshop_info() {
   info.options.push_back({"sigma", d.workshop_sigma, "noise scale sigma of the bonus", {}});
   info.options.push_back({"u", d.workshop_u, "constant U of the bonus (workshop section 4: 10)", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    GoUcbOptions o = read_common(v, "workshop");
-    o.workshop_sigma = v.get<double>("sigma");
-    o.workshop_u = v.get<double>("u");
-    return std::make_unique<GoUcb>(space, direction, o);
+    return std::make_unique<GoUcb>(space, direction, read_options(v));
   };
   return info;
 }
@@ -149,9 +160,19 @@ AlgorithmInfo exploration_first_info() {
   info.options = common_options(d);
   info.options[1].help = "Phase I length n; 0: ceil(N^(2/3)) (Lemma 15)";
   info.create = [](const Space& space, Direction direction, const OptionValues& v) {
-    return std::make_unique<GoUcb>(space, direction, read_common(v, "exploration-first"));
+    return std::make_unique<GoUcb>(space, direction, read_options(v));
   };
   return info;
+}
+
+std::unique_ptr<GoUcb> make_go_ucb(const nlohmann::json& spec, const Space& space, Direction direction,
+                                   std::shared_ptr<const ParametricModel> model) {
+  const nlohmann::json resolved = resolve_options(spec);
+  const std::string name = resolved.at("name").get<std::string>();
+  GoUcbOptions o = read_options(OptionValues(name, resolved));
+  // Unset unless asked for: GoUcb then standardizes for its built-in models only (see GoUcbOptions).
+  if (!spec.contains("standardize")) o.standardize.reset();
+  return std::make_unique<GoUcb>(space, direction, std::move(o), std::move(model));
 }
 
 }  // namespace optimist

@@ -43,11 +43,15 @@ function renderStudies() {
     if (needle && !`${s.name} ${s.algorithm} ${s.problem}`.toLowerCase().includes(needle)) continue;
     const tr = el('tr', null, s.id === app.id ? 'selected' : '', { tabindex: '0' });
     tr.dataset.id = s.id;
-    tr.append(el('td', s.name, 'name', { title: s.name }), el('td', s.algorithm));
-    const trials = el('td', fmtInteger(s.n_trials), 'num trials');
+    // Two lines per study: name, then algorithm, trials and the running and failed ones.
+    const meta = el('div', `${s.algorithm || '?'} · ${fmtInteger(s.n_trials)} trials`, 'muted');
     for (const state of ['running', 'failed'])
-      if (s.counts[state]) trials.append(el('span', `${s.counts[state]} ${state}`, `pill ${state}`));
-    tr.append(trials, el('td', fmtNumber(s.best_value), 'num'), el('td', runState(s, now), s.error ? 'error' : ''));
+      if (s.counts[state]) meta.append(el('span', `${s.counts[state]} ${state}`, `pill ${state}`));
+    const study = el('td');
+    study.append(el('div', s.name, 'name', { title: s.name }), meta);
+    const best = el('td', null, 'num');
+    best.append(el('div', fmtNumber(s.best_value), 'best'), el('div', runState(s, now), s.error ? 'error' : 'muted'));
+    tr.append(study, best);
     tr.addEventListener('click', () => select(s.id));
     tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(s.id); });
     rows.append(tr);
@@ -101,7 +105,6 @@ async function select(id) {
     $('#progress').hidden = true;
     renderStudy();
     drawCharts(true);
-    for (const chart of Object.values(app.charts)) chart.loading(false);
     document.body.dataset.state = 'ready';
     if (!app.readyMarked) {
       performance.mark('optimist-ready');
@@ -156,8 +159,8 @@ function renderStudy() {
   app.table.render();
 }
 
-// Draws every chart; with many trials, redraws are spaced so that drawing never takes more than
-// a fifth of the time.
+// Draws every chart (those off screen when they come into view); with many trials, redraws are
+// spaced so that drawing never takes more than a fifth of the time.
 function drawCharts(replace) {
   const started = performance.now();
   const store = app.store;
@@ -172,13 +175,7 @@ function drawCharts(replace) {
     timeline: () => timelineOption(trials, store.now()),
     diagnostics: () => diagnosticsOption(trials, study),
   };
-  for (const [name, build] of Object.entries(builders)) {
-    const at = performance.now();
-    const built = build();
-    app.charts[name].draw(built.option, { items: built.empty ? 0 : items, height: built.height, replace });
-    // The first drawing of each chart is measured (the browser test reports these).
-    if (!app.readyMarked) performance.measure(`optimist-draw-${name}`, { start: at, end: performance.now() });
-  }
+  for (const [name, build] of Object.entries(builders)) app.charts[name].update(build, { items, replace });
   app.drawCost = performance.now() - started;
   app.lastDraw = performance.now();
 }

@@ -162,6 +162,12 @@ class GoUcb : public Optimizer {
   double best_seen_ = -std::numeric_limits<double>::infinity();
 };
 
+/// The registry's go-ucb, go-ucb-workshop or exploration-first (spec["name"], options as for
+/// make_optimizer) with your own model f_w instead of the built-in one (null: the built-in one).
+/// Throws InvalidArgument on another name or a bad option, naming it.
+std::unique_ptr<GoUcb> make_go_ucb(const nlohmann::json& spec, const Space& space, Direction direction,
+                                   std::shared_ptr<const ParametricModel> model);
+
 AlgorithmInfo go_ucb_info();
 AlgorithmInfo go_ucb_workshop_info();
 AlgorithmInfo exploration_first_info();

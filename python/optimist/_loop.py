@@ -1,0 +1,157 @@
+"""The loop behind minimize/maximize: ask, evaluate (inline or on an executor), record.
+
+Evaluations are asked one at a time as slots free up, so up to ``n_parallel`` are in flight and the
+algorithm sees the others as pending. Each outcome goes to the C++ RunRecorder (``_optimist._Run``),
+which tells it, keeps the books and writes the trace exactly as ``optimist run`` does; with
+``n_parallel=1`` and no executor the sequence of asks and tells is the CLI's, point for point.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional
+
+from . import _optimist
+
+
+class ObjectiveError(RuntimeError):
+    """The objective returned NaN, infinity or a non-number (with on_failure="stop")."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One recorded evaluation, as given to ``callback``: its 1-based index ``i``, the point ``x``
+    (as the objective received it), the observed ``y`` (None when it failed), ``failed``,
+    ``error``, and ``best_f``, the best value so far."""
+
+    i: int
+    x: Any
+    y: Optional[float]
+    failed: bool
+    error: Optional[str]
+    best_f: Optional[float]
+
+
+def timed_call(function: Callable[[Any], Any], argument: Any):
+    """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
+    and returns (value, seconds spent in it)."""
+    start = time.perf_counter()
+    value = function(argument)
+    return value, time.perf_counter() - start
+
+
+def _inline(function: Callable[[Any], Any], argument: Any) -> cf.Future:
+    future: cf.Future = cf.Future()
+    try:
+        future.set_result(timed_call(function, argument))
+    except Exception as e:  # noqa: BLE001 - a failure of the objective; KeyboardInterrupt propagates
+        future.set_exception(e)
+    return future
+
+
+class Interrupts:
+    """Ctrl-C during a run: the first stops it after the evaluations under way (they are paid for)
+    and minimize returns what was done; the second raises KeyboardInterrupt at once. Only the main
+    thread can catch signals; elsewhere Ctrl-C keeps Python's default behaviour."""
+
+    _NOT_INSTALLED = object()
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = self._NOT_INSTALLED
+
+    def __enter__(self) -> "Interrupts":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\noptimist: Ctrl-C: stopping after the evaluations under way (Ctrl-C again to abort them)",
+              file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is not self._NOT_INSTALLED:
+            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)
+
+
+def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial", suggest_s: float,
+             submitted: float):
+    """Records a finished evaluation; returns (record, exception to re-raise under on_failure="stop")."""
+    try:
+        value, eval_s = future.result()
+    except Exception as e:  # noqa: BLE001 - the objective raised (here or in a worker)
+        what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        # A failure's time is seen from here: submission to completion.
+        return run.record_failure(trial, run.thrown(trial.x, what), suggest_s, time.perf_counter() - submitted), e
+    try:
+        y = float(value)
+    except (TypeError, ValueError):
+        error = ObjectiveError(f"objective returned a non-number {value!r} of type {type(value).__name__} "
+                               f"at x = {list(trial.x)}")
+        return run.record_failure(trial, str(error), suggest_s, eval_s), error
+    record = run.record(trial, y, suggest_s, eval_s)
+    return record, (ObjectiveError(record["error"]) if record["failed"] else None)
+
+
+def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Callable[[Any], Any],
+          argument_of: Callable[[Any], Any], *, executor: Optional[cf.Executor], n_parallel: int,
+          interrupts: Interrupts, callback: Optional[Callable[[Evaluation], Any]] = None,
+          progress: bool = False, budget: int = 0) -> Optional[BaseException]:
+    """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
+    exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
+    its own (a second Ctrl-C, a broken executor) it abandons what is in flight, closes the run (the
+    trace stays complete) and re-raises."""
+    in_flight: Dict[cf.Future, tuple] = {}  # future -> (trial, suggest_s, submitted), in submission order
+    first_failure: Optional[BaseException] = None
+    try:
+        while True:
+            while (not run.stopped and not interrupts.requested and len(in_flight) < n_parallel
+                   and run.remaining > len(in_flight)):
+                if run.time_is_up():
+                    run.stop("time limit")
+                    break
+                start = time.perf_counter()
+                trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                suggest_s = (time.perf_counter() - start) / len(trials)
+                for trial in trials:
+                    submitted = time.perf_counter()
+                    future = (_inline(function, argument_of(trial)) if executor is None
+                              else executor.submit(timed_call, function, argument_of(trial)))
+                    in_flight[future] = (trial, suggest_s, submitted)
+            if interrupts.requested:
+                run.stop("cancelled")
+            if not in_flight:
+                return first_failure
+            done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
+            for future in [f for f in in_flight if f in done]:  # simultaneous completions in submission order
+                trial, suggest_s, submitted = in_flight.pop(future)
+                record, failure = _outcome(run, future, trial, suggest_s, submitted)
+                if failure is not None and first_failure is None:
+                    first_failure = failure
+                if progress:
+                    _show(record, budget)
+                if callback is not None:
+                    evaluation = Evaluation(record["i"], argument_of(trial), record["y"], record["failed"],
+                                            record["error"], record["best_f"])
+                    if callback(evaluation) is True:
+                        run.stop("cancelled")
+    except BaseException:
+        for future, (trial, _, _) in in_flight.items():
+            future.cancel()
+            run.abandon(trial)
+        run.stop("cancelled")
+        run.finish()
+        raise
+
+
+def _show(record: Dict[str, Any], budget: int) -> None:
+    y = "failed" if record["failed"] else f"y = {record['y']:.6g}"
+    best = "" if record["best_f"] is None else f"  best = {record['best_f']:.6g}"
+    print(f"optimist: {record['i']:>5}/{budget}  {y}{best}", file=sys.stderr, flush=True)

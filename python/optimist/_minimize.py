@@ -1,0 +1,144 @@
+"""minimize / maximize: one call that runs an algorithm on your function."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import _optimist
+from ._loop import Evaluation, Interrupts, drive
+from .optimizer import History, Optimizer
+from .problems import Problem
+from .result import OptimizeResult
+from .space import Space, as_space
+
+
+def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "gp-ei", budget: int = 100,
+             seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
+             time_limit: Optional[float] = None, target: Optional[float] = None,
+             executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
+             callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
+             name: Optional[str] = None, **options: Any) -> OptimizeResult:
+    """Minimizes ``func`` over ``space`` with one optimist algorithm; returns an OptimizeResult.
+
+    func: takes a dict of named parameters (a space given as a dict of Float/Int/Categorical) or a
+        numpy array (a space given as a list of (low, high) bounds) and returns a number. It may
+        also be an ``optimist.problems`` Problem (then ``space`` is its own).
+    algorithm, **options: any registered algorithm and its options (``optimist.algorithms()``,
+        ``optimist list``), with the CLI's names and errors (ValueError naming the bad key or value).
+    budget: number of evaluations, failed ones included; also the horizon of algorithms that plan
+        with it (go-ucb). seed: the whole run is a deterministic function of it.
+    trace: write the run's trace (docs/trace-format.md) to this file, line by line as evaluations
+        complete; ``optimist run --resume`` and ``optimist bench`` read it.
+    on_failure: when func raises or returns NaN/inf: "stop" (default) records the failed evaluation,
+        closes the trace and re-raises (the partial OptimizeResult is the exception's
+        ``optimist_result``); "mark-failed" records it and goes on (it counts against the budget).
+    time_limit (seconds), target (stop once a value reaches it): as ``optimist run``.
+    executor, n_parallel: keep n_parallel evaluations in flight on a concurrent.futures.Executor
+        (ProcessPoolExecutor, or Dask's ``Client.get_executor()``); a new point is asked as soon as
+        one finishes, the others pending. func must then be picklable.
+    callback: called with an :class:`optimist.Evaluation` after each evaluation; returning True stops.
+    progress: print one line per evaluation to stderr.
+    model: your own parametric model for GO-UCB (:class:`optimist.ParametricModel`).
+    name: the objective's name in the trace (default: func's __name__).
+
+    Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
+    a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
+    """
+    return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
+                on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
+                n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, options=options)
+
+
+def maximize(func: Callable[[Any], float], space: Any = None, **kwargs: Any) -> OptimizeResult:
+    """As :func:`minimize`, maximizing func (``fun`` is then the largest value observed)."""
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _RUN_ARGUMENTS}
+    return _run(func, space, "maximize", options=options, **{**_RUN_DEFAULTS, **kwargs})
+
+
+_RUN_DEFAULTS = dict(algorithm="gp-ei", budget=100, seed=0, trace=None, on_failure="stop", time_limit=None,
+                     target=None, executor=None, n_parallel=None, callback=None, progress=False, model=None, name=None)
+_RUN_ARGUMENTS = frozenset(_RUN_DEFAULTS)
+
+
+def _check_positive_int(what: str, value: Any) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
+         on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
+         n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
+         options: dict) -> OptimizeResult:
+    budget = _check_positive_int("budget", budget)
+    if n_parallel is None:
+        n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
+        if n_parallel is None:
+            raise ValueError("n_parallel: give the number of evaluations to keep in flight on the executor")
+    n_parallel = _check_positive_int("n_parallel", n_parallel)
+    if n_parallel > 1 and executor is None:
+        raise ValueError(f"n_parallel={n_parallel} needs an executor (e.g. concurrent.futures.ProcessPoolExecutor, "
+                         "or a Dask Client's get_executor())")
+    if not callable(func):
+        raise TypeError(f"func must be callable, got {func!r}")
+
+    if isinstance(func, Problem):
+        if space is not None and as_space(space) != func.space:
+            raise ValueError(f"problem '{func.name}' has its own space; leave space out")
+        if func.direction != direction:
+            raise ValueError(f"problem '{func.name}' is to {func.direction}: call optimist.{func.direction}")
+        space = func.space
+        problem_core, noise = func._core, func.noise
+        # Inline, the C++ objective with the CLI's noise stream; on an executor, the picklable Problem.
+        function = func._objective_for_run(seed) if executor is None else func
+    else:
+        if space is None:
+            raise ValueError("a search space is needed: a dict of optimist.Float/Int/Categorical or a list of (low, high)")
+        space = as_space(space)
+        label = name or getattr(func, "__name__", None) or type(func).__name__
+        problem_core, noise = _optimist._user_problem(str(label), space._core, direction), 0.0
+        function = func
+
+    optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=budget, model=model, **options)
+    if trace is not None:
+        trace = os.fspath(trace)
+        parent = os.path.dirname(trace)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+    run = _optimist._Run(optimizer._core, problem_core, optimizer.options, budget, noise, time_limit, target,
+                         on_failure, trace, n_parallel)
+    with Interrupts() as interrupts:
+        argument_of = (lambda t: t.x) if isinstance(func, Problem) else (lambda t: space.to_point(t.x))
+        failure = drive(optimizer._core, run, function, argument_of, executor=executor, n_parallel=n_parallel,
+                        interrupts=interrupts, callback=callback, progress=progress, budget=budget)
+        summary = run.finish()
+    result = _result(summary, optimizer, space, trace)
+    if failure is not None and summary["stop_reason"] == "objective failed":
+        failure.optimist_result = result  # type: ignore[attr-defined]
+        failure.add_note(f"optimist: the run stopped at evaluation {result.nfev} of {budget} (on_failure='stop'); "
+                         "its evaluations are in this exception's optimist_result"
+                         + (f" and in the trace {trace}" if trace else ""))
+        raise failure
+    return result
+
+
+def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[str]) -> OptimizeResult:
+    evaluations = summary["evaluations"]
+    history = History(space, evaluations)
+    point = lambda v: None if v is None else space.to_point(v)  # noqa: E731
+    return OptimizeResult(
+        x=point(summary["best_x"]), fun=summary["best_y"],
+        x_iters=history.x, func_vals=history.y,
+        recommended_x=point(summary["recommended_x"]), recommended_f=summary["recommended_f"],
+        nfev=len(history), n_failed=summary["n_failed"],
+        success=summary["stop_reason"] != "objective failed" and summary["best_y"] is not None,
+        status=summary["stop_reason"], message=summary["message"],
+        best_f=summary["best_f"], simple_regret=summary["simple_regret"], cum_regret=summary["cum_regret"],
+        history=history,
+        timings=dict(total_s=summary["total_s"], suggest_s=summary["suggest_s"], tell_s=summary["tell_s"],
+                     eval_s=float(np.sum(evaluations["eval_s"]))),
+        trace=trace, optimizer=optimizer, algorithm=optimizer.algorithm, options=optimizer.options,
+        seed=optimizer.seed, space=space)

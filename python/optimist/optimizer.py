@@ -1,0 +1,252 @@
+"""Ask/tell: Optimizer, Trial and the history of told evaluations."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _optimist
+from .space import Point, Space, as_space
+
+
+class Trial:
+    """A point to evaluate, handed out by :meth:`Optimizer.ask`.
+
+    ``x`` is what your objective takes (a dict for a named space, a numpy array for a bounds list);
+    ``params`` is always a dict; ``vector`` is the stored float form (a categorical as its choice
+    index); ``unit`` the point in the unit cube the algorithm works in.
+    """
+
+    __slots__ = ("_core", "_space", "_owner")
+
+    def __init__(self, core: "_optimist._Trial", space: Space, owner: Any):
+        self._core, self._space, self._owner = core, space, owner
+
+    @property
+    def id(self) -> int:
+        return self._core.id
+
+    @property
+    def x(self) -> Point:
+        return self._space.to_point(self._core.x)
+
+    @property
+    def params(self) -> Dict[str, Any]:
+        return self._space.to_dict(self._core.x)
+
+    @property
+    def vector(self) -> np.ndarray:
+        return self._core.x
+
+    @property
+    def unit(self) -> np.ndarray:
+        return self._core.unit
+
+    def __repr__(self) -> str:
+        return f"Trial(id={self.id}, params={self.params})"
+
+
+class Observation(NamedTuple):
+    """A told trial: its value in the objective's direction, or the reason it failed."""
+
+    trial: Trial
+    value: Optional[float]
+    failed: bool
+    error: Optional[str]
+
+
+_RUN_COLUMNS = ("f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s")
+
+
+class History:
+    """Evaluations as numpy arrays: ``X`` (one stored vector per row), ``y`` (NaN where failed),
+    ``failed`` and ``errors``; a run's history also has f, regret, cum_regret, best_f and the
+    timings suggest_s, eval_s, tell_s (docs/trace-format.md). ``x`` lists the points in the space's
+    form; :meth:`to_pandas` gives a DataFrame with one column per parameter.
+    """
+
+    def __init__(self, space: Space, arrays: Mapping[str, Any]):
+        self.space = space
+        self.X: np.ndarray = np.asarray(arrays["x"], dtype=float).reshape(-1, space.dim)
+        self.y: np.ndarray = np.asarray(arrays["y"], dtype=float)
+        self.failed: np.ndarray = np.asarray(arrays["failed"], dtype=bool)
+        self.errors: List[Optional[str]] = list(arrays["error"])
+        self.extra: Dict[str, np.ndarray] = {k: np.asarray(arrays[k]) for k in ("id",) + _RUN_COLUMNS if k in arrays}
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        extra = self.__dict__.get("extra", {})
+        if name in extra:
+            return extra[name]
+        raise AttributeError(f"History has no column '{name}'; columns: {self.columns}")
+
+    @property
+    def columns(self) -> List[str]:
+        return ["x", "y", "failed", "errors"] + list(self.extra)
+
+    @property
+    def x(self) -> List[Point]:
+        return [self.space.to_point(row) for row in self.X]
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def to_pandas(self):
+        """A pandas DataFrame: one column per parameter (categorical values as their choices), then
+        y, status ("ok" / "failed"), error, and the run's columns when present."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - pandas is a Debian package in the setup script
+            raise ImportError("History.to_pandas() needs pandas (Debian: python3-pandas)") from e
+        data: Dict[str, Any] = {}
+        if "id" in self.extra:
+            data["id"] = self.extra["id"]
+        rows = [self.space.to_dict(r) for r in self.X]
+        for name in self.space.names:
+            data[name] = [r[name] for r in rows]
+        data["y"] = self.y
+        for k in _RUN_COLUMNS:
+            if k in self.extra:
+                data[k] = self.extra[k]
+        data["status"] = np.where(self.failed, "failed", "ok")
+        data["error"] = self.errors
+        return pd.DataFrame(data)
+
+    def __repr__(self) -> str:
+        return f"History({len(self)} evaluations, {int(self.failed.sum())} failed)"
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, numbers.Real) or (isinstance(v, np.ndarray) and v.ndim == 0)
+
+
+def _value(y: Any) -> float:
+    try:
+        return float(y)
+    except (TypeError, ValueError):
+        raise TypeError(f"an objective value must be a number, got {y!r} of type {type(y).__name__}") from None
+
+
+class Optimizer:
+    """Ask/tell access to every optimist algorithm.
+
+    ``Optimizer(space, "gp-ei", seed=0, direction="minimize", **options)``: options are the
+    algorithm's (``optimist.algorithms()`` lists them, as ``optimist list`` does); a bad name, key
+    or value raises ValueError naming it and the valid ones. ``budget`` is the planned number of
+    evaluations, required by the algorithms that plan with it (go-ucb and its variants).
+    ``model`` is a parametric model of your own for GO-UCB (see :class:`optimist.ParametricModel`),
+    or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive").
+
+    >>> opt = Optimizer({"x": Float(-2, 2)}, "gp-ei", seed=1)
+    >>> trial = opt.ask()
+    >>> opt.tell(trial, trial.params["x"] ** 2)
+    """
+
+    def __init__(self, space: Any, algorithm: str = "gp-ei", *, seed: int = 0, direction: str = "minimize",
+                 budget: Optional[int] = None, model: Any = None, **options: Any):
+        self.space = as_space(space)
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
+            raise ValueError(f"budget must be a positive integer, got {budget!r}")
+        if isinstance(model, str):  # go-ucb's option naming a built-in family ("auto", "mlp", "additive")
+            options["model"], model = model, None
+        self._core, self.options = _optimist._create_optimizer(
+            algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model)
+        self.algorithm = algorithm
+        self.model = model
+
+    # ---- what it is ----
+    @property
+    def seed(self) -> int:
+        return self._core.seed
+
+    @property
+    def direction(self) -> str:
+        return self._core.direction
+
+    @property
+    def supports_batch(self) -> bool:
+        """True when ask(n) returns n points at once (a true batch form); otherwise it returns one."""
+        return self._core.supports_batch
+
+    def __repr__(self) -> str:
+        return (f"Optimizer({self.algorithm!r}, seed={self.seed}, direction={self.direction!r}, "
+                f"{self._core.n_told} told, {len(self._core.pending())} pending)")
+
+    # ---- ask / tell ----
+    def ask(self, n: Optional[int] = None) -> Union[Trial, List[Trial]]:
+        """The next trial; ``ask(n)``: a list of up to n trials to evaluate in parallel (algorithms
+        without a batch form return one). Trials asked and not told are pending: the next ask
+        takes them into account."""
+        if n is None:
+            return Trial(self._core.ask(1)[0], self.space, self._core)
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+            raise ValueError(f"ask(n) needs a positive integer n, got {n!r}")
+        return [Trial(t, self.space, self._core) for t in self._core.ask(int(n))]
+
+    def tell(self, x: Any, y: Any) -> None:
+        """Reports the value of a trial: ``tell(trial, y)``. Also ``tell(point, y)`` for a point
+        nobody asked (a warm start from earlier data), and ``tell(points, ys)`` for several."""
+        if not isinstance(x, (Trial, Mapping)) and not _is_scalar(y):
+            xs, ys = list(x), list(y)
+            if len(xs) != len(ys):
+                raise ValueError(f"tell(points, values): {len(xs)} points but {len(ys)} values")
+            for xi, yi in zip(xs, ys):
+                self.tell(xi, yi)
+            return
+        value = _value(y)
+        if isinstance(x, Trial):
+            self._check_owner(x)
+            self._core.tell(x._core, value)
+        else:
+            self._core.tell_point(self.space.to_vector(x), value)
+
+    def tell_failed(self, x: Any, error: str = "failed") -> None:
+        """Reports that evaluating a trial (or a point) failed: it is kept, and the algorithm is
+        not given a value for it."""
+        if isinstance(x, Trial):
+            self._check_owner(x)
+            self._core.tell_failed(x._core, str(error))
+        else:
+            self._core.tell_failed_point(self.space.to_vector(x), str(error))
+
+    def _check_owner(self, trial: Trial) -> None:
+        if trial._owner is not self._core:
+            raise ValueError(f"{trial!r} was asked from another optimizer")
+
+    # ---- answers ----
+    def recommend(self) -> Point:
+        """The algorithm's answer (by default the best observed point); RuntimeError before any
+        successful evaluation."""
+        return self.space.to_point(self._core.recommend())
+
+    @property
+    def best(self) -> Optional[Observation]:
+        """The best successful observation so far, or None."""
+        b = self._core.best()
+        if b is None:
+            return None
+        return Observation(Trial(b[0], self.space, self._core), b[1], False, None)
+
+    @property
+    def pending(self) -> List[Trial]:
+        return [Trial(t, self.space, self._core) for t in self._core.pending()]
+
+    @property
+    def history(self) -> History:
+        """Every told evaluation, in order (failed ones included)."""
+        return History(self.space, self._core.history())
+
+    def diagnostics(self) -> Dict[str, Any]:
+        """The algorithm's current diagnostics (the extra fields of a trace line)."""
+        return self._core.diagnostics()
+
+
+def algorithms() -> List[Dict[str, Any]]:
+    """Every algorithm with its family, summary and options (key, default, help, allowed values)."""
+    return _optimist._algorithms()
+
+
+def algorithm_names() -> List[str]:
+    return [a["name"] for a in _optimist._algorithms()]

@@ -1,0 +1,235 @@
+"""Search spaces: named parameters (Float, Int, Categorical) or a plain list of (low, high) bounds."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _optimist
+
+
+@dataclass(frozen=True)
+class Float:
+    """A continuous parameter in [low, high]; ``log=True`` searches log(x) uniformly (low > 0)."""
+
+    low: float
+    high: float
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class Int:
+    """An integer parameter in [low, high], both included."""
+
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """One of ``choices`` (any Python objects; the trace records them as ``str(choice)``)."""
+
+    choices: Tuple[Any, ...]
+
+    def __init__(self, choices: Sequence[Any]):
+        if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
+            raise ValueError(f"Categorical needs a sequence of choices, got {choices!r}")
+        object.__setattr__(self, "choices", tuple(choices))
+
+
+Dimension = Union[Float, Int, Categorical]
+Point = Union[Dict[str, Any], np.ndarray]
+
+
+def _dimension(name: str, spec: Any) -> Dimension:
+    if isinstance(spec, (Float, Int, Categorical)):
+        return spec
+    if isinstance(spec, (tuple, list)) and len(spec) == 2 and all(isinstance(v, (int, float, np.number)) for v in spec):
+        return Float(float(spec[0]), float(spec[1]))
+    raise ValueError(
+        f"parameter '{name}': expected optimist.Float, Int, Categorical or a (low, high) pair, got {spec!r}")
+
+
+class Space:
+    """An ordered search space.
+
+    ``Space({"lr": Float(1e-5, 1e-1, log=True), "layers": Int(1, 4), "act": Categorical(["relu", "tanh"])})``
+    names its parameters: the objective receives a dict ``{"lr": 0.003, "layers": 2, "act": "tanh"}``.
+
+    ``Space([(-5, 10), (0, 15)])`` is a box of continuous parameters named x1, x2, ...: the objective
+    receives a numpy array. A list may also hold Float and Int.
+
+    Bad bounds, duplicate names or empty choices raise ValueError naming the parameter.
+    """
+
+    def __init__(self, dimensions: Union[Mapping[str, Any], Sequence[Any], np.ndarray, "Space"]):
+        if isinstance(dimensions, Space):
+            self._dims, self._named = dict(dimensions._dims), dimensions._named
+        elif isinstance(dimensions, Mapping):
+            self._dims = {str(k): _dimension(str(k), v) for k, v in dimensions.items()}
+            self._named = True
+        else:
+            rows = [tuple(r) if isinstance(r, np.ndarray) else r for r in dimensions]
+            self._dims = {f"x{k + 1}": _dimension(f"x{k + 1}", d) for k, d in enumerate(rows)}
+            self._named = False
+            for name, d in self._dims.items():
+                if isinstance(d, Categorical):
+                    raise ValueError(f"parameter '{name}': a Categorical needs a named space (a dict of parameters)")
+        if not self._dims:
+            raise ValueError("the search space has no parameters")
+        self._core = _optimist._Space()
+        for name, d in self._dims.items():
+            if isinstance(d, Float):
+                self._core.add_continuous(name, float(d.low), float(d.high), bool(d.log))
+            elif isinstance(d, Int):
+                for bound in (d.low, d.high):
+                    if not isinstance(bound, (int, np.integer)) and not (isinstance(bound, float) and bound.is_integer()):
+                        raise ValueError(f"parameter '{name}': Int bounds must be integers, got {bound!r}")
+                self._core.add_integer(name, int(d.low), int(d.high))
+            else:
+                names = [str(c) for c in d.choices]
+                if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
+                    names = [f"{k}:{c}" for k, c in enumerate(d.choices)]
+                self._core.add_categorical(name, names)
+
+    # ---- what the space holds ----
+    @property
+    def names(self) -> List[str]:
+        return list(self._dims)
+
+    @property
+    def dim(self) -> int:
+        return len(self._dims)
+
+    @property
+    def named(self) -> bool:
+        """True when points are dicts (a dict of parameters), False when numpy arrays (a bounds list)."""
+        return self._named
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """(dim, 2) array of [low, high]; a categorical parameter's are [0, n_choices - 1] (choice indices)."""
+        out = np.empty((self.dim, 2))
+        for k, d in enumerate(self._dims.values()):
+            out[k] = (0, len(d.choices) - 1) if isinstance(d, Categorical) else (d.low, d.high)
+        return out
+
+    def __len__(self) -> int:
+        return self.dim
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dims)
+
+    def __getitem__(self, name: str) -> Dimension:
+        return self._dims[name]
+
+    def items(self):
+        return self._dims.items()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Space) and self._dims == other._dims and self._named == other._named
+
+    def __repr__(self) -> str:
+        if not self._named:
+            return f"Space({[(d.low, d.high) if isinstance(d, Float) and not d.log else d for d in self._dims.values()]})"
+        return f"Space({self._dims})"
+
+    def to_json(self) -> dict:
+        """The space as in a trace's meta line (docs/trace-format.md)."""
+        return self._core.to_json()
+
+    # ---- points: the C++ vector (a categorical as its choice index) <-> the user's form ----
+    def to_vector(self, point: Any) -> np.ndarray:
+        """A point as the float vector optimist stores (categorical: the choice's index).
+
+        Accepts a dict keyed by name (every parameter), or a sequence in the space's order.
+        ValueError naming the parameter when a value is missing or outside the space.
+        """
+        if isinstance(point, Mapping):
+            missing = [n for n in self._dims if n not in point]
+            extra = [n for n in point if n not in self._dims]
+            if missing or extra:
+                raise ValueError(f"point {dict(point)!r}: " + "; ".join(
+                    s for s in (missing and f"missing {missing}", extra and f"unknown {extra} (parameters: {self.names})") if s))
+            values = [point[n] for n in self._dims]
+        else:
+            values = list(np.asarray(point, dtype=object).reshape(-1)) if not isinstance(point, (list, tuple)) else list(point)
+            if len(values) != self.dim:
+                raise ValueError(f"point {point!r} has {len(values)} values, the space has {self.dim}: {self.names}")
+        x = np.empty(self.dim)
+        for k, (name, d) in enumerate(self._dims.items()):
+            v = values[k]
+            if isinstance(d, Categorical):
+                x[k] = self._choice_index(name, d, v)
+            else:
+                try:
+                    x[k] = float(v)
+                except (TypeError, ValueError):
+                    raise ValueError(f"parameter '{name}': expected a number, got {v!r}") from None
+        self._core.validate(x)
+        return x
+
+    def to_point(self, x: np.ndarray) -> Point:
+        """The user's form of a stored vector: a dict (named space) or a numpy array (bounds list)."""
+        if not self._named:
+            return np.array(x, dtype=float)
+        return self.to_dict(x)
+
+    def to_dict(self, x: np.ndarray) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for v, (name, d) in zip(x, self._dims.items()):
+            if isinstance(d, Categorical):
+                out[name] = d.choices[int(v)]
+            elif isinstance(d, Int):
+                out[name] = int(v)
+            else:
+                out[name] = float(v)
+        return out
+
+    @staticmethod
+    def _choice_index(name: str, d: Categorical, value: Any) -> int:
+        for k, c in enumerate(d.choices):
+            if c is value or (type(c) is type(value) and c == value):
+                return k
+        for k, c in enumerate(d.choices):  # 1 == 1.0 == True: accept equal values of other types last
+            try:
+                if c == value and not (isinstance(c, float) and math.isnan(c)):
+                    return k
+            except Exception:  # noqa: BLE001 - objects whose == raises simply do not match
+                continue
+        raise ValueError(f"parameter '{name}': {value!r} is not one of {list(d.choices)!r}")
+
+    @classmethod
+    def from_json(cls, j: Mapping[str, Any], named: bool = True) -> "Space":
+        """Inverse of to_json (a trace's meta "space"); categorical choices come back as strings.
+        ``named=False``: points are numpy arrays (the space of a benchmark problem)."""
+        params = j["parameters"] if "parameters" in j else j
+        dims: Dict[str, Dimension] = {}
+        for p in params:
+            if p["type"] == "continuous":
+                dims[p["name"]] = Float(p["lower"], p["upper"], bool(p.get("log", False)))
+            elif p["type"] == "integer":
+                dims[p["name"]] = Int(int(p["lower"]), int(p["upper"]))
+            else:
+                dims[p["name"]] = Categorical(p["choices"])
+        return _rebuild_space(dims, named)
+
+    def __reduce__(self):
+        return (_rebuild_space, (self._dims, self._named))
+
+
+def _rebuild_space(dims: Dict[str, Dimension], named: bool) -> Space:
+    space = Space(dims)
+    if not named:
+        for name, d in dims.items():
+            if isinstance(d, Categorical):
+                raise ValueError(f"parameter '{name}': a Categorical needs a named space (a dict of parameters)")
+        space._named = False
+    return space
+
+
+def as_space(space: Any) -> Space:
+    """A Space from a Space, a dict of parameters or a list of bounds."""
+    return space if isinstance(space, Space) else Space(space)

@@ -1,0 +1,162 @@
+"""minimize / maximize: optimum found, the result's fields, failure policies, stops, Ctrl-C."""
+import math
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import optimist
+from optimist import Categorical, Float, Int
+
+BRANIN_OPTIMA = np.array([[-math.pi, 12.275], [math.pi, 2.275], [9.42478, 2.475]])
+
+
+def branin(x):
+    a, b, c, r, s, t = 1.0, 5.1 / (4 * math.pi ** 2), 5 / math.pi, 6.0, 10.0, 1 / (8 * math.pi)
+    return a * (x[1] - b * x[0] ** 2 + c * x[0] - r) ** 2 + s * (1 - t) * math.cos(x[0]) + s
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gp_ei_finds_branins_optimum(seed):
+    res = optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="gp-ei", budget=30, seed=seed)
+    assert res.fun - 0.397887 < 0.05
+    assert np.min(np.linalg.norm(BRANIN_OPTIMA - res.x, axis=1)) < 0.3
+    assert res.success and res.status == "budget" and res.nfev == 30 and res.n_failed == 0
+    assert isinstance(res.x, np.ndarray) and len(res.x_iters) == 30 and res.func_vals.shape == (30,)
+    assert res.fun == np.min(res.func_vals)
+    assert res.x.tolist() == res.x_iters[int(np.argmin(res.func_vals))].tolist()
+    assert res.timings["total_s"] > 0 and res.timings["suggest_s"] > 0
+    assert res.history.suggest_s.shape == (30,) and res.trace is None
+
+
+def test_named_space_and_maximize():
+    space = {"lr": Float(1e-4, 1, log=True), "layers": Int(1, 4), "act": Categorical(["relu", "tanh"])}
+    seen = []
+
+    def accuracy(p):
+        seen.append(p)
+        return 1.0 - (math.log10(p["lr"]) + 2) ** 2 / 10 - 0.05 * abs(p["layers"] - 3) + (0.5 if p["act"] == "tanh" else 0)
+
+    res = optimist.maximize(accuracy, space, algorithm="gp-ei", budget=25, seed=0)
+    assert all(isinstance(p, dict) and set(p) == {"lr", "layers", "act"} for p in seen)
+    assert res.fun == max(res.func_vals) and res.fun > 1.45
+    assert res.x["act"] == "tanh" and res.x["layers"] == 3
+    assert res.recommended_x == res.x and res.recommended_f == res.fun
+    df = res.history.to_pandas()
+    assert list(df.columns[:4]) == ["lr", "layers", "act", "y"] and len(df) == 25
+
+
+def test_maximize_takes_algorithm_options_and_problems_follow_their_direction():
+    res = optimist.maximize(optimist.problems.get("sine_1d"), algorithm="gp-ucb", budget=12, seed=0, beta=2.0)
+    assert res.options["beta"] == 2.0 and res.fun <= 1.0
+    with pytest.raises(ValueError, match="problem 'branin' is to minimize: call optimist.minimize"):
+        optimist.maximize(optimist.problems.branin, budget=5)
+    with pytest.raises(ValueError, match="gp-ei: unknown option 'betta'"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=5, betta=1)
+
+
+def test_objective_that_raises_stops_reraises_with_traceback_and_keeps_everything(tmp_path):
+    calls = []
+
+    def crashes_at_four(x):
+        calls.append(x)
+        if len(calls) == 4:
+            raise ArithmeticError("simulator diverged")
+        return float(np.sum(x ** 2))
+
+    trace = tmp_path / "sub" / "run.jsonl"
+    with pytest.raises(ArithmeticError, match="simulator diverged") as info:
+        optimist.minimize(crashes_at_four, [(-1, 1)] * 2, algorithm="random", budget=10, trace=trace)
+    assert info.traceback[-1].name == "crashes_at_four"  # the user's frame is where it was raised
+    res = info.value.optimist_result
+    assert res.nfev == 4 and res.n_failed == 1 and res.status == "objective failed" and not res.success
+    assert "ArithmeticError: simulator diverged" in res.history.errors[3] and "objective threw at x = [" in res.message
+    assert any("optimist_result" in n for n in info.value.__notes__)
+    t = optimist.read_trace(trace)
+    assert t.complete and len(t) == 4 and t.recommend["stop_reason"] == "objective failed"
+    assert t.evaluations[3]["status"] == "failed"
+
+
+def test_nan_stops_with_objective_error_or_is_marked_failed():
+    values = iter([1.0, 2.0, float("nan"), 0.5, float("inf"), 0.25])
+
+    def flaky(x):
+        return next(values)
+
+    with pytest.raises(optimist.ObjectiveError, match="objective returned nan at x = "):
+        optimist.minimize(flaky, [(0, 1)], algorithm="random", budget=6)
+    values = iter([1.0, 2.0, float("nan"), 0.5, float("inf"), 0.25])
+    res = optimist.minimize(flaky, [(0, 1)], algorithm="random", budget=6, on_failure="mark-failed")
+    assert res.nfev == 6 and res.n_failed == 2 and res.fun == 0.25 and res.success
+    assert np.isnan(res.func_vals[[2, 4]]).all()
+    assert len(res.optimizer.history) == 6
+    with pytest.raises(ValueError, match="on_failure must be 'stop' or 'mark-failed', got 'ignore'"):
+        optimist.minimize(flaky, [(0, 1)], budget=6, on_failure="ignore")
+
+
+def test_a_non_number_is_a_failure_naming_the_value():
+    res = optimist.minimize(lambda x: "oops" if x[0] > 0.5 else x[0], [(0, 1)], algorithm="sobol", budget=8,
+                            on_failure="mark-failed")
+    assert res.n_failed > 0
+    assert any(e and "non-number 'oops' of type str" in e for e in res.history.errors)
+
+
+def test_callback_target_and_time_limit_stop_early():
+    seen = []
+
+    def stop_after_five(ev):
+        seen.append(ev)
+        return ev.i == 5
+
+    res = optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=50, callback=stop_after_five)
+    assert res.nfev == 5 and res.status == "cancelled" and [e.i for e in seen] == [1, 2, 3, 4, 5]
+    assert isinstance(seen[0].x, np.ndarray) and seen[0].y == res.func_vals[0]
+    res = optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=500, seed=1, target=5.0)
+    assert res.status == "target reached" and res.fun <= 5.0 and res.nfev < 500
+    res = optimist.minimize(lambda x: float(x[0]), [(0, 1)], algorithm="random", budget=10 ** 6, time_limit=0.2)
+    assert res.status == "time limit" and 0 < res.nfev < 10 ** 6
+
+
+def test_first_ctrl_c_stops_after_the_current_evaluation(capsys):
+    def interrupted_at_three(x):
+        interrupted_at_three.calls += 1
+        if interrupted_at_three.calls == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # as if the user pressed Ctrl-C during this evaluation
+        return float(x[0])
+
+    interrupted_at_three.calls = 0
+    before = signal.getsignal(signal.SIGINT)
+    res = optimist.minimize(interrupted_at_three, [(0, 1)], algorithm="random", budget=20)
+    assert res.status == "cancelled" and res.nfev == 3 and res.message == "cancelled after 3 evaluations"
+    assert "Ctrl-C" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is restored
+
+
+def test_second_ctrl_c_aborts_and_closes_the_trace(tmp_path):
+    def interrupted_twice(x):
+        interrupted_twice.calls += 1
+        if interrupted_twice.calls == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+        return float(x[0])
+
+    interrupted_twice.calls = 0
+    with pytest.raises(KeyboardInterrupt):
+        optimist.minimize(interrupted_twice, [(0, 1)], algorithm="random", budget=20, trace=tmp_path / "t.jsonl")
+    t = optimist.read_trace(tmp_path / "t.jsonl")
+    assert t.complete and t.recommend["stop_reason"] == "cancelled" and len(t) == 1
+
+
+def test_progress_lines_and_bad_arguments(capsys):
+    optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=3, progress=True)
+    err = capsys.readouterr().err
+    assert "optimist:     3/3" in err
+    with pytest.raises(ValueError, match="budget must be a positive integer, got 0"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=0)
+    with pytest.raises(ValueError, match="n_parallel=2 needs an executor"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, n_parallel=2)
+    with pytest.raises(ValueError, match="a search space is needed"):
+        optimist.minimize(branin, budget=3)
+    with pytest.raises(TypeError, match="func must be callable"):
+        optimist.minimize(3, [(0, 1)], budget=3)

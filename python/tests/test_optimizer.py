@@ -1,0 +1,159 @@
+"""Ask/tell from Python: every algorithm, the CLI's option errors, warm starts, history."""
+import math
+
+import numpy as np
+import pytest
+
+import optimist
+from optimist import Categorical, Float, Int, Optimizer
+
+SPACE = {"a": Float(-2, 3), "b": Float(1e-3, 10, log=True), "n": Int(0, 5), "c": Categorical(["u", "v", "w"])}
+
+
+def objective(p):
+    return (p["a"] - 0.7) ** 2 + math.log10(p["b"]) ** 2 + 0.1 * (p["n"] - 3) ** 2 - (0.5 if p["c"] == "v" else 0.0)
+
+
+@pytest.mark.parametrize("algorithm", optimist.algorithm_names())
+def test_every_algorithm_runs_from_python_on_a_mixed_space(algorithm):
+    opt = Optimizer(SPACE, algorithm, seed=3, budget=12)
+    for _ in range(12):
+        t = opt.ask()
+        assert set(t.params) == set(SPACE) and t.params["c"] in ("u", "v", "w")
+        assert -2 <= t.params["a"] <= 3 and 1e-3 <= t.params["b"] <= 10 and isinstance(t.params["n"], int)
+        opt.tell(t, objective(t.params))
+    best = opt.recommend()
+    assert set(best) == set(SPACE)
+    h = opt.history
+    assert len(h) == 12 and not h.failed.any()
+    assert opt.best.value == pytest.approx(np.min(h.y))
+    # Same seed, same points: the run is a function of the seed.
+    again = Optimizer(SPACE, algorithm, seed=3, budget=12)
+    for x, y in zip(h.x, h.y):
+        t = again.ask()
+        assert t.params == x
+        again.tell(t, y)
+
+
+def test_bad_options_raise_the_cli_errors():
+    with pytest.raises(ValueError, match=r"unknown algorithm 'gp-eii'; valid algorithms: random, sobol, go-ucb"):
+        Optimizer(SPACE, "gp-eii")
+    with pytest.raises(ValueError, match=r"gp-ei: unknown option 'kernell'; valid options: seed, kernel, prior"):
+        Optimizer(SPACE, "gp-ei", kernell="rbf")
+    with pytest.raises(ValueError, match=r"gp-ei: option 'kernel' got \"rbff\"; valid values: matern52, matern32, rbf"):
+        Optimizer(SPACE, "gp-ei", kernel="rbff")
+    with pytest.raises(ValueError, match=r"gp-ei: option 'n_init' must be of the type of its default 0, got \"x\""):
+        Optimizer(SPACE, "gp-ei", n_init="x")
+    with pytest.raises(ValueError, match="go-ucb plans with the total number of evaluations: give budget=N"):
+        Optimizer(SPACE, "go-ucb")
+    with pytest.raises(ValueError, match="unknown direction 'up'"):
+        Optimizer(SPACE, "gp-ei", direction="up")
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        Optimizer(SPACE, "gp-ei", seed=-1)
+    with pytest.raises(ValueError, match="'name' is an argument of its own"):
+        Optimizer(SPACE, "gp-ei", name="random")
+    with pytest.raises(TypeError, match=r"options\['xi'\]"):
+        Optimizer(SPACE, "gp-ei", xi=object())
+
+
+def test_options_of_every_json_type_reach_the_algorithm():
+    opt = Optimizer(SPACE, "go-ucb", budget=20, hidden=[8, 4], model="mlp", trust_adapt=False, beta=np.float64(0.3),
+                    n_init=np.int64(5))
+    assert opt.options["hidden"] == [8, 4] and opt.options["trust_adapt"] is False
+    assert opt.options["beta"] == 0.3 and opt.options["n_init"] == 5 and opt.options["budget"] == 20
+    assert opt.options["seed"] == 0 and opt.options["name"] == "go-ucb"
+    assert optimist.Optimizer(SPACE, "gp-ei", noise_sd=0.1).options["noise_sd"] == 0.1
+
+
+def test_warm_start_tells_existing_data_and_continues_like_a_replay():
+    original = Optimizer(SPACE, "gp-ei", seed=5)
+    for _ in range(8):
+        t = original.ask()
+        original.tell(t, objective(t.params))
+    h = original.history
+    warm = Optimizer(SPACE, "gp-ei", seed=5)
+    warm.tell(h.x, h.y)  # points nobody asked: a warm start (here, the same data)
+    assert len(warm.history) == 8
+    assert warm.ask().params == original.ask().params
+
+
+def test_batches_pending_points_and_failures():
+    opt = Optimizer([(0, 1), (0, 1)], "gp-ei", seed=2)
+    assert opt.supports_batch
+    first = opt.ask(4)
+    assert len(first) == 4 and len(opt.pending) == 4
+    assert len({tuple(t.x) for t in first}) == 4
+    for t in first[:3]:
+        opt.tell(t, float(np.sum((t.x - 0.3) ** 2)))
+    opt.tell_failed(first[3], "diverged")
+    assert not opt.pending
+    h = opt.history
+    assert h.failed.tolist() == [False, False, False, True] and h.errors[3] == "diverged" and np.isnan(h.y[3])
+    with pytest.raises(ValueError, match="trial 3 is not pending"):
+        opt.tell(first[3], 1.0)
+    with pytest.raises(ValueError, match="not finite"):
+        opt.tell(opt.ask(), float("nan"))
+    with pytest.raises(TypeError, match="must be a number, got 'high'"):
+        opt.tell(opt.ask(), "high")
+    other = Optimizer([(0, 1), (0, 1)], "random")
+    with pytest.raises(ValueError, match="asked from another optimizer"):
+        other.tell(opt.ask(), 1.0)
+    with pytest.raises(ValueError, match="ask\\(n\\) needs a positive integer"):
+        opt.ask(0)
+
+
+def test_history_as_numpy_and_pandas():
+    opt = Optimizer(SPACE, "random", seed=1, direction="maximize")
+    trials = opt.ask(3)
+    for t in trials[:2]:
+        opt.tell(t, objective(t.params))
+    opt.tell_failed(trials[2], "out of memory")
+    h = opt.history
+    assert h.X.shape == (3, 4) and h.id.tolist() == [0, 1, 2]
+    df = h.to_pandas()
+    assert list(df.columns) == ["id", "a", "b", "n", "c", "y", "status", "error"]
+    assert df["status"].tolist() == ["ok", "ok", "failed"] and df["error"][2] == "out of memory"
+    assert df["c"][0] in ("u", "v", "w")
+    assert opt.best.value == max(h.y[:2])  # maximize: the largest
+    assert opt.direction == "maximize"
+
+
+def test_recommend_before_any_value_is_an_error():
+    opt = Optimizer([(0, 1)], "random")
+    with pytest.raises(RuntimeError, match="before any successful observation"):
+        opt.recommend()
+    assert opt.best is None
+
+
+def test_diagnostics_and_repr():
+    opt = Optimizer([(0, 1)] * 2, "bkb", seed=1)
+    for _ in range(3):
+        t = opt.ask()
+        opt.tell(t, float(t.x.sum()))
+    assert isinstance(opt.diagnostics(), dict)
+    assert "3 told" in repr(opt)
+    assert {a["name"] for a in optimist.algorithms()} == set(optimist.algorithm_names())
+
+
+def test_long_asks_release_the_gil():
+    import threading
+
+    rng = np.random.default_rng(0)
+    opt = Optimizer([(0, 1)] * 4, "gp-ei", seed=0, raw_samples=4096)
+    opt.tell(list(rng.uniform(size=(80, 4))), list(rng.uniform(size=80)))
+    counter, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            counter[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        before = counter[0]
+        opt._core.ask(1)  # a GP fit and an acquisition search of tens of milliseconds, all in C++
+        during = counter[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert during > 0  # the other thread ran while C++ worked: the GIL was released

@@ -1,0 +1,89 @@
+"""Spaces: named parameters and bounds lists, points both ways, errors naming the parameter."""
+import pickle
+
+import numpy as np
+import pytest
+
+import optimist
+from optimist import Categorical, Float, Int, Space
+
+
+def mixed():
+    return Space({"lr": Float(1e-5, 1e-1, log=True), "layers": Int(1, 4), "act": Categorical(["relu", "tanh"]),
+                  "batch": Categorical([16, 32, 64]), "dropout": Float(0, 0.5)})
+
+
+def test_named_space_maps_dicts_to_vectors_and_back():
+    s = mixed()
+    assert s.names == ["lr", "layers", "act", "batch", "dropout"] and s.dim == 5 and s.named
+    v = s.to_vector({"dropout": 0.25, "lr": 1e-3, "layers": 3, "act": "tanh", "batch": 64})
+    np.testing.assert_array_equal(v, [1e-3, 3, 1, 2, 0.25])
+    p = s.to_point(v)
+    assert p == {"lr": 1e-3, "layers": 3, "act": "tanh", "batch": 64, "dropout": 0.25}
+    assert type(p["layers"]) is int and type(p["batch"]) is int and type(p["lr"]) is float
+    assert s.to_json()["parameters"][0] == {"name": "lr", "type": "continuous", "lower": 1e-5, "upper": 1e-1, "log": True}
+
+
+def test_bounds_list_gives_array_points_named_x1_x2():
+    s = Space([(-5, 10), (0, 15)])
+    assert not s.named and s.names == ["x1", "x2"]
+    np.testing.assert_array_equal(s.bounds, [[-5, 10], [0, 15]])
+    x = s.to_point(np.array([1.5, 2.0]))
+    assert isinstance(x, np.ndarray) and x.tolist() == [1.5, 2.0]
+    assert Space(np.array([[0.0, 1.0], [2.0, 3.0]])).bounds.tolist() == [[0, 1], [2, 3]]
+    assert Space([Float(0, 1), Int(0, 3)]).names == ["x1", "x2"]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"lr": Float(0, 1, log=True)}, "parameter 'lr': log scale needs positive bounds"),
+    ({"w": Float(2, 1)}, "parameter 'w': empty or inverted bounds"),
+    ({"w": Float(0, float("inf"))}, "parameter 'w'"),
+    ({"c": Categorical([])}, "parameter 'c': a categorical parameter needs at least one choice"),
+    ({"n": Int(0, 2.5)}, "parameter 'n': Int bounds must be integers"),
+    ({"n": "big"}, "parameter 'n': expected optimist.Float, Int, Categorical"),
+    ([(0, 1), Categorical(["a"])], "parameter 'x2': a Categorical needs a named space"),
+    ({}, "no parameters"),
+])
+def test_bad_spaces_raise_value_error_naming_the_parameter(spec, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        Space(spec)
+
+
+def test_bad_points_name_the_parameter():
+    s = mixed()
+    good = {"lr": 1e-3, "layers": 3, "act": "tanh", "batch": 64, "dropout": 0.25}
+    with pytest.raises(ValueError, match="parameter 'layers': value 7 is outside"):
+        s.to_vector({**good, "layers": 7})
+    with pytest.raises(ValueError, match=r"parameter 'act': 'gelu' is not one of \['relu', 'tanh'\]"):
+        s.to_vector({**good, "act": "gelu"})
+    with pytest.raises(ValueError, match=r"missing \['dropout'\]"):
+        s.to_vector({k: v for k, v in good.items() if k != "dropout"})
+    with pytest.raises(ValueError, match="unknown"):
+        s.to_vector({**good, "momentum": 0.9})
+    with pytest.raises(ValueError, match="has 2 values, the space has 5"):
+        s.to_vector([1e-3, 3])
+    with pytest.raises(ValueError, match="parameter 'layers': integer value 2.5 is not integral"):
+        s.to_vector({**good, "layers": 2.5})
+
+
+def test_choices_of_any_type_and_alike_strings_stay_distinct():
+    s = Space({"c": Categorical([None, 1, "1", True])})
+    for k, choice in enumerate([None, 1, "1", True]):
+        v = s.to_vector({"c": choice})
+        assert v[0] == k and s.to_point(v)["c"] is choice
+    assert [p["choices"] for p in s.to_json()["parameters"]] == [["0:None", "1:1", "2:1", "3:True"]]
+
+
+def test_spaces_pickle_and_read_back_from_json():
+    s = mixed()
+    assert pickle.loads(pickle.dumps(s)) == s
+    back = Space.from_json(s.to_json())
+    assert back.names == s.names and back["batch"].choices == ("16", "32", "64")
+    b = Space([(0, 1), (2, 3)])
+    assert not pickle.loads(pickle.dumps(b)).named
+
+
+def test_problem_spaces_keep_their_names_with_array_points():
+    p = optimist.problems.get("hpo_rf_breast_cancer")
+    assert not p.space.named and p.space.names[0] != "x1"
+    assert p.space.to_json() == p._core.space.to_json()

@@ -1,0 +1,86 @@
+"""Traces: minimize writes the CLI's trace (same points for the same seed), reads it back, and
+`optimist run --resume` continues a trace written from Python."""
+import json
+
+import numpy as np
+import pytest
+
+import optimist
+from conftest import run_cli, trace_lines
+
+
+@pytest.mark.parametrize("algorithm, seed, noise", [("gp-ei", 3, 0.0), ("go-ucb", 1, 0.0), ("gp-ei", 2, 0.5),
+                                                    ("turbo", 4, 0.0), ("sequool", 0, 0.0)])
+def test_minimize_writes_the_cli_trace_for_the_same_seed(tmp_path, algorithm, seed, noise):
+    cli, py = tmp_path / "cli.jsonl", tmp_path / "py.jsonl"
+    done = run_cli("run", "--problem", "branin", "--algorithm", algorithm, "--budget", "16", "--seed", str(seed),
+                   "--noise", str(noise), "--out", str(cli), "--quiet")
+    assert done.returncode == 0, done.stderr
+    problem = optimist.problems.get("branin", noise=noise)
+    res = optimist.minimize(problem, algorithm=algorithm, budget=16, seed=seed, trace=py)
+    assert trace_lines(py) == trace_lines(cli)  # every field but the timings, meta and recommend lines included
+    assert np.array_equal(np.array(res.x_iters), np.array([e["x"] for e in trace_lines(cli)[1:-1]]))
+
+
+def test_ask_tell_from_python_asks_the_cli_points(tmp_path):
+    cli = tmp_path / "cli.jsonl"
+    assert run_cli("run", "--problem", "branin", "--algorithm", "gp-ei", "--budget", "12", "--seed", "7",
+                   "--out", str(cli), "--quiet").returncode == 0
+    branin = optimist.problems.branin
+    opt = optimist.Optimizer(branin.space, "gp-ei", seed=7)
+    for line in trace_lines(cli)[1:-1]:
+        t = opt.ask()
+        assert t.x.tolist() == line["x"]
+        opt.tell(t, branin(t.x))
+
+
+def test_cli_resumes_a_trace_written_from_python(tmp_path):
+    py, full = tmp_path / "py.jsonl", tmp_path / "full.jsonl"
+    optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=8, seed=5, trace=py)
+    done = run_cli("run", "--resume", str(py), "--budget", "14", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert run_cli("run", "--problem", "branin", "--algorithm", "gp-ei", "--budget", "14", "--seed", "5",
+                   "--out", str(full), "--quiet").returncode == 0
+    resumed, uninterrupted = trace_lines(py), trace_lines(full)
+    assert resumed[0]["meta"]["run"]["resumed_after"] == [8]
+    assert resumed[1:] == uninterrupted[1:]  # the continued run is the uninterrupted one
+
+
+def test_read_trace_of_a_user_objective_with_categorical_values(tmp_path):
+    space = {"kernel": optimist.Categorical(["rbf", "linear"]), "c": optimist.Float(1e-2, 1e2, log=True)}
+
+    def score(p):
+        if p["c"] > 50:
+            raise MemoryError("too big")
+        return abs(np.log10(p["c"])) + (0.0 if p["kernel"] == "rbf" else 1.0)
+
+    path = tmp_path / "user.jsonl"
+    res = optimist.minimize(score, space, algorithm="sobol", budget=10, seed=2, trace=path, on_failure="mark-failed",
+                            name="svm")
+    t = optimist.read_trace(path)
+    assert t.complete and len(t) == 10 and t.meta["problem"] == "svm" and t.meta["direction"] == "minimize"
+    assert t.meta["f_star"] is None and t.meta["options"]["seed"] == 2
+    assert {e["x"][0] for e in t.evaluations} <= {"rbf", "linear"}
+    np.testing.assert_array_equal(t.y, res.func_vals)
+    assert t.space.names == ["kernel", "c"]
+    df = t.to_pandas()
+    assert list(df.columns[:3]) == ["i", "kernel", "c"] and (df["status"] == "failed").sum() == res.n_failed
+    failed = [e for e in t.evaluations if e["status"] == "failed"]
+    assert all("MemoryError: too big" in e["error"] for e in failed)
+
+
+def test_read_trace_errors_name_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"meta": {"algorithm": "random"}}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1: trace meta: missing 'problem'"):
+        optimist.read_trace(bad)
+    with pytest.raises(ValueError, match="cannot read trace file"):
+        optimist.read_trace(tmp_path / "absent.jsonl")
+    # A cut-off last line (a killed run) is ignored.
+    good = tmp_path / "good.jsonl"
+    optimist.minimize(optimist.problems.branin, algorithm="random", budget=3, trace=good)
+    text = good.read_text().splitlines()
+    good.write_text("\n".join(text[:3]) + "\n" + text[3][:20])
+    t = optimist.read_trace(good)
+    assert len(t) == 2 and not t.complete
+    assert json.loads(text[0])["meta"]["problem"] == "branin"

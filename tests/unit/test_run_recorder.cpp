@@ -1,0 +1,97 @@
+// RunRecorder used the way an asynchronous loop uses it: several trials in flight, completions in
+// any order, evaluations still arriving after the run has stopped.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+
+#include "optimist/core/registry.hpp"
+#include "optimist/core/run_recorder.hpp"
+#include "optimist/core/trace.hpp"
+
+using namespace optimist;
+
+namespace {
+
+Objective sphere() {
+  Objective o;
+  o.direction = Direction::Minimize;
+  o.optimum = 0.0;
+  return o;
+}
+
+std::unique_ptr<Optimizer> random_opt() {
+  return make_optimizer({{"name", "random"}, {"seed", 2}}, Space::box(2, -1, 1), Direction::Minimize);
+}
+
+}  // namespace
+
+TEST(RunRecorder, RecordsCompletionsInTheOrderTheyArrive) {
+  auto opt = random_opt();
+  const Objective objective = sphere();
+  RunOptions options;
+  options.budget = 3;
+  options.on_failure = FailurePolicy::MarkFailed;
+  const std::string path = (std::filesystem::temp_directory_path() / "optimist_run_recorder.jsonl").string();
+  TraceWriter trace(path, TraceMeta{}, opt->space());
+  options.trace = &trace;
+  RunRecorder run(*opt, objective, options);
+  const std::vector<Trial> trials = {opt->ask(), opt->ask(), opt->ask()};  // three in flight
+  EXPECT_EQ(run.remaining(), 3u);
+  run.record(trials[2], trials[2].x.squaredNorm(), 0.1, 0.2);
+  run.record_failure(trials[0], RunRecorder::thrown(trials[0].x, "diverged"), 0.1, 0.2);
+  run.record(trials[1], trials[1].x.squaredNorm(), 0.1, 0.2);
+  EXPECT_TRUE(run.stopped());
+  EXPECT_TRUE(opt->pending().empty());
+  const RunSummary s = run.finish();
+  EXPECT_EQ(s.reason, StopReason::Budget);
+  ASSERT_EQ(s.evaluations.size(), 3u);
+  EXPECT_EQ(s.evaluations[0].x, trials[2].x);
+  EXPECT_TRUE(s.evaluations[1].failed);
+  EXPECT_NE(s.evaluations[1].error.find("objective threw at x = ["), std::string::npos) << s.evaluations[1].error;
+  EXPECT_EQ(*s.best_y, std::min(trials[1].x.squaredNorm(), trials[2].x.squaredNorm()));
+  EXPECT_DOUBLE_EQ(*s.cum_regret, trials[1].x.squaredNorm() + trials[2].x.squaredNorm());
+
+  const Trace back = read_trace(path);
+  ASSERT_EQ(back.evaluations.size(), 3u);
+  EXPECT_EQ(back.evaluations[1].at("status"), "failed");
+  EXPECT_EQ(back.recommend->at("stop_reason"), "budget");
+  std::filesystem::remove(path);
+}
+
+TEST(RunRecorder, EvaluationsUnderWayAfterAFailureAreStillKept) {
+  auto opt = random_opt();
+  const Objective objective = sphere();
+  RunOptions options;
+  options.budget = 10;  // FailurePolicy::Stop
+  RunRecorder run(*opt, objective, options);
+  const Trial a = opt->ask(), b = opt->ask(), c = opt->ask();
+  run.record(a, 1.0, 0, 0);
+  run.record(b, std::numeric_limits<double>::quiet_NaN(), 0, 0);
+  EXPECT_TRUE(run.stopped());
+  run.record(c, 0.5, 0, 0);  // was in flight: paid for, so kept
+  const RunSummary s = run.finish();
+  EXPECT_EQ(s.reason, StopReason::ObjectiveFailed);
+  EXPECT_NE(s.message.find("objective returned nan"), std::string::npos) << s.message;
+  EXPECT_EQ(s.evaluations.size(), 3u);
+  EXPECT_EQ(*s.best_y, 0.5);
+}
+
+TEST(RunRecorder, StopAndAbandonLeaveNothingPending) {
+  auto opt = random_opt();
+  const Objective objective = sphere();
+  RunOptions options;
+  options.budget = 10;
+  RunRecorder run(*opt, objective, options);
+  const Trial a = opt->ask(), b = opt->ask();
+  run.record(a, 0.3, 0, 0);
+  run.stop(StopReason::Cancelled);
+  run.stop(StopReason::TimeLimit);  // the first reason stays
+  run.abandon(b);
+  EXPECT_TRUE(opt->pending().empty());
+  EXPECT_EQ(opt->history().back().error, "not evaluated: cancelled");
+  const RunSummary s = run.finish();
+  EXPECT_EQ(s.reason, StopReason::Cancelled);
+  EXPECT_EQ(s.message, "cancelled after 1 evaluations");
+  EXPECT_EQ(s.evaluations.size(), 1u);
+}
