@@ -30,6 +30,7 @@ Trial trial_of(const TrialRecord& r, const StudyRecord& study) {
   if (t.value && study.f_star)
     t.regret = study.direction == Direction::Minimize ? *t.value - *study.f_star : *study.f_star - *t.value;
   t.error = r.stale && r.error.empty() ? "stale: its worker stopped heartbeating" : r.error;
+  t.stale = r.stale;
   t.worker = r.worker;
   t.started_at = r.started;
   t.completed_at = r.finished;

@@ -34,6 +34,7 @@ struct Trial {
   std::optional<double> f;                          ///< noise-free value (traces of benchmark problems)
   std::optional<double> regret;                     ///< regret of f when f* is known
   std::string error;                                ///< why a failed trial failed
+  bool stale = false;  ///< failed because its worker stopped heartbeating (studies)
   std::string worker;
   std::optional<double> started_at, completed_at, heartbeat_at;
   nlohmann::json diagnostics = nlohmann::json::object();  ///< the algorithm's, after this trial

@@ -199,7 +199,7 @@ class LiveStudy(Case):
         common = ["--storage", url, "--objective-command", objective, "--space", f"{HERE}/space_plain.json",
                   "--direction", "minimize"]
         subprocess.run([ARGS.optimist, "study", "create", "--name", name, *common, "--algorithm", "gp-ei",
-                        "--budget", "30", "--seed", "1", "--grace", "30"], check=True, stdout=subprocess.DEVNULL)
+                        "--budget", "30", "--seed", "1", "--heartbeat", "0.5", "--grace", "2"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([ARGS.optimist, "study", "create", "--name", warm_up, *common, "--budget", "3"], check=True,
                        stdout=subprocess.DEVNULL)
         subprocess.run([ARGS.optimist, "worker", "--storage", url, "--name", warm_up, "-q"], check=True,
@@ -214,40 +214,49 @@ class LiveStudy(Case):
         b.wait("the study to load", "return document.body.dataset.state === 'ready'")
         self.assertEqual(b.js("return document.querySelector('#study-name').textContent"), name)
 
+        # Three workers; w3 is killed (-9) while it holds a trial, which the others then fail as stale.
         workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q",
                                      "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                   for k in (1, 2)]
+                   for k in (1, 2, 3)]
         try:
             b.js("window.noReload = 7")
-            row = b.wait("a running trial with its heartbeat",
-                         "const tr = document.querySelector('#trials tbody tr.state-running');"
+            row = b.wait("a running trial of w3 with its heartbeat",
+                         "const tr = [...document.querySelectorAll('#trials tbody tr.state-running')]"
+                         "  .find(tr => [...tr.cells].some(td => td.textContent === 'w3'));"
                          "return tr && [...tr.cells].map(td => td.textContent)")
+            workers[2].kill()
             heartbeat = b.js("return [...document.querySelectorAll('#trials thead th')].findIndex(th => th.textContent === 'heartbeat')")
             self.assertRegex(row[heartbeat], r"ago$")
             self.assertRegex(row[-3], r"\(running\)$")  # duration so far
             b.js("document.getElementById('chart-timeline').scrollIntoView({block: 'center'})")
-            b.wait("both workers' lanes in the timeline",
+            b.wait("the three workers' lanes in the timeline",
                    "const o = echarts.getInstanceByDom(document.getElementById('chart-timeline')).getOption();"
-                   "return o && o.yAxis && o.yAxis[0].data.length === 2 && o.yAxis[0].data.join(',') === 'w1,w2'")
-            b.wait("ten trials", "return Number(document.querySelector('#trial-count').dataset.count) >= 10")
+                   "return o && o.yAxis && o.yAxis[0].data.join(',') === 'w1,w2,w3'")
+            b.wait("w3's trial failed as stale", "return [...document.querySelectorAll('#trials tbody tr')]"
+                   ".some(tr => tr.cells[1].textContent === 'failed (stale)' && tr.textContent.includes('w3'))")
             b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running.png"))
             b.js("window.scrollTo(0, 0)")
             b.wait("the history drawn", "return Number(document.getElementById('chart-history').dataset.drawn) > 0")
             b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-running-top.png"))
         finally:
-            for w in workers:
+            for w in workers[:2]:
                 self.assertEqual(w.wait(timeout=240), 0, w.stderr.read().decode())
+            workers[2].wait(timeout=60)
         b.wait("the study to finish", "return document.querySelector('#run-state').textContent === 'finished'")
         self.assertEqual(b.js("return window.noReload"), 7, "the page was not reloaded")
-        self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "30")
         b.js("const s = document.querySelector('#page-size'); s.value = '100'; s.dispatchEvent(new Event('change'))")
-        self.assertEqual(b.rows(), 30)
+        failed = b.js("return Number(document.querySelector('#state-counts').textContent.match(/(\\d+) failed/)[1])")
+        self.assertEqual(b.js("return document.querySelectorAll('#trials tbody tr.state-failed').length"), failed)
 
         export = os.path.join(self.dir, "export.jsonl")
         subprocess.run([ARGS.optimist, "study", "export", "--storage", url, "--name", name, "--out", export], check=True,
                        stdout=subprocess.DEVNULL)
         evals = [json.loads(line) for line in trace_lines(export)[1:] if '"i"' in line]
-        self.assertEqual(len(evals), 30)
+        # Every trial of the study is in the table: the export's and the stale one (not evaluated).
+        stale = b.js("return [...document.querySelectorAll('#trials tbody tr')].filter(tr => tr.cells[1].textContent === 'failed (stale)').length")
+        self.assertGreaterEqual(stale, 1)
+        self.assertEqual(int(b.js("return document.querySelector('#trial-count').dataset.count")), len(evals) + stale)
+        self.assertEqual(b.rows(), len(evals) + stale)
         self.assertEqual(float(b.js("return document.querySelector('#best-value').dataset.value")), best(evals))
         complete = sum(e["status"] == "ok" for e in evals)
         for chart in CHARTS[:-1]:  # studies store no diagnostics

@@ -2,6 +2,9 @@
 // same incremental reads as traces, on every study backend.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "dashboard/api.hpp"
 #include "dashboard/storage_source.hpp"
 #include "optimist/problems/problem.hpp"
@@ -123,6 +126,32 @@ TEST_P(DashboardStudies, ApiOverAStudyUntilItsBudgetIsUsed) {
   EXPECT_EQ(b.at("study").at("finished"), true);
   r = api.get("/api/studies", {});
   EXPECT_EQ(json::parse(r.body).at("studies")[0].at("finished"), true);
+}
+
+TEST_P(DashboardStudies, StaleTrialsAreMarked) {
+  const Problem p = make_problem("branin");
+  StudyConfig c;
+  c.name = "s";
+  c.space = p.space;
+  c.direction = p.direction;
+  c.settings.heartbeat_interval_s = 0.005;
+  c.settings.grace_period_s = 0.01;
+  c.settings.requeue_stale = false;
+  StudyOptions o;
+  o.worker = "vanished";
+  o.heartbeat_thread = false;
+  Study study = Study::create(url, c, o);
+  const auto t = study.ask();
+  // The study layer's grace period is wall time: wait it out, then let it fail the trial.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(study.fail_stale(), 1u);
+  StorageSource source(url);
+  const auto page = source.trials("s", std::nullopt, 10);
+  ASSERT_EQ(page.trials.size(), 1u);
+  EXPECT_EQ(page.trials[0].state, TrialState::Failed);
+  EXPECT_TRUE(page.trials[0].stale);
+  EXPECT_EQ(page.trials[0].error.rfind("stale:", 0), 0u) << page.trials[0].error;
+  EXPECT_EQ(dashboard::trial_json(page.trials[0]).at("stale"), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DashboardStudies, ::testing::ValuesIn(optimist::testing::study_backends()),

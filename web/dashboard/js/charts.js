@@ -6,8 +6,10 @@ import { fmtDuration, fmtNumber, fmtParam } from './format.js';
 import { regretOf } from './table.js';
 
 const GOOD_TO_BAD = ['#1a5fb4', '#62a0ea', '#c0bfbc', '#f6a35c', '#c01c28'];
-const STATE_COLORS = { complete: '#3584e4', failed: '#c01c28', running: '#e5a50a', waiting: '#9a9996' };
-const STATES = ['complete', 'failed', 'running', 'waiting'];
+const STATE_COLORS = { complete: '#3584e4', failed: '#c01c28', running: '#e5a50a', waiting: '#9a9996', stale: '#3d3846' };
+// The timeline's colours: a trial failed as stale (its worker stopped heartbeating) has its own.
+const STATES = ['complete', 'failed', 'running', 'waiting', 'stale'];
+const timelineState = (t) => (t.stale ? 'stale' : t.state);
 const BIG = 2000;  // from here on: large-mode scatter, progressive lines, no animation
 
 export const chartsAvailable = () => typeof window.echarts !== 'undefined';
@@ -187,7 +189,7 @@ export function timelineOption(trials, now) {
   const bars = timed.map((t) => {
     const end = t.completed_at ?? (t.state === 'running' ? now : t.started_at);
     span = Math.max(span, end - t0);
-    return [lane.get(t.worker || '?'), t.started_at - t0, end - t0, STATES.indexOf(t.state), t.number];
+    return [lane.get(t.worker || '?'), t.started_at - t0, end - t0, STATES.indexOf(timelineState(t)), t.number];
   });
   const data = bars.length > BIG ? mergeBars(bars, span / 1500) : bars.map((b) => [...b, b[4], 1]);
   return {

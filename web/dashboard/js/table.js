@@ -155,7 +155,7 @@ function columnsFor(study, now) {
   };
   const columns = [
     { key: 'number', label: '#', numeric: true, value: (t) => t.number, text: (t) => t.number },
-    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => t.state },
+    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => (t.stale ? 'failed (stale)' : t.state) },
     { key: 'value', label: 'value', numeric: true, value: (t) => t.value ?? null, text: (t) => fmtNumber(t.value) },
   ];
   if (study.f_star !== null) {
@@ -169,10 +169,17 @@ function columnsFor(study, now) {
   columns.push(
     { key: 'duration', label: 'duration', numeric: true, title: 'evaluation time; running trials: time so far',
       value: duration, text: (t) => fmtDuration(duration(t)) + (t.state === 'running' ? ' (running)' : '') });
+  // A running trial silent for longer than the study's grace period is about to be failed as stale.
+  const grace = study.extra?.settings?.grace_period_s;
+  const silence = (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? now() - t.heartbeat_at : null);
   if (workers) columns.push(
-    { key: 'heartbeat', label: 'heartbeat', numeric: true, title: 'last sign of life of a running trial',
-      value: (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? now() - t.heartbeat_at : null),
-      text: (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? fmtAge(now() - t.heartbeat_at) : '') });
+    { key: 'heartbeat', label: 'heartbeat', numeric: true,
+      title: `last sign of life of a running trial${grace ? `; after ${grace} s of silence it is failed as stale` : ''}`,
+      value: silence,
+      text: (t) => {
+        const s = silence(t);
+        return s === null ? '' : fmtAge(s) + (grace && s > grace ? ' (stale)' : '');
+      } });
   columns.push({ key: 'error', label: 'error', value: (t) => t.error ?? null, text: (t) => t.error ?? '' });
   return columns;
 }
