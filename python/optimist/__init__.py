@@ -8,8 +8,9 @@
 One call (:func:`minimize`, :func:`maximize`), ask/tell (:class:`Optimizer`), spaces
 (:class:`Space`, :class:`Float`, :class:`Int`, :class:`Categorical`), benchmark problems
 (:mod:`optimist.problems`), traces (:func:`read_trace`), GO-UCB with your own model
-(:class:`ParametricModel`), parallel evaluation on any concurrent.futures executor, and an Optuna
-sampler (:mod:`optimist.integration`). docs/python.md is the guide.
+(:class:`ParametricModel`), parallel evaluation on any concurrent.futures executor, studies shared
+by workers through SQLite or PostgreSQL (:class:`Study`), and an Optuna sampler
+(:mod:`optimist.integration`). docs/python.md is the guide.
 """
 from . import _optimist
 from ._loop import Evaluation, ObjectiveError
@@ -18,6 +19,7 @@ from .models import ParametricModel, check_gradients, check_model
 from .optimizer import History, Observation, Optimizer, Trial, algorithm_names, algorithms
 from .result import OptimizeResult
 from .space import Categorical, Float, Int, Space
+from .study import Study, StudyTrial, TrialRecord
 from .trace import Trace, read_trace
 from . import problems
 
@@ -26,6 +28,7 @@ __version__ = _optimist.__version__
 
 __all__ = [
     "Categorical", "Evaluation", "Float", "History", "Int", "NumericalError", "ObjectiveError", "Observation",
-    "OptimizeResult", "Optimizer", "ParametricModel", "Space", "Trace", "Trial", "algorithm_names", "algorithms",
+    "OptimizeResult", "Optimizer", "ParametricModel", "Space", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
+    "algorithm_names", "algorithms",
     "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__version__",
 ]

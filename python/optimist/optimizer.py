@@ -211,6 +211,11 @@ class Optimizer:
         else:
             self._core.tell_failed_point(self.space.to_vector(x), str(error))
 
+    def add_pending(self, x: Any) -> Trial:
+        """Records a point that someone else is evaluating (another worker, a queued experiment):
+        the algorithm treats it as one of its own pending trials. Tell it later with the trial."""
+        return Trial(self._core.add_pending(self.space.to_vector(x)), self.space, self._core)
+
     def _check_owner(self, trial: Trial) -> None:
         if trial._owner is not self._core:
             raise ValueError(f"{trial!r} was asked from another optimizer")

@@ -20,5 +20,6 @@ void bind_optimizer(py::module_& m);
 void bind_problems(py::module_& m);
 void bind_run(py::module_& m);
 void bind_model(py::module_& m);
+void bind_study(py::module_& m);
 
 }  // namespace optimist::python

@@ -26,4 +26,5 @@ PYBIND11_MODULE(_optimist, m) {
   optimist::python::bind_problems(m);
   optimist::python::bind_run(m);
   optimist::python::bind_model(m);
+  optimist::python::bind_study(m);
 }

@@ -1,0 +1,227 @@
+"""OptimistSampler: every optimist algorithm as an Optuna 3.1 sampler.
+
+>>> import optuna
+>>> from optimist.integration import OptimistSampler
+>>> study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+>>> study.optimize(lambda t: (t.suggest_float("x", -3, 3) - 1) ** 2, n_trials=20)
+
+The study keeps its own storage (in memory, SQLite, PostgreSQL...), pruners and visualization; the
+sampler keeps one optimist Optimizer for the study's relative search space (Optuna's intersection
+of the completed trials' distributions) and feeds it every finished trial, its own asks and those of
+other workers sharing the storage. Parameters outside that space (conditional or new ones) are
+sampled by an independent sampler (RandomSampler by default), as Optuna's own relative samplers do.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+import warnings
+from typing import Any, Callable, Dict, Optional, Sequence, Set
+
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.samplers import BaseSampler, IntersectionSearchSpace, RandomSampler
+from optuna.trial import FrozenTrial, TrialState
+
+from ..optimizer import Optimizer, Trial
+from ..space import Categorical, Float, Int, Space
+
+__all__ = ["OptimistSampler"]
+
+_FINISHED = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+
+
+class _Param:
+    """One Optuna distribution as an optimist parameter, with the maps between the two values."""
+
+    def __init__(self, dist: BaseDistribution):
+        self.dist = dist
+        if isinstance(dist, CategoricalDistribution):
+            self.dim: Any = Categorical(dist.choices)
+            self.to_optuna: Callable[[Any], Any] = lambda v: v
+            self.to_optimist: Callable[[Any], Any] = lambda v: v
+        elif isinstance(dist, IntDistribution) and dist.log:
+            # A log-scale integer: a log-scale continuous parameter over [low - 1/2, high + 1/2],
+            # rounded, so every integer owns an equal share of log space around it.
+            low, high = dist.low, dist.high
+            self.dim = Float(low - 0.5, high + 0.5, log=True)
+            self.to_optuna = lambda u: int(min(max(math.floor(u + 0.5), low), high))
+            self.to_optimist = float
+        elif isinstance(dist, IntDistribution):
+            low, step = dist.low, dist.step
+            self.dim = Int(0, (dist.high - low) // step)  # the index of the value on its grid
+            self.to_optuna = lambda i: int(low + int(i) * step)
+            self.to_optimist = lambda v: (int(v) - low) // step
+        elif isinstance(dist, FloatDistribution) and dist.step is not None:
+            low, high, step = dist.low, dist.high, dist.step
+            self.dim = Int(0, int(round((high - low) / step)))
+            self.to_optuna = lambda i: float(min(low + int(i) * step, high))
+            self.to_optimist = lambda v: int(round((float(v) - low) / step))
+        elif isinstance(dist, FloatDistribution):
+            self.dim = Float(dist.low, dist.high, log=dist.log)
+            self.to_optuna = float
+            self.to_optimist = float
+        else:
+            raise ValueError(f"OptimistSampler: unsupported distribution {dist!r}")
+
+    def contains(self, value: Any) -> bool:
+        try:
+            return bool(self.dist._contains(self.dist.to_internal_repr(value)))
+        except (ValueError, TypeError):
+            return False
+
+
+class _Model:
+    """The optimizer of one relative search space and which trials it has seen."""
+
+    def __init__(self, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
+        self.search_space = search_space
+        self.params = {name: _Param(d) for name, d in search_space.items()}
+        self.optimizer = optimizer
+        self.asked: Dict[int, Trial] = {}  # Optuna trial number -> pending optimist trial
+        self.told: Set[int] = set()
+
+    def point(self, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The optimist point of a trial's parameters, None when it does not cover this space."""
+        if any(name not in params or not p.contains(params[name]) for name, p in self.params.items()):
+            return None
+        return {name: p.to_optimist(params[name]) for name, p in self.params.items()}
+
+    def optuna_params(self, trial: Trial) -> Dict[str, Any]:
+        return {name: self.params[name].to_optuna(v) for name, v in trial.params.items()}
+
+
+class OptimistSampler(BaseSampler):
+    """An Optuna sampler running an optimist algorithm.
+
+    Args:
+        algorithm: any optimist algorithm (``optimist.algorithm_names()``), e.g. "gp-ei", "go-ucb",
+            "turbo", "bkb".
+        seed: the optimizer's seed (and the independent sampler's when it is created here); the same
+            seed gives the same trials in a sequential study.
+        n_startup_trials: trials sampled by the independent sampler before the algorithm takes over
+            (0: from the first trial whose search space is known; the algorithm has its own initial
+            design, e.g. gp-ei's Sobol points).
+        independent_sampler: samples what the relative search space does not hold (conditional or
+            dynamic parameters, and the first trial); default RandomSampler(seed).
+        warn_independent_sampling: warn once per parameter sampled independently after startup.
+        budget: the number of trials planned, for algorithms that plan with it (go-ucb).
+        model: your own parametric model for GO-UCB (see ``optimist.ParametricModel``).
+        **options: the algorithm's options, as for ``optimist.Optimizer``; a bad name, key or value
+            raises ValueError here, naming it.
+    """
+
+    def __init__(self, algorithm: str = "gp-ei", *, seed: Optional[int] = None, n_startup_trials: int = 0,
+                 independent_sampler: Optional[BaseSampler] = None, warn_independent_sampling: bool = True,
+                 budget: Optional[int] = None, model: Any = None, **options: Any):
+        if not isinstance(n_startup_trials, int) or n_startup_trials < 0:
+            raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
+        self._algorithm, self._budget, self._model_object, self._options = algorithm, budget, model, dict(options)
+        self._seed = seed if seed is not None else secrets.randbits(32)
+        self._make_optimizer(Space([(0.0, 1.0)]), "minimize")  # bad algorithm or options: ValueError now
+        self._independent = independent_sampler or RandomSampler(seed=seed)
+        self._n_startup_trials = n_startup_trials
+        self._warn_independent = warn_independent_sampling
+        self._warned: Set[str] = set()
+        self._intersection = IntersectionSearchSpace()
+        self._model: Optional[_Model] = None
+        self._lock = threading.Lock()
+
+    def _make_optimizer(self, space: Space, direction: str) -> Optimizer:
+        return Optimizer(space, self._algorithm, seed=self._seed, direction=direction, budget=self._budget,
+                         model=self._model_object, **self._options)
+
+    # ---- BaseSampler ----
+    def reseed_rng(self) -> None:
+        """A new random seed (Optuna calls it in each thread of n_jobs > 1): for the independent
+        sampler, and for the optimizer when it is next built."""
+        self._independent.reseed_rng()
+        with self._lock:
+            self._seed = secrets.randbits(32)
+
+    def infer_relative_search_space(self, study: optuna.Study, trial: FrozenTrial) -> Dict[str, BaseDistribution]:
+        if study._is_multi_objective():
+            raise ValueError("OptimistSampler supports single-objective studies; this study has "
+                             f"{len(study.directions)} objectives")
+        with self._lock:
+            space = self._intersection.calculate(study, ordered_dict=True)
+        return {name: d for name, d in space.items() if not d.single()}
+
+    def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
+                        search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
+        if not search_space:
+            return {}
+        trials = study.get_trials(deepcopy=False)
+        if sum(t.state == TrialState.COMPLETE for t in trials) < self._n_startup_trials:
+            return {}
+        with self._lock:
+            model = self._model_for(search_space, study)
+            self._sync(model, trials, exclude=trial.number)
+            asked = model.optimizer.ask()
+            model.asked[trial.number] = asked
+            return model.optuna_params(asked)
+
+    def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        if (self._warn_independent and self._model is not None and param_name not in self._warned
+                and param_name not in self._model.search_space):
+            self._warned.add(param_name)
+            warnings.warn(f"OptimistSampler: parameter '{param_name}' (trial {trial.number}) is sampled by "
+                          f"{type(self._independent).__name__}: it is not in every completed trial (a conditional "
+                          "or new parameter). Pass warn_independent_sampling=False if this is intended.",
+                          stacklevel=2)
+        return self._independent.sample_independent(study, trial, param_name, param_distribution)
+
+    def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
+                    values: Optional[Sequence[float]]) -> None:
+        with self._lock:
+            model = self._model
+            if model is not None and trial.number in model.asked:
+                self._tell(model, trial.number, trial.params, state, values)
+        self._independent.after_trial(study, trial, state, values)
+
+    # ---- the optimizer of the current relative search space ----
+    def _model_for(self, search_space: Dict[str, BaseDistribution], study: optuna.Study) -> _Model:
+        if self._model is None or self._model.search_space != search_space:
+            params = {name: _Param(d).dim for name, d in search_space.items()}
+            direction = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
+            self._model = _Model(dict(search_space), self._make_optimizer(Space(params), direction))
+        return self._model
+
+    def _sync(self, model: _Model, trials: Sequence[FrozenTrial], exclude: int) -> None:
+        """Tells the optimizer every finished trial it has not seen, in trial order, and records
+        the running trials of other workers as pending."""
+        for t in trials:
+            if t.number == exclude or t.number in model.told:
+                continue
+            if t.state in _FINISHED:
+                self._tell(model, t.number, t.params, t.state, t.values)
+            elif t.state == TrialState.RUNNING and t.number not in model.asked:
+                point = model.point(t.params)
+                if point is not None:  # another worker's trial with every parameter already chosen
+                    model.asked[t.number] = model.optimizer.add_pending(point)
+
+    def _tell(self, model: _Model, number: int, params: Dict[str, Any], state: TrialState,
+              values: Optional[Sequence[float]]) -> None:
+        model.told.add(number)
+        asked = model.asked.pop(number, None)
+        value = values[0] if state == TrialState.COMPLETE and values else None
+        ok = value is not None and math.isfinite(value)
+        why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
+        if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
+            model.optimizer.tell(asked, value) if ok else model.optimizer.tell_failed(asked, why)
+            return
+        if asked is not None:  # the trial ran other values (fixed or enqueued parameters)
+            model.optimizer.tell_failed(asked, "not evaluated: the trial used other parameter values")
+        point = model.point(params)
+        if point is not None:
+            model.optimizer.tell(point, value) if ok else model.optimizer.tell_failed(point, why)
+
+    @property
+    def optimizer(self) -> Optional[Optimizer]:
+        """The optimist Optimizer of the current relative search space (None before it exists)."""
+        return None if self._model is None else self._model.optimizer
+
+    def __repr__(self) -> str:
+        return f"OptimistSampler({self._algorithm!r}, seed={self._seed})"

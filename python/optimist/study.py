@@ -1,0 +1,219 @@
+"""Studies: one optimization stored in SQLite or PostgreSQL and shared by workers in any number of
+processes and machines (docs/studies.md for the storage, its rules and the CLI's `study` and
+`worker` commands).
+
+>>> study = optimist.Study.create("sqlite:///tuning.db", "svm", {"c": optimist.Float(1e-3, 1e3, log=True)},
+...                               algorithm="gp-ei", budget=40)
+>>> study.optimize(objective)                    # in this process; run more workers elsewhere with
+>>> optimist.Study.load("sqlite:///tuning.db", "svm").optimize(objective)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from . import _optimist
+from ._loop import Interrupts, ObjectiveError
+from .space import Categorical, Point, Space, as_space
+
+
+@dataclass(frozen=True)
+class StudyTrial:
+    """A trial handed out by :meth:`Study.ask`: ``number`` in the study, ``x`` as the objective
+    takes it, ``params`` as a dict, ``origin`` ("asked", "enqueued" or "requeued")."""
+
+    number: int
+    x: Point
+    params: Dict[str, Any]
+    origin: str
+    _core: Any
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """A stored trial: ``state`` is "waiting", "running", "complete" or "failed"; times are Unix
+    seconds."""
+
+    number: int
+    state: str
+    x: Point
+    params: Dict[str, Any]
+    value: Optional[float]
+    error: Optional[str]
+    worker: str
+    origin: str
+    created: Optional[float]
+    started: Optional[float]
+    finished: Optional[float]
+
+
+def _study_space(j: Dict[str, Any]) -> Space:
+    """A stored space as the objective takes it: arrays for a bounds list (x1, x2, ... all
+    continuous, as Space(bounds) names them), dicts otherwise."""
+    params = j["parameters"]
+    bounds_like = all(p["type"] == "continuous" and p["name"] == f"x{k + 1}" for k, p in enumerate(params))
+    return Space.from_json(j, named=not bounds_like)
+
+
+class Study:
+    """One handle on a stored study (thread-safe). Create it once with :meth:`create`, open it from
+    every worker with :meth:`load`. Categorical choices are stored as strings, so a study's
+    categorical parameters take string choices."""
+
+    def __init__(self, core: "_optimist._Study"):
+        self._core = core
+        self.space = _study_space(core.space.to_json())
+
+    @classmethod
+    def create(cls, storage: str, name: str, space: Any, algorithm: str = "gp-ei", *, direction: str = "minimize",
+               seed: int = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
+               load_if_exists: bool = False, **options: Any) -> "Study":
+        """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):
+        its space, direction, algorithm with options, seed and budget (None: workers run until
+        stopped). ValueError if the name is taken (unless load_if_exists), or for a bad algorithm,
+        option or space, naming it."""
+        space = as_space(space)
+        for pname, dim in space.items():
+            if isinstance(dim, Categorical) and not all(isinstance(c, str) for c in dim.choices):
+                raise ValueError(f"parameter '{pname}': a study stores categorical choices as strings, "
+                                 f"got {list(dim.choices)!r}")
+        if load_if_exists:
+            try:
+                return cls.load(storage, name, worker=worker)
+            except ValueError:
+                pass
+        return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
+                                           f_star, worker))
+
+    @classmethod
+    def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":
+        """Opens an existing study; ValueError listing the studies there when it does not exist.
+        ``worker`` names this worker in the trials it holds (default: host:pid:random)."""
+        return cls(_optimist._Study.load(storage, name, worker))
+
+    # ---- what it is ----
+    name = property(lambda self: self._core.name)
+    worker = property(lambda self: self._core.worker)
+    direction = property(lambda self: self._core.direction)
+    algorithm = property(lambda self: self._core.algorithm)
+    options = property(lambda self: self._core.options)
+    seed = property(lambda self: self._core.seed)
+    budget = property(lambda self: self._core.budget)
+
+    def __repr__(self) -> str:
+        return f"Study({self.name!r}, {self.algorithm!r}, budget={self.budget}, {self.budget_used} used)"
+
+    # ---- ask / tell ----
+    def ask(self) -> Optional[StudyTrial]:
+        """The next trial to evaluate (a queued point first, else the algorithm's, which sees every
+        other worker's running trials as pending); None once the budget is used."""
+        t = self._core.ask()
+        if t is None:
+            return None
+        return StudyTrial(t.number, self.space.to_point(t.x), self.space.to_dict(t.x), t.origin, t)
+
+    def tell(self, trial: StudyTrial, value: float) -> None:
+        self._core.tell(trial._core, float(value))
+
+    def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
+        self._core.tell_failed(trial._core, str(error))
+
+    def enqueue(self, point: Any) -> int:
+        """Queues a point to evaluate before the algorithm's own; returns its trial number."""
+        return self._core.enqueue(self.space.to_vector(point))
+
+    def add(self, point: Any, value: float) -> int:
+        """Adds an evaluation made elsewhere; returns its trial number."""
+        return self._core.add(self.space.to_vector(point), float(value))
+
+    def add_failed(self, point: Any, error: str = "failed") -> int:
+        return self._core.add_failed(self.space.to_vector(point), str(error))
+
+    # ---- reading ----
+    def trials(self) -> List[TrialRecord]:
+        """Every trial, in number order."""
+        return [self._record(t) for t in self._core.trials()]
+
+    def trials_dataframe(self):
+        """One row per trial: number, one column per parameter, value, state, error, worker, origin, times."""
+        import pandas as pd
+
+        rows = []
+        for t in self.trials():
+            rows.append({"number": t.number, **t.params, "value": t.value, "state": t.state, "error": t.error,
+                         "worker": t.worker, "origin": t.origin, "started": t.started, "finished": t.finished})
+        return pd.DataFrame(rows)
+
+    @property
+    def best_trial(self) -> Optional[TrialRecord]:
+        b = self._core.best()
+        return None if b is None else self._record(b)
+
+    @property
+    def best_value(self) -> Optional[float]:
+        b = self.best_trial
+        return None if b is None else b.value
+
+    @property
+    def best_params(self) -> Optional[Dict[str, Any]]:
+        b = self.best_trial
+        return None if b is None else b.params
+
+    def recommend(self) -> Optional[Point]:
+        """The algorithm's answer given every finished trial; None before a successful one."""
+        x = self._core.recommend()
+        return None if x is None else self.space.to_point(x)
+
+    @property
+    def budget_used(self) -> int:
+        return self._core.budget_used()
+
+    def _record(self, t: Dict[str, Any]) -> TrialRecord:
+        x = np.asarray(t["x"], dtype=float)
+        return TrialRecord(t["number"], t["state"], self.space.to_point(x), self.space.to_dict(x), t["value"],
+                           t["error"], t["worker"], t["origin"], t["created"], t["started"], t["finished"])
+
+    # ---- a worker in this process ----
+    def optimize(self, func: Callable[[Any], float], n_trials: Optional[int] = None, *, on_failure: str = "stop",
+                 callback: Optional[Callable[[StudyTrial, Optional[float]], Any]] = None) -> int:
+        """Asks, evaluates and tells until the study's budget is used (or n_trials here); returns
+        how many trials this call evaluated. Failures as in minimize: "stop" tells the trial
+        failed and re-raises, "mark-failed" tells it failed and goes on. Ctrl-C stops after the
+        current trial (told); run several workers (processes, machines) for parallel evaluation."""
+        if on_failure not in ("stop", "mark-failed"):
+            raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got '{on_failure}'")
+        done = 0
+        with Interrupts() as interrupts:
+            while (n_trials is None or done < n_trials) and not interrupts.requested:
+                trial = self.ask()
+                if trial is None:
+                    break
+                value, failure = self._evaluate(func, trial)
+                done += 1
+                if callback is not None and callback(trial, value) is True:
+                    break
+                if failure is not None and on_failure == "stop":
+                    raise failure
+        return done
+
+    def _evaluate(self, func: Callable[[Any], float], trial: StudyTrial):
+        """Evaluates and tells one trial; returns (value or None, the failure or None)."""
+        try:
+            value = func(trial.x)
+        except Exception as e:  # noqa: BLE001 - recorded as the trial's failure
+            what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            self.tell_failed(trial, _optimist._Run.thrown(trial._core.x, what))
+            return None, e
+        try:
+            y = float(value)
+        except (TypeError, ValueError):
+            y = None
+        if y is None or not math.isfinite(y):
+            error = ObjectiveError(f"objective returned {value!r} at trial {trial.number} (x = {list(trial._core.x)})")
+            self.tell_failed(trial, str(error))
+            return None, error
+        self.tell(trial, y)
+        return y, None

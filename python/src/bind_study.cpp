@@ -1,0 +1,114 @@
+// Studies for Python (optimist/study.py wraps them): one optimization in SQLite or PostgreSQL,
+// shared by workers in any number of processes (docs/studies.md).
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "optimist/study/study.hpp"
+
+namespace optimist::python {
+
+namespace {
+
+py::object or_none(const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); }
+
+py::dict trial_dict(const TrialRecord& t) {
+  py::dict d;
+  d["number"] = t.number;
+  d["state"] = to_string(t.state);
+  d["x"] = t.x;
+  d["value"] = or_none(t.value);
+  d["error"] = t.error.empty() ? py::object(py::none()) : py::object(py::str(t.error));
+  d["stale"] = t.stale;
+  d["worker"] = t.worker;
+  d["origin"] = t.origin;
+  d["created"] = or_none(t.created);
+  d["started"] = or_none(t.started);
+  d["finished"] = or_none(t.finished);
+  d["suggest_s"] = or_none(t.suggest_s);
+  return d;
+}
+
+StudyOptions worker_options(const std::string& worker) {
+  StudyOptions o;
+  o.worker = worker;
+  return o;
+}
+
+}  // namespace
+
+void bind_study(py::module_& m) {
+  py::class_<StudyTrial>(m, "_StudyTrial", "A trial handed out by a study's ask().")
+      .def_readonly("number", &StudyTrial::number)
+      .def_readonly("x", &StudyTrial::x)
+      .def_readonly("origin", &StudyTrial::origin)
+      .def_readonly("suggest_s", &StudyTrial::suggest_s);
+
+  py::class_<Study>(m, "_Study", "One handle on a stored study (C++ optimist::Study); thread-safe.")
+      .def_static(
+          "create",
+          [](const std::string& url, const std::string& name, const Space& space, const std::string& direction,
+             const std::string& algorithm, py::dict options, std::uint64_t seed, std::optional<std::size_t> budget,
+             std::optional<double> f_star, const std::string& worker) {
+            StudyConfig c;
+            c.name = name;
+            c.space = space;
+            c.direction = parse_direction(direction);
+            c.algorithm = algorithm;
+            c.options = to_json(options, "options");
+            c.seed = seed;
+            c.budget = budget;
+            c.f_star = f_star;
+            py::gil_scoped_release release;
+            return Study::create(url, c, worker_options(worker));
+          },
+          py::arg("storage"), py::arg("name"), py::arg("space"), py::arg("direction"), py::arg("algorithm"),
+          py::arg("options"), py::arg("seed"), py::arg("budget"), py::arg("f_star"), py::arg("worker"))
+      .def_static(
+          "load",
+          [](const std::string& url, const std::string& name, const std::string& worker) {
+            py::gil_scoped_release release;
+            return Study::load(url, name, worker_options(worker));
+          },
+          py::arg("storage"), py::arg("name"), py::arg("worker"))
+      .def_property_readonly("name", &Study::name)
+      .def_property_readonly("worker", &Study::worker)
+      .def_property_readonly("space", [](const Study& s) { return s.space(); })
+      .def_property_readonly("direction", [](const Study& s) { return to_string(s.record().direction); })
+      .def_property_readonly("algorithm", [](const Study& s) { return s.record().algorithm; })
+      .def_property_readonly("options", [](const Study& s) { return from_json(s.record().options); })
+      .def_property_readonly("seed", [](const Study& s) { return s.record().seed; })
+      .def_property_readonly("budget", [](const Study& s) { return s.record().budget; })
+      .def_property_readonly("f_star", [](const Study& s) { return s.record().f_star; })
+      .def("ask", &Study::ask, py::call_guard<py::gil_scoped_release>())
+      .def("tell", &Study::tell, py::arg("trial"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
+      .def("tell_failed", &Study::tell_failed, py::arg("trial"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
+      .def("enqueue", &Study::enqueue, py::arg("x"), py::call_guard<py::gil_scoped_release>())
+      .def("add", &Study::add, py::arg("x"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
+      .def("add_failed", &Study::add_failed, py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
+      .def("trials",
+           [](Study& s) {
+             std::vector<TrialRecord> trials;
+             {
+               py::gil_scoped_release release;
+               trials = s.trials();
+             }
+             py::list out;
+             for (const auto& t : trials) out.append(trial_dict(t));
+             return out;
+           })
+      .def("best",
+           [](Study& s) -> py::object {
+             std::optional<TrialRecord> best;
+             {
+               py::gil_scoped_release release;
+               best = s.best();
+             }
+             return best ? py::object(trial_dict(*best)) : py::object(py::none());
+           })
+      .def("recommend", &Study::recommend, py::call_guard<py::gil_scoped_release>())
+      .def("budget_used", &Study::budget_used, py::call_guard<py::gil_scoped_release>())
+      .def("running_elsewhere", &Study::running_elsewhere, py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace optimist::python

@@ -1,0 +1,190 @@
+"""OptimistSampler in real Optuna 3.1 studies."""
+import math
+import warnings
+
+import numpy as np
+import optuna
+import pytest
+
+import optimist
+from optimist.integration import OptimistSampler
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+def quadratic(trial):
+    x, y = trial.suggest_float("x", -3, 3), trial.suggest_float("y", -3, 3)
+    return (x - 1) ** 2 + (y + 0.5) ** 2
+
+
+def params_of(study):
+    return [t.params for t in study.trials]
+
+
+@pytest.mark.parametrize("algorithm", ["gp-ei", "turbo", "go-ucb", "bkb", "sequool"])
+def test_sequential_study_minimizes(algorithm):
+    study = optuna.create_study(sampler=OptimistSampler(algorithm, seed=0, budget=30))
+    study.optimize(quadratic, n_trials=30)
+    assert len(study.trials) == 30 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    assert study.best_value < (0.05 if algorithm in ("gp-ei", "turbo", "go-ucb") else 0.5)
+    assert len(study.sampler.optimizer.history) == 30  # every trial told, the first (random) one included
+
+
+def test_maximize_and_reproducible_for_a_seed():
+    def run(seed):
+        study = optuna.create_study(direction="maximize", sampler=OptimistSampler("gp-ei", seed=seed))
+        study.optimize(lambda t: -quadratic(t), n_trials=15)
+        return study
+
+    a, b, c = run(3), run(3), run(4)
+    assert params_of(a) == params_of(b) and params_of(a) != params_of(c)
+    assert a.best_value > -0.05
+    assert a.sampler.optimizer.direction == "maximize"
+
+
+def test_steps_logs_and_categoricals_return_plain_python_values_inside_the_distributions():
+    choices = [None, 1, "adam", 2.5, True]
+
+    def objective(trial):
+        a = trial.suggest_float("a", 0.0, 1.0, step=0.1)
+        n = trial.suggest_int("n", 2, 20, step=3)
+        m = trial.suggest_int("m", 1, 1000, log=True)
+        lr = trial.suggest_float("lr", 1e-5, 1.0, log=True)
+        c = trial.suggest_categorical("c", choices)
+        trial.suggest_int("fixed", 4, 4)  # a single value: never in the relative space
+        return (a - 0.3) ** 2 + (n - 11) ** 2 / 100 + math.log10(m) ** 2 / 10 + (math.log10(lr) + 3) ** 2 / 10 \
+            + (0 if c == "adam" else 1)
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=1))
+    study.optimize(objective, n_trials=20)
+    relative = study.trials[1:]  # the first trial is the independent sampler's
+    for t in relative:
+        p = t.params
+        assert type(p["a"]) is float and type(p["lr"]) is float
+        assert type(p["n"]) is int and type(p["m"]) is int and p["fixed"] == 4
+        assert abs(p["a"] * 10 - round(p["a"] * 10)) < 1e-8 and 0 <= p["a"] <= 1
+        assert p["n"] in range(2, 21, 3) and 1 <= p["m"] <= 1000 and 1e-5 <= p["lr"] <= 1
+        assert any(p["c"] is ch for ch in choices) or p["c"] in choices
+    assert set(study.sampler.optimizer.space.names) == {"a", "n", "m", "lr", "c"}
+    assert study.best_params["c"] == "adam"
+
+
+def test_failed_nan_and_pruned_trials_are_told_as_failures():
+    def flaky(trial):
+        x = trial.suggest_float("x", -2, 2)
+        if trial.number % 5 == 2:
+            raise RuntimeError("simulation diverged")
+        if trial.number % 5 == 3:
+            return float("nan")
+        if trial.number % 5 == 4:
+            trial.report(x, step=0)
+            raise optuna.TrialPruned()
+        return x ** 2
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=2))
+    study.optimize(flaky, n_trials=20, catch=(RuntimeError,))
+    states = [t.state for t in study.trials]
+    assert states.count(optuna.trial.TrialState.FAIL) == 8 and states.count(optuna.trial.TrialState.PRUNED) == 4
+    h = study.sampler.optimizer.history
+    assert len(h) == 20 and h.failed.sum() == 12
+    assert any(e == "pruned" for e in h.errors)
+    assert study.best_value < 0.05
+
+
+def test_parallel_threads_with_sqlite_storage_and_a_second_sampler_resuming(tmp_path):
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    study = optuna.create_study(study_name="s", storage=storage, sampler=OptimistSampler("gp-ei", seed=0))
+    study.optimize(quadratic, n_trials=16, n_jobs=2)
+    assert len(study.trials) == 16 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    for t in study.trials:
+        assert -3 <= t.params["x"] <= 3 and -3 <= t.params["y"] <= 3
+    # Another process (here: a new sampler) continues from the storage: it tells the earlier trials.
+    again = optuna.load_study(study_name="s", storage=storage, sampler=OptimistSampler("gp-ei", seed=1))
+    again.optimize(quadratic, n_trials=6)
+    assert len(again.trials) == 22 and len(again.sampler.optimizer.history) == 22
+    assert again.best_value < 0.1
+
+
+def test_running_trials_of_other_workers_are_pending():
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+    study.optimize(quadratic, n_trials=5)
+    running = [study.ask() for _ in range(3)]  # ask/tell interface: three trials in flight
+    for t in running:
+        quadratic(t)
+    sampler = study.sampler
+    assert len(sampler.optimizer.pending) == 3
+    assert len({(t.params["x"], t.params["y"]) for t in running}) == 3
+    fixed = study.ask(fixed_distributions={"x": optuna.distributions.FloatDistribution(-3, 3)})
+    for t in running:
+        study.tell(t, quadratic(t))
+    study.tell(fixed, 1.0)
+    assert len(sampler.optimizer.pending) == 0 and len(sampler.optimizer.history) == 9
+
+
+def test_enqueued_parameters_are_told_as_evaluated():
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+    study.optimize(quadratic, n_trials=4)
+    study.enqueue_trial({"x": 1.0, "y": -0.5})
+    study.optimize(quadratic, n_trials=1)
+    h = study.sampler.optimizer.history
+    assert study.best_value == 0.0
+    ok = h.X[~h.failed]
+    assert any(np.allclose(row, [1.0, -0.5]) for row in ok)  # the enqueued point, with its value
+    assert h.errors[-2] == "not evaluated: the trial used other parameter values"
+
+
+def test_conditional_and_dynamic_spaces_fall_back_to_the_independent_sampler():
+    def conditional(trial):
+        kind = trial.suggest_categorical("kind", ["svm", "forest"])
+        if kind == "svm":
+            c = trial.suggest_float("svm_c", 1e-3, 1e3, log=True)
+            return abs(math.log10(c) - 1)
+        depth = trial.suggest_int("depth", 1, 12)
+        extra = trial.suggest_float("extra", 0, 1) if trial.number >= 10 else 0.5  # a parameter that appears later
+        return 0.2 * abs(depth - 6) + extra
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=5))
+        study.optimize(conditional, n_trials=25)
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    assert list(study.sampler.optimizer.space.names) == ["kind"]
+    assert any("sampled by RandomSampler" in str(w.message) for w in caught)
+    for t in study.trials:
+        if "svm_c" in t.params:
+            assert 1e-3 <= t.params["svm_c"] <= 1e3
+
+
+def test_dynamic_space_rebuilds_the_optimizer_with_every_covering_trial():
+    def growing(trial):
+        x = trial.suggest_float("x", -2, 2)
+        y = trial.suggest_float("y", -2, 2) if trial.number < 6 else 0.0  # y disappears after 6 trials
+        return x ** 2 + y ** 2
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+    study.optimize(growing, n_trials=12)
+    opt = study.sampler.optimizer
+    assert opt.space.names == ["x"] and len(opt.history) == 12
+
+
+def test_bad_settings_raise_value_error_naming_them():
+    with pytest.raises(ValueError, match="unknown algorithm 'gp-eii'"):
+        OptimistSampler("gp-eii")
+    with pytest.raises(ValueError, match="gp-ei: unknown option 'kernell'"):
+        OptimistSampler("gp-ei", kernell="rbf")
+    with pytest.raises(ValueError, match="go-ucb plans with the total number of evaluations"):
+        OptimistSampler("go-ucb")
+    with pytest.raises(ValueError, match="n_startup_trials"):
+        OptimistSampler("gp-ei", n_startup_trials=-1)
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=OptimistSampler("gp-ei"))
+    with pytest.raises(ValueError, match="single-objective"):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=2)
+
+
+def test_startup_trials_come_from_the_independent_sampler():
+    sampler = OptimistSampler("gp-ei", seed=0, n_startup_trials=5)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    assert sampler.optimizer is None  # no relative sampling yet
+    study.optimize(quadratic, n_trials=3)
+    assert len(sampler.optimizer.history) == 8 and isinstance(sampler.optimizer, optimist.Optimizer)

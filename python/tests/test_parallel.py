@@ -1,0 +1,133 @@
+"""minimize with evaluations in flight on an executor: a process pool and a local Dask cluster.
+
+Each evaluation writes one file (point, process, wall-clock start and end) so the test sees what
+really ran: every asked point evaluated exactly once, none lost, and n_parallel really in flight."""
+import concurrent.futures as cf
+import json
+import os
+import pathlib
+import time
+import uuid
+
+import numpy as np
+import pytest
+
+import optimist
+
+
+class Recorded:
+    """A slow objective (module level: picklable for a process pool) that leaves one file per call."""
+
+    def __init__(self, folder, seconds=0.1, fail_at=None):
+        self.folder, self.seconds, self.fail_at = str(folder), seconds, fail_at
+
+    def __call__(self, x):
+        start = time.time()
+        time.sleep(self.seconds)
+        value = float(np.sum((np.asarray(x) - 0.3) ** 2))
+        if self.fail_at is not None and abs(x[0] - self.fail_at) < 0.5:
+            value = float("nan")
+        record = {"x": [float(v) for v in x], "pid": os.getpid(), "start": start, "end": time.time()}
+        pathlib.Path(self.folder, f"{uuid.uuid4().hex}.json").write_text(json.dumps(record))
+        return value
+
+
+def calls(folder):
+    return [json.loads(p.read_text()) for p in pathlib.Path(folder).glob("*.json")]
+
+
+def most_in_flight(records):
+    events = sorted([(r["start"], 1) for r in records] + [(r["end"], -1) for r in records], key=lambda e: (e[0], e[1]))
+    now = peak = 0
+    for _, step in events:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def check_run(res, records, budget, k, trace):
+    assert res.nfev == budget and len(records) == budget
+    evaluated = sorted(tuple(r["x"]) for r in records)
+    assert evaluated == sorted(tuple(x) for x in res.x_iters)  # each evaluated once, none lost
+    assert len(set(evaluated)) == budget  # asks with others pending give distinct points
+    assert most_in_flight(records) == k  # k in flight, never more
+    assert not res.optimizer.pending and len(res.optimizer.history) == budget
+    t = optimist.read_trace(trace)
+    assert t.complete and [e["i"] for e in t.evaluations] == list(range(1, budget + 1))
+    assert t.meta["run"]["parallel"] == k
+    np.testing.assert_array_equal(t.y, res.func_vals)
+
+
+def test_process_pool_keeps_k_evaluations_in_flight(tmp_path):
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    with cf.ProcessPoolExecutor(max_workers=4) as pool:
+        res = optimist.minimize(Recorded(folder), [(-1, 1), (-1, 1)], algorithm="gp-ei", budget=16, seed=0,
+                                executor=pool, n_parallel=4, trace=tmp_path / "t.jsonl")
+    records = calls(folder)
+    check_run(res, records, 16, 4, tmp_path / "t.jsonl")
+    assert len({r["pid"] for r in records}) > 1
+    assert res.fun < 0.1
+
+
+def test_a_failure_waits_for_the_evaluations_under_way_and_keeps_them(tmp_path):
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    with cf.ProcessPoolExecutor(max_workers=3) as pool:
+        with pytest.raises(optimist.ObjectiveError, match="objective returned nan") as info:
+            optimist.minimize(Recorded(folder, fail_at=0.9), [(-1, 1), (-1, 1)], algorithm="sobol", budget=30,
+                              seed=1, executor=pool, n_parallel=3)
+    res = info.value.optimist_result
+    records = calls(folder)
+    assert res.status == "objective failed" and res.nfev == len(records) < 30  # the paid ones, all kept
+    assert not res.optimizer.pending
+    # mark-failed goes on to the budget.
+    with cf.ProcessPoolExecutor(max_workers=3) as pool:
+        res = optimist.minimize(Recorded(folder, seconds=0.01, fail_at=0.9), [(-1, 1), (-1, 1)], algorithm="sobol",
+                                budget=12, seed=1, executor=pool, n_parallel=3, on_failure="mark-failed")
+    assert res.nfev == 12 and res.n_failed > 0 and res.status == "budget"
+
+
+def test_exceptions_in_workers_carry_the_remote_traceback():
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        with pytest.raises(ZeroDivisionError) as info:
+            optimist.minimize(_divide_by_zero, [(0, 1)], algorithm="random", budget=4, executor=pool, n_parallel=2)
+    assert "_divide_by_zero" in str(info.value.__cause__)  # concurrent.futures' remote traceback
+    assert info.value.optimist_result.n_failed >= 1
+
+
+def _divide_by_zero(x):
+    return 1 / 0
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # tornado's make_current, inside distributed
+def test_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    objective = Recorded(folder)
+
+    def on_a_dask_worker(x):  # a closure: Dask's cloudpickle ships it by value to the worker processes
+        return objective(x)
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            res = optimist.minimize(on_a_dask_worker, [(-1, 1), (-1, 1)], algorithm="gp-ei", budget=12, seed=0,
+                                    executor=client.get_executor(), n_parallel=4, trace=tmp_path / "t.jsonl")
+    records = calls(folder)
+    check_run(res, records, 12, 4, tmp_path / "t.jsonl")
+    assert os.getpid() not in {r["pid"] for r in records}  # evaluated in the workers' processes
+
+
+def test_n_parallel_is_needed_when_the_executor_does_not_say():
+    class Opaque(cf.Executor):
+        def submit(self, fn, *args, **kwargs):
+            f = cf.Future()
+            f.set_result(fn(*args, **kwargs))
+            return f
+
+    with pytest.raises(ValueError, match="n_parallel: give the number of evaluations"):
+        optimist.minimize(lambda x: float(x[0]), [(0, 1)], budget=3, executor=Opaque())
+    res = optimist.minimize(lambda x: float(x[0]), [(0, 1)], algorithm="random", budget=5, executor=Opaque(),
+                            n_parallel=2)
+    assert res.nfev == 5

@@ -1,0 +1,97 @@
+"""optimist.Study: a stored study shared by workers in several processes (SQLite here)."""
+import math
+import multiprocessing
+import time
+
+import numpy as np
+import pytest
+
+import optimist
+from optimist import Categorical, Float, Study
+
+SPACE = {"x": Float(-2, 2), "kind": Categorical(["a", "b"])}
+
+
+def objective(p):
+    return (p["x"] - 0.5) ** 2 + (0.0 if p["kind"] == "b" else 1.0)
+
+
+def test_one_worker_runs_the_trials_of_minimize(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = Study.create(url, "one", SPACE, "gp-ei", budget=12, seed=4)
+    assert study.optimize(objective) == 12 and study.ask() is None and study.budget_used == 12
+    res = optimist.minimize(objective, SPACE, algorithm="gp-ei", budget=12, seed=4)
+    trials = study.trials()
+    assert [t.params for t in trials] == res.x_iters
+    assert all(t.state == "complete" for t in trials) and [t.number for t in trials] == list(range(12))
+    assert study.best_value == res.fun and study.best_params == res.x
+    df = study.trials_dataframe()
+    assert list(df.columns[:4]) == ["number", "x", "kind", "value"] and len(df) == 12
+
+
+def _worker(url, name, n, ready):
+    study = Study.load(url, name, worker=f"worker-{n}")
+    ready.wait(60)  # both workers start asking together
+
+    def slow(x):
+        time.sleep(0.02)
+        return float(np.sum((x - 0.25) ** 2))
+
+    study.optimize(slow)
+
+
+def test_workers_in_two_processes_share_the_budget(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Study.create(url, "shared", [(-1, 1), (-1, 1)], "gp-ei", budget=16, seed=0)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Barrier(2)
+    workers = [ctx.Process(target=_worker, args=(url, "shared", n, ready)) for n in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+        assert w.exitcode == 0
+    study = Study.load(url, "shared")
+    trials = study.trials()
+    assert len(trials) == 16 and all(t.state == "complete" for t in trials)
+    assert {t.worker for t in trials} == {"worker-0", "worker-1"}
+    assert isinstance(trials[0].x, np.ndarray)  # a bounds list: array points, also for other workers
+    assert len({tuple(t.x) for t in trials}) == 16  # each asked with the other's trials pending
+    assert study.best_value < 0.05
+
+
+def test_enqueue_add_and_failures(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = Study.create(url, "q", SPACE, "random", budget=6, direction="maximize")
+    assert study.add({"x": 0.1, "kind": "a"}, 2.0) == 0
+    assert study.add_failed({"x": 0.2, "kind": "b"}, "crashed") == 1
+    assert study.enqueue({"x": 1.5, "kind": "b"}) == 2
+    first = study.ask()
+    assert first.origin == "enqueued" and first.params == {"x": 1.5, "kind": "b"}
+    study.tell(first, 3.0)
+
+    def fails(p):
+        raise RuntimeError("rig offline")
+
+    with pytest.raises(RuntimeError, match="rig offline"):
+        study.optimize(fails)
+    assert study.trials()[3].state == "failed" and "RuntimeError: rig offline" in study.trials()[3].error
+    assert study.optimize(lambda p: math.nan, on_failure="mark-failed") == 2
+    assert study.ask() is None and study.best_value == 3.0 and study.direction == "maximize"
+    assert [t.state for t in study.trials()] == ["complete", "failed", "complete", "failed", "failed", "failed"]
+
+
+def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Study.create(url, "taken", SPACE, "random")
+    with pytest.raises(ValueError, match="study 'taken' already exists"):
+        Study.create(url, "taken", SPACE, "random")
+    assert Study.create(url, "taken", SPACE, "random", load_if_exists=True).name == "taken"
+    with pytest.raises(ValueError, match="no study named 'absent'.*it holds: taken"):
+        Study.load(url, "absent")
+    with pytest.raises(ValueError, match="gp-ei: unknown option 'kernell'"):
+        Study.create(url, "bad", SPACE, "gp-ei", kernell="rbf")
+    with pytest.raises(ValueError, match="parameter 'batch': a study stores categorical choices as strings"):
+        Study.create(url, "ints", {"batch": Categorical([16, 32])}, "random")
+    with pytest.raises(ValueError, match="scheme"):
+        Study.create("mysql://nowhere/db", "s", SPACE, "random")
