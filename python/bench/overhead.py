@@ -14,7 +14,6 @@ import argparse
 import statistics
 import time
 
-import numpy as np
 
 import optimist
 

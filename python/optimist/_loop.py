@@ -102,12 +102,12 @@ def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial"
 
 def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Callable[[Any], Any],
           argument_of: Callable[[Any], Any], *, executor: Optional[cf.Executor], n_parallel: int,
-          interrupts: Interrupts, callback: Optional[Callable[[Evaluation], Any]] = None,
+          interrupts: Interrupts, lock: threading.Lock, callback: Optional[Callable[[Evaluation], Any]] = None,
           progress: bool = False, budget: int = 0) -> Optional[BaseException]:
     """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
     exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
     its own (a second Ctrl-C, a broken executor) it abandons what is in flight, closes the run (the
-    trace stays complete) and re-raises."""
+    trace stays complete) and re-raises. `lock` is the optimizer's (held around every call into it)."""
     in_flight: Dict[cf.Future, tuple] = {}  # future -> (trial, suggest_s, submitted), in submission order
     first_failure: Optional[BaseException] = None
     try:
@@ -118,7 +118,8 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     run.stop("time limit")
                     break
                 start = time.perf_counter()
-                trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                with lock:
+                    trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
                 suggest_s = (time.perf_counter() - start) / len(trials)
                 for trial in trials:
                     submitted = time.perf_counter()
@@ -132,7 +133,8 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
             done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
             for future in [f for f in in_flight if f in done]:  # simultaneous completions in submission order
                 trial, suggest_s, submitted = in_flight.pop(future)
-                record, failure = _outcome(run, future, trial, suggest_s, submitted)
+                with lock:
+                    record, failure = _outcome(run, future, trial, suggest_s, submitted)
                 if failure is not None and first_failure is None:
                     first_failure = failure
                 if progress:
@@ -143,11 +145,12 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     if callback(evaluation) is True:
                         run.stop("cancelled")
     except BaseException:
-        for future, (trial, _, _) in in_flight.items():
-            future.cancel()
-            run.abandon(trial)
-        run.stop("cancelled")
-        run.finish()
+        with lock:
+            for future, (trial, _, _) in in_flight.items():
+                future.cancel()
+                run.abandon(trial)
+            run.stop("cancelled")
+            run.finish()
         raise
 
 

@@ -13,6 +13,7 @@ from .optimizer import History, Optimizer
 from .problems import Problem
 from .result import OptimizeResult
 from .space import Space, as_space
+from .trace import read_trace
 
 
 def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "gp-ei", budget: int = 100,
@@ -20,7 +21,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
-             name: Optional[str] = None, **options: Any) -> OptimizeResult:
+             name: Optional[str] = None, resume: Optional[str] = None, **options: Any) -> OptimizeResult:
     """Minimizes ``func`` over ``space`` with one optimist algorithm; returns an OptimizeResult.
 
     func: takes a dict of named parameters (a space given as a dict of Float/Int/Categorical) or a
@@ -43,24 +44,32 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     progress: print one line per evaluation to stderr.
     model: your own parametric model for GO-UCB (:class:`optimist.ParametricModel`).
     name: the objective's name in the trace (default: func's __name__).
+    resume: the trace of an earlier run of the same settings (stopped by a crash, Ctrl-C, a time
+        limit or a failure): its evaluations are told first, counted in the budget and never
+        repeated; the run goes on to ``budget`` (which may be larger). With ``trace`` the same
+        file, it is rewritten in place (never left half-written).
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
     """
     return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
-                n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, options=options)
+                n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
+                options=options)
 
 
-def maximize(func: Callable[[Any], float], space: Any = None, **kwargs: Any) -> OptimizeResult:
-    """As :func:`minimize`, maximizing func (``fun`` is then the largest value observed)."""
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _RUN_ARGUMENTS}
-    return _run(func, space, "maximize", options=options, **{**_RUN_DEFAULTS, **kwargs})
-
-
-_RUN_DEFAULTS = dict(algorithm="gp-ei", budget=100, seed=0, trace=None, on_failure="stop", time_limit=None,
-                     target=None, executor=None, n_parallel=None, callback=None, progress=False, model=None, name=None)
-_RUN_ARGUMENTS = frozenset(_RUN_DEFAULTS)
+def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "gp-ei", budget: int = 100,
+             seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
+             time_limit: Optional[float] = None, target: Optional[float] = None,
+             executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
+             callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
+             name: Optional[str] = None, resume: Optional[str] = None, **options: Any) -> OptimizeResult:
+    """As :func:`minimize`, maximizing func: ``fun`` is the largest value observed, ``target`` is
+    reached from below, and a model of your own describes func itself."""
+    return _run(func, space, "maximize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
+                on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
+                n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
+                options=options)
 
 
 def _check_positive_int(what: str, value: Any) -> int:
@@ -72,7 +81,7 @@ def _check_positive_int(what: str, value: Any) -> int:
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
-         options: dict) -> OptimizeResult:
+         resume: Optional[str], options: dict) -> OptimizeResult:
     budget = _check_positive_int("budget", budget)
     if n_parallel is None:
         n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
@@ -102,19 +111,27 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         problem_core, noise = _optimist._user_problem(str(label), space._core, direction), 0.0
         function = func
 
-    optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=budget, model=model, **options)
+    earlier = None if resume is None else read_trace(resume)
+    horizon = budget if earlier is None else earlier.meta["options"].get("budget", budget)  # as recorded, like the CLI
+    optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=horizon, model=model, **options)
+    if earlier is not None:
+        _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
+        if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
+            function = func._objective_for_run(seed, first_draw=len(earlier))
     if trace is not None:
         trace = os.fspath(trace)
         parent = os.path.dirname(trace)
         if parent:
             os.makedirs(parent, exist_ok=True)
     run = _optimist._Run(optimizer._core, problem_core, optimizer.options, budget, noise, time_limit, target,
-                         on_failure, trace, n_parallel)
+                         on_failure, trace, n_parallel, None if resume is None else os.fspath(resume))
     with Interrupts() as interrupts:
         argument_of = (lambda t: t.x) if isinstance(func, Problem) else (lambda t: space.to_point(t.x))
         failure = drive(optimizer._core, run, function, argument_of, executor=executor, n_parallel=n_parallel,
-                        interrupts=interrupts, callback=callback, progress=progress, budget=budget)
-        summary = run.finish()
+                        interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
+                        budget=budget)
+        with optimizer._lock:
+            summary = run.finish()
     result = _result(summary, optimizer, space, trace)
     if failure is not None and summary["stop_reason"] == "objective failed":
         failure.optimist_result = result  # type: ignore[attr-defined]
@@ -123,6 +140,20 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                          + (f" and in the trace {trace}" if trace else ""))
         raise failure
     return result
+
+
+def _check_same_run(path: str, meta: dict, optimizer: Optimizer, noise: float) -> None:
+    """ValueError unless the trace at `path` is a run of this algorithm, options, seed and noise."""
+    if meta["algorithm"] != optimizer.algorithm or meta["seed"] != optimizer.seed:
+        raise ValueError(f"resume: '{path}' is a run of {meta['algorithm']} with seed {meta['seed']}; this call runs "
+                         f"{optimizer.algorithm} with seed {optimizer.seed}")
+    differ = sorted(k for k in set(meta["options"]) | set(optimizer.options)
+                    if meta["options"].get(k) != optimizer.options.get(k))
+    if differ:
+        raise ValueError(f"resume: '{path}' was run with other options: " + ", ".join(
+            f"{k} = {meta['options'].get(k)!r} there, {optimizer.options.get(k)!r} here" for k in differ))
+    if (meta.get("noise") or 0.0) != noise:
+        raise ValueError(f"resume: '{path}' has noise {meta.get('noise')}, this run {noise}")
 
 
 def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[str]) -> OptimizeResult:

@@ -77,7 +77,8 @@ def _derive_seed(seed: int, stream: int) -> int: ...
 class _Run:
     def __init__(self, optimizer: _Optimizer, problem: _Problem, options: Dict[str, Any], budget: int, noise: float,
                  time_limit: Optional[float], target: Optional[float], on_failure: str, trace: Optional[str],
-                 parallel: int) -> None: ...
+                 parallel: int, resume: Optional[str]) -> None: ...
+    resumed: int
     stopped: bool
     remaining: int
     done: int

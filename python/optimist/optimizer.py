@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+import threading
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -155,6 +156,9 @@ class Optimizer:
             algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model)
         self.algorithm = algorithm
         self.model = model
+        # The C++ calls run without the GIL: this lock keeps one call at a time per optimizer when
+        # threads share it (as the GIL did).
+        self._lock = threading.Lock()
 
     # ---- what it is ----
     @property
@@ -180,10 +184,13 @@ class Optimizer:
         without a batch form return one). Trials asked and not told are pending: the next ask
         takes them into account."""
         if n is None:
-            return Trial(self._core.ask(1)[0], self.space, self._core)
+            with self._lock:
+                return Trial(self._core.ask(1)[0], self.space, self._core)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"ask(n) needs a positive integer n, got {n!r}")
-        return [Trial(t, self.space, self._core) for t in self._core.ask(int(n))]
+        with self._lock:
+            trials = self._core.ask(int(n))
+        return [Trial(t, self.space, self._core) for t in trials]
 
     def tell(self, x: Any, y: Any) -> None:
         """Reports the value of a trial: ``tell(trial, y)``. Also ``tell(point, y)`` for a point
@@ -198,23 +205,31 @@ class Optimizer:
         value = _value(y)
         if isinstance(x, Trial):
             self._check_owner(x)
-            self._core.tell(x._core, value)
+            with self._lock:
+                self._core.tell(x._core, value)
         else:
-            self._core.tell_point(self.space.to_vector(x), value)
+            vector = self.space.to_vector(x)
+            with self._lock:
+                self._core.tell_point(vector, value)
 
     def tell_failed(self, x: Any, error: str = "failed") -> None:
         """Reports that evaluating a trial (or a point) failed: it is kept, and the algorithm is
         not given a value for it."""
         if isinstance(x, Trial):
             self._check_owner(x)
-            self._core.tell_failed(x._core, str(error))
+            with self._lock:
+                self._core.tell_failed(x._core, str(error))
         else:
-            self._core.tell_failed_point(self.space.to_vector(x), str(error))
+            vector = self.space.to_vector(x)
+            with self._lock:
+                self._core.tell_failed_point(vector, str(error))
 
     def add_pending(self, x: Any) -> Trial:
         """Records a point that someone else is evaluating (another worker, a queued experiment):
         the algorithm treats it as one of its own pending trials. Tell it later with the trial."""
-        return Trial(self._core.add_pending(self.space.to_vector(x)), self.space, self._core)
+        vector = self.space.to_vector(x)
+        with self._lock:
+            return Trial(self._core.add_pending(vector), self.space, self._core)
 
     def _check_owner(self, trial: Trial) -> None:
         if trial._owner is not self._core:
@@ -224,28 +239,36 @@ class Optimizer:
     def recommend(self) -> Point:
         """The algorithm's answer (by default the best observed point); RuntimeError before any
         successful evaluation."""
-        return self.space.to_point(self._core.recommend())
+        with self._lock:
+            x = self._core.recommend()
+        return self.space.to_point(x)
 
     @property
     def best(self) -> Optional[Observation]:
         """The best successful observation so far, or None."""
-        b = self._core.best()
+        with self._lock:
+            b = self._core.best()
         if b is None:
             return None
         return Observation(Trial(b[0], self.space, self._core), b[1], False, None)
 
     @property
     def pending(self) -> List[Trial]:
-        return [Trial(t, self.space, self._core) for t in self._core.pending()]
+        with self._lock:
+            pending = self._core.pending()
+        return [Trial(t, self.space, self._core) for t in pending]
 
     @property
     def history(self) -> History:
         """Every told evaluation, in order (failed ones included)."""
-        return History(self.space, self._core.history())
+        with self._lock:
+            arrays = self._core.history()
+        return History(self.space, arrays)
 
     def diagnostics(self) -> Dict[str, Any]:
         """The algorithm's current diagnostics (the extra fields of a trace line)."""
-        return self._core.diagnostics()
+        with self._lock:
+            return self._core.diagnostics()
 
 
 def algorithms() -> List[Dict[str, Any]]:

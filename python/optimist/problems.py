@@ -54,12 +54,13 @@ class Problem:
         """Noise-free value at x; ValueError when x is not in the domain."""
         return self._core.f(np.asarray(x, dtype=float))
 
-    def _objective_for_run(self, seed: int):
-        """The observed function of a run with this seed: the CLI's noise stream unless noise_seed is set."""
+    def _objective_for_run(self, seed: int, first_draw: int = 0):
+        """The observed function of a run with this seed: the CLI's noise stream unless noise_seed
+        is set (first_draw > 0: a resumed run's stream, continued)."""
         if self.noise == 0.0:
             return self._observed
         noise_seed = _optimist._noise_seed(seed) if self.noise_seed is None else int(self.noise_seed)
-        return self._core.objective(self.noise, noise_seed)
+        return self._core.objective(self.noise, noise_seed, first_draw)
 
     def __reduce__(self):
         return (_rebuild, (self.name, self.dim, self.noise, self.noise_seed))

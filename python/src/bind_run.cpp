@@ -89,7 +89,7 @@ class PyRun {
  public:
   PyRun(std::shared_ptr<Optimizer> optimizer, Problem problem, py::dict resolved_options, std::size_t budget,
         double noise, std::optional<double> time_limit, std::optional<double> target, const std::string& on_failure,
-        std::optional<std::string> trace, std::size_t parallel)
+        std::optional<std::string> trace, std::size_t parallel, std::optional<std::string> resume)
       : optimizer_(std::move(optimizer)), problem_(std::move(problem)) {
     objective_.direction = problem_.direction;
     objective_.optimum = problem_.f_star;
@@ -99,17 +99,22 @@ class PyRun {
     options_.time_limit_s = time_limit;
     options_.target = target;
     options_.on_failure = parse_policy(on_failure);
+    std::optional<Trace> earlier;
+    if (resume) earlier = earlier_run(*resume);
     if (trace) {
       const nlohmann::json resolved = to_json(resolved_options, "options");
       TraceMeta meta = problem_.trace_meta(resolved.at("name").get<std::string>(), resolved, optimizer_->seed(), noise, budget);
       meta.run = options_.settings_json();
       if (parallel > 1) meta.run["parallel"] = parallel;
-      trace_ = std::make_unique<TraceWriter>(*trace, meta, problem_.space);
+      if (earlier) record_resume(meta, earlier->meta, options_.resume_from.size());
+      // Resuming in place rewrites the trace through a temporary file (TraceWriter).
+      trace_ = std::make_unique<TraceWriter>(*trace, meta, problem_.space, options_.resume_from);
       options_.trace = trace_.get();
     }
     recorder_ = std::make_unique<RunRecorder>(*optimizer_, objective_, options_);
   }
 
+  std::size_t resumed() const { return options_.resume_from.size(); }
   bool stopped() const { return recorder_->stopped(); }
   std::size_t remaining() const { return recorder_->remaining(); }
   std::size_t done() const { return recorder_->summary().evaluations.size(); }
@@ -154,6 +159,22 @@ class PyRun {
   }
 
  private:
+  // The evaluations of an earlier run of these settings (its trace), told first and never repeated.
+  Trace earlier_run(const std::string& path) {
+    Trace t = read_trace(path);
+    if (t.meta.space != problem_.space.to_json())
+      throw InvalidArgument("resume: the search space in '" + path + "' differs from this run's: " + t.meta.space.dump());
+    if (t.meta.direction != problem_.direction)
+      throw InvalidArgument("resume: '" + path + "' is a run to " + to_string(t.meta.direction) + ", this one is to " +
+                            to_string(problem_.direction));
+    try {
+      options_.resume_from = evaluations_from_trace(t, problem_.space);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("resume: '" + path + "': " + e.what());
+    }
+    return t;
+  }
+
   // Declared in the order the recorder needs them built (it keeps references to all three).
   std::shared_ptr<Optimizer> optimizer_;
   Problem problem_;
@@ -180,9 +201,12 @@ py::dict trace_dict(const std::string& path) {
 void bind_run(py::module_& m) {
   py::class_<PyRun>(m, "_Run", "The books of one run (C++ RunRecorder) and its trace.")
       .def(py::init<std::shared_ptr<Optimizer>, Problem, py::dict, std::size_t, double, std::optional<double>,
-                    std::optional<double>, const std::string&, std::optional<std::string>, std::size_t>(),
+                    std::optional<double>, const std::string&, std::optional<std::string>, std::size_t,
+                    std::optional<std::string>>(),
            py::arg("optimizer"), py::arg("problem"), py::arg("options"), py::arg("budget"), py::arg("noise"),
-           py::arg("time_limit"), py::arg("target"), py::arg("on_failure"), py::arg("trace"), py::arg("parallel"))
+           py::arg("time_limit"), py::arg("target"), py::arg("on_failure"), py::arg("trace"), py::arg("parallel"),
+           py::arg("resume"))
+      .def_property_readonly("resumed", &PyRun::resumed)
       .def_property_readonly("stopped", &PyRun::stopped)
       .def_property_readonly("remaining", &PyRun::remaining)
       .def_property_readonly("done", &PyRun::done)

@@ -157,3 +157,20 @@ def test_long_asks_release_the_gil():
         stop.set()
         thread.join()
     assert during > 0  # the other thread ran while C++ worked: the GIL was released
+
+
+def test_threads_sharing_an_optimizer_take_turns():
+    import concurrent.futures as cf
+
+    opt = Optimizer([(0, 1)] * 3, "gp-ei", seed=0)
+
+    def worker(_):
+        for _ in range(8):
+            t = opt.ask()
+            opt.tell(t, float(np.sum(t.x ** 2)))
+
+    with cf.ThreadPoolExecutor(4) as pool:
+        list(pool.map(worker, range(4)))
+    h = opt.history
+    assert len(h) == 32 and not opt.pending and not h.failed.any()
+    assert sorted(h.id.tolist()) == list(range(32))

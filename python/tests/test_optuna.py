@@ -188,3 +188,12 @@ def test_startup_trials_come_from_the_independent_sampler():
     assert sampler.optimizer is None  # no relative sampling yet
     study.optimize(quadratic, n_trials=3)
     assert len(sampler.optimizer.history) == 8 and isinstance(sampler.optimizer, optimist.Optimizer)
+
+
+def test_a_sampler_reused_for_another_study_starts_afresh():
+    sampler = OptimistSampler("gp-ei", seed=0)
+    first = optuna.create_study(sampler=sampler)
+    first.optimize(quadratic, n_trials=6)
+    second = optuna.create_study(sampler=sampler)
+    second.optimize(quadratic, n_trials=4)
+    assert len(sampler.optimizer.history) == 4

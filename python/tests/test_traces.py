@@ -84,3 +84,48 @@ def test_read_trace_errors_name_the_file_and_line(tmp_path):
     t = optimist.read_trace(good)
     assert len(t) == 2 and not t.complete
     assert json.loads(text[0])["meta"]["problem"] == "branin"
+
+
+def test_resume_continues_an_interrupted_run_without_repeating_it(tmp_path):
+    calls = []
+
+    def f(p):
+        calls.append(p)
+        return (p["x"] - 0.3) ** 2 + (0.0 if p["c"] == "b" else 0.5)
+
+    space = {"x": optimist.Float(-1, 1), "c": optimist.Categorical(["a", "b"])}
+    path = tmp_path / "run.jsonl"
+    first = optimist.minimize(f, space, algorithm="gp-ei", budget=12, seed=3, trace=path,
+                              callback=lambda ev: ev.i == 5)  # stopped after 5, as by Ctrl-C
+    assert first.status == "cancelled" and first.nfev == 5
+    calls.clear()
+    resumed = optimist.minimize(f, space, algorithm="gp-ei", budget=12, seed=3, trace=path, resume=path)
+    assert len(calls) == 7 and resumed.nfev == 12 and resumed.history.y.shape == (12,)
+    whole = optimist.minimize(f, space, algorithm="gp-ei", budget=12, seed=3)
+    assert resumed.x_iters == whole.x_iters  # the continued run is the uninterrupted one
+    t = optimist.read_trace(path)
+    assert t.complete and len(t) == 12 and t.meta["run"]["resumed_after"] == [5]
+
+
+def test_resume_of_a_noisy_problem_writes_the_cli_trace(tmp_path):
+    py, cli = tmp_path / "py.jsonl", tmp_path / "cli.jsonl"
+    noisy = optimist.problems.get("branin", noise=0.5)
+    optimist.minimize(noisy, algorithm="go-ucb", budget=6, seed=2, trace=py)
+    optimist.minimize(noisy, algorithm="go-ucb", budget=12, seed=2, trace=py, resume=py)  # horizon stays 6
+    assert run_cli("run", "--problem", "branin", "--algorithm", "go-ucb", "--budget", "6", "--seed", "2",
+                   "--noise", "0.5", "--out", str(cli), "--quiet").returncode == 0
+    assert run_cli("run", "--resume", str(cli), "--budget", "12", "--quiet").returncode == 0
+    assert trace_lines(py) == trace_lines(cli)
+
+
+def test_resume_refuses_another_run(tmp_path):
+    path = tmp_path / "run.jsonl"
+    optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=4, seed=1, trace=path)
+    with pytest.raises(ValueError, match="is a run of gp-ei with seed 1; this call runs gp-ei with seed 2"):
+        optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=8, seed=2, resume=path)
+    with pytest.raises(ValueError, match="other options: kernel = 'matern52' there, 'rbf' here"):
+        optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=8, seed=1, resume=path, kernel="rbf")
+    with pytest.raises(ValueError, match="resume: the search space in"):
+        optimist.minimize(lambda x: 0.0, [(0, 1), (0, 1)], algorithm="gp-ei", budget=8, seed=1, resume=path)
+    with pytest.raises(ValueError, match="resuming 4 evaluations, more than the budget of 3"):
+        optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=3, seed=1, resume=path)

@@ -158,18 +158,31 @@ Server::Server(StudySource& source, ServerOptions options) : impl_(std::make_uni
 
 Server::~Server() = default;
 
+// Why binding failed: the system's word for the usual causes; anything else (getaddrinfo failed,
+// errno unset) means the host is not an address of this machine.
+std::string bind_failure(const std::string& address) {
+  const int e = errno;
+  const std::string why = (e == EADDRINUSE || e == EACCES || e == EADDRNOTAVAIL)
+                              ? std::strerror(e)
+                              : "not an address of this machine (e.g. 127.0.0.1, ::1, 0.0.0.0)";
+  return "cannot listen on " + address + ": " + why;
+}
+
 int Server::bind() {
   const auto& o = impl_->options;
   if (o.port < 0 || o.port > 65535)
     throw InvalidArgument("--port must be between 0 and 65535, got " + std::to_string(o.port));
+  errno = 0;
   if (o.port == 0) {
     const int port = impl_->http.bind_to_any_port(o.host);
-    if (port < 0) throw InvalidArgument("cannot listen on " + o.host + ": " + std::strerror(errno));
+    if (port < 0) throw InvalidArgument(bind_failure(o.host));
     return port;
   }
-  if (!impl_->http.bind_to_port(o.host, o.port))
-    throw InvalidArgument("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " + std::strerror(errno) +
-                          " (choose another --port, or --port 0 for any free one)");
+  if (!impl_->http.bind_to_port(o.host, o.port)) {
+    std::string message = bind_failure(o.host + ":" + std::to_string(o.port));
+    if (errno == EADDRINUSE || errno == EACCES) message += " (choose another --port, or --port 0 for any free one)";
+    throw InvalidArgument(message);
+  }
   return o.port;
 }
 

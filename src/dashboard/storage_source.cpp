@@ -89,7 +89,12 @@ std::string redact_url(const std::string& url) {
   return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
-StorageSource::StorageSource(const std::string& url) : url_(url), storage_(checked_url(url)) {
+// A page waits on each answer: a database that stays busy or unreachable for seconds is reported
+// (the page shows the error and polls again), not retried for minutes as workers do.
+constexpr double kRetrySeconds = 5.0;
+
+StorageSource::StorageSource(const std::string& url)
+    : url_(url), storage_(checked_url(url), StorageOptions{kRetrySeconds}) {
   // A few studies are read now, so that the page's first load finds their trials ready.
   constexpr std::size_t kReadAhead = 16;
   const auto list = storage_.list_studies();

@@ -100,6 +100,13 @@ class LiveTrace(Case):
         # A parameter named with HTML is shown as text, never run.
         self.assertIsNone(b.js("return document.body.dataset.injected"))
         self.assertEqual(b.js("return document.querySelectorAll('img, b').length"), 0)
+        # ...also in a chart's tooltip (drawn on the canvas, never as HTML).
+        b.js("document.getElementById('chart-slice').scrollIntoView({block: 'center'});"
+             "echarts.getInstanceByDom(document.getElementById('chart-slice'))"
+             ".dispatchAction({type: 'showTip', seriesIndex: 3, dataIndex: 0})")
+        b.wait("a frame", "return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+        self.assertIsNone(b.js("return document.body.dataset.injected"))
+        self.assertEqual(b.js("return document.querySelectorAll('img, b').length"), 0)
         headers = b.js("return [...document.querySelectorAll('#trials thead th')].map(th => th.textContent)")
         self.assertIn('<img src=x onerror="document.body.dataset.injected=1">', headers)
 

@@ -75,7 +75,8 @@ class _Param:
 class _Model:
     """The optimizer of one relative search space and which trials it has seen."""
 
-    def __init__(self, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
+    def __init__(self, study_key: Any, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
+        self.study_key = study_key
         self.search_space = search_space
         self.params = {name: _Param(d) for name, d in search_space.items()}
         self.optimizer = optimizer
@@ -124,7 +125,7 @@ class OptimistSampler(BaseSampler):
         self._n_startup_trials = n_startup_trials
         self._warn_independent = warn_independent_sampling
         self._warned: Set[str] = set()
-        self._intersection = IntersectionSearchSpace()
+        self._intersection, self._intersection_key = IntersectionSearchSpace(), None
         self._model: Optional[_Model] = None
         self._lock = threading.Lock()
 
@@ -145,6 +146,9 @@ class OptimistSampler(BaseSampler):
             raise ValueError("OptimistSampler supports single-objective studies; this study has "
                              f"{len(study.directions)} objectives")
         with self._lock:
+            key = (id(study._storage), study._study_id)
+            if key != self._intersection_key:  # IntersectionSearchSpace follows one study
+                self._intersection, self._intersection_key = IntersectionSearchSpace(), key
             space = self._intersection.calculate(study, ordered_dict=True)
         return {name: d for name, d in space.items() if not d.single()}
 
@@ -183,10 +187,12 @@ class OptimistSampler(BaseSampler):
 
     # ---- the optimizer of the current relative search space ----
     def _model_for(self, search_space: Dict[str, BaseDistribution], study: optuna.Study) -> _Model:
-        if self._model is None or self._model.search_space != search_space:
+        # A sampler used for another study (in-memory studies can share an id) starts afresh.
+        key = (id(study._storage), study._study_id)
+        if self._model is None or self._model.study_key != key or self._model.search_space != search_space:
             params = {name: _Param(d).dim for name, d in search_space.items()}
             direction = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
-            self._model = _Model(dict(search_space), self._make_optimizer(Space(params), direction))
+            self._model = _Model(key, dict(search_space), self._make_optimizer(Space(params), direction))
         return self._model
 
     def _sync(self, model: _Model, trials: Sequence[FrozenTrial], exclude: int) -> None:

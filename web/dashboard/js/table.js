@@ -56,12 +56,15 @@ export class TrialsTable {
       th.dataset.key = c.key;
       th.title = c.title || `sort by ${c.label}`;
       if (c.key === this.sort.key) th.classList.add(this.sort.descending ? 'sorted-desc' : 'sorted-asc');
-      th.addEventListener('click', () => {
+      th.tabIndex = 0;
+      const sortBy = () => {
         this.sort = { key: c.key, descending: c.key === this.sort.key ? !this.sort.descending : false };
         this.viewVersion = -1;
         this.renderHead();
         this.render();
-      });
+      };
+      th.addEventListener('click', sortBy);
+      th.addEventListener('keydown', (e) => { if (e.key === 'Enter') sortBy(); });
       row.append(th);
     }
     this.table.tHead.replaceChildren(row);
@@ -99,7 +102,7 @@ export class TrialsTable {
     const shown = this.view.slice(first, first + this.pageSize);
     const body = document.createDocumentFragment();
     for (const t of shown) {
-      const tr = el('tr', null, `state-${t.state}`);
+      const tr = el('tr', null, `state-${t.state}${t.number === this.store.summary?.best_number ? ' best' : ''}`);
       tr.dataset.number = t.number;
       for (const c of this.columns) {
         const text = c.text(t);
