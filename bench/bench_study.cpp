@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "optimist/core/registry.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
 
@@ -68,7 +68,7 @@ void gp_ei_cycle(benchmark::State& state, bool in_study) {
   std::vector<Vector> xs;
   for (std::size_t k = 0; k < n; ++k) xs.push_back(p.space.to_user(rng.uniform_vector(2)));
   if (!in_study) {
-    auto opt = make_optimizer({{"name", "gp-ei"}, {"seed", 0}}, p.space, p.direction);
+    auto opt = make_optimizer({{"name", "gp-ei"}}, p.space, p.direction);
     for (const auto& x : xs) opt->tell(x, p.f(x));
     for (auto _ : state) {
       const Trial t = opt->ask();
