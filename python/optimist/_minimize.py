@@ -112,7 +112,9 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         function = func
 
     earlier = None if resume is None else read_trace(resume)
-    horizon = budget if earlier is None else earlier.meta["options"].get("budget", budget)  # as recorded, like the CLI
+    # The horizon stays as recorded, as with `optimist run --resume` (older traces keep it among the options).
+    recorded = None if earlier is None else earlier.meta.get("horizon", earlier.meta["options"].get("budget"))
+    horizon = budget if recorded is None else recorded
     optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=horizon, model=model, **options)
     if earlier is not None:
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
