@@ -4,6 +4,7 @@
 #include <pqxx/pqxx>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "optimist/core/types.hpp"
@@ -64,23 +65,32 @@ class PostgresDatabase final : public Database {
 
   Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
     if (tx_) return run(*tx_, sql, params);
+    // A statement on its own runs in autocommit mode: one round trip, atomic by itself.
     Rows out;
-    transaction(kNoLock, [&] { out = run(*tx_, sql, params); });
+    attempt(kNoLock, false, [&] { out = run(*tx_, sql, params); });
     return out;
   }
 
-  void transaction(std::int64_t lock, const std::function<void()>& fn) override {
+  void transaction(std::int64_t lock, const std::function<void()>& fn) override { attempt(lock, true, fn); }
+
+ private:
+  void attempt(std::int64_t lock, bool transactional, const std::function<void()>& fn) {
     Backoff backoff(retry_s_);
     bool outage = false;
     for (;;) {
       try {
-        if (!conn_) conn_ = std::make_unique<pqxx::connection>(url_);
-        pqxx::work work(*conn_);
-        tx_ = &work;
-        if (lock >= 0) work.exec_params("SELECT id FROM studies WHERE id = $1 FOR UPDATE", lock);
-        else if (lock == kGlobalLock) work.exec("SELECT pg_advisory_xact_lock(7476111)");  // 'opt' in ASCII
+        if (!conn_) {
+          conn_ = std::make_unique<pqxx::connection>(url_);
+          prepared_.clear();
+        }
+        std::unique_ptr<pqxx::transaction_base> tx;
+        if (transactional) tx = std::make_unique<pqxx::work>(*conn_);
+        else tx = std::make_unique<pqxx::nontransaction>(*conn_);
+        tx_ = tx.get();
+        if (lock >= 0) run(*tx, "SELECT id FROM studies WHERE id = ? FOR UPDATE", {lock});
+        else if (lock == kGlobalLock) run(*tx, "SELECT pg_advisory_xact_lock(7476111)", {});  // 'opt' in ASCII
         fn();
-        work.commit();
+        tx->commit();
         tx_ = nullptr;
         if (outage)
           std::fprintf(stderr, "optimist: storage '%s': server reachable again after %.1f s; resuming\n", shown_.c_str(),
@@ -105,7 +115,6 @@ class PostgresDatabase final : public Database {
     }
   }
 
- private:
   void retry_or_throw(Backoff& backoff, bool& outage, const std::string& what, bool lost_server) {
     tx_ = nullptr;
     if (lost_server) {
@@ -120,7 +129,9 @@ class PostgresDatabase final : public Database {
                                " s: " + first_line(what));
   }
 
-  Rows run(pqxx::work& work, const std::string& sql, const std::vector<SqlValue>& params) {
+  // Each statement is prepared once per connection (parsed and planned once), then executed with
+  // its parameters passed apart from the SQL text.
+  Rows run(pqxx::transaction_base& work, const std::string& sql, const std::vector<SqlValue>& params) {
     std::vector<std::string> texts(params.size());
     std::vector<const char*> ptrs(params.size(), nullptr);
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -129,7 +140,13 @@ class PostgresDatabase final : public Database {
       else if (const auto* s = std::get_if<std::string>(&params[i])) texts[i] = *s;
       if (!std::holds_alternative<std::monostate>(params[i])) ptrs[i] = texts[i].c_str();
     }
-    const pqxx::result r = work.exec_params(numbered(sql), pqxx::prepare::make_dynamic_params(ptrs));
+    auto it = prepared_.find(sql);
+    if (it == prepared_.end()) {
+      const std::string name = "s" + std::to_string(prepared_.size());
+      conn_->prepare(name, numbered(sql));
+      it = prepared_.emplace(sql, name).first;
+    }
+    const pqxx::result r = work.exec_prepared(it->second, pqxx::prepare::make_dynamic_params(ptrs));
     Rows rows;
     rows.reserve(r.size());
     for (const auto& pr : r) {
@@ -147,7 +164,8 @@ class PostgresDatabase final : public Database {
   std::string url_, shown_;
   double retry_s_;
   std::unique_ptr<pqxx::connection> conn_;
-  pqxx::work* tx_ = nullptr;
+  std::map<std::string, std::string> prepared_;  // SQL -> statement name on this connection
+  pqxx::transaction_base* tx_ = nullptr;
 };
 
 }  // namespace

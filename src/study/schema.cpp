@@ -8,7 +8,8 @@ namespace optimist::study_detail {
 namespace {
 
 // {id}, {real} and {bigint} are replaced by the dialect's types.
-constexpr const char* kSchemaV1[] = {
+// The current version's tables, created on a fresh database.
+constexpr const char* kSchema[] = {
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS studies ("
     " id {id},"
@@ -22,7 +23,8 @@ constexpr const char* kSchemaV1[] = {
     " f_star {real},"
     " settings TEXT NOT NULL,"            // StudySettings::to_json()
     " created {real} NOT NULL,"
-    " seq {bigint} NOT NULL DEFAULT 0)",  // last event number
+    " seq {bigint} NOT NULL DEFAULT 0,"   // last event number
+    " used {bigint} NOT NULL DEFAULT 0)",  // trials counting against the budget
     "CREATE TABLE IF NOT EXISTS trials ("
     " id {id},"
     " study_id {bigint} NOT NULL REFERENCES studies(id) ON DELETE CASCADE,"
@@ -77,15 +79,31 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// Upgrades of an existing database: kMigrations[v] takes version v + 1 to v + 2.
+const std::vector<std::vector<const char*>> kMigrations = {
+    // 1 -> 2: the count of trials against the budget kept on the study row (asks stay O(1)).
+    {"ALTER TABLE studies ADD COLUMN used {bigint} NOT NULL DEFAULT 0",
+     "UPDATE studies SET used = (SELECT COUNT(*) FROM trials WHERE trials.study_id = studies.id AND "
+     "trials.state <> 'waiting' AND trials.stale = 0)"},
+};
+
+std::string in_dialect(const Database& db, std::string s) {
+  for (const char* t : {"id", "real", "bigint"}) s = replace_all(s, std::string("{") + t + "}", db.type(t));
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::string> migration_statements(const Database& db, int from_version) {
+  std::vector<std::string> out;
+  for (std::size_t v = static_cast<std::size_t>(from_version) - 1; v < kMigrations.size(); ++v)
+    for (const char* stmt : kMigrations[v]) out.push_back(in_dialect(db, stmt));
+  return out;
+}
 
 std::vector<std::string> schema_statements(const Database& db) {
   std::vector<std::string> out;
-  for (const char* stmt : kSchemaV1) {
-    std::string s = stmt;
-    for (const char* t : {"id", "real", "bigint"}) s = replace_all(s, std::string("{") + t + "}", db.type(t));
-    out.push_back(s);
-  }
+  for (const char* stmt : kSchema) out.push_back(in_dialect(db, stmt));
   return out;
 }
 

@@ -124,15 +124,20 @@ std::string Storage::backend() const { return db_->backend(); }
 
 void Storage::create_schema() {
   db_->transaction(study_detail::kGlobalLock, [&] {
-    for (const auto& stmt : study_detail::schema_statements(*db_)) db_->query(stmt);
+    db_->query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const auto rows = db_->query("SELECT version FROM schema_version");
-    if (rows.empty()) {
+    const int found = rows.empty() ? 0 : static_cast<int>(rows[0][0].integer());
+    if (found > kStudySchemaVersion)
+      throw InvalidArgument("storage '" + db_->display_url() + "' has study schema version " + std::to_string(found) +
+                            ", newer than this optimist's " + std::to_string(kStudySchemaVersion) + "; upgrade optimist");
+    if (found == kStudySchemaVersion) return;
+    if (found == 0) {  // a fresh database: today's tables
+      for (const auto& stmt : study_detail::schema_statements(*db_)) db_->query(stmt);
       db_->query("INSERT INTO schema_version (version) VALUES (?)", {std::int64_t{kStudySchemaVersion}});
-    } else if (rows[0][0].integer() > kStudySchemaVersion) {
-      throw InvalidArgument("storage '" + db_->display_url() + "' has study schema version " + rows[0][0].text() +
-                            ", newer than this optimist's " + std::to_string(kStudySchemaVersion) +
-                            "; upgrade optimist");
+      return;
     }
+    for (const auto& stmt : study_detail::migration_statements(*db_, found)) db_->query(stmt);
+    db_->query("UPDATE schema_version SET version = ?", {std::int64_t{kStudySchemaVersion}});
   });
 }
 
@@ -227,20 +232,33 @@ std::optional<TrialRecord> Storage::trial(std::int64_t study_id, std::size_t num
 
 void Storage::locked(std::int64_t study_id, const std::function<void()>& fn) { db_->transaction(study_id, fn); }
 
-std::int64_t Storage::next_event(std::int64_t study_id) {
-  return db_->query("UPDATE studies SET seq = seq + 1 WHERE id = ? RETURNING seq", {study_id}).at(0)[0].integer();
+std::int64_t Storage::next_event(std::int64_t study_id, int used_change) {
+  // The budget count rides on the event's update: an ask never counts the trials table.
+  return db_->query("UPDATE studies SET seq = seq + 1, used = used + ? WHERE id = ? RETURNING seq",
+                    {std::int64_t{used_change}, study_id})
+      .at(0)[0]
+      .integer();
 }
 
-std::int64_t Storage::last_event(std::int64_t study_id) {
-  const auto rows = db_->query("SELECT seq FROM studies WHERE id = ?", {study_id});
-  if (rows.empty()) throw InvalidArgument("study id " + std::to_string(study_id) + " no longer exists (deleted?)");
-  return rows[0][0].integer();
+AskState Storage::ask_state(const StudyRecord& study) {
+  // One round trip for everything an ask decides on.
+  const auto r = db_->query(
+      "SELECT s.seq, s.used,"
+      " (SELECT MIN(number) FROM trials WHERE study_id = s.id AND state = 'waiting'),"
+      " (SELECT COUNT(*) FROM trials WHERE study_id = s.id AND state = 'running' AND heartbeat < " + db_->now_sql() + " - ?)"
+      " FROM studies s WHERE s.id = ?",
+      {study.settings.grace_period_s, study.id});
+  if (r.empty()) throw InvalidArgument("study '" + study.name + "' no longer exists (deleted?)");
+  AskState a;
+  a.seq = r[0][0].integer();
+  a.budget_used = static_cast<std::size_t>(r[0][1].integer());
+  a.has_waiting = !r[0][2].null();
+  a.has_stale = r[0][3].integer() > 0;
+  return a;
 }
 
 std::size_t Storage::budget_used(std::int64_t study_id) {
-  return static_cast<std::size_t>(
-      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state <> 'waiting' AND stale = 0", {study_id})
-          .at(0)[0].integer());
+  return static_cast<std::size_t>(db_->query("SELECT used FROM studies WHERE id = ?", {study_id}).at(0)[0].integer());
 }
 
 std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string& worker) {
@@ -262,7 +280,7 @@ std::size_t Storage::fail_stale(const StudyRecord& study) {
                             " s (the worker died or lost the storage)";
     db_->query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db_->now_sql() +
                    ", finished_seq = ? WHERE id = ? AND state = 'running'",
-               {why, next_event(study.id), t.id});
+               {why, next_event(study.id, -1), t.id});
     if (study.settings.requeue_stale) {
       TrialRecord again;
       again.x = t.x;
@@ -283,30 +301,31 @@ std::optional<TrialRecord> Storage::first_waiting(std::int64_t study_id) {
 }
 
 TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t) {
-  t.number = static_cast<std::size_t>(
-      db_->query("SELECT COALESCE(MAX(number), -1) + 1 FROM trials WHERE study_id = ?", {study_id}).at(0)[0].integer());
   const bool asked = t.state != TrialState::Waiting;
   const bool finished = t.state == TrialState::Complete || t.state == TrialState::Failed;
-  const std::int64_t seq = asked ? next_event(study_id) : 0;
+  const std::int64_t seq = asked ? next_event(study_id, 1) : 0;
   t.asked_seq = asked ? seq : 0;
   t.finished_seq = finished ? seq : 0;
   const std::string now = db_->now_sql();
+  // The next number is taken in the INSERT itself (under the study's lock; UNIQUE(study_id,
+  // number) backs it up).
   const auto rows = db_->query(
       "INSERT INTO trials (study_id, number, state, point, origin, worker, error, created, started, finished, heartbeat, "
-      "suggest_s, requeued_from, asked_seq, finished_seq) VALUES (?, ?, ?, ?, ?, ?, ?, " + now + ", " +
-          (asked ? now : "NULL") + ", " + (finished ? now : "NULL") + ", " + (t.state == TrialState::Running ? now : "NULL") +
-          ", ?, ?, ?, ?) RETURNING id, created",
-      {study_id, to_i64(t.number), to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker), opt_text(t.error),
+      "suggest_s, requeued_from, asked_seq, finished_seq) VALUES (?, (SELECT COALESCE(MAX(number), -1) + 1 FROM trials "
+      "WHERE study_id = ?), ?, ?, ?, ?, ?, " + now + ", " + (asked ? now : "NULL") + ", " + (finished ? now : "NULL") + ", " +
+          (t.state == TrialState::Running ? now : "NULL") + ", ?, ?, ?, ?) RETURNING id, number, created",
+      {study_id, study_id, to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker), opt_text(t.error),
        opt_real(t.suggest_s), t.requeued_from ? SqlValue(to_i64(*t.requeued_from)) : SqlValue(),
        asked ? SqlValue(t.asked_seq) : SqlValue(), finished ? SqlValue(t.finished_seq) : SqlValue()});
   t.id = rows[0][0].integer();
-  t.created = rows[0][1].real();
+  t.number = static_cast<std::size_t>(rows[0][1].integer());
+  t.created = rows[0][2].real();
   if (t.value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *t.value});
   return t;
 }
 
 void Storage::claim(std::int64_t study_id, TrialRecord& t, const std::string& worker, std::optional<double> suggest_s) {
-  t.asked_seq = next_event(study_id);
+  t.asked_seq = next_event(study_id, 1);
   const auto rows = db_->query("UPDATE trials SET state = 'running', worker = ?, started = " + db_->now_sql() +
                                    ", heartbeat = " + db_->now_sql() +
                                    ", suggest_s = ?, asked_seq = ? WHERE id = ? AND state = 'waiting' RETURNING id",
@@ -316,36 +335,31 @@ void Storage::claim(std::int64_t study_id, TrialRecord& t, const std::string& wo
   t.worker = worker;
 }
 
-void Storage::finish(std::int64_t study_id, TrialRecord& t, std::optional<double> value, const std::string& error) {
+bool Storage::finish(std::int64_t study_id, std::size_t number, const std::string& worker, std::optional<double> value,
+                     const std::string& error) {
   const auto state = value ? TrialState::Complete : TrialState::Failed;
   const std::int64_t seq = next_event(study_id);
   const auto rows = db_->query("UPDATE trials SET state = ?, error = ?, finished = " + db_->now_sql() +
-                                   ", finished_seq = ? WHERE id = ? AND state = 'running' RETURNING id",
-                               {to_string(state), opt_text(error), seq, t.id});
-  if (rows.empty()) {
-    // A commit whose outcome was lost with the connection, now run again: already done, nothing to do.
-    const auto now = trial(study_id, t.number);
-    if (now && now->state == state && now->value == value && now->worker == t.worker && now->finished_seq > 0) {
-      t = *now;
-      return;
-    }
-    throw InvalidArgument("trial " + std::to_string(t.number) + " is not running (it is " +
-                          (now ? to_string(now->state) : std::string("missing")) + ")");
-  }
-  if (value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *value});
-  t.state = state;
-  t.value = value;
-  t.error = error;
-  t.finished_seq = seq;
+                                   ", finished_seq = ? WHERE study_id = ? AND number = ? AND state = 'running' AND worker = ? "
+                                   "RETURNING id",
+                               {to_string(state), opt_text(error), seq, study_id, to_i64(number), worker});
+  if (rows.empty()) return false;
+  if (value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {rows[0][0].integer(), *value});
+  return true;
 }
 
 void Storage::heartbeat(std::int64_t study_id, const std::vector<std::size_t>& numbers) {
   if (numbers.empty()) return;
-  db_->transaction(study_detail::kNoLock, [&] {
-    for (const std::size_t n : numbers)
-      db_->query("UPDATE trials SET heartbeat = " + db_->now_sql() + " WHERE study_id = ? AND number = ? AND state = 'running'",
-                 {study_id, to_i64(n)});
-  });
+  std::string in;
+  std::vector<SqlValue> params{study_id};
+  for (const std::size_t n : numbers) {
+    in += in.empty() ? "?" : ", ?";
+    params.emplace_back(to_i64(n));
+  }
+  // One statement: atomic on its own, no transaction round trips.
+  db_->query("UPDATE trials SET heartbeat = " + db_->now_sql() + " WHERE study_id = ? AND state = 'running' AND number IN (" +
+                 in + ")",
+             params);
 }
 
 void Storage::set_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value) {

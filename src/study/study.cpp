@@ -146,32 +146,30 @@ struct Study::Impl {
   }
 
   void finish(const StudyTrial& trial, std::optional<double> value, const std::string& error) {
-    TrialRecord t;
-    bool found = false;
     write([&] {
-      auto stored = storage->trial(record.id, trial.number);
-      if (!(found = stored.has_value())) return;
-      t = *stored;
-      if (t.state == TrialState::Running && t.worker == options.worker) storage->finish(record.id, t, value, error);
-      else if (t.state == TrialState::Failed && t.stale && value) {
+      if (storage->finish(record.id, trial.number, options.worker, value, error)) return;
+      const auto t = storage->trial(record.id, trial.number);
+      if (!t) throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(trial.number));
+      if (t->state == (value ? TrialState::Complete : TrialState::Failed) && t->worker == options.worker &&
+          t->value == value)
+        return;  // a commit whose outcome was lost with the connection, run again: already done
+      if (t->state == TrialState::Failed && t->stale && value) {
         // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value
         // as a new trial rather than losing an evaluation that was paid for.
         TrialRecord late;
-        late.x = t.x;
+        late.x = t->x;
         late.state = TrialState::Complete;
         late.value = value;
         late.origin = "told";
-        late.requeued_from = t.number;
+        late.requeued_from = t->number;
         late.worker = options.worker;
         storage->insert_trial(record.id, late);
-      } else {
-        throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(trial.number) + " is " +
-                              to_string(t.state) + (t.worker.empty() ? "" : " (worker '" + t.worker + "')") +
-                              ", not running for this worker '" + options.worker + "'; told twice?");
+        return;
       }
+      throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(trial.number) + " is " +
+                            to_string(t->state) + (t->worker.empty() ? "" : " (worker '" + t->worker + "')") +
+                            ", not running for this worker '" + options.worker + "'; told twice?");
     });
-    if (!found)
-      throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(trial.number));
     untrack(trial.number);
   }
 };
@@ -231,11 +229,16 @@ std::optional<StudyTrial> Study::ask() {
   std::optional<StudyTrial> out;
   s.write([&] {
     out.reset();
-    s.storage->fail_stale(s.record);
-    s.sync();
-    if (s.record.budget && s.storage->budget_used(s.record.id) >= *s.record.budget) return;
-    std::optional<TrialRecord> t = s.storage->first_waiting(s.record.id);
-    if (t) {
+    AskState state = s.storage->ask_state(s.record);
+    if (state.has_stale) {
+      s.storage->fail_stale(s.record);
+      state = s.storage->ask_state(s.record);
+    }
+    if (state.seq > s.synced_seq || !s.optimizer) s.sync();
+    if (s.record.budget && state.budget_used >= *s.record.budget) return;
+    std::optional<TrialRecord> t;
+    if (state.has_waiting) {
+      t = s.storage->first_waiting(s.record.id);
       s.storage->claim(s.record.id, *t, s.options.worker, std::nullopt);
       s.pending.emplace(t->number, s.optimizer->add_pending(t->x));
     } else {

@@ -18,7 +18,7 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
   std::size_t claimed = 0;
   std::atomic<bool> stop{false};
   std::exception_ptr error;
-  const double poll_s = std::clamp(study.record().settings.grace_period_s / 4.0, 0.05, 1.0);
+  const double poll_s = std::clamp(study.record().settings.grace_period_s / 8.0, 0.05, 0.25);
 
   auto job = [&](TrialEvaluator evaluate) {
     for (;;) {

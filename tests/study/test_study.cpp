@@ -10,6 +10,7 @@
 #include "optimist/core/registry.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
+#include "study/database.hpp"
 #include "study/study_backends.hpp"
 
 using namespace optimist;
@@ -281,4 +282,25 @@ TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
   EXPECT_NE(folder.find("/nonexistent-folder/x/study.db"), std::string::npos) << folder;
   const std::string no_file = message_of([] { Storage s("sqlite:///"); });
   EXPECT_NE(no_file.find("names no file"), std::string::npos) << no_file;
+}
+
+// A database written by schema version 1 (no budget count on the study row) is upgraded when
+// opened, its count computed from the trials.
+TEST_P(StudyTest, VersionOneDatabaseIsMigrated) {
+  {
+    Study s = Study::create(url, branin_config("old", "random", 10), no_thread("w"));
+    for (int k = 0; k < 3; ++k) s.tell(*s.ask(), 1.0);
+    s.ask();  // running: counts too
+    s.enqueue(s.space().to_user(Vector::Constant(2, 0.5)));  // waiting: does not count
+  }
+  {
+    const auto db = study_detail::connect(url, 10.0);
+    db->query("ALTER TABLE studies DROP COLUMN used");
+    db->query("UPDATE schema_version SET version = 1");
+  }
+  Study again = Study::load(url, "old", no_thread("w2"));
+  EXPECT_EQ(again.budget_used(), 4u);
+  const auto rows = study_detail::connect(url, 10.0)->query("SELECT version FROM schema_version");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].integer(), kStudySchemaVersion);
 }

@@ -81,6 +81,14 @@ struct StudySummary {
   std::optional<double> last_activity;  ///< latest trial time (Unix s)
 };
 
+/// The study's state as an ask sees it under the lock.
+struct AskState {
+  std::int64_t seq = 0;          ///< last event number
+  std::size_t budget_used = 0;   ///< as Storage::budget_used
+  bool has_waiting = false;      ///< a waiting trial exists
+  bool has_stale = false;        ///< a running trial's heartbeat is older than the grace period
+};
+
 struct StorageOptions {
   /// How long to keep retrying a busy database or an unreachable server before giving up (s).
   double retry_s = 600.0;
@@ -121,9 +129,9 @@ class Storage {
   /// Runs fn inside a write transaction that holds the study's lock; fn may be re-run after a
   /// transient failure.
   void locked(std::int64_t study_id, const std::function<void()>& fn);
-  /// Within locked(): the next event number of the study.
-  std::int64_t next_event(std::int64_t study_id);
-  std::int64_t last_event(std::int64_t study_id);
+  /// Within locked(): the next event number of the study; `used_change` adjusts the count of
+  /// trials against the budget (+1 a trial asked, claimed or added; -1 one failed as stale).
+  std::int64_t next_event(std::int64_t study_id, int used_change = 0);
   /// Trials that count against the budget: running, complete and failed ones, except those
   /// failed as stale (their point runs again or was lost with its worker, not evaluated).
   std::size_t budget_used(std::int64_t study_id);
@@ -138,9 +146,12 @@ class Storage {
   TrialRecord insert_trial(std::int64_t study_id, TrialRecord trial);
   /// Within locked(): marks a waiting trial running for `worker`.
   void claim(std::int64_t study_id, TrialRecord& trial, const std::string& worker, std::optional<double> suggest_s);
-  /// Within locked(): a running trial becomes complete or failed; throws InvalidArgument if it is
-  /// not running.
-  void finish(std::int64_t study_id, TrialRecord& trial, std::optional<double> value, const std::string& error);
+  /// Within locked(): trial `number`, running for `worker`, becomes complete (with `value`) or
+  /// failed (with `error`); false when it is not running for that worker.
+  bool finish(std::int64_t study_id, std::size_t number, const std::string& worker, std::optional<double> value,
+              const std::string& error);
+  /// Within locked(): what an ask decides on, in one query.
+  AskState ask_state(const StudyRecord& study);
   /// Refreshes the heartbeat of these running trials (no lock needed).
   void heartbeat(std::int64_t study_id, const std::vector<std::size_t>& numbers);
   /// Sets a trial's user attribute (JSON value).
@@ -158,6 +169,6 @@ class Storage {
 };
 
 /// The current version of the schema (docs/studies.md); a database with a newer one is refused.
-constexpr int kStudySchemaVersion = 1;
+constexpr int kStudySchemaVersion = 2;
 
 }  // namespace optimist

@@ -42,7 +42,7 @@ struct WorkerSummary {
 /// Runs `options.jobs` threads that each ask, evaluate (with their own evaluator from
 /// `make_evaluator`) and tell, until the study has no trial left, max_trials is reached or
 /// should_stop says so. When the budget is taken but other workers still hold running trials,
-/// a thread waits for them (polling a quarter of the grace period, 1 s at most): a dead
+/// a thread waits for them (polling every grace period / 8, 0.25 s at most): a dead
 /// worker's trial goes stale and is re-queued, and must still be evaluated. A storage error that outlasts its retries ends every thread and is
 /// rethrown here after the evaluations in flight are told.
 WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& make_evaluator,
