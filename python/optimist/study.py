@@ -2,10 +2,12 @@
 processes and machines (docs/studies.md for the storage, its rules and the CLI's `study` and
 `worker` commands).
 
->>> study = optimist.Study.create("sqlite:///tuning.db", "svm", {"c": optimist.Float(1e-3, 1e3, log=True)},
-...                               algorithm="gp-ei", budget=40)
->>> study.optimize(objective)                    # in this process; run more workers elsewhere with
->>> optimist.Study.load("sqlite:///tuning.db", "svm").optimize(objective)
+Example::
+
+    study = optimist.Study.create("sqlite:///tuning.db", "svm", {"c": optimist.Float(1e-3, 1e3, log=True)},
+                                  algorithm="gp-ei", budget=40)
+    study.optimize(objective)                    # in this process; more workers elsewhere with
+    optimist.Study.load("sqlite:///tuning.db", "svm").optimize(objective)
 """
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ PYBIND11_MODULE(_optimist, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
-  py::register_exception<optimist::NumericalError>(m, "NumericalError", PyExc_ArithmeticError);
+  py::register_exception<optimist::NumericalError>(m, "NumericalError", PyExc_ArithmeticError)
+      .attr("__doc__") = "A numerical routine of optimist cannot continue (e.g. a model returned NaN).";
   m.def("_json_roundtrip", [](py::handle v) { return optimist::python::from_json(optimist::python::to_json(v)); },
         "Converts a value to JSON and back (tests the option conversion).");
   optimist::python::bind_space(m);

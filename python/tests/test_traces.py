@@ -130,3 +130,20 @@ def test_resume_refuses_another_run(tmp_path):
         optimist.minimize(lambda x: 0.0, [(0, 1), (0, 1)], algorithm="gp-ei", budget=8, seed=1, resume=path)
     with pytest.raises(ValueError, match="resuming 4 evaluations, more than the budget of 3"):
         optimist.minimize(optimist.problems.branin, algorithm="gp-ei", budget=3, seed=1, resume=path)
+
+
+def test_optimist_bench_takes_traces_written_from_python_as_finished_runs(tmp_path):
+    (tmp_path / "sweep.json").write_text(json.dumps(
+        {"name": "py", "seeds": 2, "budget": 10, "algorithms": ["gp-ei"], "problems": [{"name": "branin", "noise": 0.1}]}))
+    folder = tmp_path / "out" / "traces" / "branin" / "gp-ei"
+    folder.mkdir(parents=True)
+    for seed in (0, 1):
+        optimist.minimize(optimist.problems.get("branin", noise=0.1), algorithm="gp-ei", budget=10, seed=seed,
+                          trace=folder / f"seed-{seed}.jsonl")
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    done = run_cli("bench", "--config", str(tmp_path / "sweep.json"), "--out", str(tmp_path / "out"), "--no-plot")
+    assert done.returncode == 0, done.stderr
+    assert "2 already done" in done.stderr
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before  # read, not run again
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert "gp-ei" in json.dumps(summary)
