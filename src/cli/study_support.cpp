@@ -112,6 +112,7 @@ EvaluationRecord trace_record(const TrialRecord& t, const StudyRecord& study, co
   r.cum_regret = running.cum_regret;
   r.best_f = running.best_f;
   r.diagnostics = {{"trial", t.number}, {"worker", t.worker}};
+  if (const auto d = t.user_attrs.find("diagnostics"); d != t.user_attrs.end() && d->is_object()) r.diagnostics.update(*d);
   return r;
 }
 

@@ -17,8 +17,12 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "t.id, t.number, t.state, t.point, v.value, t.error, t.worker, t.created, t.started, t.finished, t.heartbeat, "
-    "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale";
-constexpr const char* kTrialFrom = " FROM trials t LEFT JOIN trial_values v ON v.trial_id = t.id AND v.objective = 0 ";
+    "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale, d.value";
+// A trial's diagnostics (the optimizer's state when it proposed the trial) ride along with it; other
+// user attributes are read on demand.
+constexpr const char* kTrialFrom =
+    " FROM trials t LEFT JOIN trial_values v ON v.trial_id = t.id AND v.objective = 0"
+    " LEFT JOIN trial_user_attrs d ON d.trial_id = t.id AND d.key = 'diagnostics' ";
 
 std::string point_text(const Vector& x) {
   nlohmann::json a = nlohmann::json::array();
@@ -57,6 +61,10 @@ TrialRecord trial_from_row(const Row& r) {
   t.asked_seq = r[14].null() ? 0 : r[14].integer();
   t.finished_seq = r[15].null() ? 0 : r[15].integer();
   t.stale = r[16].integer() != 0;
+  if (const auto d = r[17].optional_text()) {
+    nlohmann::json j = nlohmann::json::parse(*d, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) t.user_attrs["diagnostics"] = std::move(j);
+  }
   return t;
 }
 
@@ -321,6 +329,8 @@ TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t) {
   t.number = static_cast<std::size_t>(rows[0][1].integer());
   t.created = rows[0][2].real();
   if (t.value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *t.value});
+  for (const auto& [key, value] : t.user_attrs.items())
+    db_->query("INSERT INTO trial_user_attrs (trial_id, key, value) VALUES (?, ?, ?)", {t.id, key, value.dump()});
   return t;
 }
 

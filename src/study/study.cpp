@@ -258,6 +258,8 @@ std::optional<StudyTrial> Study::ask() {
       fresh.origin = "asked";
       fresh.worker = s.options.worker;
       fresh.suggest_s = seconds_since(t0);
+      // The optimizer's state behind this suggestion (e.g. GP lengthscales), as a trace line has it.
+      if (nlohmann::json d = s.optimizer->diagnostics(); d.is_object() && !d.empty()) fresh.user_attrs["diagnostics"] = std::move(d);
       t = s.storage->insert_trial(s.record.id, fresh);
       s.pending.emplace(t->number, asked);
     }

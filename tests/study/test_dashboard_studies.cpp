@@ -24,13 +24,13 @@ class DashboardStudies : public ::testing::TestWithParam<std::string> {
   std::string url;
 };
 
-Study branin_study(const std::string& url, const std::string& name) {
+Study branin_study(const std::string& url, const std::string& name, const std::string& algorithm = "random") {
   const Problem p = make_problem("branin");
   StudyConfig c;
   c.name = name;
   c.space = p.space;
   c.direction = p.direction;
-  c.algorithm = "random";
+  c.algorithm = algorithm;
   c.seed = 3;
   c.budget = 10;
   c.f_star = p.f_star;
@@ -109,6 +109,34 @@ TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
   } catch (const dashboard::NotFound& e) {
     EXPECT_NE(std::string(e.what()).find("'branin-study'"), std::string::npos) << e.what();
   }
+}
+
+// A trial keeps the optimizer's diagnostics behind its suggestion (here gp-ei's fitted GP), so
+// the page's diagnostics panel works over studies as over traces; queued trials have none.
+TEST_P(DashboardStudies, AskedTrialsCarryTheOptimizersDiagnostics) {
+  Study study = branin_study(url, "gp-study", "gp-ei");
+  const Problem p = make_problem("branin");
+  study.enqueue(p.space.to_user(Vector::Constant(2, 0.5)));
+  while (auto t = study.ask()) study.tell(*t, p.f(t->x));
+  StorageSource source(url);
+  const auto page = source.trials("gp-study", std::nullopt, 100);
+  ASSERT_EQ(page.trials.size(), 10u);
+  EXPECT_TRUE(page.trials[0].diagnostics.empty());  // the queued point: no optimizer behind it
+  std::size_t with_gp = 0;  // the initial design's trials come before any GP fit
+  for (std::size_t i = 1; i < page.trials.size(); ++i) {
+    const auto& d = page.trials[i].diagnostics;
+    SCOPED_TRACE(d.dump());
+    if (d.empty()) {
+      EXPECT_EQ(with_gp, 0u) << "trial " << i << " after a fitted one has no diagnostics";
+      continue;
+    }
+    ++with_gp;
+    EXPECT_GT(d.at("gp_lengthscale_geomean").get<double>(), 0.0);
+  }
+  EXPECT_GE(with_gp, 3u);
+  // The same through the storage itself, as `optimist study export` reads it.
+  const auto trials = study.trials();
+  EXPECT_EQ(trials[9].user_attrs.at("diagnostics"), page.trials[9].diagnostics);
 }
 
 TEST_P(DashboardStudies, ApiOverAStudyUntilItsBudgetIsUsed) {

@@ -70,6 +70,8 @@ struct TrialRecord {
   std::optional<std::size_t> requeued_from;  ///< number of the stale trial it re-runs
   std::string origin;  ///< "asked", "enqueued", "told" (added already evaluated) or "requeued"
   std::int64_t asked_seq = 0, finished_seq = 0;  ///< event numbers (0: not yet)
+  /// Attributes stored with the trial (table trial_user_attrs). insert_trial writes them all;
+  /// reads fill only "diagnostics": the optimizer's diagnostics when it proposed the trial.
   nlohmann::json user_attrs = nlohmann::json::object();
 };
 
