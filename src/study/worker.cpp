@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -54,8 +55,19 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         event.error = e.what();
       }
       event.eval_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (event.value) study.tell(*trial, *event.value);
-      else study.tell_failed(*trial, event.error);
+      try {
+        if (event.value) study.tell(*trial, *event.value);
+        else study.tell_failed(*trial, event.error);
+      } catch (const std::exception& e) {
+        // The storage is gone for longer than its retries: the evaluation was paid for, so it is
+        // printed where the user finds it (Study::add puts it back) before the worker stops.
+        nlohmann::json lost = {{"study", study.name()}, {"trial", trial->number}, {"x", nlohmann::json::array()}};
+        for (Eigen::Index i = 0; i < trial->x.size(); ++i) lost["x"].push_back(trial->x[i]);
+        if (event.value) lost["value"] = *event.value;
+        else lost["error"] = event.error;
+        std::fprintf(stderr, "optimist: could not store an evaluation (%s): %s\n", e.what(), lost.dump().c_str());
+        throw;
+      }
       std::lock_guard<std::mutex> lock(mutex);
       ++summary.evaluated;
       if (!event.value) {

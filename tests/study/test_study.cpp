@@ -10,6 +10,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
+#include "optimist/study/worker.hpp"
 #include "study/database.hpp"
 #include "study/study_backends.hpp"
 
@@ -305,4 +306,28 @@ TEST_P(StudyTest, VersionOneDatabaseIsMigrated) {
   const auto rows = study_detail::connect(url, 10.0)->query("SELECT version FROM schema_version");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0].integer(), kStudySchemaVersion);
+}
+
+// A tell that cannot be stored (here: the study was deleted under the worker) stops the worker
+// with the error, and the evaluation it paid for is printed as JSON rather than lost.
+TEST_P(StudyTest, AnEvaluationThatCannotBeStoredIsPrintedNotLost) {
+  Study study = Study::create(url, branin_config("vanishing"), no_thread("w"));
+  const std::string name = study.name();
+  const std::string storage_url = url;
+  WorkerOptions options;
+  ::testing::internal::CaptureStderr();
+  EXPECT_THROW(run_worker(study,
+                          [&] {
+                            return [&](const StudyTrial& t) {
+                              Storage(storage_url).delete_study(name);
+                              return 42.5 + 0.0 * t.x[0];
+                            };
+                          },
+                          options),
+               std::exception);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("could not store an evaluation"), std::string::npos) << err;
+  EXPECT_NE(err.find(R"("study":"vanishing")"), std::string::npos) << err;
+  EXPECT_NE(err.find(R"("trial":0)"), std::string::npos) << err;
+  EXPECT_NE(err.find(R"("value":42.5)"), std::string::npos) << err;
 }
