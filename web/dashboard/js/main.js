@@ -144,7 +144,11 @@ function renderStudy() {
   best.dataset.value = s.best_value ?? '';
   best.title = s.best_value === null ? '' : String(s.best_value);
   $('#best-trial').textContent = s.best_number === null ? 'no complete trial yet' : `trial #${s.best_number}`;
-  $('#trial-count').textContent = fmtInteger(s.n_trials) + (s.budget ? ` / ${fmtInteger(s.budget)}` : '');
+  // A trial failed as stale does not count against the budget (its point runs again): say so,
+  // or 31 trials of a budget of 30 look like a study that overran.
+  const stale = s.budget ? app.store.trials.reduce((n, t) => n + (t.stale ? 1 : 0), 0) : 0;
+  $('#trial-count').textContent = fmtInteger(s.n_trials) + (s.budget ? ` / ${fmtInteger(s.budget)}` : '') +
+    (stale ? ` (${fmtInteger(stale)} stale, not counted)` : '');
   $('#trial-count').dataset.count = s.n_trials;
   $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
   $('#algorithm').textContent = s.algorithm || '—';
