@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::detail {
@@ -55,9 +57,18 @@ inline std::function<std::vector<Vector>(std::size_t)> points(std::vector<std::v
   };
 }
 
+/// A deterministic objective computed by a persistent Python worker: `/usr/bin/python3` (or
+/// $OPTIMIST_PYTHON) with script_args, fed {"params": params_of(x)} a line and answering {"y": v};
+/// one process per Problem (shared by its copies), every answer memoized.
+std::function<double(const Vector&)> python_worker_objective(std::vector<std::string> script_args,
+                                                              std::function<nlohmann::json(const Vector&)> params_of);
+
 std::vector<ProblemInfo> paper_problems();
 std::vector<ProblemInfo> classic_problems();
 /// GO-UCB sec. 6.2 hyperparameter tuning (hpo_problems.cpp): f* unknown, values from a Python worker.
 std::vector<ProblemInfo> hpo_problems();
+/// The `robust` suite (robust_problems.cpp): scikit-learn tuning tasks on native mixed spaces, and
+/// synthetic tasks with plateaus, ridges, steps, ill-conditioning and conditional parameters.
+std::vector<ProblemInfo> robust_problems();
 
 }  // namespace optimist::detail

@@ -66,6 +66,7 @@ const std::vector<ProblemInfo>& problems() {
     std::vector<ProblemInfo> v = detail::paper_problems();
     for (auto& info : detail::classic_problems()) v.push_back(std::move(info));
     for (auto& info : detail::hpo_problems()) v.push_back(std::move(info));
+    for (auto& info : detail::robust_problems()) v.push_back(std::move(info));
     return v;
   }();
   return all;

@@ -136,6 +136,21 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
+Problem make_hpo_problem(const std::string& name, const Classifier& clf, const Dataset& data) {
+  const auto& hp = hyperparameters(clf.key);
+  const std::filesystem::path dataset = hpo_dataset_path(data.file);
+  Problem p;
+  p.name = name;
+  p.dim = hp.size();
+  for (const auto& h : hp) p.space.add_continuous(h.name, 0.0, kBox);
+  p.direction = Direction::Maximize;
+  p.f_star = std::nullopt;  // unknown ahead (paper: the best empirical accuracy)
+  p.f = detail::python_worker_objective(
+      {hpo_worker_path().string(), "--dataset", dataset.string(), "--classifier", clf.key},
+      [classifier = std::string(clf.key)](const Vector& x) { return decode_hpo_point(classifier, x); });
+  return p;
+}
+
 /// State shared by a Problem's copies (and so by its Objective): one worker, and the values it
 /// gave. The worker is deterministic, so a repeated point (the driver's noise-free f right after
 /// the observation, a recommendation already evaluated) is answered from memory.
@@ -145,37 +160,6 @@ struct WorkerState {
   std::mutex mutex;
   std::map<std::vector<double>, double> known;
 };
-
-Problem make_hpo_problem(const std::string& name, const Classifier& clf, const Dataset& data) {
-  const auto& hp = hyperparameters(clf.key);
-  const std::filesystem::path dataset = hpo_dataset_path(data.file);
-  const std::filesystem::path script = hpo_worker_path();
-  ExternalCommand command;
-  const std::string python = env_or_empty("OPTIMIST_PYTHON");
-  command.argv = {python.empty() ? "/usr/bin/python3" : python, script.string(), "--dataset", dataset.string(),
-                  "--classifier", clf.key};
-  // One BLAS/OpenMP thread: benchmark sweeps run evaluations side by side.
-  command.env = {{"OMP_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}, {"MKL_NUM_THREADS", "1"}};
-  command.timeout_s = kWorkerTimeout;
-  auto state = std::make_shared<WorkerState>(std::move(command));
-
-  Problem p;
-  p.name = name;
-  p.dim = hp.size();
-  for (const auto& h : hp) p.space.add_continuous(h.name, 0.0, kBox);
-  p.direction = Direction::Maximize;
-  p.f_star = std::nullopt;  // unknown ahead (paper: the best empirical accuracy)
-  p.f = [state, classifier = std::string(clf.key)](const Vector& x) {
-    const nlohmann::json params = decode_hpo_point(classifier, x);
-    const std::vector<double> key(x.data(), x.data() + x.size());
-    std::lock_guard<std::mutex> lock(state->mutex);
-    if (const auto it = state->known.find(key); it != state->known.end()) return it->second;
-    const double accuracy = value_from_answer(state->worker.request({{"params", params}}));
-    state->known.emplace(key, accuracy);
-    return accuracy;
-  };
-  return p;
-}
 
 }  // namespace
 
@@ -232,19 +216,19 @@ std::filesystem::path hpo_dataset_path(const std::string& file) {
                         " (set OPTIMIST_DATASETS to the folder holding it)");
 }
 
-std::filesystem::path hpo_worker_path() {
+std::filesystem::path hpo_script_path(const std::string& file, const char* env_var) {
   std::vector<std::filesystem::path> candidates;
-  if (const std::string env = env_or_empty("OPTIMIST_HPO_WORKER"); !env.empty()) {
+  if (const std::string env = env_or_empty(env_var); !env.empty()) {
     candidates.emplace_back(env);
   } else {
     if (std::string(OPTIMIST_SOURCE_DIR).size())
-      candidates.emplace_back(std::filesystem::path(OPTIMIST_SOURCE_DIR) / "scripts" / "hpo" / "hpo_worker.py");
+      candidates.emplace_back(std::filesystem::path(OPTIMIST_SOURCE_DIR) / "scripts" / "hpo" / file);
     // An installed optimist: share/ next to the running program's bin/ (cmake --install --prefix P).
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "optimist" / "hpo" / "hpo_worker.py");
+    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "optimist" / "hpo" / file);
     if (std::string(OPTIMIST_INSTALL_DATADIR).size())
-      candidates.emplace_back(std::filesystem::path(OPTIMIST_INSTALL_DATADIR) / "optimist" / "hpo" / "hpo_worker.py");
+      candidates.emplace_back(std::filesystem::path(OPTIMIST_INSTALL_DATADIR) / "optimist" / "hpo" / file);
   }
   std::string tried;
   for (const auto& path : candidates) {
@@ -252,11 +236,34 @@ std::filesystem::path hpo_worker_path() {
     if (std::filesystem::is_regular_file(path, ec)) return path;
     tried += (tried.empty() ? "" : ", ") + path.string();
   }
-  throw InvalidArgument("the HPO worker script was not found; tried " + (tried.empty() ? "nothing" : tried) +
-                        " (set OPTIMIST_HPO_WORKER to its path)");
+  throw InvalidArgument("the worker script " + file + " was not found; tried " + (tried.empty() ? "nothing" : tried) +
+                        " (set " + env_var + " to its path)");
 }
 
+std::filesystem::path hpo_worker_path() { return hpo_script_path("hpo_worker.py", "OPTIMIST_HPO_WORKER"); }
+
 namespace detail {
+
+std::function<double(const Vector&)> python_worker_objective(std::vector<std::string> script_args,
+                                                              std::function<nlohmann::json(const Vector&)> params_of) {
+  ExternalCommand command;
+  const std::string python = env_or_empty("OPTIMIST_PYTHON");
+  command.argv = {python.empty() ? "/usr/bin/python3" : python};
+  command.argv.insert(command.argv.end(), script_args.begin(), script_args.end());
+  // One BLAS/OpenMP thread: benchmark sweeps run evaluations side by side.
+  command.env = {{"OMP_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}, {"MKL_NUM_THREADS", "1"}};
+  command.timeout_s = kWorkerTimeout;
+  auto state = std::make_shared<WorkerState>(std::move(command));
+  return [state, params_of = std::move(params_of)](const Vector& x) {
+    const nlohmann::json params = params_of(x);
+    const std::vector<double> key(x.data(), x.data() + x.size());
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (const auto it = state->known.find(key); it != state->known.end()) return it->second;
+    const double value = value_from_answer(state->worker.request({{"params", params}}));
+    state->known.emplace(key, value);
+    return value;
+  };
+}
 
 std::vector<ProblemInfo> hpo_problems() {
   std::vector<ProblemInfo> v;

@@ -23,6 +23,11 @@ nlohmann::json decode_hpo_point(const std::string& classifier, const Vector& x);
 /// the folders tried when `file` is in none of them; returns the file's path.
 std::filesystem::path hpo_dataset_path(const std::string& file);
 
+/// A worker script of scripts/hpo/: $env_var if set, else scripts/hpo/<file> in the source tree,
+/// else ../share/optimist/hpo/<file> from the running program's folder, else the same under the
+/// configured install prefix. Throws InvalidArgument listing the paths tried.
+std::filesystem::path hpo_script_path(const std::string& file, const char* env_var);
+
 /// The Python worker: $OPTIMIST_HPO_WORKER if set, else scripts/hpo/hpo_worker.py in the source
 /// tree, else ../share/optimist/hpo/hpo_worker.py from the running program's folder, else the
 /// same under the configured install prefix. Throws InvalidArgument listing the paths tried.
