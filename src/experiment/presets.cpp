@@ -124,6 +124,25 @@ std::vector<Preset> make_presets() {
                   {{"name", "go-ucb"}, {"label", "go-ucb-mlp"}, {"options", {{"model", "mlp"}}}},  // the paper's network
                   "gp-ucb", "gp-ei", "gp-pi", "turbo", "random"}},
                 {"problems", hpo}}});
+  // docs/robust.md: the tasks a new user brings, which no default here was tuned on. Random search
+  // comes first: every other algorithm's paired interval is against it.
+  p.push_back({"robust",
+               "Robust defaults: 9 scikit-learn tuning tasks and 7 synthetic tasks (plateaus, ridges, steps, "
+               "ill-conditioning, conditional and mixed spaces), 1-12 D, budgets 30, 50 and 100; simple regret, "
+               "f* = the best value seen in the sweep where unknown",
+               {{"name", "robust"},
+                {"seeds", 10},
+                {"level", 0.95},
+                {"budget", {30, 50, 100}},
+                {"noise", 0.0},
+                {"metric", "simple_regret"},
+                {"plots", {"metric_log"}},
+                {"algorithms", {"random", "gp-ei", "go-ucb", "turbo"}},
+                {"problems",
+                 {"svm_rbf_breast_cancer", "svm_kernel_wine", "knn_wine", "logistic_breast_cancer", "tree_australian",
+                  "elasticnet_diabetes", "sgd_breast_cancer", "forest_australian", "mlp_pima", "plateau_ridge",
+                  "steps_1d", "step_ellipsoid", "sharp_ridge", "conditional_mixed", "illcond_ellipsoid",
+                  "mixed_int_12d"}}}});
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -117,6 +118,49 @@ std::string fmt_interval(const json& iv) {
   return s;
 }
 
+/// Ranks of the algorithms by their mean metric at T on each problem where every algorithm has a
+/// finished run (1 = best; ties share their mean rank), averaged over those problems; and on how
+/// many problems each is significantly better or worse than the first algorithm (paired interval).
+json across_problems(const json& problems, const SweepSpec& spec) {
+  const std::size_t n_alg = spec.algorithms.size();
+  std::vector<double> rank_sum(n_alg, 0.0);
+  std::vector<std::size_t> better(n_alg, 0), worse(n_alg, 0);
+  std::size_t ranked = 0;
+  for (const auto& p : problems) {
+    const json& algs = p.at("algorithms");
+    if (algs.size() != n_alg) continue;
+    std::vector<double> mean(n_alg, kNaN);
+    for (std::size_t a = 0; a < n_alg; ++a) {
+      const json& m = algs[a].at("metric").at("mean");
+      if (m.is_number()) mean[a] = m.get<double>();
+      if (a == 0 || !algs[a].contains("paired")) continue;
+      const json& d = algs[a].at("paired").at("difference");
+      if (!d.at("mean").is_number() || !d.at("half_width").is_number()) continue;
+      const double lo = d.at("mean").get<double>() - d.at("half_width").get<double>();
+      const double hi = d.at("mean").get<double>() + d.at("half_width").get<double>();
+      better[a] += hi < 0.0;  // the metric is a regret: lower is better
+      worse[a] += lo > 0.0;
+    }
+    if (std::any_of(mean.begin(), mean.end(), [](double v) { return !std::isfinite(v); })) continue;
+    ++ranked;
+    for (std::size_t a = 0; a < n_alg; ++a) {
+      double below = 0.0, equal = 0.0;
+      for (std::size_t b = 0; b < n_alg; ++b) {
+        below += mean[b] < mean[a];
+        equal += mean[b] == mean[a];
+      }
+      rank_sum[a] += below + (equal + 1.0) / 2.0;  // equal counts a itself: ties share the mean rank
+    }
+  }
+  json rows = json::array();
+  for (std::size_t a = 0; a < n_alg; ++a)
+    rows.push_back({{"label", spec.algorithms[a].label},
+                    {"mean_rank", ranked ? json(rank_sum[a] / static_cast<double>(ranked)) : json(nullptr)},
+                    {"significantly_better", better[a]},
+                    {"significantly_worse", worse[a]}});
+  return {{"ranked_problems", ranked}, {"reference", spec.algorithms[0].label}, {"algorithms", rows}};
+}
+
 }  // namespace
 
 json summarize(const SweepSpec& spec, const std::string& out_dir) {
@@ -128,11 +172,19 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
               {"interval", "Wald: mean ± z sd / sqrt(K), sd the sample standard deviation (K - 1)"}};
   if (spec.metric == Metric::AveragePhase2Regret) out["phase1"] = spec.phase1;
   json problems_json = json::array();
+  // Every finished run first: an unknown f* is the best value seen for the task (its name, dim and
+  // noise) across the whole sweep, so the instances of one task at several budgets share it.
+  std::vector<std::vector<std::vector<RunData>>> data_of(spec.problems.size());
+  std::vector<std::optional<TraceMeta>> meta_of(spec.problems.size());
+  std::map<std::string, double> best_seen;
+  const auto task_key = [](const SweepProblem& p) {
+    return p.name + "|" + std::to_string(p.dim) + "|" + format_double(p.noise);
+  };
   std::size_t r = 0;
-  for (const auto& p : spec.problems) {
-    // Runs are planned problem-major, algorithm next: runs[r .. r + |A| K) belong to p.
-    std::vector<std::vector<RunData>> by_algorithm(spec.algorithms.size());
-    std::optional<TraceMeta> meta;
+  for (std::size_t i = 0; i < spec.problems.size(); ++i) {
+    // Runs are planned problem-major, algorithm next: runs[r .. r + |A| K) belong to problem i.
+    auto& by_algorithm = data_of[i];
+    by_algorithm.resize(spec.algorithms.size());
     for (std::size_t a = 0; a < spec.algorithms.size(); ++a)
       for (std::size_t k = 0; k < spec.seeds; ++k, ++r) {
         const SweepRun& run = runs[r];
@@ -144,9 +196,20 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
           // algorithms); traces written before tell_s existed count ask only.
           d.suggest_s.push_back(get_number(e, "suggest_s").value_or(kNaN) + get_number(e, "tell_s").value_or(0.0));
         }
-        if (!meta) meta = d.trace.meta;
+        if (!meta_of[i]) meta_of[i] = d.trace.meta;
+        const bool maximize = d.trace.meta.direction == Direction::Maximize;
+        auto [it, fresh] = best_seen.try_emplace(task_key(spec.problems[i]), kNaN);
+        (void)fresh;
+        for (double f : d.f)
+          if (std::isfinite(f) && (!std::isfinite(it->second) || (maximize ? f > it->second : f < it->second)))
+            it->second = f;
         by_algorithm[a].push_back(std::move(d));
       }
+  }
+  for (std::size_t i = 0; i < spec.problems.size(); ++i) {
+    const SweepProblem& p = spec.problems[i];
+    const auto& by_algorithm = data_of[i];
+    const std::optional<TraceMeta>& meta = meta_of[i];
     json pj = {{"label", p.label}, {"name", p.name}, {"noise", p.noise}, {"budget", p.budget}};
     if (!meta) {
       pj["dim"] = p.dim;
@@ -163,11 +226,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
       pj["f_star_source"] = "known";
     } else {
       // GO-UCB paper Sec. 6.2: f* unknown, "the best empirical accuracy of each task".
-      for (const auto& runs_a : by_algorithm)
-        for (const auto& d : runs_a)
-          for (double f : d.f)
-            if (std::isfinite(f) && (!std::isfinite(f_star) || (dir == Direction::Maximize ? f > f_star : f < f_star)))
-              f_star = f;
+      f_star = best_seen.at(task_key(p));
       pj["f_star_source"] = "best observed in sweep";
     }
     pj["dim"] = meta->dim;
@@ -228,6 +287,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
     problems_json.push_back(pj);
   }
   out["problems"] = problems_json;
+  out["across_problems"] = across_problems(problems_json, spec);
   return out;
 }
 
@@ -274,6 +334,20 @@ std::string summary_markdown(const json& s) {
         md << "| " << algs[a].at("label").get<std::string>() << " | " << pr.at("difference").at("n") << " | "
            << fmt_interval(pr.at("difference")) << " | " << pr.at("lower") << " |\n";
       }
+    }
+  }
+  if (s.contains("across_problems") && s.at("problems").size() > 1) {
+    const json& across = s.at("across_problems");
+    const std::string ref = across.at("reference").get<std::string>();
+    md << "\n## Across problems\n\nMean rank of the mean " << metric << " at T over the "
+       << across.at("ranked_problems") << " problems where every algorithm finished (1 = best), and the number of problems "
+       << "where the paired interval against " << ref << " lies wholly below (better) or above (worse) zero:\n\n"
+       << "| algorithm | mean rank | better than " << ref << " on | worse than " << ref << " on |\n| --- | --- | --- | --- |\n";
+    for (const auto& a : across.at("algorithms")) {
+      const bool is_ref = a.at("label").get<std::string>() == ref;
+      md << "| " << a.at("label").get<std::string>() << " | " << fmt(a.at("mean_rank"), 3) << " | "
+         << (is_ref ? "" : std::to_string(a.at("significantly_better").get<std::size_t>())) << " | "
+         << (is_ref ? "" : std::to_string(a.at("significantly_worse").get<std::size_t>())) << " |\n";
     }
   }
   return md.str();

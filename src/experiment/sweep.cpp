@@ -114,7 +114,8 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
 }
 
 struct Defaults {
-  std::optional<std::size_t> budget, dim;
+  std::optional<json> budget;  ///< a count, or an array of counts
+  std::optional<std::size_t> dim;
   std::optional<json> noise;
 };
 
@@ -129,7 +130,8 @@ std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, cons
     std::string label;
     json noise = d.noise.value_or(json(0.0));
     std::string noise_key = "noise";
-    std::optional<std::size_t> budget = d.budget;
+    std::optional<json> budget = d.budget;
+    std::string budget_key = "budget";
     base.dim = d.dim.value_or(0);
     if (e.is_string()) {
       base.name = p.text(e, where);
@@ -139,7 +141,7 @@ std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, cons
       base.name = p.text(e.at("name"), where + ".name");
       if (e.contains("label")) label = p.text(e.at("label"), where + ".label");
       if (e.contains("dim")) base.dim = p.count(e.at("dim"), where + ".dim");
-      if (e.contains("budget")) budget = p.count(e.at("budget"), where + ".budget");
+      if (e.contains("budget")) budget = e.at("budget"), budget_key = where + ".budget";
       if (e.contains("noise")) noise = e.at("noise"), noise_key = where + ".noise";
     } else {
       p.bad(where, e, "a problem name or a table {name, label, dim, noise, budget}");
@@ -147,19 +149,23 @@ std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, cons
     if (!budget)
       throw InvalidArgument("'" + where + ".budget' is missing in " + p.source() +
                             " (give it per problem or as a top-level 'budget')");
-    base.budget = *budget;
+    const json budgets = budget->is_array() ? *budget : json::array({*budget});
+    if (budgets.empty()) p.bad(budget_key, *budget, "a positive integer or a non-empty array of them");
     const json noises = noise.is_array() ? noise : json::array({noise});
     if (noises.empty()) p.bad(noise_key, noise, "a number or a non-empty array of numbers");
-    if (!label.empty() && noises.size() > 1)
+    if (!label.empty() && noises.size() * budgets.size() > 1)
       throw InvalidArgument("'" + where + ".label' in " + p.source() +
-                            " cannot name several noise levels; drop it (labels are made per noise)");
-    for (std::size_t k = 0; k < noises.size(); ++k) {
-      SweepProblem inst = base;
-      inst.noise = p.noise(noises[k], noise.is_array() ? noise_key + "[" + std::to_string(k) + "]" : noise_key);
-      inst.label = label;
-      labelled.push_back(!label.empty());
-      out.push_back(std::move(inst));
-    }
+                            " cannot name several noise levels or budgets; drop it (labels are made per instance)");
+    // A list of noise levels or budgets makes one problem instance per combination.
+    for (std::size_t b = 0; b < budgets.size(); ++b)
+      for (std::size_t k = 0; k < noises.size(); ++k) {
+        SweepProblem inst = base;
+        inst.budget = p.count(budgets[b], budget->is_array() ? budget_key + "[" + std::to_string(b) + "]" : budget_key);
+        inst.noise = p.noise(noises[k], noise.is_array() ? noise_key + "[" + std::to_string(k) + "]" : noise_key);
+        inst.label = label;
+        labelled.push_back(!label.empty());
+        out.push_back(std::move(inst));
+      }
   }
   // Default labels: the name, plus what tells apart instances of the same problem.
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -246,7 +252,7 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
     }
   }
   Defaults d;
-  if (j.contains("budget")) d.budget = p.count(j.at("budget"), "budget");
+  if (j.contains("budget")) d.budget = j.at("budget");
   if (j.contains("dim")) d.dim = p.count(j.at("dim"), "dim");
   if (j.contains("noise")) d.noise = j.at("noise");
   if (!j.contains("algorithms")) throw InvalidArgument("'algorithms' is missing in " + source);

@@ -133,6 +133,28 @@ TEST(ExperimentSweep, NoiseListsExpandWithDistinctLabels) {
   EXPECT_EQ(s.run_count(), 4u * 5u);
 }
 
+TEST(ExperimentSweep, BudgetListsExpandLikeNoiseLists) {
+  const auto s = ex::parse_sweep({{"budget", {30, 50}},
+                                  {"algorithms", {"random"}},
+                                  {"problems", {"branin", {{"name", "garland"}, {"budget", {7}}, {"noise", {0, 1}}}}}},
+                                 "t");
+  ASSERT_EQ(s.problems.size(), 4u);
+  EXPECT_EQ(s.problems[0].label, "branin-T30");
+  EXPECT_EQ(s.problems[1].label, "branin-T50");
+  EXPECT_EQ(s.problems[1].budget, 50u);
+  EXPECT_EQ(s.problems[2].label, "garland-noise0");
+  EXPECT_EQ(s.problems[3].budget, 7u);
+  const std::string bad = error_of([] {
+    ex::parse_sweep({{"algorithms", {"random"}}, {"problems", {{{"name", "branin"}, {"budget", {10, 0}}}}}}, "t");
+  });
+  EXPECT_NE(bad.find("'problems[0].budget[1]'"), std::string::npos) << bad;
+  const std::string labelled = error_of([] {
+    ex::parse_sweep({{"algorithms", {"random"}}, {"problems", {{{"name", "branin"}, {"label", "b"}, {"budget", {10, 20}}}}}},
+                    "t");
+  });
+  EXPECT_NE(labelled.find("cannot name several"), std::string::npos) << labelled;
+}
+
 TEST(ExperimentSweep, MissingAlgorithmsProblemsAndBadOptionsAreNamed) {
   const auto s = ex::parse_sweep({{"budget", 10},
                                   {"algorithms", {"random", "no-such-algorithm"}},
@@ -367,6 +389,47 @@ TEST(ExperimentSummary, UnknownOptimumIsTheBestValueSeenInTheSweep) {
   for (const auto& a : p.at("algorithms"))
     min_simple = std::min(min_simple, a.at("curves").at("simple_regret").at("mean").back().get<double>());
   EXPECT_GE(min_simple, 0.0);
+}
+
+// One task at several budgets shares its unknown f* (the best value seen at any budget); the
+// across-problems ranks average the per-problem ranks of the mean metric.
+TEST(ExperimentSummary, BudgetsShareTheUnknownOptimumAndRanksAverageOverProblems) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"name", "two-budgets"},
+                                     {"seeds", 2},
+                                     {"metric", "simple_regret"},
+                                     {"algorithms", {"random", "sobol"}},
+                                     {"problems", {{{"name", "branin"}, {"budget", {4, 12}}}}}},
+                                    "t");
+  ex::run_sweep(spec, dir.string(), with_jobs(2));
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& r : ex::plan_runs(spec, dir.string())) {
+    std::ifstream in(r.trace_path);
+    std::vector<json> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+    lines[0]["meta"]["f_star"] = nullptr;
+    for (auto& l : lines)
+      if (l.contains("i")) best = std::min(best, l.at("f").get<double>());
+    std::ofstream outf(r.trace_path, std::ios::trunc);
+    for (const auto& l : lines) outf << l.dump() << "\n";
+  }
+  const json s = ex::summarize(spec, dir.string());
+  ASSERT_EQ(s.at("problems").size(), 2u);
+  std::vector<std::vector<double>> mean(2, std::vector<double>(2));
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_DOUBLE_EQ(s.at("problems")[i].at("f_star").get<double>(), best);  // the T = 12 runs' best, for T = 4 too
+    for (std::size_t a = 0; a < 2; ++a)
+      mean[i][a] = s.at("problems")[i].at("algorithms")[a].at("metric").at("mean").get<double>();
+  }
+  const json& across = s.at("across_problems");
+  EXPECT_EQ(across.at("ranked_problems"), 2);
+  for (std::size_t a = 0; a < 2; ++a) {
+    double rank = 0.0;
+    for (std::size_t i = 0; i < 2; ++i)
+      rank += mean[i][a] < mean[i][1 - a] ? 1.0 : mean[i][a] > mean[i][1 - a] ? 2.0 : 1.5;
+    EXPECT_DOUBLE_EQ(across.at("algorithms")[a].at("mean_rank").get<double>(), rank / 2.0);
+  }
+  EXPECT_NE(ex::summary_markdown(s).find("## Across problems"), std::string::npos);
 }
 
 TEST(ExperimentSummary, AveragePhase2RegretIsTheMeanRegretAfterPhaseOne) {
