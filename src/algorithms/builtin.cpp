@@ -1,5 +1,6 @@
 #include "algorithms/builtin.hpp"
 
+#include "optimist/algorithms/auto/auto.hpp"
 #include "optimist/algorithms/bandit/bbkb.hpp"
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
@@ -15,6 +16,7 @@ namespace optimist {
 
 std::vector<AlgorithmInfo> builtin_algorithms() {
   return {
+      auto_info(),
       random_search_info(),
       sobol_search_info(),
       go_ucb_info(),

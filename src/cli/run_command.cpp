@@ -200,7 +200,7 @@ int run_command(const RunCommand& cmd) {
     throw;
   }
   if (progress) progress->finish();
-  print_summary(std::cout, s, problem, objective, run);
+  print_summary(std::cout, s, problem, objective, run, optimizer->decisions());
 
   if (run.reason == StopReason::ObjectiveFailed) {
     std::fprintf(stderr, "optimist: error: the objective failed: %s\n", run.message.c_str());

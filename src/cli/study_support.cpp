@@ -86,6 +86,7 @@ TraceMeta study_trace_meta(const StudyRecord& study, const StudyObjective* objec
   meta.budget = study.budget.value_or(0);
   meta.horizon = study_run_context(study).horizon;
   meta.space = study.space.to_json();
+  meta.decisions = make_study_optimizer(study)->decisions();
   if (objective && !objective->command.empty()) meta.objective_command = objective->command;
   return meta;
 }

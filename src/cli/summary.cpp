@@ -27,8 +27,13 @@ double median(std::vector<double> v) {
 }  // namespace
 
 void print_summary(std::ostream& out, const RunSettings& s, const Problem& problem,
-                   const Objective& objective, const RunSummary& run) {
+                   const Objective& objective, const RunSummary& run, const nlohmann::json& decisions) {
   row(out, "algorithm", s.algorithm + " (seed " + std::to_string(s.seed) + ")");
+  if (decisions.contains("algorithm") && decisions.at("algorithm").is_string()) {
+    std::string chose = decisions.at("algorithm").get<std::string>();
+    if (decisions.contains("reason") && decisions.at("reason").is_string()) chose += ": " + decisions.at("reason").get<std::string>();
+    row(out, "chose", chose);
+  }
   std::string prob = problem.name + " (dim " + std::to_string(problem.dim) + ", " +
                      to_string(problem.direction);
   if (problem.f_star) prob += ", f* = " + num(problem.f_star);

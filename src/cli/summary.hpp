@@ -10,7 +10,9 @@
 
 namespace optimist::cli {
 
+/// `decisions`: what the algorithm decided for the run (Optimizer::decisions(); `auto`'s choice).
 void print_summary(std::ostream& out, const RunSettings& settings, const Problem& problem,
-                   const Objective& objective, const RunSummary& run);
+                   const Objective& objective, const RunSummary& run,
+                   const nlohmann::json& decisions = nlohmann::json::object());
 
 }  // namespace optimist::cli

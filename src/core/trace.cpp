@@ -110,6 +110,7 @@ nlohmann::json TraceMeta::to_json() const {
   ordered_json m;
   m["algorithm"] = algorithm;
   m["options"] = ordered_json(options);
+  if (!decisions.empty()) m["decisions"] = ordered_json(decisions);
   m["problem"] = problem;
   m["dim"] = dim;
   m["seed"] = seed;
@@ -143,6 +144,10 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
   if (m.contains("options")) {
     if (!m.at("options").is_object()) meta_error("'options' must be an object");
     meta.options = m.at("options");
+  }
+  if (m.contains("decisions")) {
+    if (!m.at("decisions").is_object()) meta_error("'decisions' must be an object, got " + m.at("decisions").dump());
+    meta.decisions = m.at("decisions");
   }
   if (m.contains("space")) meta.space = m.at("space");
   if (m.contains("run")) {
@@ -236,7 +241,7 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
-  for (const char* key : {"algorithm", "options", "problem", "objective_command", "dim", "seed", "noise", "direction",
+  for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "dim", "seed", "noise", "direction",
                           "f_star", "budget", "horizon", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);

@@ -31,6 +31,7 @@ PreparedRun prepare_run(const Problem& problem, const RunSpec& spec, const RunOp
     run.objective = problem.objective(spec.noise, derive_seed(spec.seed, kNoiseStream), driver.resume_from.size());
   run.meta = problem.trace_meta(spec.algorithm, resolved, spec.seed, spec.noise, spec.budget);
   run.meta.horizon = context.horizon;
+  run.meta.decisions = run.optimizer->decisions();
   run.meta.run = driver.settings_json();
   if (resumed) record_resume(run.meta, *resumed, driver.resume_from.size());
   return run;

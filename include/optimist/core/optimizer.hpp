@@ -108,6 +108,9 @@ class Optimizer {
   virtual bool supports_batch() const { return false; }
   /// Per-evaluation diagnostics written into the trace (e.g. {"dictionary_size": 12}).
   virtual nlohmann::json diagnostics() const { return nlohmann::json::object(); }
+  /// What the algorithm decided for the run at construction, for the trace's meta line (e.g.
+  /// `auto`'s choice and its reason); empty by default.
+  virtual nlohmann::json decisions() const { return nlohmann::json::object(); }
 
  protected:
   /// Propose between 1 and n unit-cube points (n >= 1). Pending trials are in pending().

@@ -17,6 +17,9 @@ namespace optimist {
 struct TraceMeta {
   std::string algorithm;
   nlohmann::json options = nlohmann::json::object();  ///< resolved algorithm options (with "name")
+  /// What the algorithm decided for this run when it was created (Optimizer::decisions(); `auto`:
+  /// the algorithm it runs and why); empty for most algorithms.
+  nlohmann::json decisions = nlohmann::json::object();
   std::string problem;
   std::size_t dim = 0;
   std::uint64_t seed = 0;
