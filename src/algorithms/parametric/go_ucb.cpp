@@ -9,6 +9,7 @@
 #include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
+#include "optimist/solvers/space_filling.hpp"
 
 namespace optimist {
 
@@ -78,6 +79,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     options_.refit_every = 0;
     options_.trust_region = 0.0;
     options_.global_candidate = false;
+    options_.stall_steps = 0;
     options_.beta_schedule = "constant";
   }
   const bool user_model = model_ != nullptr;
@@ -228,10 +230,23 @@ void GoUcb::observe(const Observation& obs, double y) {
       const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * y_scale_;
       ratio = predicted > 0 ? (y - best_seen_) / predicted : 1.0;
     }
-    if (improved && ratio >= 0.5)
-      trust_size_ = std::min(upper, 1.5 * trust_size_);
-    else if (!improved)  // (an improvement below half the prediction keeps the size)
-      trust_size_ = std::max(0.25 * options_.trust_region, 0.7 * trust_size_);
+    const double lowest = 0.25 * options_.trust_region;
+    if (stalled()) {
+      // This observation is the stall rule's space-filling step: the region starts afresh (around
+      // this point if it is the new best). Centring a new region on the exploration point itself,
+      // as TuRBO restarts, measured worse (docs/robust.md).
+      trust_size_ = options_.trust_region;
+      stalled_ = 0;
+      ++explorations_;
+    } else {
+      if (improved && ratio >= 0.5)
+        trust_size_ = std::min(upper, 1.5 * trust_size_);
+      else if (!improved)  // (an improvement below half the prediction keeps the size)
+        trust_size_ = std::max(lowest, 0.7 * trust_size_);
+      // A stalled step: no improvement, at a point next to one already evaluated (the acquisition
+      // keeps returning to the incumbent: the region has nothing left to offer the model).
+      stalled_ = !improved && revisits(obs) ? stalled_ + 1 : 0;
+    }
   }
   if (y > best_seen_) best_unit_ = obs.trial.unit;
   best_seen_ = std::max(best_seen_, y);
@@ -366,10 +381,11 @@ Vector GoUcb::acquire() {
     }
   };
   Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
-  bool ball = options_.trust_region > 0 && best() && options_.trust_shape == "ball";
+  const Observation* incumbent = best();
+  bool ball = options_.trust_region > 0 && incumbent && options_.trust_shape == "ball";
   Vector center;
-  if (options_.trust_region > 0 && best()) {  // deviation trust_region: step 5 near the incumbent
-    center = best()->trial.unit;
+  if (options_.trust_region > 0 && incumbent) {  // deviation trust_region: step 5 near the incumbent
+    center = incumbent->trial.unit;
     const double half = ball ? trust_size() : 0.5 * trust_size();
     lower = (center.array() - half).max(0.0).matrix();
     upper = (center.array() + half).min(1.0).matrix();
@@ -394,7 +410,7 @@ Vector GoUcb::acquire() {
   }
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
   Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
-  if (options_.variant == "go-ucb" && options_.global_candidate && options_.trust_region > 0 && best()) {
+  if (options_.variant == "go-ucb" && options_.global_candidate && options_.trust_region > 0 && incumbent) {
     // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
     // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
     BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
@@ -421,11 +437,38 @@ Vector GoUcb::acquire() {
   return x;
 }
 
+bool GoUcb::revisits(const Observation& obs) const {
+  // Closer to an earlier point than 5% of the smallest trust region: a step of no consequence.
+  const double near = 0.05 * 0.25 * options_.trust_region;
+  const std::size_t n = history().size() - 1;  // obs is the last entry
+  for (std::size_t i = 0; i < n; ++i)
+    if ((history()[i].trial.unit - obs.trial.unit).norm() < near) return true;
+  return false;
+}
+
+bool GoUcb::stalled() const {
+  return options_.stall_steps > 0 && options_.trust_adapt && options_.trust_region > 0 && ellipsoid_ &&
+         stalled_ >= options_.stall_steps;
+}
+
 std::vector<Vector> GoUcb::propose(std::size_t) {
   const std::size_t asked = history().size() + pending().size();
   if (!ellipsoid_) {
     // Phase I (steps 1-4); while Phase I values are still pending, keep exploring uniformly.
     return {phase_one_point(asked)};
+  }
+  if (stalled()) {
+    // Deviation stall_steps: the region has circled one point long enough; spend this step on the
+    // point farthest from everything evaluated or pending (a state of observe(), so replays agree).
+    Matrix taken(static_cast<Eigen::Index>(space().dim()), static_cast<Eigen::Index>(asked));
+    Eigen::Index j = 0;
+    for (const auto& obs : history()) taken.col(j++) = obs.trial.unit;
+    for (const auto& t : pending()) taken.col(j++) = t.unit;
+    Rng rng = rng_for_ask();
+    SpaceFillingOptions sf;
+    sf.snap = [this](const Vector& u) { return space().snap_unit(u); };
+    Vector x = farthest_point(taken, space().dim(), rng, sf);
+    if (x.size() > 0) return {x};
   }
   return {acquire()};
 }
@@ -460,6 +503,7 @@ nlohmann::json GoUcb::diagnostics() const {
     j["fit_sse"] = last_fit_sse_;
     j["refits"] = refits_;
     if (options_.trust_region > 0) j["trust_size"] = trust_size();
+    if (options_.stall_steps > 0) j["explorations"] = explorations_;
     if (options_.global_candidate) j["global_steps"] = global_steps_;
   }
   return j;

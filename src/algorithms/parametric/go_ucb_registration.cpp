@@ -88,6 +88,7 @@ GoUcbOptions read_options(const OptionValues& v) {
   o.trust_max = v.get<double>("trust_max");
   o.trust_rule = v.get<std::string>("trust_rule");
   o.global_candidate = v.get<bool>("global_candidate");
+  o.stall_steps = v.get<std::size_t>("stall_steps");
   return o;
 }
 
@@ -129,6 +130,8 @@ AlgorithmInfo go_ucb_info() {
                           "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)", {"success", "ratio"}});
   info.options.push_back({"global_candidate", d.global_candidate,
                           "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
+  info.options.push_back({"stall_steps", d.stall_steps,
+                          "after this many steps in a row that neither improve nor leave the evaluated points' neighbourhood, one space-filling step (the point farthest from the data), then the region restarts; 0: never", {}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     return std::make_unique<GoUcb>(space, direction, read_options(v), context);
   };

@@ -80,6 +80,12 @@ struct GoUcbOptions {
   /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
   /// (the model is confident the far point is better than anything near the incumbent).
   bool global_candidate = false;
+  /// Stall rule (docs/robust.md): this many Phase II steps in a row without improvement, each at a
+  /// point next to one already evaluated (closer than 5% of the smallest trust region), make the
+  /// next point the one farthest from every evaluated point (a space-filling step), after which
+  /// the region restarts at trust_region. Keeps the search from re-evaluating a local optimum for
+  /// the rest of the budget; 0: never (before).
+  std::size_t stall_steps = 3;
   std::string acquisition = "linearized";  ///< "linearized" (Lemma 5.4) or "joint" (step 5)
   std::size_t raw_samples = 512;           ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;                ///< acquisition: local searches from the best candidates
@@ -158,6 +164,10 @@ class GoUcb : public Optimizer {
   std::size_t refits_ = 0;
   double trust_size_ = 0.0;          // current side / radius
   std::size_t global_steps_ = 0;     // asks won by the global candidate
+  std::size_t stalled_ = 0;          // Phase II steps at the minimum trust size without improvement
+  std::size_t explorations_ = 0;     // space-filling steps taken by the stall rule
+  bool stalled() const;
+  bool revisits(const Observation& obs) const;
   Vector best_unit_;                 // incumbent before the current tell (trust_rule=ratio)
   double best_seen_ = -std::numeric_limits<double>::infinity();
 };
