@@ -17,7 +17,7 @@ PY
 echo '{"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}, {"name": "b", "type": "continuous", "lower": 0, "upper": 1}]}' > "$dir/space.json"
 name="tp-$$-$RANDOM"
 (cd "$dir" && "$optimist" study create --storage "$url" --name "$name" --objective-command "/usr/bin/python3 $dir/obj.py" \
-  --space space.json --direction minimize --budget $((workers * per_worker)) > /dev/null)
+  --space space.json --direction minimize --algorithm random --budget $((workers * per_worker)) > /dev/null)
 start=$(date +%s.%N)
 for ((w = 0; w < workers; ++w)); do "$optimist" worker --storage "$url" --name "$name" -q > /dev/null 2>&1 & done
 wait

@@ -16,7 +16,7 @@ from .space import Space, as_space
 from .trace import read_trace
 
 
-def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "gp-ei", budget: int = 100,
+def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
              seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
@@ -58,7 +58,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
                 options=options)
 
 
-def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "gp-ei", budget: int = 100,
+def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
              seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,

@@ -131,12 +131,14 @@ def _value(y: Any) -> float:
 class Optimizer:
     """Ask/tell access to every optimist algorithm.
 
-    ``Optimizer(space, "gp-ei", seed=0, direction="minimize", **options)``: options are the
+    ``Optimizer(space, "auto", seed=0, direction="minimize", **options)`` ("auto", the default,
+    chooses the algorithm from the space and the budget, docs/robust.md): options are the
     algorithm's (``optimist.algorithms()`` lists them, as ``optimist list`` does); a bad name, key
     or value raises ValueError naming it and the valid ones. ``budget`` is the planned number of
     evaluations, required by the algorithms that plan with it (go-ucb and its variants).
     ``model`` is a parametric model of your own for GO-UCB (see :class:`optimist.ParametricModel`),
-    or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive").
+    or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive"); with
+    the default algorithm, giving a model selects GO-UCB.
 
     >>> import optimist
     >>> opt = optimist.Optimizer({"x": optimist.Float(-2, 2)}, "gp-ei", seed=1)
@@ -147,15 +149,21 @@ class Optimizer:
     0.5
     """
 
-    def __init__(self, space: Any, algorithm: str = "gp-ei", *, seed: int = 0, direction: str = "minimize",
+    def __init__(self, space: Any, algorithm: str = "auto", *, seed: int = 0, direction: str = "minimize",
                  budget: Optional[int] = None, model: Any = None, **options: Any):
         self.space = as_space(space)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
             raise ValueError(f"budget must be a positive integer, got {budget!r}")
+        if model is not None and algorithm == "auto":
+            algorithm = "go-ucb"  # a parametric model (yours, or a built-in family's name) is GO-UCB's
         if isinstance(model, str):  # go-ucb's option naming a built-in family ("auto", "mlp", "additive")
             options["model"], model = model, None
+        if model is not None:
+            if algorithm not in ("go-ucb", "go-ucb-workshop", "exploration-first"):
+                raise ValueError(f"model= is a parametric model for GO-UCB (go-ucb, go-ucb-workshop, exploration-first), "
+                                 f"not for '{algorithm}'")
         self._core, self.options = _optimist._create_optimizer(
             algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model)
         self.algorithm = algorithm

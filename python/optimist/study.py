@@ -70,7 +70,7 @@ class Study:
         self.space = _study_space(core.space.to_json())
 
     @classmethod
-    def create(cls, storage: str, name: str, space: Any, algorithm: str = "gp-ei", *, direction: str = "minimize",
+    def create(cls, storage: str, name: str, space: Any, algorithm: str = "auto", *, direction: str = "minimize",
                seed: int = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
                load_if_exists: bool = False, **options: Any) -> "Study":
         """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):

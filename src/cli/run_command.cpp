@@ -32,7 +32,7 @@ struct FlagDoc {
 constexpr FlagDoc kFlags[] = {
     {"problem", "NAME", "benchmark problem (see 'optimist list problems')"},
     {"dim", "D", "dimension (default: the problem's default)"},
-    {"algorithm", "NAME", "optimization algorithm (see 'optimist list algorithms')"},
+    {"algorithm", "NAME", "optimization algorithm (see 'optimist list algorithms'; default auto: chosen from the space and budget)"},
     {"budget", "N", "number of evaluations, failed ones included"},
     {"seed", "S", "random seed of the algorithm; the noise seed derives from it (default 0)"},
     {"noise", "SIGMA", "standard deviation of Gaussian noise added to observations (default 0)"},

@@ -106,12 +106,6 @@ std::vector<std::string> problem_names() {
   return names;
 }
 
-std::vector<std::string> algorithm_names() {
-  std::vector<std::string> names;
-  for (const auto& a : algorithms()) names.push_back(a.name);
-  return names;
-}
-
 void add_option(nlohmann::json& options, const std::string& key, nlohmann::json value,
                 const std::string& origin) {
   // "name", "seed" and "budget" belong to the run, not to the algorithm: one source of truth each.
@@ -206,7 +200,9 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     else bad(d, "one of: maximize, minimize");
     s.objective_timeout = positive_seconds(src, "objective_timeout");
   }
-  s.algorithm = as_string(src.require("algorithm", "valid algorithms: " + join(algorithm_names())));
+  // No algorithm named: `auto` chooses one from the space, the budget and the noise (docs/robust.md).
+  if (auto v = src.get("algorithm")) s.algorithm = as_string(*v);
+  else s.algorithm = "auto";
   s.budget = as_positive(src.require("budget", "the number of evaluations, a positive integer"));
   if (auto v = src.get("dim")) s.dim = as_positive(*v);
   if (auto v = src.get("seed")) {

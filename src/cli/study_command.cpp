@@ -160,7 +160,7 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   storage(cmd.create);
   cmd.create->add_option("--name", cmd.name, "the study's name (unique in the storage)")->required();
   cmd.objective.add_to(*cmd.create, true);
-  cmd.create->add_option("--algorithm", cmd.algorithm, "optimization algorithm (default random)")->type_name("NAME");
+  cmd.create->add_option("--algorithm", cmd.algorithm, "optimization algorithm (default auto: chosen from the space and budget, docs/robust.md)")->type_name("NAME");
   cmd.create->add_option("--set", cmd.set, "algorithm option (repeatable)")->type_name("KEY=VALUE")->allow_extra_args(false);
   cmd.create->add_option("--seed", cmd.seed, "random seed (default 0)")->type_name("S");
   cmd.create->add_option("--budget", cmd.budget, "trials to run, failed ones included (default: unlimited)")->type_name("N");

@@ -23,7 +23,7 @@ struct ObjectiveFlags {
 struct StudyCommand {
   CLI::App* app = nullptr;
   CLI::App *create = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *remove = nullptr;
-  std::string storage, name, algorithm = "random", out;
+  std::string storage, name, algorithm = "auto", out;
   std::vector<std::string> set;
   std::uint64_t seed = 0;
   std::optional<std::size_t> budget;

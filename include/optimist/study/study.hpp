@@ -28,7 +28,7 @@ struct StudyConfig {
   std::string name;
   Space space;
   Direction direction = Direction::Maximize;
-  std::string algorithm = "random";
+  std::string algorithm = "auto";
   nlohmann::json options = nlohmann::json::object();  ///< algorithm options (without name, seed or budget)
   std::uint64_t seed = 0;
   std::optional<std::size_t> budget;  ///< none: workers run until stopped

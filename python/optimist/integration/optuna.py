@@ -113,7 +113,7 @@ class OptimistSampler(BaseSampler):
             raises ValueError here, naming it.
     """
 
-    def __init__(self, algorithm: str = "gp-ei", *, seed: Optional[int] = None, n_startup_trials: int = 0,
+    def __init__(self, algorithm: str = "auto", *, seed: Optional[int] = None, n_startup_trials: int = 0,
                  independent_sampler: Optional[BaseSampler] = None, warn_independent_sampling: bool = True,
                  budget: Optional[int] = None, model: Any = None, **options: Any):
         if not isinstance(n_startup_trials, int) or n_startup_trials < 0:
