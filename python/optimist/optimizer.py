@@ -160,10 +160,6 @@ class Optimizer:
             algorithm = "go-ucb"  # a parametric model (yours, or a built-in family's name) is GO-UCB's
         if isinstance(model, str):  # go-ucb's option naming a built-in family ("auto", "mlp", "additive")
             options["model"], model = model, None
-        if model is not None:
-            if algorithm not in ("go-ucb", "go-ucb-workshop", "exploration-first"):
-                raise ValueError(f"model= is a parametric model for GO-UCB (go-ucb, go-ucb-workshop, exploration-first), "
-                                 f"not for '{algorithm}'")
         self._core, self.options = _optimist._create_optimizer(
             algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model)
         self.algorithm = algorithm

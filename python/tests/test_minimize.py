@@ -52,7 +52,7 @@ def test_maximize_takes_algorithm_options_and_problems_follow_their_direction():
     assert res.options["beta"] == 2.0 and res.fun <= 1.0
     with pytest.raises(ValueError, match="problem 'branin' is to minimize: call optimist.minimize"):
         optimist.maximize(optimist.problems.branin, budget=5)
-    with pytest.raises(ValueError, match="gp-ei: unknown option 'betta'"):
+    with pytest.raises(ValueError, match="auto: unknown option 'betta'"):
         optimist.minimize(branin, [(-5, 10), (0, 15)], budget=5, betta=1)
 
 

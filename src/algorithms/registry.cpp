@@ -96,8 +96,10 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
       if (key == "seed" || key == "budget") run_setting_error(info.name, key);
       std::string valid;
       for (const auto& o : info.options) valid += (valid.empty() ? "" : ", ") + o.key;
-      throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " +
-                            (valid.empty() ? "none" : valid) + " (the seed is set with the run, not as an option)");
+      // `auto` (the default) takes no options: a user setting one meant a particular algorithm.
+      const std::string hint = info.name == "auto" ? " (auto chooses the algorithm itself; name one, e.g. --algorithm gp-ei, to set its options)"
+                                                   : " (the seed is set with the run, not as an option)";
+      throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " + (valid.empty() ? "none" : valid) + hint);
     }
     const nlohmann::json& def = resolved.at(key);
     if (!same_kind(def, value))
