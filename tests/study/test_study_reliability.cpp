@@ -170,7 +170,7 @@ TEST(ReliabilitySqlite, KillDuringCommitsKeepsTheDatabaseConsistent) {
   const fs::path dir = study_test_dir();
   const std::string url = "sqlite:///" + (dir / "kill.db").string();
   const std::size_t kills = full_size_reliability() ? 300 : 25;
-  ASSERT_EQ(run_optimist("study create --storage '" + url + "' --name k --problem branin --budget 1000000 --grace 0.5 --heartbeat 0.1", dir).code, 0);
+  ASSERT_EQ(run_optimist("study create --storage '" + url + "' --name k --problem branin --algorithm random --budget 1000000 --grace 0.5 --heartbeat 0.1", dir).code, 0);
   std::map<std::size_t, double> complete;
   std::mt19937 rng(7);
   for (std::size_t k = 0; k < kills; ++k) {
@@ -204,7 +204,7 @@ TEST(ReliabilityPostgres, ServerRestartWhileWorkersRun) {
   std::ofstream(dir / "space.json") << kSpace;
   const std::size_t budget = 120;
   auto r = run_optimist("study create --storage '" + url + "' --name r --objective-command '/usr/bin/python3 obj.py' "
-                        "--space space.json --direction minimize --budget " + std::to_string(budget),
+                        "--space space.json --direction minimize --algorithm random --budget " + std::to_string(budget),
                         dir);
   ASSERT_EQ(r.code, 0) << r.err;
   std::vector<std::unique_ptr<Process>> procs;
