@@ -175,7 +175,8 @@ TEST(ReliabilitySqlite, KillDuringCommitsKeepsTheDatabaseConsistent) {
   std::mt19937 rng(7);
   for (std::size_t k = 0; k < kills; ++k) {
     Process p(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name k -q", dir, "w");
-    std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 60));
+    // 0.1-0.3 s: past the program's start even on a loaded machine, then ~200 commits a second.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 200));
     p.kill9();
     p.wait();
     Storage storage(url);
