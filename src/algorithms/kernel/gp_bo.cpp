@@ -6,6 +6,7 @@
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
+#include "optimist/solvers/space_filling.hpp"
 
 namespace optimist {
 
@@ -187,6 +188,19 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng) const {
   return maximize_acquisition(acq, starts, opt, rng).x;
 }
 
+Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const {
+  // A plateau makes the GP certain that nothing far away beats the incumbent, and log-EI then
+  // prefers the noise-sized uncertainty next to the incumbent to any exploration: the search
+  // re-evaluates one point for the rest of the budget (docs/robust.md). Such a point teaches the
+  // model nothing; spend the evaluation where the data is thinnest instead.
+  const double prior_variance = gp.hyperparameters().outputscale * gp.output_scale() * gp.output_scale();
+  if (!(gp.predict(x).variance < 1e-4 * prior_variance)) return x;
+  SpaceFillingOptions sf;
+  sf.snap = [this](const Vector& u) { return space().snap_unit(u); };
+  Vector far = farthest_point(gp.inputs(), space().dim(), rng, sf);
+  return far.size() > 0 ? far : x;
+}
+
 std::vector<Vector> GpBo::propose(std::size_t n) {
   sync();
   Rng rng = rng_for_ask();
@@ -218,7 +232,8 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   for (const Trial& t : pending()) fantasize(space().to_unit(t.x));
   for (const Vector& u : out) fantasize(as_told(u));
   while (out.size() < n) {
-    const Vector x = maximize(local ? *local : gp_, rng);
+    const GaussianProcess& model = local ? *local : gp_;
+    const Vector x = unless_stalled(model, maximize(model, rng), rng);
     out.push_back(x);
     if (out.size() < n) fantasize(as_told(x));
   }
