@@ -193,8 +193,14 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
   // prefers the noise-sized uncertainty next to the incumbent to any exploration: the search
   // re-evaluates one point for the rest of the budget (docs/robust.md). Such a point teaches the
   // model nothing; spend the evaluation where the data is thinnest instead.
-  const double prior_variance = gp.hyperparameters().outputscale * gp.output_scale() * gp.output_scale();
-  if (!(gp.predict(x).variance < 1e-4 * prior_variance)) return x;
+  // Returned: within 0.001 lengthscales of a point of the data (a refinement near an optimum moves
+  // by hundredths of a lengthscale or more).
+  const Vector& ls = gp.hyperparameters().lengthscales;
+  const Matrix& data = gp.inputs();
+  bool returned = false;
+  for (Eigen::Index j = 0; j < data.cols() && !returned; ++j)
+    returned = ((data.col(j) - x).array() / ls.array()).matrix().norm() < 1e-3;
+  if (!returned) return x;
   SpaceFillingOptions sf;
   sf.snap = [this](const Vector& u) { return space().snap_unit(u); };
   Vector far = farthest_point(gp.inputs(), space().dim(), rng, sf);

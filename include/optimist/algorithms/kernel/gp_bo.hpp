@@ -71,9 +71,9 @@ class GpBo : public Optimizer {
  private:
   Vector design_point(std::uint64_t index, Rng& rng) const;
   Vector maximize(const GaussianProcess& gp, Rng& rng) const;
-  /// The stall rule (docs/robust.md): x itself, unless the model already knows f(x) (posterior sd
-  /// below 1% of its prior sd: the acquisition returned to an evaluated point); then the point
-  /// farthest from the model's data, a space-filling step.
+  /// The stall rule (docs/robust.md): x itself, unless the acquisition returned to a point of the
+  /// data (closer than 0.001 lengthscales); then the point farthest from the model's data, a
+  /// space-filling step.
   Vector unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
   void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
