@@ -2,10 +2,7 @@
 # and runs tests/consumer against the installed package (tests/consumer/check_install.cmake).
 # In a sanitizer build the consumer gets the same sanitizer flags, since the static library
 # needs the sanitizer runtime at link time.
-set(_optimist_consumer_flags "")
-if(OPTIMIST_SANITIZE)
-  set(_optimist_consumer_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
-endif()
+set(_optimist_consumer_flags "${OPTIMIST_SANITIZER_FLAGS}")
 add_test(NAME install_consumer
   COMMAND ${CMAKE_COMMAND}
     -DBUILD_DIR=${PROJECT_BINARY_DIR}

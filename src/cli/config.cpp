@@ -75,9 +75,11 @@ nlohmann::json load_config(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw InvalidArgument(unreadable + "read error");
-  const std::string text = buf.str();
-
   const std::string ext = extension_of(path);
+  return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "");
+}
+
+nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext) {
   const std::string bad = "malformed config file '" + path + "': ";
   nlohmann::json j;
   if (ext == "json") {

@@ -293,23 +293,14 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
                                                                std::chrono::duration<double>(*command_.timeout_s)))
                             : std::nullopt;
   for (;;) {
-    // Answer lines already buffered first; blank lines are skipped.
-    std::size_t eol;
-    while ((eol = c.out_buffer.find('\n')) != std::string::npos) {
-      std::string answer = c.out_buffer.substr(0, eol);
-      c.out_buffer.erase(0, eol + 1);
-      if (!answer.empty() && answer.back() == '\r') answer.pop_back();
-      if (answer.find_first_not_of(" \t") == std::string::npos) continue;
-      nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded()) {
-        const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
-        fail(std::string("printed a line that is not JSON") +
-             (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
-             ": '" + shorten(answer) + "'");
-      }
-      return j;
+    // Answer lines already buffered first.
+    std::optional<nlohmann::json> answer;
+    try {
+      answer = take_answer_line(c.out_buffer);
+    } catch (const ExternalProcessError& e) {
+      fail(e.what());
     }
-    if (c.out_buffer.size() > kMaxLine) fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
+    if (answer) return std::move(*answer);
 
     int wait_ms = -1;
     if (deadline) {
@@ -334,6 +325,26 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       }
     }
   }
+}
+
+std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
+  std::size_t eol;
+  while ((eol = buffer.find('\n')) != std::string::npos) {
+    std::string answer = buffer.substr(0, eol);
+    buffer.erase(0, eol + 1);
+    if (!answer.empty() && answer.back() == '\r') answer.pop_back();
+    if (answer.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are skipped
+    nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
+      throw ExternalProcessError(std::string("printed a line that is not JSON") +
+                                 (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
+                                 ": '" + shorten(answer) + "'");
+    }
+    return j;
+  }
+  if (buffer.size() > kMaxLine) throw ExternalProcessError("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
+  return std::nullopt;
 }
 
 double value_from_answer(const nlohmann::json& answer) {

@@ -114,8 +114,16 @@ TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
   auto r = cli("study create " + s + "--name ext --objective-command '/usr/bin/python3 obj.py' --space space.json "
                "--direction minimize --budget 12");
   ASSERT_EQ(r.code, 0) << r.err;
+  // The command stored in the study runs only when named or confirmed (docs/security.md).
   r = cli("worker " + s + "--name ext --jobs 3 -q");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'/usr/bin/python3 obj.py'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--trust-command"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "pids.txt"));
+  r = cli("worker " + s + "--name ext --jobs 3 -q --trust-command");
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("running the objective command stored in study 'ext' (--trust-command): /usr/bin/python3 obj.py"),
+            std::string::npos) << r.err;
   std::ifstream pids(dir / "pids.txt");
   std::set<std::string> distinct;
   std::size_t lines = 0;

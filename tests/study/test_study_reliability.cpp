@@ -60,7 +60,7 @@ class Reliability : public ::testing::TestWithParam<std::string> {
     ASSERT_EQ(r.code, 0) << r.err;
   }
   std::string worker(const std::string& name, const std::string& extra = "") const {
-    return std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name " + name + " -q " + extra;
+    return std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name " + name + " -q --trust-command " + extra;
   }
   // Every evaluation the objective processes logged: (a, b) -> y, and how many times each point was evaluated.
   std::map<std::pair<double, double>, std::vector<double>> logged() const {
@@ -210,7 +210,7 @@ TEST(ReliabilityPostgres, ServerRestartWhileWorkersRun) {
   std::vector<std::unique_ptr<Process>> procs;
   for (int w = 0; w < 3; ++w)
     procs.push_back(std::make_unique<Process>("env SLEEP=0.02 " + std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url +
-                                                  "' --name r -q",
+                                                  "' --name r -q --trust-command",
                                               dir, "worker" + std::to_string(w)));
   wait_until([&] { return Study::load(url, "r").trials().size() >= 20; }, 60, "the first trials");
   server.stop();
