@@ -292,15 +292,21 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
                             ? std::optional(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                                std::chrono::duration<double>(*command_.timeout_s)))
                             : std::nullopt;
+  bool scan = true;  // whether the buffer may hold a complete line (a long line is scanned once)
   for (;;) {
     // Answer lines already buffered first.
-    std::optional<nlohmann::json> answer;
-    try {
-      answer = take_answer_line(c.out_buffer);
-    } catch (const ExternalProcessError& e) {
-      fail(e.what());
+    if (scan) {
+      std::optional<nlohmann::json> answer;
+      try {
+        answer = take_answer_line(c.out_buffer);
+      } catch (const ExternalProcessError& e) {
+        fail(e.what());
+      }
+      if (answer) return std::move(*answer);
+      scan = false;
+    } else if (c.out_buffer.size() > kMaxLine) {
+      fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
     }
-    if (answer) return std::move(*answer);
 
     int wait_ms = -1;
     if (deadline) {
@@ -319,6 +325,7 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       const ssize_t n = ::read(c.io, buf, sizeof buf);
       if (n > 0) {
         c.out_buffer.append(buf, static_cast<std::size_t>(n));
+        scan = std::memchr(buf, '\n', static_cast<std::size_t>(n)) != nullptr;
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
         fail(exited() + " without answering" + partial);

@@ -328,8 +328,12 @@ void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
 
 void TraceWriter::write_line(const std::string& text) {
   // Flushed per line: a killed run keeps every line written so far.
+  errno = 0;
   out_ << text << '\n' << std::flush;
-  if (!out_) throw std::runtime_error("error writing trace file '" + path_ + "'");
+  if (!out_) {
+    const int e = errno;  // ENOSPC, EFBIG, EIO: what the failed write(2) said
+    throw std::runtime_error("error writing trace file '" + path_ + "'" + (e != 0 ? ": " + std::string(std::strerror(e)) : ""));
+  }
 }
 
 Trace read_trace(const std::string& path) {

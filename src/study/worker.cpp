@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -54,8 +55,22 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         event.error = e.what();
       }
       event.eval_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (event.value) study.tell(*trial, *event.value);
-      else study.tell_failed(*trial, event.error);
+      try {
+        if (event.value) study.tell(*trial, *event.value);
+        else study.tell_failed(*trial, event.error);
+      } catch (const std::exception& e) {
+        // The storage gave up (an outage past the retry limit, a full disk): the message keeps
+        // what was evaluated, so that nothing paid for is lost; the trial goes stale and is
+        // asked again.
+        std::string point;
+        for (Eigen::Index i = 0; i < trial->x.size(); ++i) point += (i ? ", " : "") + format_double(trial->x[i]);
+        const std::string message = std::string(e.what()) + "; trial " + std::to_string(trial->number) + " (x = [" + point +
+                                    "], " + (event.value ? "y = " + format_double(*event.value) : "failed: " + event.error) +
+                                    ") was evaluated but could not be stored";
+        // Said now: with several jobs, each one's lost evaluation is shown, not only the first.
+        std::fprintf(stderr, "optimist: %s\n", message.c_str());
+        throw std::runtime_error(message);
+      }
       std::lock_guard<std::mutex> lock(mutex);
       ++summary.evaluated;
       if (!event.value) {
