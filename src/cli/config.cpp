@@ -48,7 +48,7 @@ std::string extension_of(const std::string& path) {
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the id means nothing here.
-std::string json_error(const nlohmann::json::parse_error& e) {
+std::string json_error(const nlohmann::json::exception& e) {
   std::string what = e.what();
   const auto end = what.find("] ");
   return end == std::string::npos ? what : what.substr(end + 2);
@@ -85,7 +85,7 @@ nlohmann::json parse_config(const std::string& text, const std::string& path, co
   if (ext == "json") {
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
       throw InvalidArgument(bad + json_error(e));
     }
   } else if (ext == "toml") {
@@ -97,7 +97,7 @@ nlohmann::json parse_config(const std::string& text, const std::string& path, co
   } else {
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& json_e) {
+    } catch (const nlohmann::json::exception& json_e) {
       try {
         j = toml_to_json(text, path);
       } catch (const InvalidArgument& toml_e) {

@@ -90,7 +90,8 @@ std::uint64_t get_unsigned(const nlohmann::json& v, const char* key) {
 std::optional<double> get_number_or_null(const nlohmann::json& m, const char* key) {
   const auto it = m.find(key);
   if (it == m.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number()) meta_error(std::string("'") + key + "' must be a number or null, got " + it->dump());
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    meta_error(std::string("'") + key + "' must be a finite number or null, got " + it->dump());
   return it->get<double>();
 }
 
@@ -178,7 +179,9 @@ EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& s
   const auto number = [&](const char* key) -> std::optional<double> {
     const nlohmann::json& v = field(key);
     if (v.is_null()) return std::nullopt;
-    if (!v.is_number()) throw bad(std::string("\"") + key + "\" must be a number or null, got " + v.dump());
+    // An overflowing number (1e999) reads as infinity; nothing in a trace may be infinite.
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw bad(std::string("\"") + key + "\" must be a finite number or null, got " + v.dump());
     return v.get<double>();
   };
   if (!line.is_object()) throw InvalidArgument("evaluation line must be a JSON object, got " + line.dump());
@@ -359,6 +362,8 @@ Trace read_trace(std::istream& in, const std::string& path) {
     } catch (const nlohmann::json::parse_error& e) {
       // Only the last line may be cut short (the writer was killed mid-line).
       if (k + 1 == lines.size() && have_meta) break;
+      throw InvalidArgument(where + "malformed JSON: " + strip_json_prefix(e.what()));
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number past a double (1e999)
       throw InvalidArgument(where + "malformed JSON: " + strip_json_prefix(e.what()));
     }
     if (!j.is_object()) throw InvalidArgument(where + "expected a JSON object, got " + j.dump());
