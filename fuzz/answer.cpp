@@ -9,10 +9,12 @@
 using namespace optimist;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto [chunk, output] = fuzz::select(data, size);
+  const fuzz::Selected input = fuzz::select(data, size);
+  const unsigned chunk = input.selector;
+  const std::string& output = input.rest;
   const std::size_t step = 1 + chunk % 64;
   std::string buffer;
-  fuzz::refuse_only_with<ExternalProcessError>([&, step = step, &output = output] {
+  fuzz::refuse_only_with<ExternalProcessError>([&] {
     for (std::size_t at = 0; at < output.size(); at += step) {
       buffer.append(output, at, step);
       while (auto answer = take_answer_line(buffer)) {

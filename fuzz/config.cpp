@@ -9,7 +9,9 @@
 using namespace optimist;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto [selector, text] = fuzz::select(data, size);
+  const fuzz::Selected input = fuzz::select(data, size);  // not a structured binding: clang 14 cannot capture one
+  const unsigned selector = input.selector;
+  const std::string& text = input.rest;
   static const char* const kFormats[] = {"json", "toml", ""};
   const std::string format = kFormats[selector % 3];
   fuzz::refuse_only_with([&] {

@@ -10,7 +10,9 @@
 using namespace optimist;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto [selector, text] = fuzz::select(data, size);
+  const fuzz::Selected input = fuzz::select(data, size);  // not a structured binding: clang 14 cannot capture one
+  const unsigned selector = input.selector;
+  const std::string& text = input.rest;
   const std::string format = selector % 2 == 0 ? "json" : "toml";
   fuzz::refuse_only_with([&] {
     const Space space = Space::from_json(cli::parse_config(text, "space." + format, format));

@@ -50,7 +50,7 @@ std::string fmt_point(const Vector& x, const Space& space, std::size_t max_coord
   for (std::size_t i = 0; i < shown; ++i) {
     if (i) s += ", ";
     const auto& v = j[i];
-    if (v.is_string()) s += v.get<std::string>();
+    if (v.is_string()) s += printable(v.get<std::string>());  // a choice from a file: no control sequences
     else if (v.is_number_integer()) s += v.dump();
     else if (v.is_number()) s += fmt_num(v.get<double>(), 6);
     else s += "null";

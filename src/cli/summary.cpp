@@ -29,7 +29,7 @@ double median(std::vector<double> v) {
 void print_summary(std::ostream& out, const RunSettings& s, const Problem& problem,
                    const Objective& objective, const RunSummary& run) {
   row(out, "algorithm", s.algorithm + " (seed " + std::to_string(s.seed) + ")");
-  std::string prob = problem.name + " (dim " + std::to_string(problem.dim) + ", " +
+  std::string prob = printable(problem.name) + " (dim " + std::to_string(problem.dim) + ", " +
                      to_string(problem.direction);
   if (problem.f_star) prob += ", f* = " + num(problem.f_star);
   if (s.noise > 0) prob += ", noise sd " + num(s.noise);
@@ -61,9 +61,9 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   row(out, "total time", fmt_duration(run.total_s));
   row(out, "optimizer time", fmt_duration(run.suggest_s + run.tell_s) + " (median " + fmt_num(median(suggest), 3) +
                                  " s per point, ask + tell)");
-  row(out, "trace", s.out.empty() ? "none (use --out FILE)" : s.out);
+  row(out, "trace", s.out.empty() ? "none (use --out FILE)" : printable(s.out));
   std::string reason = to_string(run.reason);
-  if (!run.message.empty() && run.message != reason) reason += " (" + run.message + ")";
+  if (!run.message.empty() && run.message != reason) reason += " (" + printable(run.message) + ")";
   row(out, "stop reason", reason);
   out.flush();
 }

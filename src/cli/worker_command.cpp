@@ -76,16 +76,16 @@ int worker_command(const WorkerCommand& cmd) {
   if (!cmd.quiet)
     w.on_evaluation = [&](const WorkerEvent& e) {
       if (e.value) std::fprintf(stderr, "trial %zu: %.10g\n", e.trial.number, *e.value);
-      else std::fprintf(stderr, "trial %zu failed: %s\n", e.trial.number, e.error.c_str());
+      else std::fprintf(stderr, "trial %zu failed: %s\n", e.trial.number, printable(e.error).c_str());
     };
-  std::fprintf(stderr, "worker %s on study '%s' (%s), %zu job(s)\n", study.worker().c_str(), record.name.c_str(),
-               objective.label().c_str(), cmd.jobs);
+  std::fprintf(stderr, "worker %s on study '%s' (%s), %zu job(s)\n", printable(study.worker()).c_str(),
+               printable(record.name).c_str(), printable(objective.label()).c_str(), cmd.jobs);
   WorkerSummary summary;
   {
     const InterruptGuard guard;
     summary = run_worker(study, evaluator_factory(objective, record), w);
   }
-  std::printf("worker %s: %zu evaluations (%zu failed)%s\n", study.worker().c_str(), summary.evaluated, summary.failed,
+  std::printf("worker %s: %zu evaluations (%zu failed)%s\n", printable(study.worker()).c_str(), summary.evaluated, summary.failed,
               InterruptGuard::interrupted() ? ", interrupted" : "");
   return InterruptGuard::interrupted() ? 130 : 0;
 }
