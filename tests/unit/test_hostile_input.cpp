@@ -215,3 +215,26 @@ TEST(HostileNames, UnicodeAndQuotesEndToEnd) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 6u);
 }
+
+// A config file cannot make optimist write outside the current folder (docs/security.md); --out
+// on the command line can.
+TEST(ConfigPaths, OutputOnlyBelowTheCurrentFolder) {
+  const fs::path dir = test_dir();
+  fs::create_directories(dir / "work");
+  for (const std::string out : {(dir / "abs.jsonl").string(), std::string("../up.jsonl"), std::string("a/../../up.jsonl")}) {
+    std::ofstream(dir / "work" / "c.toml", std::ios::trunc)
+        << "problem = \"branin\"\nalgorithm = \"random\"\nbudget = 2\nout = \"" << out << "\"\n";
+    const Result r = cli("run -q --config c.toml", dir / "work");
+    EXPECT_EQ(r.code, 2) << out << ": " << r.err;
+    EXPECT_NE(r.err.find("'out' in c.toml must be"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "abs.jsonl"));
+  EXPECT_FALSE(fs::exists(dir / "up.jsonl"));
+  std::ofstream(dir / "work" / "c.toml", std::ios::trunc)
+      << "problem = \"branin\"\nalgorithm = \"random\"\nbudget = 2\nout = \"runs/t.jsonl\"\n";
+  EXPECT_EQ(cli("run -q --config c.toml", dir / "work").code, 0);
+  EXPECT_TRUE(fs::exists(dir / "work" / "runs" / "t.jsonl"));
+  // The command line is the user's own: --out may name any path, also over the config's.
+  EXPECT_EQ(cli("run -q --config c.toml --out '" + (dir / "abs.jsonl").string() + "'", dir / "work").code, 0);
+  EXPECT_TRUE(fs::exists(dir / "abs.jsonl"));
+}
