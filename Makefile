@@ -1,7 +1,24 @@
-# optimist -- user-facing targets: demo, test, build, deps, python-install, asan, bench, clean.
+# optimist -- user-facing targets: demo, test, build, deps, python-install, asan, fuzz, tsan, bench,
+# clean. docs/reliability.md describes the sanitizer, fuzzing and CI targets.
 BUILD_DIR      ?= build
 ASAN_DIR       ?= build-asan
+TSAN_DIR       ?= build-tsan
 JOBS           ?= $(shell nproc)
+WERROR         ?= OFF
+# The sanitizer builds: clang (libFuzzer needs it), -O1, line tables for the reports; the library,
+# the CLI, the C++ tests and the fuzz targets, not the benchmarks, the example or the Python
+# extension (docs/reliability.md, "What CI runs": they would not fit in CI's 30 minutes).
+SAN_CXX        ?= clang++
+SAN_FLAGS      := -DCMAKE_CXX_COMPILER=$(SAN_CXX) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+                  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DOPTIMIST_BUILD_BENCHMARKS=OFF \
+                  -DOPTIMIST_BUILD_EXAMPLES=OFF -DOPTIMIST_BUILD_PYTHON=OFF -DOPTIMIST_WERROR=$(WERROR)
+# make fuzz: seconds per target, the targets, and libFuzzer's limits (a slower input is a hang, a
+# larger one unbounded memory).
+FUZZ_SECONDS   ?= 60
+FUZZ_TARGETS   ?= config space trace answer options storage_url http
+FUZZ_ARGS      ?=
+# make tsan: the tests of the concurrent parts (studies, workers, parallel runs, the dashboard).
+TSAN_TESTS     ?= Stud|Worker|Reliability|Parallel|Jobs|Runner|Sweep|Dashboard|Concurren|Fault
 DEMO_ALGORITHM ?= go-ucb
 DEMO_BUDGET    ?= 72
 BENCH_ARGS     ?=
@@ -9,7 +26,7 @@ PRESET         ?=
 SEEDS          ?=
 
 .DEFAULT_GOAL := build
-.PHONY: demo test build deps python-install asan bench bench-preset clean
+.PHONY: demo test build deps python-install asan asan-build fuzz tsan bench bench-preset clean
 
 # Installs the missing Debian packages (needs root or sudo only when something is missing).
 deps:
@@ -17,7 +34,7 @@ deps:
 
 # Release build of the library, the CLI ($(BUILD_DIR)/optimist), tests and benchmarks.
 build: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DOPTIMIST_WERROR=$(WERROR)
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 # Installs the Python package (built when pybind11 is found) for /usr/bin/python3, into its own
@@ -39,11 +56,39 @@ demo: build python-install
 	  --budget $(DEMO_BUDGET) --seed 1 --noise 0.01 --out results/demo-trace.jsonl
 	@if [ -d $(BUILD_DIR)/python/optimist ]; then cd results && /usr/bin/python3 ../python/examples/quickstart.py; fi
 
-# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in $(ASAN_DIR)/.
-asan: deps
-	cmake -S . -B $(ASAN_DIR) -DOPTIMIST_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The sanitizer build in $(ASAN_DIR)/: AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# libFuzzer programs (the code is instrumented for them too).
+asan-build: deps
+	cmake -S . -B $(ASAN_DIR) $(SAN_FLAGS) -DOPTIMIST_SANITIZE=ON -DOPTIMIST_FUZZ=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
+
+# The C++ test suite (unit, study, fault and fuzz-replay tests; PostgreSQL included) under
+# ASan + UBSan.
+asan: asan-build
 	ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
+
+# Each fuzz target for FUZZ_SECONDS from its committed corpus (fuzz/corpus/<target>/; new inputs go
+# to $(ASAN_DIR)/fuzz/corpus/<target>/, a crash to $(ASAN_DIR)/fuzz/crash-<target>-*), one at a time.
+# A crash, a sanitizer report, an input slower than 10 s or above 2 GB fails.
+fuzz: asan-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(ASAN_DIR)/fuzz/corpus/$$t; \
+	  case $$t in trace|config|space|http) max_len=16384;; storage_url) max_len=1024;; *) max_len=4096;; esac; \
+	  echo "== fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  $(ASAN_DIR)/fuzz/fuzz_$$t $(ASAN_DIR)/fuzz/corpus/$$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=10 -rss_limit_mb=2048 -max_len=$$max_len \
+	    $$([ -f fuzz/dict/$$t.dict ] && echo -dict=fuzz/dict/$$t.dict) \
+	    -artifact_prefix=$(ASAN_DIR)/fuzz/crash-$$t- -print_final_stats=1 $(FUZZ_ARGS) 2>$(ASAN_DIR)/fuzz/$$t.log \
+	    || { tail -60 $(ASAN_DIR)/fuzz/$$t.log; echo "fuzz_$$t failed: see $(ASAN_DIR)/fuzz/$$t.log"; exit 1; }; \
+	  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" $(ASAN_DIR)/fuzz/$$t.log | tr '\n' ' '; echo; \
+	done
+
+# The concurrent parts under ThreadSanitizer (studies, workers, parallel evaluation, the dashboard
+# server), in $(TSAN_DIR)/.
+tsan: deps
+	cmake -S . -B $(TSAN_DIR) $(SAN_FLAGS) -DOPTIMIST_TSAN=ON
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target optimist_cli optimist_tests optimist_study_tests optimist_test_postgres
+	ctest --test-dir $(TSAN_DIR) --output-on-failure -j2 -R "$(TSAN_TESTS)" -E "fuzz_replay"
 
 # Runs every benchmark program built into $(BUILD_DIR)/bench/, e.g.
 # make bench BENCH_ARGS=--benchmark_filter=GP
@@ -61,4 +106,4 @@ bench-preset: build
 	  $(if $(SEEDS),--seeds $(SEEDS))
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-debug
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) build-debug

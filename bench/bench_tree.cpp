@@ -70,4 +70,8 @@ BENCHMARK_CAPTURE(ask_tell, soo, std::string("soo"))->Arg(1000000)->Unit(benchma
 BENCHMARK_CAPTURE(ask_tell, stroquool, std::string("stroquool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(ask_tell, uniform_grid, std::string("uniform-grid"))->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(driver, sequool, std::string("sequool"))->Arg(1000000)->Unit(benchmark::kMillisecond);
+// A full budget of 10^7 evaluations (issue 23's limit; docs/reliability.md, "Limits"): time and,
+// with /usr/bin/time, memory of one run.
+BENCHMARK_CAPTURE(ask_tell, sequool_1e7, std::string("sequool"))->Arg(10000000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ask_tell, soo_1e7, std::string("soo"))->Arg(10000000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(driver, soo, std::string("soo"))->Arg(1000000)->Unit(benchmark::kMillisecond);

@@ -55,6 +55,6 @@ endif()
 add_custom_target(optimist_dashboard_web ALL DEPENDS ${dashboard_outputs})
 install(DIRECTORY ${OPTIMIST_WEB_DIR}/dashboard/ DESTINATION ${CMAKE_INSTALL_DATADIR}/optimist/dashboard)
 
-target_link_libraries(optimist_cli PRIVATE optimist_dashboard)
+target_link_libraries(optimist_cli_lib PUBLIC optimist_dashboard)
 add_dependencies(optimist_cli optimist_dashboard_web)
-target_compile_definitions(optimist_cli PRIVATE OPTIMIST_BUILD_DASHBOARD_DIR="${OPTIMIST_DASHBOARD_BUILD_DIR}")
+target_compile_definitions(optimist_cli_lib PRIVATE OPTIMIST_BUILD_DASHBOARD_DIR="${OPTIMIST_DASHBOARD_BUILD_DIR}")

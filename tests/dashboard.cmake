@@ -1,6 +1,11 @@
 # `optimist dashboard` in a real browser: headless Chromium driven by Selenium (Debian's chromium,
 # chromium-driver, python3-selenium; scripts/install-deps.sh installs them). Screenshots and the
 # measured load times go to the build tree, dashboard-test/.
+# Not in the sanitizer builds (docs/reliability.md, "What CI runs"): the page is JavaScript in a
+# browser; its C++ server runs under the sanitizers in the unit tests and fuzz_http.
+if(OPTIMIST_SANITIZE OR OPTIMIST_TSAN)
+  return()
+endif()
 foreach(case live large study)
   add_test(NAME dashboard_browser_${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/test_dashboard_browser.py

@@ -1,7 +1,12 @@
 #include "optimist/algorithms/registry.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <mutex>
 #include <shared_mutex>
 
@@ -39,6 +44,16 @@ bool same_kind(const nlohmann::json& def, const nlohmann::json& v) {
   if (def.is_number_integer()) return v.is_number_integer();
   if (def.is_null()) return true;  // option without a fixed type (e.g. "auto" or a number)
   return def.type() == v.type();
+}
+
+// No option takes NaN or infinity (TOML configs and the Python API can give them; JSON cannot).
+bool all_finite(const nlohmann::json& v) {
+  if (v.is_number_float()) return std::isfinite(v.get<double>());
+  if (v.is_array() || v.is_object()) {
+    for (const auto& item : v)
+      if (!all_finite(item)) return false;
+  }
+  return true;
 }
 
 // "seed" and "budget" were options before RunContext; a spec written for that API gets told where they went.
@@ -102,6 +117,9 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
       throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " + (valid.empty() ? "none" : valid) + hint);
     }
     const nlohmann::json& def = resolved.at(key);
+    if (!all_finite(value))
+      throw InvalidArgument(info.name + ": option '" + key + "' must be finite, got NaN or infinity (" +
+                            value.dump() + " once written as JSON)");
     if (!same_kind(def, value))
       throw InvalidArgument(info.name + ": option '" + key + "' must be of the type of its default " + def.dump() +
                             ", got " + value.dump());
@@ -119,11 +137,55 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
   return resolved;
 }
 
+double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d) {
+  const double nd = static_cast<double>(n) * static_cast<double>(d), nn = static_cast<double>(n) * static_cast<double>(n);
+  return limits.bytes_per_point_dim * nd + limits.bytes_per_point_pair * nn;
+}
+
+double available_memory_bytes() {
+  double bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  // A container's limit (cgroup v2, then v1) when it is lower.
+  for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(file);
+    double limit = 0;
+    if (in >> limit && limit > 0 && limit < bytes) bytes = limit;
+  }
+  return bytes;
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon) {
+  const AlgorithmLimits& l = info.limits;
+  const std::string why = l.note.empty() ? "" : " (" + l.note + ")";
+  if (l.max_dim > 0 && dim > l.max_dim)
+    throw InvalidArgument(info.name + " handles at most " + std::to_string(l.max_dim) + " parameters" + why +
+                          ", this space has " + std::to_string(dim) +
+                          "; random search and the tree searches (sequool, soo, hoo, ...) have no dimension limit");
+  if (l.max_points > 0 && horizon > l.max_points)
+    throw InvalidArgument(info.name + " handles at most " + std::to_string(l.max_points) + " evaluations" + why +
+                          ", the run plans " + std::to_string(horizon));
+  const double need = estimated_run_bytes(l, horizon, dim), have = available_memory_bytes();
+  if (horizon > 0 && need > have)
+    throw InvalidArgument(info.name + " with " + std::to_string(horizon) + " evaluations of " + std::to_string(dim) +
+                          " parameters would need about " + gigabytes(need) + " of memory, more than the " +
+                          gigabytes(have) + " here; lower the budget or the dimension");
+}
+
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Space& space, Direction direction,
                                           const RunContext& context) {
   const nlohmann::json resolved = resolve_options(spec);
   const AlgorithmInfo& info = algorithm_info(resolved.at("name").get<std::string>());
   if (info.horizon == HorizonUse::Required) (void)required_horizon(info.name, context);
+  check_limits(info, space.dim(), context.horizon.value_or(0));
   return info.create(space, direction, OptionValues(info.name, resolved), context);
 }
 

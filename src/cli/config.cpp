@@ -48,7 +48,7 @@ std::string extension_of(const std::string& path) {
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the id means nothing here.
-std::string json_error(const nlohmann::json::parse_error& e) {
+std::string json_error(const nlohmann::json::exception& e) {
   std::string what = e.what();
   const auto end = what.find("] ");
   return end == std::string::npos ? what : what.substr(end + 2);
@@ -75,15 +75,17 @@ nlohmann::json load_config(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw InvalidArgument(unreadable + "read error");
-  const std::string text = buf.str();
-
   const std::string ext = extension_of(path);
+  return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "");
+}
+
+nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext) {
   const std::string bad = "malformed config file '" + path + "': ";
   nlohmann::json j;
   if (ext == "json") {
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
       throw InvalidArgument(bad + json_error(e));
     }
   } else if (ext == "toml") {
@@ -95,7 +97,7 @@ nlohmann::json load_config(const std::string& path) {
   } else {
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& json_e) {
+    } catch (const nlohmann::json::exception& json_e) {
       try {
         j = toml_to_json(text, path);
       } catch (const InvalidArgument& toml_e) {

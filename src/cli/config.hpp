@@ -12,6 +12,10 @@ namespace optimist::cli {
 /// file cannot be read, and the path plus the parser's line and column when it is malformed.
 nlohmann::json load_config(const std::string& path);
 
+/// The text of a config file -> JSON object: `format` "json", "toml" or "" (JSON, then TOML).
+/// `source` names the input in messages (its path). Throws InvalidArgument as load_config.
+nlohmann::json parse_config(const std::string& text, const std::string& source, const std::string& format);
+
 /// TOML document text -> JSON (tables become objects, dates and times strings). Throws
 /// InvalidArgument with "line L, column C: what" on a syntax error; `source` names the input.
 nlohmann::json toml_to_json(const std::string& text, const std::string& source);

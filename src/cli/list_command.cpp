@@ -49,6 +49,25 @@ std::optional<double> default_f_star(const ProblemInfo& p) {
   }
 }
 
+// "at most 3667 parameters, 20000 evaluations; memory ~32 n d + 32 n^2 bytes: why".
+std::string limits_text(const AlgorithmLimits& l) {
+  std::string s = l.max_dim ? "at most " + std::to_string(l.max_dim) + " parameters" : "any dimension";
+  s += l.max_points ? ", at most " + std::to_string(l.max_points) + " evaluations" : ", any number of evaluations";
+  s += "; memory ~" + fmt_num(l.bytes_per_point_dim, 3) + " n d";
+  if (l.bytes_per_point_pair > 0) s += " + " + fmt_num(l.bytes_per_point_pair, 3) + " n^2";
+  s += " bytes";
+  if (!l.note.empty()) s += " (" + l.note + ")";
+  return s;
+}
+
+nlohmann::json limits_json(const AlgorithmLimits& l) {
+  return {{"max_dim", l.max_dim ? nlohmann::json(l.max_dim) : nlohmann::json(nullptr)},
+          {"max_points", l.max_points ? nlohmann::json(l.max_points) : nlohmann::json(nullptr)},
+          {"bytes_per_point_dim", l.bytes_per_point_dim},
+          {"bytes_per_point_pair", l.bytes_per_point_pair},
+          {"note", l.note}};
+}
+
 nlohmann::json algorithms_json() {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& a : algorithms()) {
@@ -56,7 +75,8 @@ nlohmann::json algorithms_json() {
     for (const auto& o : all_options(a))
       opts.push_back({{"key", o.key}, {"default", o.default_value}, {"help", o.help}, {"allowed", o.allowed}});
     out.push_back({{"name", a.name}, {"family", a.family}, {"summary", a.summary}, {"batch", a.batch},
-                   {"horizon", horizon_name(a.horizon)}, {"horizon_help", a.horizon_help}, {"options", opts}});
+                   {"horizon", horizon_name(a.horizon)}, {"horizon_help", a.horizon_help}, {"options", opts},
+                   {"limits", limits_json(a.limits)}});
   }
   return out;
 }
@@ -85,6 +105,7 @@ void print_algorithms(std::ostream& out) {
     out << "\n  " << a.name << "  [" << a.family << (a.batch ? ", batch" : "") << "]  " << a.summary << '\n';
     if (a.horizon != HorizonUse::Unused)
       out << "      plans with the horizon --budget (" << horizon_name(a.horizon) << "): " << a.horizon_help << '\n';
+    out << "      limits: " << limits_text(a.limits) << '\n';
     const auto options = all_options(a);
     // One help column per algorithm, past its longest "key = default" (long defaults ran into the help).
     std::size_t width = 0;

@@ -9,6 +9,7 @@
 
 #include "cli/bench_command.hpp"
 #include "cli/dashboard_command.hpp"
+#include "cli/format.hpp"
 #include "cli/list_command.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/run_command.hpp"
@@ -18,11 +19,12 @@
 namespace {
 
 void error_line(const std::string& what) {
-  // One line, so scripts and users see a single, complete message.
+  // One line, so scripts and users see a single, complete message; names from files and
+  // databases in it cannot send control sequences to the terminal.
   std::string msg = what;
   for (char& c : msg)
     if (c == '\n') c = ' ';
-  std::fprintf(stderr, "optimist: error: %s\n", msg.c_str());
+  std::fprintf(stderr, "optimist: error: %s\n", optimist::cli::printable(msg).c_str());
 }
 
 // The subcommand a failed command line was aimed at, for the help hint.

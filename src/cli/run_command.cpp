@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cli/config.hpp"
+#include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_study.hpp"
@@ -49,7 +50,7 @@ constexpr FlagDoc kFlags[] = {
 };
 
 std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& problem, TraceMeta meta,
-                                        const RunOptions& options) {
+                                        const RunOptions& options, TraceLock* held) {
   const std::filesystem::path parent = std::filesystem::path(s.out).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -58,12 +59,13 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
   meta.objective_command = s.objective_command;
-  return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from);
+  return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from, held);
 }
 
-/// The user's program as a Problem (for the trace and summary) and its Objective; the space from
-/// `space_json` (a resumed trace's) or else from the --space file.
-std::pair<Problem, Objective> external_problem(const RunSettings& s, const nlohmann::json* space_json) {
+/// The user's program as a Problem (for the trace and summary): its name and direction, the space
+/// from `space_json` (a resumed trace's) or else from the --space file. No function: the
+/// Objective comes from external_command_objective.
+Problem external_problem(const RunSettings& s, const nlohmann::json* space_json) {
   Problem problem;
   try {
     problem.space = Space::from_json(space_json ? *space_json : load_config(s.space));
@@ -74,12 +76,15 @@ std::pair<Problem, Objective> external_problem(const RunSettings& s, const nlohm
   problem.name = s.objective_command;
   problem.dim = problem.space.dim();
   problem.direction = *s.direction;
+  return problem;
+}
+
+Objective external_command_objective(const RunSettings& s, const Problem& problem) {
   ExternalCommand command;
   command.argv = split_command_line(s.objective_command);
   command.timeout_s = s.objective_timeout;
   // No noise_free: the driver would ask the program twice per point.
-  Objective objective = external_objective(command, problem.space, problem.direction, problem.name);
-  return {std::move(problem), std::move(objective)};
+  return external_objective(command, problem.space, problem.direction, problem.name);
 }
 
 /// The evaluations of a trace to resume, checked against the problem it is resumed on.
@@ -105,6 +110,26 @@ std::vector<EvaluationRecord> earlier_evaluations(const Trace& trace, const std:
 
 }  // namespace
 
+ResumedRun resume_run(const Trace& trace, const std::map<std::string, std::string>& flags, const std::string& path,
+                      bool trust_command) {
+  ResumedRun r;
+  r.settings = resume_settings(trace.meta, flags, path);
+  const RunSettings& s = r.settings;
+  if (!s.objective_command.empty() && flags.count("objective_command") == 0) {
+    // The command comes only from the trace, a data file that may come from anyone
+    // (docs/security.md): run it only when the user confirms it.
+    r.command_from_trace = true;
+    if (!trust_command)
+      throw InvalidArgument("the trace '" + path + "' was written by a run of the command '" + s.objective_command +
+                            "'; optimist does not run a command that comes only from a data file. To continue the run, "
+                            "name the command: --objective-command '" + s.objective_command +
+                            "', or confirm the trace's command with --trust-command");
+  }
+  r.problem = s.objective_command.empty() ? make_problem(s.problem, s.dim) : external_problem(s, &trace.meta.space);
+  r.earlier = earlier_evaluations(trace, path, r.problem, s.budget);
+  return r;
+}
+
 void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.app = parent.add_subcommand("run", "Optimize a benchmark problem, or your own program, with one algorithm");
   for (const auto& f : kFlags)
@@ -122,6 +147,9 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
                                         "the algorithm, never repeated; the trace fixes problem, algorithm, options, "
                                         "seed and noise; --budget may extend it; written back in place unless --out")
                         ->type_name("TRACE.jsonl");
+  cmd.app->add_flag("--trust-command", cmd.trust_command,
+                    "with --resume: run the objective command written in the trace without naming it with "
+                    "--objective-command (only for a trace you trust: it runs that program)");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress display");
   cmd.jobs_flag = cmd.app->add_option("--jobs", cmd.jobs, "evaluations in parallel (threads, or child processes of "
                                                           "--objective-command), coordinated by a study in a temporary "
@@ -143,29 +171,41 @@ int run_command(const RunCommand& cmd) {
     if (opt->count() > 0) flags[key] = cmd.values.at(key);
   std::optional<std::string> config;
   if (cmd.config_flag->count() > 0) config = cmd.config;
+  if (cmd.trust_command && cmd.resume_flag->count() == 0)
+    throw InvalidArgument("--trust-command goes with --resume: it confirms the command written in the trace");
   std::optional<Trace> resumed;
+  std::optional<TraceLock> resume_lock;
+  std::optional<ResumedRun> resume;
   if (cmd.resume_flag->count() > 0) {
     if (config) throw InvalidArgument("--config cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the run");
     if (!cmd.set.empty())
       throw InvalidArgument("--set cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the algorithm options");
+    if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0)
+      throw InvalidArgument("--resume cannot be combined with --jobs or --storage: a run kept in a study continues when "
+                            "the same command is run again with the same --storage");
+    // Held until the run ends: a second process resuming the same trace is refused, not raced.
+    resume_lock.emplace(cmd.resume);
     resumed = read_trace(cmd.resume);
+    resume = resume_run(*resumed, flags, cmd.resume, cmd.trust_command);
+    if (resume->command_from_trace)
+      std::fprintf(stderr, "optimist: running the objective command written in the trace '%s' (--trust-command): %s\n",
+                   printable(cmd.resume).c_str(), printable(resume->settings.objective_command).c_str());
   }
-  const RunSettings s = resumed ? resume_settings(resumed->meta, flags, cmd.resume) : resolve_settings(flags, cmd.set, config);
+  const RunSettings s = resume ? resume->settings : resolve_settings(flags, cmd.set, config);
 
   Problem problem;
   Objective objective;
-  if (s.objective_command.empty())
+  if (resume)
+    problem = resume->problem;
+  else if (s.objective_command.empty())
     problem = make_problem(s.problem, s.dim);
   else
-    std::tie(problem, objective) = external_problem(s, resumed ? &resumed->meta.space : nullptr);
-  if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0) {
-    if (resumed)
-      throw InvalidArgument("--resume cannot be combined with --jobs or --storage: a run kept in a study continues when "
-                            "the same command is run again with the same --storage");
+    problem = external_problem(s, nullptr);
+  if (!s.objective_command.empty()) objective = external_command_objective(s, problem);
+  if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0)
     return run_in_study(s, problem, StudyRunFlags{cmd.jobs, cmd.storage, cmd.study, cmd.quiet});
-  }
   RunOptions options;
-  if (resumed) options.resume_from = earlier_evaluations(*resumed, cmd.resume, problem, s.budget);
+  if (resume) options.resume_from = std::move(resume->earlier);
   options.budget = s.budget;
   options.time_limit_s = s.time_limit;
   options.target = s.target;
@@ -183,7 +223,11 @@ int run_command(const RunCommand& cmd) {
   experiment::PreparedRun prepared = experiment::prepare_run(problem, spec, options, resumed ? &resumed->meta : nullptr);
   if (s.objective_command.empty()) objective = std::move(prepared.objective);
   const auto& optimizer = prepared.optimizer;
-  const auto trace = s.out.empty() ? nullptr : open_trace(s, problem, std::move(prepared.meta), options);
+  // Resumed in place: the writer takes over the lock held on the trace since it was read.
+  const bool in_place = resume_lock && s.out == cmd.resume;
+  const auto trace = s.out.empty() ? nullptr
+                                   : open_trace(s, problem, std::move(prepared.meta), options,
+                                                in_place ? &*resume_lock : nullptr);
   options.trace = trace.get();
 
   std::optional<ProgressDisplay> progress;

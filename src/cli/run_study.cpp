@@ -184,7 +184,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   if (run.recommended_f && record.f_star) run.simple_regret = std::max(0.0, sign * (*record.f_star - *run.recommended_f));
   if (trace) trace->write_recommend(run.recommended_x.value_or(Vector()), run.recommended_f, run.simple_regret, to_string(run.reason));
   print_summary(std::cout, s, problem, display, run, make_study_optimizer(record)->decisions());
-  if (!flags.storage.empty()) std::cout << "study             '" << record.name << "' in " << flags.storage << "\n";
+  if (!flags.storage.empty()) std::cout << "study             '" << record.name << "' in " << redact_url(flags.storage) << "\n";
   if (run.reason == StopReason::ObjectiveFailed) {
     std::fprintf(stderr, "optimist: error: the objective failed: %s\n", run.message.c_str());
     return 1;

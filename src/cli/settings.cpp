@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "cli/config.hpp"
 #include "optimist/algorithms/registry.hpp"
@@ -17,6 +18,7 @@ namespace {
 struct Value {
   nlohmann::json json;
   std::string label;
+  bool from_file = false;  ///< a config file's (or a trace's) value, not a flag typed by the user
 };
 
 std::string shown(const nlohmann::json& v) {
@@ -83,7 +85,7 @@ class Sources {
   std::optional<Value> get(const std::string& key) const {
     if (const auto it = flags_.find(key); it != flags_.end()) return Value{it->second, flag_name(key)};
     if (const auto it = config_.find(key); it != config_.end())
-      return Value{*it, "'" + key + "' in " + path_};
+      return Value{*it, "'" + key + "' in " + path_, true};
     return std::nullopt;
   }
 
@@ -130,9 +132,21 @@ std::optional<double> positive_seconds(const Sources& src, const char* key) {
   return t;
 }
 
+// A file written where a config file says: only below the current folder (docs/security.md). A
+// config file received from someone else cannot overwrite ~/.bashrc; --out on the command line can
+// name any path.
+std::string output_path_from_file(const Value& v) {
+  const std::string path = as_string(v);
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) bad(v, "a path relative to the current folder (a config file cannot name an absolute path; give --out)");
+  for (const auto& part : p)
+    if (part == "..") bad(v, "a path below the current folder, without '..' (a config file cannot write elsewhere; give --out)");
+  return path;
+}
+
 // The settings of the driver and the trace path, the same for a new and a resumed run.
 void apply_driver_settings(const Sources& src, RunSettings& s) {
-  if (auto v = src.get("out")) s.out = as_string(*v);
+  if (auto v = src.get("out")) s.out = v->from_file ? output_path_from_file(*v) : as_string(*v);
   if (auto t = positive_seconds(src, "time_limit")) s.time_limit = t;
   if (auto v = src.get("target")) s.target = as_finite(*v, "a finite number");
   if (auto v = src.get("batch")) s.batch = as_positive(*v);
@@ -166,9 +180,15 @@ nlohmann::json parse_set_value(const std::string& text) {
 RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
                              const std::vector<std::string>& set_args,
                              const std::optional<std::string>& config_path) {
-  nlohmann::json config = nlohmann::json::object();
+  if (!config_path) return resolve_settings(flags, set_args, nlohmann::json::object(), std::nullopt);
+  return resolve_settings(flags, set_args, load_config(*config_path), config_path);
+}
+
+RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
+                             const std::vector<std::string>& set_args, const nlohmann::json& config,
+                             const std::optional<std::string>& config_path) {
+  if (!config.is_object()) throw InvalidArgument("a config must be an object/table of settings, got " + config.dump());
   if (config_path) {
-    config = load_config(*config_path);
     for (const auto& [key, value] : config.items()) {
       (void)value;
       const auto& keys = config_keys();
@@ -176,6 +196,8 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
         throw InvalidArgument("unknown key '" + key + "' in config file '" + *config_path +
                               "'; valid keys: " + join(keys));
     }
+  } else if (!config.empty()) {
+    throw InvalidArgument("config values given without the config file's name");
   }
   const Sources src(flags, config, config_path.value_or(""));
   RunSettings s;

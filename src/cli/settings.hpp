@@ -46,6 +46,12 @@ const std::vector<std::string>& config_keys();
 RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
                              const std::vector<std::string>& set_args,
                              const std::optional<std::string>& config_path);
+/// The same with the config file already read (load_config): `config_path` names it in messages.
+/// A trace path ('out') from a config file must stay below the current folder (relative, no
+/// '..'): a config file received from someone else cannot make optimist write elsewhere.
+RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
+                             const std::vector<std::string>& set_args, const nlohmann::json& config,
+                             const std::optional<std::string>& config_path);
 
 /// The settings of `optimist run --resume TRACE`: the trace's meta fixes the problem (or the
 /// objective command), algorithm, options, seed, noise, batch and failure policy; `flags` may set

@@ -76,7 +76,8 @@ int create(const StudyCommand& cmd) {
   c.settings.requeue_stale = !cmd.no_requeue;
   if (objective.problem || !objective.command.empty()) c.settings.objective = objective.to_json();
   const Study s = Study::create(cmd.storage, c);
-  std::printf("created study '%s' in %s: %s, %zu parameters, %s, budget %s\n", s.name().c_str(), cmd.storage.c_str(),
+  std::printf("created study '%s' in %s: %s, %zu parameters, %s, budget %s\n", printable(s.name()).c_str(),
+              redact_url(cmd.storage).c_str(),
               s.record().algorithm.c_str(), s.space().dim(), to_string(s.record().direction).c_str(),
               c.budget ? std::to_string(*c.budget).c_str() : "unlimited");
   return 0;
@@ -86,14 +87,14 @@ int list(const StudyCommand& cmd) {
   Storage storage(cmd.storage);
   const auto studies = storage.list_studies();
   if (studies.empty()) {
-    std::printf("no studies in %s\n", cmd.storage.c_str());
+    std::printf("no studies in %s\n", redact_url(cmd.storage).c_str());
     return 0;
   }
   std::printf("%-20s %-10s %-9s %7s %7s %7s %8s %7s %12s  %s\n", "name", "algorithm", "direction", "budget", "waiting",
               "running", "complete", "failed", "best", "last activity");
   for (const auto& s : studies) {
     auto count = [&](TrialState st) { return s.counts.count(st) ? s.counts.at(st) : 0; };
-    std::printf("%-20s %-10s %-9s %7s %7zu %7zu %8zu %7zu %12s  %s\n", s.study.name.c_str(), s.study.algorithm.c_str(),
+    std::printf("%-20s %-10s %-9s %7s %7zu %7zu %8zu %7zu %12s  %s\n", printable(s.study.name).c_str(), s.study.algorithm.c_str(),
                 to_string(s.study.direction).c_str(), s.study.budget ? std::to_string(*s.study.budget).c_str() : "-",
                 count(TrialState::Waiting), count(TrialState::Running), count(TrialState::Complete), count(TrialState::Failed),
                 fmt_num(s.best_value, 6).c_str(), fmt_time(s.last_activity).c_str());
@@ -107,8 +108,10 @@ int show(const StudyCommand& cmd) {
   const auto trials = study.trials();
   std::map<TrialState, std::size_t> counts;
   for (const auto& t : trials) ++counts[t.state];
-  std::cout << "study      " << r.name << "  (" << cmd.storage << ")\n"
-            << "algorithm  " << r.algorithm << "  " << r.options.dump() << "\n"
+  // Names, commands and errors come from the database: printable() keeps control sequences out
+  // of the terminal (JSON's dump escapes those inside strings already).
+  std::cout << "study      " << printable(r.name) << "  (" << redact_url(cmd.storage) << ")\n"
+            << "algorithm  " << printable(r.algorithm) << "  " << r.options.dump() << "\n"
             << "objective  " << (r.settings.objective.empty() ? std::string("(from a library)") : r.settings.objective.dump())
             << ", " << to_string(r.direction) << "\n"
             << "space      " << r.space.to_json().dump() << "\n"
@@ -126,7 +129,7 @@ int show(const StudyCommand& cmd) {
     const auto& t = trials[k];
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
               << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
-              << t.worker << (t.error.empty() ? "" : "  " + t.error) << "\n";
+              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << "\n";
   }
   return 0;
 }
@@ -189,11 +192,11 @@ int study_command(const StudyCommand& cmd) {
   if (cmd.export_->parsed()) {
     Study study = Study::load(cmd.storage, cmd.name);
     const std::size_t n = export_trace(study, cmd.out);
-    std::printf("wrote %zu evaluations of study '%s' to %s\n", n, cmd.name.c_str(), cmd.out.c_str());
+    std::printf("wrote %zu evaluations of study '%s' to %s\n", n, printable(cmd.name).c_str(), printable(cmd.out).c_str());
     return 0;
   }
   Storage(cmd.storage).delete_study(cmd.name);
-  std::printf("deleted study '%s'\n", cmd.name.c_str());
+  std::printf("deleted study '%s'\n", printable(cmd.name).c_str());
   return 0;
 }
 

@@ -38,6 +38,7 @@ struct WorkerCommand {
   std::optional<std::size_t> budget;
   std::size_t jobs = 1;
   bool quiet = false;
+  bool trust_command = false;  ///< --trust-command: run the objective command stored in the study
   ObjectiveFlags objective;
 };
 

@@ -34,7 +34,7 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
     if (decisions.contains("reason") && decisions.at("reason").is_string()) chose += ": " + decisions.at("reason").get<std::string>();
     row(out, "chose", chose);
   }
-  std::string prob = problem.name + " (dim " + std::to_string(problem.dim) + ", " +
+  std::string prob = printable(problem.name) + " (dim " + std::to_string(problem.dim) + ", " +
                      to_string(problem.direction);
   if (problem.f_star) prob += ", f* = " + num(problem.f_star);
   if (s.noise > 0) prob += ", noise sd " + num(s.noise);
@@ -66,9 +66,9 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   row(out, "total time", fmt_duration(run.total_s));
   row(out, "optimizer time", fmt_duration(run.suggest_s + run.tell_s) + " (median " + fmt_num(median(suggest), 3) +
                                  " s per point, ask + tell)");
-  row(out, "trace", s.out.empty() ? "none (use --out FILE)" : s.out);
+  row(out, "trace", s.out.empty() ? "none (use --out FILE)" : printable(s.out));
   std::string reason = to_string(run.reason);
-  if (!run.message.empty() && run.message != reason) reason += " (" + run.message + ")";
+  if (!run.message.empty() && run.message != reason) reason += " (" + printable(run.message) + ")";
   row(out, "stop reason", reason);
   out.flush();
 }

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/config.hpp"
+#include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/study_command.hpp"
 #include "cli/study_support.hpp"
@@ -21,9 +22,13 @@ void add_worker_command(CLI::App& parent, WorkerCommand& cmd) {
                                            "--objective-command; default 1)")
       ->type_name("K");
   cmd.app->add_option("--worker-name", cmd.worker_name, "this worker's name in the trials (default host:pid:tag)")->type_name("NAME");
+  cmd.app->add_flag("--trust-command", cmd.trust_command,
+                    "run the objective command stored in the study without naming it with --objective-command "
+                    "(only for a storage you trust: whoever can write to it chooses the program)");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no line per evaluation");
   cmd.app->footer(
-      "Without --problem or --objective-command the worker evaluates what the study was created with.\n"
+      "Without --problem or --objective-command the worker evaluates what the study was created with\n"
+      "(a stored objective command runs only with --trust-command; docs/security.md).\n"
       "Exit codes: 0 no trial left (or --budget reached), 2 bad input, 130 interrupted (trials in flight are told).");
 }
 
@@ -51,6 +56,17 @@ int worker_command(const WorkerCommand& cmd) {
   } else {
     objective = StudyObjective::from_study(record);
     if (f.noise_flag && f.noise_flag->count() > 0) objective.noise = f.noise;
+    // A command read from the database, which anyone who can write to it chooses: run only when
+    // the user names it or confirms it (docs/security.md).
+    if (!objective.command.empty()) {
+      if (!cmd.trust_command)
+        throw InvalidArgument("study '" + record.name + "' was created with the objective command '" + objective.command +
+                              "'; optimist does not run a command that comes only from a storage. Name it: "
+                              "--objective-command '" + objective.command + "', or confirm the stored command with "
+                              "--trust-command");
+      std::fprintf(stderr, "optimist: running the objective command stored in study '%s' (--trust-command): %s\n",
+                   printable(record.name).c_str(), printable(objective.command).c_str());
+    }
   }
 
   WorkerOptions w;
@@ -60,16 +76,16 @@ int worker_command(const WorkerCommand& cmd) {
   if (!cmd.quiet)
     w.on_evaluation = [&](const WorkerEvent& e) {
       if (e.value) std::fprintf(stderr, "trial %zu: %.10g\n", e.trial.number, *e.value);
-      else std::fprintf(stderr, "trial %zu failed: %s\n", e.trial.number, e.error.c_str());
+      else std::fprintf(stderr, "trial %zu failed: %s\n", e.trial.number, printable(e.error).c_str());
     };
-  std::fprintf(stderr, "worker %s on study '%s' (%s), %zu job(s)\n", study.worker().c_str(), record.name.c_str(),
-               objective.label().c_str(), cmd.jobs);
+  std::fprintf(stderr, "worker %s on study '%s' (%s), %zu job(s)\n", printable(study.worker()).c_str(),
+               printable(record.name).c_str(), printable(objective.label()).c_str(), cmd.jobs);
   WorkerSummary summary;
   {
     const InterruptGuard guard;
     summary = run_worker(study, evaluator_factory(objective, record), w);
   }
-  std::printf("worker %s: %zu evaluations (%zu failed)%s\n", study.worker().c_str(), summary.evaluated, summary.failed,
+  std::printf("worker %s: %zu evaluations (%zu failed)%s\n", printable(study.worker()).c_str(), summary.evaluated, summary.failed,
               InterruptGuard::interrupted() ? ", interrupted" : "");
   return InterruptGuard::interrupted() ? 130 : 0;
 }

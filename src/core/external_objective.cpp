@@ -292,24 +292,21 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
                             ? std::optional(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                                std::chrono::duration<double>(*command_.timeout_s)))
                             : std::nullopt;
+  bool scan = true;  // whether the buffer may hold a complete line (a long line is scanned once)
   for (;;) {
-    // Answer lines already buffered first; blank lines are skipped.
-    std::size_t eol;
-    while ((eol = c.out_buffer.find('\n')) != std::string::npos) {
-      std::string answer = c.out_buffer.substr(0, eol);
-      c.out_buffer.erase(0, eol + 1);
-      if (!answer.empty() && answer.back() == '\r') answer.pop_back();
-      if (answer.find_first_not_of(" \t") == std::string::npos) continue;
-      nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded()) {
-        const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
-        fail(std::string("printed a line that is not JSON") +
-             (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
-             ": '" + shorten(answer) + "'");
+    // Answer lines already buffered first.
+    if (scan) {
+      std::optional<nlohmann::json> answer;
+      try {
+        answer = take_answer_line(c.out_buffer);
+      } catch (const ExternalProcessError& e) {
+        fail(e.what());
       }
-      return j;
+      if (answer) return std::move(*answer);
+      scan = false;
+    } else if (c.out_buffer.size() > kMaxLine) {
+      fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
     }
-    if (c.out_buffer.size() > kMaxLine) fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
 
     int wait_ms = -1;
     if (deadline) {
@@ -328,12 +325,33 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       const ssize_t n = ::read(c.io, buf, sizeof buf);
       if (n > 0) {
         c.out_buffer.append(buf, static_cast<std::size_t>(n));
+        scan = std::memchr(buf, '\n', static_cast<std::size_t>(n)) != nullptr;
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
         fail(exited() + " without answering" + partial);
       }
     }
   }
+}
+
+std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
+  std::size_t eol;
+  while ((eol = buffer.find('\n')) != std::string::npos) {
+    std::string answer = buffer.substr(0, eol);
+    buffer.erase(0, eol + 1);
+    if (!answer.empty() && answer.back() == '\r') answer.pop_back();
+    if (answer.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are skipped
+    nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
+      throw ExternalProcessError(std::string("printed a line that is not JSON") +
+                                 (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
+                                 ": '" + shorten(answer) + "'");
+    }
+    return j;
+  }
+  if (buffer.size() > kMaxLine) throw ExternalProcessError("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
+  return std::nullopt;
 }
 
 double value_from_answer(const nlohmann::json& answer) {

@@ -168,7 +168,19 @@ const EvaluationRecord& RunRecorder::store(double suggest_s, double eval_s, doub
   rec_.best_f = summary_.best_f;
   if (options_.trace != nullptr || options_.collect_diagnostics) rec_.diagnostics = optimizer_.diagnostics();
   summary_.evaluations.push_back(rec_);
-  if (options_.trace) options_.trace->write(rec_);
+  if (options_.trace) {
+    try {
+      options_.trace->write(rec_);
+    } catch (const std::exception& e) {
+      // A full disk, a lost file system: the run stops, and the message keeps the evaluation the
+      // trace could not (nothing paid for is lost: the earlier lines are complete and resumable).
+      throw std::runtime_error(std::string(e.what()) + "; evaluation " + std::to_string(rec_.i) + " (x = " +
+                               describe_point(rec_.x) + ", " +
+                               (rec_.failed ? "failed: " + rec_.error : "y = " + format_double(*rec_.y)) +
+                               ") is not in the trace, which keeps evaluations 1 to " + std::to_string(rec_.i - 1) +
+                               ": make room, then --resume it (that point is asked again)");
+    }
+  }
   if (options_.on_progress) {
     Progress p;
     p.done = summary_.evaluations.size();

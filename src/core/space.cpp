@@ -260,6 +260,25 @@ nlohmann::json Space::to_json() const {
   return {{"parameters", params}};
 }
 
+namespace {
+
+// An integer bound as written: an integer, or a float with an integral value (TOML's 1e3), below
+// 2^53 in magnitude. A NaN, an infinity or 1e300 is an error here, never a conversion.
+long long integer_bound(const nlohmann::json& q, const char* key, const std::string& name) {
+  const nlohmann::json& v = q.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() >= static_cast<std::uint64_t>(kMaxExactInteger))
+    fail(name, std::string("integer bound '") + key + "' must be below 2^53 in magnitude, got " + v.dump());
+  if (v.is_number_integer()) return v.get<long long>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < kMaxExactInteger) return static_cast<long long>(d);
+    fail(name, std::string("integer bound '") + key + "' must be an integer below 2^53 in magnitude, got " + format_double(d));
+  }
+  fail(name, std::string("integer bound '") + key + "' must be a number, got " + v.dump());
+}
+
+}  // namespace
+
 Space Space::from_json(const nlohmann::json& j) {
   const nlohmann::json& params = j.is_object() && j.contains("parameters") ? j.at("parameters") : j;
   if (!params.is_array() || params.empty())
@@ -269,12 +288,12 @@ Space Space::from_json(const nlohmann::json& j) {
     if (!q.is_object() || !q.contains("name") || !q.at("name").is_string())
       throw InvalidArgument("a parameter needs a string \"name\", got " + q.dump());
     const std::string name = q.at("name").get<std::string>();
-    const std::string type = q.value("type", std::string("continuous"));
     try {
+      const std::string type = q.value("type", std::string("continuous"));
       if (type == "continuous" || type == "float" || type == "real") {
         s.add_continuous(name, q.at("lower").get<double>(), q.at("upper").get<double>(), q.value("log", false));
       } else if (type == "integer" || type == "int") {
-        s.add_integer(name, q.at("lower").get<long long>(), q.at("upper").get<long long>());
+        s.add_integer(name, integer_bound(q, "lower", name), integer_bound(q, "upper", name));
       } else if (type == "categorical") {
         s.add_categorical(name, q.at("choices").get<std::vector<std::string>>());
       } else {

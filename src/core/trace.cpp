@@ -1,10 +1,18 @@
 // JSON Lines trace writer and reader; the format is specified in docs/trace-format.md.
 #include "optimist/core/trace.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
+#include <utility>
 
 namespace optimist {
 
@@ -82,7 +90,8 @@ std::uint64_t get_unsigned(const nlohmann::json& v, const char* key) {
 std::optional<double> get_number_or_null(const nlohmann::json& m, const char* key) {
   const auto it = m.find(key);
   if (it == m.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number()) meta_error(std::string("'") + key + "' must be a number or null, got " + it->dump());
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    meta_error(std::string("'") + key + "' must be a finite number or null, got " + it->dump());
   return it->get<double>();
 }
 
@@ -175,7 +184,9 @@ EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& s
   const auto number = [&](const char* key) -> std::optional<double> {
     const nlohmann::json& v = field(key);
     if (v.is_null()) return std::nullopt;
-    if (!v.is_number()) throw bad(std::string("\"") + key + "\" must be a number or null, got " + v.dump());
+    // An overflowing number (1e999) reads as infinity; nothing in a trace may be infinite.
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw bad(std::string("\"") + key + "\" must be a finite number or null, got " + v.dump());
     return v.get<double>();
   };
   if (!line.is_object()) throw InvalidArgument("evaluation line must be a JSON object, got " + line.dump());
@@ -230,11 +241,61 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
   meta.run["resumed_after"] = after;
 }
 
+TraceLock::TraceLock(const std::string& path, bool create) : path_(path) {
+  // Two tries: the path may be replaced (renamed over) between open and flock by the process
+  // that held the lock; the inode check sees it.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    fd_ = ::open(path.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0666);
+    if (fd_ < 0) {
+      const int e = errno;
+      throw InvalidArgument((create ? "cannot write trace file '" : "cannot read trace file '") + path + "': " +
+                            std::strerror(e));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (e == EWOULDBLOCK)
+        throw InvalidArgument("the trace '" + path + "' is being written by another process (a run, or a resume of "
+                              "it); wait until it ends, or write elsewhere with --out");
+      throw InvalidArgument("cannot lock trace file '" + path + "': " + std::strerror(e));
+    }
+    struct stat locked{}, now{};
+    if (::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &now) == 0 && locked.st_ino == now.st_ino &&
+        locked.st_dev == now.st_dev)
+      return;
+    ::close(fd_);
+    fd_ = -1;
+  }
+  throw InvalidArgument("the trace '" + path + "' keeps being replaced by another process; try again later");
+}
+
+TraceLock::~TraceLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+TraceLock::TraceLock(TraceLock&& other) noexcept : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+
+TraceLock& TraceLock::operator=(TraceLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
 TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
-                         const std::vector<EvaluationRecord>& earlier)
+                         const std::vector<EvaluationRecord>& earlier, const TraceLock* held)
     : path_(path), space_(space) {
-  // Written under a temporary name first when there is history to copy (resume in place).
+  // The destination stays locked from here on: by the caller's lock, or by ours.
+  std::optional<TraceLock> destination;
+  if (!held || held->path() != path) destination.emplace(path, /*create=*/true);
+  // Written under a temporary name first when there is history to copy (resume in place). The
+  // temporary file is locked before it replaces the destination, so the lock never lapses.
   const std::string first_name = earlier.empty() ? path : path + ".resume-tmp";
+  if (earlier.empty()) lock_ = std::move(destination);
+  else lock_.emplace(first_name, /*create=*/true);
   out_.open(first_name, std::ios::out | std::ios::trunc);
   if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
   ordered_json line;
@@ -275,13 +336,21 @@ void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
 
 void TraceWriter::write_line(const std::string& text) {
   // Flushed per line: a killed run keeps every line written so far.
+  errno = 0;
   out_ << text << '\n' << std::flush;
-  if (!out_) throw std::runtime_error("error writing trace file '" + path_ + "'");
+  if (!out_) {
+    const int e = errno;  // ENOSPC, EFBIG, EIO: what the failed write(2) said
+    throw std::runtime_error("error writing trace file '" + path_ + "'" + (e != 0 ? ": " + std::string(std::strerror(e)) : ""));
+  }
 }
 
 Trace read_trace(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InvalidArgument("cannot read trace file '" + path + "'");
+  return read_trace(in, path);
+}
+
+Trace read_trace(std::istream& in, const std::string& path) {
   std::vector<std::pair<std::size_t, std::string>> lines;  // (1-based line number, text)
   std::string text;
   for (std::size_t n = 1; std::getline(in, text); ++n)
@@ -298,6 +367,8 @@ Trace read_trace(const std::string& path) {
     } catch (const nlohmann::json::parse_error& e) {
       // Only the last line may be cut short (the writer was killed mid-line).
       if (k + 1 == lines.size() && have_meta) break;
+      throw InvalidArgument(where + "malformed JSON: " + strip_json_prefix(e.what()));
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number past a double (1e999)
       throw InvalidArgument(where + "malformed JSON: " + strip_json_prefix(e.what()));
     }
     if (!j.is_object()) throw InvalidArgument(where + "expected a JSON object, got " + j.dump());

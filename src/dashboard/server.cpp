@@ -64,6 +64,50 @@ std::string read_file(const std::filesystem::path& path) {
   return out.str();
 }
 
+// A connection in memory: reads the given request bytes, collects the response bytes.
+class MemoryStream final : public httplib::Stream {
+ public:
+  explicit MemoryStream(const std::string& input) : input_(input) {}
+  bool is_readable() const override { return true; }
+  bool is_writable() const override { return true; }
+  ssize_t read(char* ptr, size_t size) override {
+    const std::size_t n = std::min(size, input_.size() - position_);
+    std::copy_n(input_.data() + position_, n, ptr);
+    position_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    output_.append(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = "127.0.0.1";
+    port = 50000;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip = "127.0.0.1";
+    port = 8080;
+  }
+  socket_t socket() const override { return INVALID_SOCKET; }
+  const std::string& output() const { return output_; }
+
+ private:
+  const std::string& input_;
+  std::size_t position_ = 0;
+  std::string output_;
+};
+
+// httplib's server with its request processing reachable for one in-memory connection.
+class HttpServer final : public httplib::Server {
+ public:
+  std::string answer_bytes(const std::string& request) {
+    MemoryStream stream(request);
+    bool closed = false;
+    process_request(stream, /*close_connection=*/true, closed, [](httplib::Request&) {});
+    return stream.output();
+  }
+};
+
 }  // namespace
 
 struct Server::Impl {
@@ -71,7 +115,7 @@ struct Server::Impl {
 
   ServerOptions options;
   Api api;
-  httplib::Server http;
+  HttpServer http;
   std::atomic<bool> serving{false}, stopping{false};
 
   void setup();
@@ -185,6 +229,8 @@ int Server::bind() {
   }
   return o.port;
 }
+
+std::string Server::answer_raw(const std::string& request) { return impl_->http.answer_bytes(request); }
 
 void Server::serve() {
   impl_->serving = true;

@@ -32,6 +32,10 @@ class Server {
   /// Answers requests until stop() is called (from any thread).
   void serve();
   void stop();
+  /// Answers one HTTP request given as its raw bytes exactly as a connection would (the same
+  /// screening and handlers, without a socket) and returns the raw response; tests and the fuzz
+  /// target use it. Needs no bind().
+  std::string answer_raw(const std::string& request);
 
   /// Whether `host` is a loopback address or name (127.0.0.0/8, ::1, localhost).
   static bool is_loopback(const std::string& host);

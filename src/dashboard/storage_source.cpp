@@ -80,14 +80,7 @@ std::string checked_url(const std::string& url) {
 
 }  // namespace
 
-std::string redact_url(const std::string& url) {
-  const auto scheme = url.find("://");
-  const auto at = url.find('@');
-  if (scheme == std::string::npos || at == std::string::npos || at < scheme) return url;
-  const auto colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon + 1) + "***" + url.substr(at);
-}
+std::string redact_url(const std::string& url) { return optimist::redact_url(url); }
 
 // A page waits on each answer: a database that stays busy or unreachable for seconds is reported
 // (the page shows the error and polls again), not retried for minutes as workers do.

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -114,14 +115,18 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   fs::create_directories(fs::path(run.trace_path).parent_path(), ec);
   if (ec) throw InvalidArgument("cannot create folder for '" + run.trace_path + "': " + ec.message());
   RunSummary summary;
+  // Outside the try: a partial trace that another process writes (its lock refuses us) is not ours
+  // to remove.
+  auto writer = std::make_unique<TraceWriter>(partial, meta, problem.space, options.resume_from);
   try {
-    TraceWriter writer(partial, meta, problem.space, options.resume_from);
-    options.trace = &writer;
+    options.trace = writer.get();
     summary = optimize(*optimizer, objective, options);
   } catch (...) {
+    writer.reset();
     fs::remove(partial, ec);
     throw;
   }
+  writer.reset();
   // The writer is closed: the file is complete. Rename is atomic within one file system, so
   // trace_path never holds a partial trace.
   if (summary.reason == StopReason::Cancelled) return false;  // the partial trace keeps what was paid for

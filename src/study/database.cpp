@@ -8,7 +8,13 @@
 #include <random>
 #include <thread>
 
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <cctype>
+
 #include "optimist/core/types.hpp"
+#include "optimist/study/storage.hpp"
 
 namespace optimist::study_detail {
 
@@ -63,21 +69,106 @@ bool Backoff::wait() {
 
 double Backoff::elapsed_s() const { return failures_ == 0 ? 0.0 : seconds_now() - start_; }
 
-std::unique_ptr<Database> connect(const std::string& url, double retry_s) {
+// The password in a postgresql:// URL: after the first ':' of the user info (the text before an
+// '@' that comes before any '/', as libpq reads it), and the value of a "password" parameter.
+std::string redact_postgres(const std::string& url, std::size_t authority) {
+  std::string out = url.substr(0, authority);
+  const std::size_t at = url.find('@', authority);
+  std::size_t end = authority;
+  if (at != std::string::npos && at < url.find('/', authority)) {
+    const std::string user_info = url.substr(authority, at - authority);
+    const auto colon = user_info.find(':');
+    out += colon == std::string::npos ? user_info : user_info.substr(0, colon) + ":***";
+    end = at;
+  }
+  std::string rest = url.substr(end);
+  const auto query = rest.find('?');
+  if (query == std::string::npos) return out + rest;
+  out += rest.substr(0, query + 1);
+  std::string params = rest.substr(query + 1);
+  std::size_t begin = 0;
+  while (begin <= params.size()) {
+    const std::size_t amp = std::min(params.find('&', begin), params.size());
+    const std::string param = params.substr(begin, amp - begin);
+    const auto eq = param.find('=');
+    const std::string key = param.substr(0, eq);
+    // libpq also accepts percent-encoded keys: any key that decodes to "password" is redacted.
+    std::string decoded;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+      if (key[i] == '%' && i + 2 < key.size() && std::isxdigit(static_cast<unsigned char>(key[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(key[i + 2]))) {
+        decoded += static_cast<char>(std::stoi(key.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        decoded += key[i];
+      }
+    }
+    out += (begin == 0 ? "" : "&") + (decoded == "password" && eq != std::string::npos ? key + "=***" : param);
+    begin = amp + 1;
+  }
+  return out;
+}
+
+}  // namespace optimist::study_detail
+
+namespace optimist {
+
+std::string redact_url(const std::string& url) {
   const auto colon = url.find("://");
   const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
+  if (scheme == "postgresql" || scheme == "postgres") return study_detail::redact_postgres(url, colon + 3);
+  if (scheme == "sqlite") return url;
+  // Anything else (a mistyped scheme): the text after "://" up to an '@' may be a password.
+  if (colon == std::string::npos) return url;
+  return study_detail::redact_postgres(url, colon + 3);
+}
+
+}  // namespace optimist
+
+namespace optimist::study_detail {
+
+StorageUrl parse_storage_url(const std::string& url) {
+  const auto colon = url.find("://");
+  const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
+  StorageUrl out;
   if (scheme == "sqlite") {
     // As in SQLAlchemy and Optuna: sqlite:///rel/path.db is relative to the current folder,
     // sqlite:////abs/path.db absolute.
     if (url.rfind("sqlite:///", 0) != 0 || url.size() == 10)
       throw InvalidArgument("storage URL '" + url + "' names no file; expected sqlite:///relative/path.db or "
                             "sqlite:////absolute/path.db");
-    return connect_sqlite(url, url.substr(10), retry_s);
+    out.backend = "sqlite";
+    out.path = url.substr(10);
+    if (out.path.find('\0') != std::string::npos)
+      throw InvalidArgument("storage URL '" + redact_url(url) + "': the file name holds a NUL character");
+    return out;
   }
-  if (scheme == "postgresql" || scheme == "postgres") return connect_postgres(url, retry_s);
-  throw InvalidArgument("storage URL '" + url + "': " +
+  if (scheme == "postgresql" || scheme == "postgres") {
+    if (url.find('\0') != std::string::npos)
+      throw InvalidArgument("storage URL '" + redact_url(url) + "' holds a NUL character");
+    // libpq's own parser: a malformed URL is refused here, before any connection attempt.
+    char* error = nullptr;
+    PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+    if (!options) {
+      std::string why = error ? error : "out of memory";
+      if (error) PQfreemem(error);
+      while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+      throw InvalidArgument("storage URL '" + redact_url(url) + "': " + why +
+                            "; expected postgresql://user[:password]@host[:port]/database[?param=value&...]");
+    }
+    PQconninfoFree(options);
+    out.backend = "postgresql";
+    return out;
+  }
+  throw InvalidArgument("storage URL '" + redact_url(url) + "': " +
                         (scheme.empty() ? std::string("no scheme") : "unknown scheme '" + scheme + "'") +
                         "; expected sqlite:///path/to/study.db or postgresql://user@host[:port]/database");
+}
+
+std::unique_ptr<Database> connect(const std::string& url, double retry_s) {
+  const StorageUrl parsed = parse_storage_url(url);
+  if (parsed.backend == "sqlite") return connect_sqlite(url, parsed.path, retry_s);
+  return connect_postgres(url, retry_s);
 }
 
 }  // namespace optimist::study_detail

@@ -60,6 +60,15 @@ class Database {
   virtual std::string now_sql() const = 0;
 };
 
+/// A storage URL checked (not connected): the backend and, for SQLite, the file.
+struct StorageUrl {
+  std::string backend;  ///< "sqlite" or "postgresql"
+  std::string path;     ///< the SQLite file (relative to the current folder unless absolute)
+};
+/// Throws InvalidArgument naming the URL (its password hidden) and the allowed schemes, or libpq's
+/// reason for a malformed postgresql:// URL.
+StorageUrl parse_storage_url(const std::string& url);
+
 /// Parses a storage URL and connects: sqlite:///relative.db, sqlite:////absolute.db, postgresql://user[:password]@host[:port]/db[?options] (also postgres://).
 /// Throws InvalidArgument naming the URL and the allowed schemes, or the server's message when it
 /// cannot be reached.

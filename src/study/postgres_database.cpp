@@ -8,21 +8,12 @@
 #include <memory>
 
 #include "optimist/core/types.hpp"
+#include "optimist/study/storage.hpp"
 #include "study/database.hpp"
 
 namespace optimist::study_detail {
 
 namespace {
-
-// postgresql://user:secret@host/db -> postgresql://user@host/db (messages never show a password).
-std::string without_password(const std::string& url) {
-  const auto scheme_end = url.find("://");
-  const auto at = url.find('@');
-  if (scheme_end == std::string::npos || at == std::string::npos) return url;
-  const auto colon = url.find(':', scheme_end + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon) + url.substr(at);
-}
 
 // `?` placeholders -> $1, $2, ... (outside quoted literals).
 std::string numbered(const std::string& sql) {
@@ -31,8 +22,12 @@ std::string numbered(const std::string& sql) {
   bool quoted = false;
   for (char c : sql) {
     if (c == '\'') quoted = !quoted;
-    if (c == '?' && !quoted) out += "$" + std::to_string(++n);
-    else out += c;
+    if (c == '?' && !quoted) {
+      out += '$';
+      out += std::to_string(++n);
+    } else {
+      out += c;
+    }
   }
   return out;
 }
@@ -46,7 +41,7 @@ std::string first_line(std::string s) {
 
 class PostgresDatabase final : public Database {
  public:
-  PostgresDatabase(std::string url, double retry_s) : url_(std::move(url)), shown_(without_password(url_)), retry_s_(retry_s) {
+  PostgresDatabase(std::string url, double retry_s) : url_(std::move(url)), shown_(redact_url(url_)), retry_s_(retry_s) {
     try {
       conn_ = std::make_unique<pqxx::connection>(url_);
     } catch (const std::exception& e) {
@@ -142,7 +137,9 @@ class PostgresDatabase final : public Database {
     }
     auto it = prepared_.find(sql);
     if (it == prepared_.end()) {
-      const std::string name = "s" + std::to_string(prepared_.size());
+      // Not "s" + std::to_string(...): GCC 12 warns (-Wrestrict) on that expression, a false positive.
+      std::string name = std::to_string(prepared_.size());
+      name.insert(name.begin(), 's');
       conn_->prepare(name, numbered(sql));
       it = prepared_.emplace(sql, name).first;
     }

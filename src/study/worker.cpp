@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <chrono>
 #include <cstdio>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -59,14 +59,17 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         if (event.value) study.tell(*trial, *event.value);
         else study.tell_failed(*trial, event.error);
       } catch (const std::exception& e) {
-        // The storage is gone for longer than its retries: the evaluation was paid for, so it is
-        // printed where the user finds it (Study::add puts it back) before the worker stops.
+        // The storage is gone for longer than its retries (an outage, a full disk): the evaluation
+        // was paid for, so it is printed as a JSON line the user can give back (Study::add) before
+        // the worker stops; the trial goes stale and is asked again.
         nlohmann::json lost = {{"study", study.name()}, {"trial", trial->number}, {"x", nlohmann::json::array()}};
         for (Eigen::Index i = 0; i < trial->x.size(); ++i) lost["x"].push_back(trial->x[i]);
         if (event.value) lost["value"] = *event.value;
         else lost["error"] = event.error;
+        // Said now: with several jobs, each one's lost evaluation is shown, not only the first.
         std::fprintf(stderr, "optimist: could not store an evaluation (%s): %s\n", e.what(), lost.dump().c_str());
-        throw;
+        throw std::runtime_error(std::string(e.what()) + "; trial " + std::to_string(trial->number) +
+                                 " was evaluated but could not be stored (its value is printed above)");
       }
       std::lock_guard<std::mutex> lock(mutex);
       ++summary.evaluated;

@@ -209,7 +209,8 @@ class LiveStudy(Case):
                         "--budget", "30", "--seed", "1", "--heartbeat", "0.5", "--grace", "2"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([ARGS.optimist, "study", "create", "--name", warm_up, *common, "--budget", "3"], check=True,
                        stdout=subprocess.DEVNULL)
-        subprocess.run([ARGS.optimist, "worker", "--storage", url, "--name", warm_up, "-q"], check=True,
+        # The workers run the stored command: confirmed with --trust-command (docs/security.md).
+        subprocess.run([ARGS.optimist, "worker", "--storage", url, "--name", warm_up, "-q", "--trust-command"], check=True,
                        capture_output=True)
         self.dashboard = Dashboard(ARGS.optimist, ["--storage", url, "--poll-ms", "250"])
         self.browser = b = Browser(1400, 1000)
@@ -222,7 +223,7 @@ class LiveStudy(Case):
         self.assertEqual(b.js("return document.querySelector('#study-name').textContent"), name)
 
         # Three workers; w3 is killed (-9) while it holds a trial, which the others then fail as stale.
-        workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q",
+        workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q", "--trust-command",
                                      "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                    for k in (1, 2, 3)]
         try:

@@ -114,8 +114,16 @@ TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
   auto r = cli("study create " + s + "--name ext --objective-command '/usr/bin/python3 obj.py' --space space.json "
                "--direction minimize --budget 12");
   ASSERT_EQ(r.code, 0) << r.err;
+  // The command stored in the study runs only when named or confirmed (docs/security.md).
   r = cli("worker " + s + "--name ext --jobs 3 -q");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'/usr/bin/python3 obj.py'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--trust-command"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "pids.txt"));
+  r = cli("worker " + s + "--name ext --jobs 3 -q --trust-command");
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("running the objective command stored in study 'ext' (--trust-command): /usr/bin/python3 obj.py"),
+            std::string::npos) << r.err;
   std::ifstream pids(dir / "pids.txt");
   std::set<std::string> distinct;
   std::size_t lines = 0;
@@ -129,3 +137,51 @@ TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCli, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Study names are values of parameterized queries and text on a terminal: SQL in a name is just a
+// name, and control characters are shown escaped (docs/security.md).
+TEST_P(StudyCli, HostileStudyNamesAreJustNames) {
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name keep --problem branin --budget 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string sql = "x'\"'\"'); DROP TABLE studies; --";  // x'); DROP TABLE studies; --
+  r = cli("study create " + s + "--name '" + sql + "' --problem branin --budget 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study create " + s + "--name \"$(printf 'esc\\033[2Jé名')\" --problem branin --budget 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("esc\\x1b[2Jé名"), std::string::npos) << r.out;
+  r = cli("study list " + s);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("x'); DROP TABLE studies; --"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("keep"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\033'), std::string::npos) << "a control character reached the terminal";
+  r = cli("worker " + s + "--name '" + sql + "' -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study export " + s + "--name '" + sql + "' --out sql.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_trace((dir / "sql.jsonl").string()).evaluations.size(), 2u);
+  r = cli("study delete " + s + "--name '" + sql + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto left = Storage(url).list_studies();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].study.name, "esc\033[2Jé名");
+  EXPECT_EQ(left[1].study.name, "keep");
+  r = cli("study show " + s + "--name \"$(printf 'esc\\033[2Jé名')\"");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\033'), std::string::npos) << r.out;
+}
+
+// A password in a storage URL is never printed.
+TEST(StudyCliSqlite, PasswordsInUrlsAreNeverShown) {
+  const auto dir = optimist::testing::study_test_dir();
+  const auto r = run_optimist("study list --storage 'postgresql://bob:s3cr3t-pw@127.0.0.1:1/none?connect_timeout=1'", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ((r.out + r.err).find("s3cr3t-pw"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bob:***@127.0.0.1:1"), std::string::npos) << r.err;
+  const auto bad = run_optimist("study list --storage 'mysql://root:hunter2@db/x'", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.find("hunter2"), std::string::npos) << bad.err;
+  EXPECT_EQ(optimist::redact_url("postgresql://u@h/d?sslmode=require&password=p4ss&x=1"),
+            "postgresql://u@h/d?sslmode=require&password=***&x=1");
+  EXPECT_EQ(optimist::redact_url("postgresql://u?:se@cret@h/d"), "postgresql://u?:***@cret@h/d");
+}

@@ -284,8 +284,17 @@ TEST(ExternalObjectiveCli, ResumeAfterTheProgramCrashedAsksOnlyNewPoints) {
   EXPECT_EQ(cut.meta.objective_command, "/usr/bin/python3 obj.py");
 
   std::filesystem::remove(dir / "crash");
-  const CliResult resumed = run_cli(dir, "--resume t.jsonl");
+  // The trace's command runs only when named or confirmed (docs/security.md); the refusal shows it.
+  const CliResult refused = run_cli(dir, "--resume t.jsonl");
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("'/usr/bin/python3 obj.py'"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("--trust-command"), std::string::npos) << refused.out;
+  EXPECT_EQ(read_trace((dir / "t.jsonl").string()).evaluations.size(), 4u);
+  const CliResult resumed = run_cli(dir, "--resume t.jsonl --trust-command");
   ASSERT_EQ(resumed.code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("running the objective command written in the trace 't.jsonl' (--trust-command): "
+                             "/usr/bin/python3 obj.py"),
+            std::string::npos) << resumed.out;
   const Trace done = read_trace((dir / "t.jsonl").string());
   ASSERT_EQ(done.evaluations.size(), 8u);
   EXPECT_TRUE(done.complete());

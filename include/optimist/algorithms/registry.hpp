@@ -46,6 +46,20 @@ enum class HorizonUse {
   Required,  ///< cannot run without it (GO-UCB's Phase I length)
 };
 
+/// What an algorithm can handle (docs/reliability.md, "Limits"): shown by `optimist list` and
+/// checked by make_optimizer, which refuses a space or a horizon beyond them with a clear error
+/// rather than letting a run crash or be killed for its memory hours later.
+struct AlgorithmLimits {
+  std::size_t max_dim = 0;     ///< largest space dimension; 0: none
+  std::size_t max_points = 0;  ///< largest horizon (evaluations); 0: none
+  /// Memory of a run of n evaluations in d dimensions, about
+  /// bytes_per_point_dim * n * d + bytes_per_point_pair * n^2 bytes (the history and the
+  /// driver's log are ~32 n d; a tree keeps a cell per evaluation, an exact GP n x n matrices).
+  double bytes_per_point_dim = 32.0;
+  double bytes_per_point_pair = 0.0;
+  std::string note;  ///< what sets the limits, one line
+};
+
 using OptimizerFactory =
     std::function<std::unique_ptr<Optimizer>(const Space&, Direction, const OptionValues&, const RunContext&)>;
 
@@ -58,6 +72,7 @@ struct AlgorithmInfo {
   std::string horizon_help;  ///< what the horizon sets, for `optimist list` (empty when unused)
   std::vector<OptionSpec> options;
   OptimizerFactory create;
+  AlgorithmLimits limits;
 };
 
 /// All registered algorithms, built-ins first, in registration order (a snapshot: safe to call
@@ -79,6 +94,15 @@ nlohmann::json resolve_options(const nlohmann::json& spec);
 /// when an algorithm needs a horizon the context lacks.
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Space& space,
                                           Direction direction = Direction::Maximize, const RunContext& context = {});
+
+/// Bytes a run of `n` evaluations in `d` dimensions needs, by the algorithm's memory model.
+double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d);
+/// The memory optimist may count on: physical memory, or the cgroup's limit when lower.
+double available_memory_bytes();
+/// Throws InvalidArgument naming the algorithm, the value and the limit when a run of `horizon`
+/// evaluations (0: unknown) on `dim` parameters is beyond the algorithm's limits or would need
+/// more memory than available_memory_bytes(). make_optimizer calls it.
+void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon);
 
 /// The horizon of an algorithm with HorizonUse::Required; throws InvalidArgument naming the
 /// algorithm when the context has none.

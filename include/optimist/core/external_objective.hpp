@@ -73,6 +73,11 @@ class JsonLineProcess {
   std::size_t starts_ = 0;
 };
 
+/// Takes the next answer out of `buffer` (what the child printed so far): the first non-blank
+/// complete line, parsed as JSON; nullopt while there is none. Throws ExternalProcessError quoting
+/// a line that is not JSON, or when the buffer holds an unfinished line longer than 64 MiB.
+std::optional<nlohmann::json> take_answer_line(std::string& buffer);
+
 /// The value in an answer: {"y": number} or a bare number. {"error": "text"} and anything else
 /// (missing or non-finite "y") throw ExternalProcessError quoting the answer.
 double value_from_answer(const nlohmann::json& answer);

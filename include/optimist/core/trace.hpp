@@ -42,16 +42,39 @@ struct TraceMeta {
   static TraceMeta from_json(const nlohmann::json& j);
 };
 
+/// An exclusive advisory lock (flock) on a trace file, held while the object lives: two processes
+/// never write the same trace at once, and a trace being resumed cannot be resumed by a second
+/// process meanwhile. Locks are per open file: within one process, hand a held lock to the
+/// TraceWriter of the same path.
+class TraceLock {
+ public:
+  /// Locks the file at `path`, creating it (empty) when `create` and it does not exist. Throws
+  /// InvalidArgument naming the file when it cannot be opened or another process holds its lock.
+  explicit TraceLock(const std::string& path, bool create = false);
+  ~TraceLock();
+  TraceLock(TraceLock&& other) noexcept;
+  TraceLock& operator=(TraceLock&& other) noexcept;
+  TraceLock(const TraceLock&) = delete;
+  TraceLock& operator=(const TraceLock&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 /// Writes a trace line by line, flushing each line so that a killed run keeps every completed
 /// evaluation. A trace is complete only once its final "recommend" line is written.
 class TraceWriter {
  public:
-  /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written.
+  /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written or
+  /// another process writes it (the writer holds a TraceLock on it while it lives).
   /// `earlier` (a resumed run's evaluations) follow the meta line; they are written to a
   /// temporary file in the same folder that replaces path only once complete, so resuming a
-  /// trace in place never leaves it half-written.
+  /// trace in place never leaves it half-written. `held`: this process's lock on `path`, taken
+  /// before the trace was read to resume it (it stays with the caller).
   TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
-              const std::vector<EvaluationRecord>& earlier = {});
+              const std::vector<EvaluationRecord>& earlier = {}, const TraceLock* held = nullptr);
   void write(const EvaluationRecord& record);
   /// The final line; x empty when the algorithm has no answer. stop_reason as to_string(StopReason).
   void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
@@ -62,6 +85,7 @@ class TraceWriter {
   void write_line(const std::string& text);
   std::string path_;
   Space space_;
+  std::optional<TraceLock> lock_;
   std::ofstream out_;
 };
 
@@ -76,6 +100,8 @@ struct Trace {
 /// Reads a trace; throws InvalidArgument naming the file and line on malformed content.
 /// A truncated last line (a killed writer) is ignored.
 Trace read_trace(const std::string& path);
+/// The same from a stream; `name` stands for the file in messages.
+Trace read_trace(std::istream& in, const std::string& name);
 
 /// JSON line of one evaluation (the format of docs/trace-format.md).
 nlohmann::json evaluation_to_json(const EvaluationRecord& r, const Space& space);

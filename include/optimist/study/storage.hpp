@@ -21,6 +21,10 @@ namespace study_detail {
 class Database;
 }
 
+/// A storage URL fit for messages and pages: a password (postgresql://user:secret@host, or a
+/// password=... parameter) replaced by "***".
+std::string redact_url(const std::string& url);
+
 enum class TrialState { Waiting, Running, Complete, Failed };
 std::string to_string(TrialState s);
 /// Throws InvalidArgument naming the text and the allowed states.

@@ -1,0 +1,112 @@
+// Fault injection, the trace (docs/reliability.md, "Fault matrix"): a trace cut in the middle of
+// a line and resumed, two processes resuming one trace at once, and a full disk under the trace.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fault/fault_support.hpp"
+#include "optimist/core/trace.hpp"
+#include "study/study_backends.hpp"
+
+using namespace optimist;
+using namespace optimist::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::string run_args(const fs::path& dir, const std::string& fault, std::size_t budget, const std::string& algorithm,
+                     const std::string& extra_env = "") {
+  return "run -q --objective-command \"" + fault_command(fault, dir / "log.txt", extra_env) +
+         "\" --space space.json --direction minimize --algorithm " + algorithm + " --seed 2 --budget " +
+         std::to_string(budget) + " --out t.jsonl";
+}
+
+}  // namespace
+
+// A writer killed in the middle of a line: --resume drops the cut line, asks that point again
+// (the optimizer is a function of its history) and loses no complete evaluation.
+TEST(TraceFault, CutMidLineThenResumed) {
+  const fs::path dir = study_test_dir();
+  write_fault_space(dir / "space.json");
+  ASSERT_EQ(run_optimist(run_args(dir, "ok", 12, "gp-ei"), dir).code, 0);
+  const std::string full = slurp(dir / "t.jsonl");
+  const Trace whole = read_trace((dir / "t.jsonl").string());
+  // Cut in the middle of evaluation 7's line (line 8).
+  std::size_t begin = 0;
+  for (int line = 0; line < 7; ++line) begin = full.find('\n', begin) + 1;
+  const std::size_t end = full.find('\n', begin);
+  std::ofstream(dir / "t.jsonl", std::ios::trunc) << full.substr(0, begin + (end - begin) / 2);
+  const Trace cut = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(cut.evaluations.size(), 6u);
+
+  const CliRun resumed = run_optimist("run -q --resume t.jsonl --trust-command", dir);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const Trace done = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(done.evaluations.size(), 12u);
+  EXPECT_TRUE(done.complete());
+  // The same run as the uninterrupted one, point by point (gp-ei is deterministic given its seed).
+  for (std::size_t k = 0; k < 12; ++k) {
+    EXPECT_EQ(done.evaluations[k].at("x"), whole.evaluations[k].at("x")) << "evaluation " << k + 1;
+    EXPECT_EQ(done.evaluations[k].at("y"), whole.evaluations[k].at("y")) << "evaluation " << k + 1;
+  }
+  // The objective answered 12 + 6 values (the resumed run re-evaluated 7..12; 7's first answer was cut).
+  const ObjectiveLog log = read_objective_log(dir / "log.txt");
+  EXPECT_EQ(log.values.size(), 18u);
+  for (const auto& problem : compare_log_with_trace(log, dir / "t.jsonl", /*unstored_allowed=*/6)) ADD_FAILURE() << problem;
+}
+
+// Two processes resume the same trace at once: one runs, the other is refused with a clear error
+// (the trace's lock), and the trace ends consistent, every answered value in it exactly once.
+TEST(TraceFault, TwoProcessesResumeOneTrace) {
+  const fs::path dir = study_test_dir();
+  write_fault_space(dir / "space.json");
+  ASSERT_EQ(run_optimist(run_args(dir, "ok", 4, "random"), dir).code, 0);
+  const std::string resume = std::string(OPTIMIST_CLI_PATH) + " run -q --resume t.jsonl --objective-command \"" +
+                             fault_command("ok", dir / "log.txt", "SLEEP_MS=20") + "\"";
+  std::size_t refusals = 0;
+  for (int round = 0; round < 3; ++round) {
+    // Started together: whichever locks the trace first runs; the other is refused, or (started
+    // late on a loaded machine) finds the run already at its budget.
+    const std::size_t budget = 40 + 10 * static_cast<std::size_t>(round);
+    const std::string args = resume + " --budget " + std::to_string(budget), n = std::to_string(round);
+    Process a(args, dir, "a" + n);
+    Process b(args, dir, "b" + n);
+    const int ca = a.wait(), cb = b.wait();
+    EXPECT_EQ(std::min(ca, cb), 0) << a.err() << b.err();
+    for (const auto& [code, err] : {std::pair{ca, a.err()}, std::pair{cb, b.err()}}) {
+      if (code == 0) continue;
+      EXPECT_EQ(code, 2) << err;
+      EXPECT_NE(err.find("is being written by another process"), std::string::npos) << err;
+      ++refusals;
+    }
+    const Trace t = read_trace((dir / "t.jsonl").string());
+    EXPECT_EQ(t.evaluations.size(), budget);
+    EXPECT_TRUE(t.complete());
+  }
+  std::printf("simultaneous resumes: %zu of 3 rounds refused the second process\n", refusals);
+  // One started while the other runs.
+  Process runner(resume + " --budget 80", dir, "runner");
+  for (int k = 0; k < 500 && read_objective_log(dir / "log.txt").values.size() < 62; ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const CliRun late = run_optimist("run -q --resume t.jsonl --trust-command", dir);
+  EXPECT_EQ(late.code, 2) << late.err;
+  EXPECT_NE(late.err.find("is being written by another process"), std::string::npos) << late.err;
+  EXPECT_EQ(runner.wait(), 0) << runner.err();
+  const Trace t = read_trace((dir / "t.jsonl").string());
+  EXPECT_EQ(t.evaluations.size(), 80u);
+  for (const auto& problem : compare_log_with_trace(read_objective_log(dir / "log.txt"), dir / "t.jsonl"))
+    ADD_FAILURE() << problem;
+}
