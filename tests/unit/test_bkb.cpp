@@ -19,8 +19,10 @@ using optimist::test::random_arms;
 
 namespace {
 
+// The paper's estimator and beta (preset = "paper"; qbar as set, the run has no horizon).
 ArmBanditOptions small_options() {
   ArmBanditOptions o;
+  o.preset = "paper";
   o.lengthscale = 0.2;
   o.lambda = 0.01;
   o.xi = 0.1;
