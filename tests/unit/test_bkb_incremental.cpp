@@ -78,8 +78,8 @@ TEST(BkbIncremental, RandomUpdatesEqualARebuildFromScratch) {
       ASSERT_EQ(inc.rank(), fresh.rank()) << "op " << op;
     }
   }
-  RecordProperty("worst_variance_difference", std::to_string(worst_var));
-  RecordProperty("worst_mean_difference", std::to_string(worst_mean));
+  RecordProperty("worst_variance_difference", testing::PrintToString(worst_var));
+  RecordProperty("worst_mean_difference", testing::PrintToString(worst_mean));
   EXPECT_GT(joins, 50u);
   EXPECT_GT(leaves, 50u);
   EXPECT_LT(worst_var, 1e-9);
@@ -133,7 +133,7 @@ TEST(BkbIncremental, DefaultBkbStateEqualsTheDirectEquation4AtEveryStep) {
     worst = std::max({worst, max_rel_diff(v1, v2), max_rel_diff(m1, m2)});
     ASSERT_LT(worst, 1e-8) << "t=" << t;
   }
-  RecordProperty("worst_difference", std::to_string(worst));
+  RecordProperty("worst_difference", testing::PrintToString(worst));
   EXPECT_GT(bkb.refits(), 2u);
   EXPECT_LT(bkb.rebuilds(), 40u);  // mostly in place
 }
@@ -165,4 +165,34 @@ TEST(BkbIncremental, ExactSwitchGivesExactGpUcbPosteriors) {
     ASSERT_LT(max_rel_diff(m1, m2), 1e-8) << "t=" << t;
   }
   EXPECT_GE(exact_steps, 60);
+}
+
+TEST(BkbIncremental, LeaveOneOutVarianceIsTheVarianceAfterRemoval) {
+  // Coordinated sampling gives a member the probability of the dictionary without it: that
+  // variance, from the closed form, equals the state's variance of the arm once it is removed.
+  const std::size_t A = 200;
+  const Matrix arms = random_arms(2, A, 17);
+  const Kernel k(KernelType::Matern52, Vector::Constant(2, 0.4), 2.0);
+  Pulls p(A);
+  Rng rng(3);
+  std::vector<std::size_t> members;
+  for (int i = 0; i < 60; ++i) {
+    const auto a = static_cast<std::size_t>(rng.below(A));
+    p.add(a, rng.normal());
+    if (i % 2 == 0 && std::find(members.begin(), members.end(), a) == members.end()) members.push_back(a);
+  }
+  NystromPosterior full(k, 0.01);
+  full.rebuild(arms, members, p.stats());
+  const Vector loo = full.leave_one_out_variance();
+  ASSERT_EQ(static_cast<std::size_t>(loo.size()), full.rank());
+  for (std::size_t i = 0; i < full.rank(); ++i) {
+    const std::size_t arm = full.basis()[i];
+    NystromPosterior without(k, 0.01);
+    std::vector<std::size_t> rest = full.members();
+    rest.erase(std::find(rest.begin(), rest.end(), arm));
+    without.rebuild(arms, rest, p.stats());
+    const double expected = without.variance()[static_cast<Eigen::Index>(arm)];
+    EXPECT_NEAR(loo[static_cast<Eigen::Index>(i)], expected, 1e-8 * std::max(1.0, expected)) << "member " << i;
+    EXPECT_GE(loo[static_cast<Eigen::Index>(i)], full.variance()[static_cast<Eigen::Index>(arm)] - 1e-12);
+  }
 }

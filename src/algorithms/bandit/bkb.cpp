@@ -69,7 +69,11 @@ std::vector<std::size_t> Bkb::sample_dictionary(const std::vector<std::size_t>& 
                                                 std::uint64_t stream, std::uint64_t step) {
   // Fig. 1: p~_{t+1,i} = qbar sigma~_t^2(x_i) from the current state (before the new pull); an arm
   // pulled n times (n pulls i in [t+1]) joins with 1 - (1 - p~)^n and is stored once.
-  const Vector& var = engine_.variance();
+  Vector var = engine_.variance();
+  if (opt_.sampling == "coordinated") {  // a member's probability from the dictionary without it
+    const Vector loo = engine_.leave_one_out_variance();
+    for (std::size_t i = 0; i < engine_.basis().size(); ++i) var[static_cast<Eigen::Index>(engine_.basis()[i])] = loo[static_cast<Eigen::Index>(i)];
+  }
   std::vector<double> include(cand.size());
   double expected = 0.0;
   for (std::size_t j = 0; j < cand.size(); ++j) {
@@ -122,6 +126,8 @@ void Bkb::set_dictionary(const std::vector<std::size_t>& next) {
   }
   for (std::size_t a : removed) engine_.remove_member(a, arms_, pull_stats());
   for (std::size_t a : added) engine_.add_member(a, arms_, pull_stats());
+  joins_ += added.size();
+  leaves_ += removed.size();
 }
 
 void Bkb::maybe_refit() {
@@ -181,6 +187,8 @@ nlohmann::json Bkb::diagnostics() const {
   j["rank"] = engine_.rank();
   j["exact"] = exact_;
   j["rebuilds"] = rebuilds_;
+  j["joins"] = joins_;
+  j["leaves"] = leaves_;
   return j;
 }
 

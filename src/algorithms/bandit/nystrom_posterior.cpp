@@ -372,6 +372,27 @@ Matrix NystromPosterior::v_inverse() const {
   return I;
 }
 
+Vector NystromPosterior::leave_one_out_variance() const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  Vector out(r);
+  if (r == 0) return out;
+  const Matrix R = basis_factor();
+  // W = R^-T: column i is w_i, with w_i^T z_j = delta_ij for the basis arms j (z_j = R e_j).
+  Matrix W = Matrix::Identity(r, r);
+  R.transpose().triangularView<Eigen::Lower>().solveInPlace(W);
+  Matrix Y = W;  // V^-1 W
+  L().triangularView<Eigen::Lower>().solveInPlace(Y);
+  L().transpose().triangularView<Eigen::Upper>().solveInPlace(Y);
+  const Vector& var = variance();
+  for (Eigen::Index i = 0; i < r; ++i) {
+    const double wz = Y.col(i).dot(R.col(i));   // w_i^T V^-1 z_i
+    const double ww = Y.col(i).dot(W.col(i));   // w_i^T V^-1 w_i
+    const double res = 1.0 / W.col(i).squaredNorm();  // (w^T z_i)^2 / ||w||^2: the residual of x_i off S \ i
+    out[i] = var[static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)])] + res / lambda_ - wz * wz / ww;
+  }
+  return out;
+}
+
 Vector NystromPosterior::variance_after(const std::vector<std::size_t>& extra) const {
   Vector var = variance();
   const auto r = static_cast<Eigen::Index>(rank());

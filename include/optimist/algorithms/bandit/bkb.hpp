@@ -254,6 +254,7 @@ class Bkb : public ArmBandit {
   std::vector<double> prn_;  ///< coordinated sampling: each arm's permanent uniform number
   bool exact_ = false;
   std::size_t rebuilds_ = 0;
+  std::size_t joins_ = 0, leaves_ = 0;  ///< in-place dictionary changes
 
   /// eq. (4) in kernel form for the continuous score: mu = k_B(x)^T w,
   /// sigma^2 = kappa^2/lambda + k_B(x)^T G k_B(x), G = W^T (V^-1 - I/lambda) W, W = R^-T.

@@ -89,6 +89,11 @@ class NystromPosterior {
   /// changing the state (BBKB's hallucinated pulls).
   Vector variance_after(const std::vector<std::size_t>& extra) const;
 
+  /// For each basis arm (in basis() order), its variance under the dictionary without it:
+  /// sigma~^2_{S \ i}(x_i) = sigma~^2(x_i) + 1 / (lambda ||w_i||^2) - (w_i^T V^-1 z_i)^2 / (w_i^T V^-1 w_i),
+  /// w_i = R^-T e_i the direction only arm i spans (as remove_member). O(r^3).
+  Vector leave_one_out_variance() const;
+
   /// Recomputes ||z||^2 and q from Z and V (O(A r^2)); removes the drift of many updates.
   void refresh();
   /// Incremental updates since the last rebuild or refresh.
