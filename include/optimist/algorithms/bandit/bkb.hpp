@@ -76,7 +76,7 @@ struct ArmBanditOptions {
   double beta_sd = 2.0;
   double beta_scale = 1.0;
   // BKB only.
-  double qbar = 2.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
+  double qbar = 4.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
   std::string dictionary = "sampled";  ///< "sampled" (Fig. 1) or "all" (every pulled arm: exact)
   /// How S_{t+1} is drawn with Fig. 1's probabilities p~: "fresh" Bernoulli draws each step
   /// (Fig. 1), or "coordinated": one uniform number per arm kept for the whole run (the same
