@@ -193,6 +193,7 @@ TEST(BkbIncremental, LeaveOneOutVarianceIsTheVarianceAfterRemoval) {
     without.rebuild(arms, rest, p.stats());
     const double expected = without.variance()[static_cast<Eigen::Index>(arm)];
     EXPECT_NEAR(loo[static_cast<Eigen::Index>(i)], expected, 1e-8 * std::max(1.0, expected)) << "member " << i;
+    EXPECT_NEAR(full.leave_one_out_variance(arm), expected, 1e-8 * std::max(1.0, expected)) << "member " << i;
     EXPECT_GE(loo[static_cast<Eigen::Index>(i)], full.variance()[static_cast<Eigen::Index>(arm)] - 1e-12);
   }
 }

@@ -69,39 +69,37 @@ std::vector<std::size_t> Bkb::sample_dictionary(const std::vector<std::size_t>& 
                                                 std::uint64_t stream, std::uint64_t step) {
   // Fig. 1: p~_{t+1,i} = qbar sigma~_t^2(x_i) from the current state (before the new pull); an arm
   // pulled n times (n pulls i in [t+1]) joins with 1 - (1 - p~)^n and is stored once.
-  Vector var = engine_.variance();
-  if (opt_.sampling == "coordinated") {  // a member's probability from the dictionary without it
-    const Vector loo = engine_.leave_one_out_variance();
-    for (std::size_t i = 0; i < engine_.basis().size(); ++i) var[static_cast<Eigen::Index>(engine_.basis()[i])] = loo[static_cast<Eigen::Index>(i)];
-  }
-  std::vector<double> include(cand.size());
-  double expected = 0.0;
-  for (std::size_t j = 0; j < cand.size(); ++j) {
-    const std::size_t a = cand[j];
-    const double p = std::min(1.0, opt_.qbar * var[static_cast<Eigen::Index>(a)]);
-    const double n = static_cast<double>(counts_[a] + (a == extra ? 1 : 0));
-    include[j] = 1.0 - std::pow(1.0 - p, n);
-    expected += include[j];
+  const Vector& var = engine_.variance();
+  const auto include = [&](std::size_t a, double sigma2) {
+    const double p = std::min(1.0, opt_.qbar * sigma2);
+    return 1.0 - std::pow(1.0 - p, static_cast<double>(counts_[a] + (a == extra ? 1 : 0)));
+  };
+  std::vector<std::size_t> next;
+  double size = 0.0;  // fresh: expected size of the draw; coordinated: its size
+  if (opt_.sampling == "fresh") {  // Fig. 1: q_{t+1,i} ~ Bernoulli(p~), new draws at every step
+    std::vector<double> incl(cand.size());
+    for (std::size_t j = 0; j < cand.size(); ++j) size += incl[j] = include(cand[j], var[static_cast<Eigen::Index>(cand[j])]);
+    Rng rng(derive_seed(derive_seed(seed(), stream), step));
+    for (std::size_t j = 0; j < cand.size(); ++j)
+      if (rng.uniform() < incl[j]) next.push_back(cand[j]);
+  } else {
+    // Coordinated: one permanent uniform number u_a per arm, a in S_{t+1} iff u_a < its inclusion
+    // probability. A member's probability comes from the dictionary without it (leave-one-out:
+    // its in-S variance is lower, and would make it leave and rejoin at every other step); that
+    // variance is >= the in-S one, so it is computed only when the in-S one would drop the arm.
+    if (prn_.size() < num_arms()) prn_.resize(num_arms(), -1.0);
+    for (std::size_t a : cand) {
+      if (prn_[a] < 0.0) prn_[a] = Rng(derive_seed(derive_seed(seed(), kPermanentStream), a)).uniform();
+      bool in = prn_[a] < include(a, var[static_cast<Eigen::Index>(a)]);
+      if (!in && engine_.in_basis(a)) in = prn_[a] < include(a, engine_.leave_one_out_variance(a));
+      if (in) next.push_back(a);
+    }
+    size = static_cast<double>(next.size());
   }
   // Exact formulas while the sampled dictionary would hold nearly every pulled arm (hysteresis 0.1).
   const double threshold = exact_ ? opt_.exact_above - 0.1 : opt_.exact_above;
-  exact_ = opt_.dictionary == "all" || expected >= threshold * static_cast<double>(cand.size());
-  if (exact_) return cand;
-  std::vector<std::size_t> next;
-  if (opt_.sampling == "fresh") {  // Fig. 1: q_{t+1,i} ~ Bernoulli(p~), new draws at every step
-    Rng rng(derive_seed(derive_seed(seed(), stream), step));
-    for (std::size_t j = 0; j < cand.size(); ++j)
-      if (rng.uniform() < include[j]) next.push_back(cand[j]);
-    return next;
-  }
-  // Coordinated: the same per-step inclusion probabilities, with one permanent uniform per arm.
-  if (prn_.size() < num_arms()) prn_.resize(num_arms(), -1.0);
-  for (std::size_t j = 0; j < cand.size(); ++j) {
-    const std::size_t a = cand[j];
-    if (prn_[a] < 0.0) prn_[a] = Rng(derive_seed(derive_seed(seed(), kPermanentStream), a)).uniform();
-    if (prn_[a] < include[j]) next.push_back(a);
-  }
-  return next;
+  exact_ = opt_.dictionary == "all" || size >= threshold * static_cast<double>(cand.size());
+  return exact_ ? cand : next;
 }
 
 void Bkb::set_dictionary(const std::vector<std::size_t>& next) {

@@ -393,6 +393,20 @@ Vector NystromPosterior::leave_one_out_variance() const {
   return out;
 }
 
+double NystromPosterior::leave_one_out_variance(std::size_t arm) const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto i = static_cast<Eigen::Index>(std::find(basis_.begin(), basis_.end(), arm) - basis_.begin());
+  if (i >= r) return variance()[static_cast<Eigen::Index>(arm)];  // not a basis arm: S \ i spans the same
+  const Matrix R = basis_factor();
+  Vector w = Vector::Zero(r);  // R^T w = e_i
+  w[i] = 1.0;
+  R.transpose().triangularView<Eigen::Lower>().solveInPlace(w);
+  const Vector zi = R.col(i);
+  const Vector Vw = solve_v(w);
+  const double wz = Vw.dot(zi), ww = Vw.dot(w);
+  return variance()[static_cast<Eigen::Index>(arm)] + 1.0 / (lambda_ * w.squaredNorm()) - wz * wz / ww;
+}
+
 Vector NystromPosterior::variance_after(const std::vector<std::size_t>& extra) const {
   Vector var = variance();
   const auto r = static_cast<Eigen::Index>(rank());

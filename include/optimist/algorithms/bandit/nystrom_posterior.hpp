@@ -67,6 +67,8 @@ class NystromPosterior {
   /// r = number of embedding coordinates (r <= m).
   std::size_t rank() const { return basis_.size(); }
   bool contains(std::size_t arm) const { return arm < member_.size() && member_[arm] != 0; }
+  /// True if the arm is a member that gives a coordinate.
+  bool in_basis(std::size_t arm) const { return arm < member_.size() && member_[arm] == 1; }
   /// Members of S: the coordinate-giving arms in coordinate order, then the others.
   std::vector<std::size_t> members() const;
   /// Arms that give a coordinate, in coordinate order.
@@ -93,6 +95,8 @@ class NystromPosterior {
   /// sigma~^2_{S \ i}(x_i) = sigma~^2(x_i) + 1 / (lambda ||w_i||^2) - (w_i^T V^-1 z_i)^2 / (w_i^T V^-1 w_i),
   /// w_i = R^-T e_i the direction only arm i spans (as remove_member). O(r^3).
   Vector leave_one_out_variance() const;
+  /// The same for one basis arm, O(r^2).
+  double leave_one_out_variance(std::size_t arm) const;
 
   /// Recomputes ||z||^2 and q from Z and V (O(A r^2)); removes the drift of many updates.
   void refresh();
