@@ -186,6 +186,7 @@ std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
   double sum = 0.0;  // sum_{s <= t} sigma_t^2(x_s), repeated pulls counted
   for (std::size_t a : pulled_) sum += static_cast<double>(counts_[a]) * var[static_cast<Eigen::Index>(a)];
   last_beta_ = beta_t(sum);
+  last_deff_ = sum;
   // eq. (4): u_t(x) = mu_t(x) + beta_t sigma_t(x); argmax over the arms (lowest index on ties).
   Vector u = mean + last_beta_ * var.cwiseMax(0.0).cwiseSqrt();
   std::vector<std::size_t> order;
@@ -260,7 +261,7 @@ bool ArmBandit::refit_kernel(const std::vector<std::size_t>& fit_arms) {
 }
 
 nlohmann::json ArmBandit::diagnostics() const {
-  nlohmann::json j = {{"beta", last_beta_}, {"distinct_pulled", pulled_.size()}, {"arms", num_arms()}};
+  nlohmann::json j = {{"beta", last_beta_}, {"d_eff", last_deff_}, {"distinct_pulled", pulled_.size()}, {"arms", num_arms()}};
   if (opt_.refit == "ml") {
     j["lengthscale"] = std::exp(kernel_.lengthscales().array().log().mean());  // geometric mean
     j["outputscale"] = kernel_.variance();

@@ -64,6 +64,7 @@ void Bbkb::start_batch() {
   double sum = 0.0;  // sum_{s <= t} sigma_t^2(x_s) for beta_t of Thm. 4
   for (std::size_t a : pulled_) sum += static_cast<double>(counts_[a]) * var_fb_[static_cast<Eigen::Index>(a)];
   last_beta_ = beta_t(sum);
+  last_deff_ = sum;
   batch_sum_ = 0.0;
   batch_starts_.push_back(t_);
   model_ready_ = true;
