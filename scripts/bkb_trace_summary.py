@@ -7,8 +7,9 @@ For each trace and checkpoint t: the optimizer time of one step (suggest_s + tel
 averaged over the `window` steps before t (and its median there), the dictionary size m_t
 (`dictionary_size`, or `distinct_pulled` for exact GP-UCB), distinct pulled arms, beta_t, the
 cumulative regret at t and the total optimizer time up to t. With several traces of one
-algorithm (seeds), a last line per algorithm gives the mean over them."""
+group (files named GROUP-SEED.jsonl, else the algorithm) a last line per group gives the mean."""
 import json
+import os
 import statistics
 import sys
 
@@ -64,7 +65,11 @@ def main(argv):
     print(f"{'trace':40s} {'t':>5s} {'ms/step':>9s} {'median':>8s} {'m_t':>5s} {'dist':>5s} {'beta':>8s} {'regret':>9s} {'total s':>8s}")
     for p in paths:
         meta, rows = read(p)
-        label = meta.get("algorithm", "?") if meta else "?"
+        # group: the file name without its trailing "-SEED.jsonl" (else the algorithm)
+        base = os.path.basename(p)
+        stem = base[:-len(".jsonl")] if base.endswith(".jsonl") else base
+        head, _, tail = stem.rpartition("-")
+        label = head if tail.isdigit() and head else (meta.get("algorithm", "?") if meta else "?")
         for t in at:
             c = checkpoint(rows, t, window)
             if c is None:
