@@ -81,9 +81,11 @@ def main(argv):
     if any(len(v) > 1 for v in groups.values()):
         print("\nmean over traces")
         for (label, t), cs in sorted(groups.items()):
-            mean = lambda k: sum(c[k] for c in cs) / len(cs)  # noqa: E731
-            print(f"{label:20s} n={len(cs)} t={t:5d} ms/step {mean('step_ms'):9.2f}  m_t {mean('m'):7.1f}  "
-                  f"regret {mean('regret'):9.1f}  total {mean('total_s'):8.1f} s")
+            def mean(k, digits=1):  # "-" when a trace has no such column (gp-ei has no dictionary)
+                vs = [c[k] for c in cs]
+                return "-" if any(v is None for v in vs) else f"{sum(vs) / len(vs):.{digits}f}"
+            print(f"{label:20s} n={len(cs)} t={t:5d} ms/step {mean('step_ms', 2):>9s}  m_t {mean('m'):>7s}  "
+                  f"regret {mean('regret'):>9s}  total {mean('total_s'):>8s} s")
 
 
 if __name__ == "__main__":
