@@ -1,10 +1,14 @@
-// BKB vs exact GP-UCB on the same arm set: hartmann6 (minimized), A generated Sobol arms,
-// noise sd 0.05, one full run per benchmark. Counters at checkpoints c in {250, 500, 1000, 2000,
-// 3000, 4000, 5000} (those <= T): step_ms_tc / cpu_ms_tc = wall / thread CPU time of one step
-// (ask + tell) averaged over steps [c-50, c); m_tc = |S_t| (bkb, bbkb) or distinct pulled arms
-// (gp-ucb-arms); regret_tc = cumulative noise-free regret over the first c steps. Run:
-//   build/bench/optimist_bench --benchmark_filter='Hartmann6/5000/1000' --benchmark_min_time=0
-// (the exact runs take minutes: A=5000, T=1000 about 4 min, A=10000, T=1000 about 8 min.)
+// BKB, BBKB and exact GP-UCB on the same arm set: hartmann6 (minimized), A generated Sobol arms,
+// noise sd 0.05, one full run per benchmark (arguments A, T, seed). Settings:
+//   Defaults  only arms = A (what a user runs)
+//   Theorem4  beta = theorem4, every other option at its default
+//   Paper     preset = paper (Fig. 1 and Thm. 4 as stated, qbar of Thm. 4 from T)
+// Counters at checkpoints c in {100, 250, 500, 1000, 2000, 3000, 4000, 5000} (those <= T):
+// cpu_ms_tc / step_ms_tc = thread CPU / wall time of one step (ask + tell) averaged over steps
+// [c-50, c); m_tc = |S_t| (bkb, bbkb) or distinct pulled arms (gp-ucb-arms); regret_tc =
+// cumulative noise-free regret over the first c steps; cpu_s = thread CPU of the whole run. Run:
+//   build/bench/optimist_bench --benchmark_filter='Defaults.*/5000/1000/' --benchmark_min_time=0
+// (exact GP-UCB under Theorem4 takes minutes per run: every pull is a new arm.)
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -12,7 +16,6 @@
 #include <ctime>
 #include <string>
 
-#include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -27,18 +30,20 @@ double thread_cpu_s() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-void run_hartmann6(benchmark::State& state, const std::string& name) {
+void run_hartmann6(benchmark::State& state, const std::string& name, const nlohmann::json& settings) {
   const auto A = static_cast<std::size_t>(state.range(0));
   const auto T = static_cast<std::size_t>(state.range(1));
+  const auto seed = static_cast<std::uint64_t>(state.range(2));
   const Problem p = make_problem("hartmann6");
   for (auto _ : state) {
-    Objective obj = p.objective(0.05, 1);
-    nlohmann::json spec = {{"name", name}, {"arms", A}, {"lambda", 0.0025}, {"xi", 0.05},
-                           {"lengthscale", 0.2}, {"beta", "fixed"}, {"beta_scale", 0.2}};
-    if (name == "bkb" || name == "bbkb") spec["qbar"] = 1.0;
-    auto opt = make_optimizer(spec, p.space, p.direction);
+    Objective obj = p.objective(0.05, derive_seed(seed, 0x6e6f697365ULL));
+    nlohmann::json spec = settings;
+    spec["name"] = name;
+    spec["arms"] = A;
+    auto opt = make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T});
     std::vector<double> step_s(T), step_cpu(T);
     double cum_regret = 0.0;
+    const double cpu_start = thread_cpu_s();
     for (std::size_t t = 0; t < T; ++t) {
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_s();
@@ -49,7 +54,7 @@ void run_hartmann6(benchmark::State& state, const std::string& name) {
       step_cpu[t] = thread_cpu_s() - c0;
       cum_regret += obj.regret(p.f(tr.x));
       const std::size_t c = t + 1;
-      if (c == 250 || c == 500 || c % 1000 == 0) {
+      if (c == 100 || c == 250 || c == 500 || c % 1000 == 0) {
         double s = 0, cpu = 0;
         for (std::size_t i = c - 50; i < c; ++i) {
           s += step_s[i];
@@ -64,17 +69,26 @@ void run_hartmann6(benchmark::State& state, const std::string& name) {
                                                                  : d["distinct_pulled"].get<double>();
       }
     }
-    const auto d = opt->diagnostics();
-    state.counters["distinct_pulled"] = d["distinct_pulled"].get<double>();
+    state.counters["cpu_s"] = thread_cpu_s() - cpu_start;
+    state.counters["distinct_pulled"] = opt->diagnostics()["distinct_pulled"].get<double>();
   }
 }
 
-void BkbHartmann6(benchmark::State& state) { run_hartmann6(state, "bkb"); }
-void GpUcbArmsHartmann6(benchmark::State& state) { run_hartmann6(state, "gp-ucb-arms"); }
-void BbkbHartmann6(benchmark::State& state) { run_hartmann6(state, "bbkb"); }
+const nlohmann::json kDefaults = nlohmann::json::object();
+const nlohmann::json kTheorem4 = {{"beta", "theorem4"}};
+const nlohmann::json kPaper = {{"preset", "paper"}};
+
+void Args5000(benchmark::internal::Benchmark* b) {
+  for (int seed = 0; seed < 5; ++seed) b->Args({5000, 1000, seed});
+}
+void ArgsLarge(benchmark::internal::Benchmark* b) { b->Args({10000, 5000, 0}); }
 
 }  // namespace
 
-BENCHMARK(BkbHartmann6)->Args({5000, 1000})->Args({10000, 5000})->Iterations(1)->Unit(benchmark::kSecond);
-BENCHMARK(BbkbHartmann6)->Args({5000, 1000})->Args({10000, 5000})->Iterations(1)->Unit(benchmark::kSecond);
-BENCHMARK(GpUcbArmsHartmann6)->Args({5000, 1000})->Args({10000, 1000})->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, BkbDefaults, std::string("bkb"), kDefaults)->Apply(Args5000)->Apply(ArgsLarge)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, BbkbDefaults, std::string("bbkb"), kDefaults)->Apply(Args5000)->Apply(ArgsLarge)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, GpUcbArmsDefaults, std::string("gp-ucb-arms"), kDefaults)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, BkbTheorem4, std::string("bkb"), kTheorem4)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, GpUcbArmsTheorem4, std::string("gp-ucb-arms"), kTheorem4)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, BkbPaper, std::string("bkb"), kPaper)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_hartmann6, GpUcbArmsPaper, std::string("gp-ucb-arms"), kPaper)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);

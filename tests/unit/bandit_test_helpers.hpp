@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/models/gp/kernel.hpp"
 
@@ -26,6 +27,16 @@ inline Vector draw_from_gp(const Kernel& k, const Matrix& arms, std::uint64_t se
   const Eigen::LLT<Matrix> llt(K);
   Rng rng(seed);
   return llt.matrixL() * rng.normal_vector(arms.cols());
+}
+
+/// The estimator of the paper (Fig. 1 and eq. 4 as stated) with the other options of `o` (its
+/// beta included): fixed kernel, raw rewards, fresh draws, no switch to the exact formulas.
+inline ArmBanditOptions paper_estimator(ArmBanditOptions o) {
+  o.refit = "none";
+  o.standardize = false;
+  o.sampling = "fresh";
+  o.exact_above = 2.0;
+  return o;
 }
 
 /// Index of the arm closest to u.

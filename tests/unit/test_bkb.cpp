@@ -19,8 +19,10 @@ using optimist::test::random_arms;
 
 namespace {
 
+// The paper's estimator and beta (preset = "paper"; qbar as set, the run has no horizon).
 ArmBanditOptions small_options() {
   ArmBanditOptions o;
+  o.preset = "paper";
   o.lengthscale = 0.2;
   o.lambda = 0.01;
   o.xi = 0.1;
@@ -219,4 +221,32 @@ TEST(Bkb, BadInputNamesTheValue) {
   EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"eps", 1.0}}, space); }).find("eps = 1"), std::string::npos);
   EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms_file", "/nonexistent/a.csv"}}, space); }).find("/nonexistent/a.csv"),
             std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"exact_above", 0.0}}, space); }).find("exact_above = 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"refit_every", 0}}, space); }).find("refit_every = 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "gp-ucb-arms"}, {"beta_sd", -1.0}}, space); }).find("beta_sd = -1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"sampling", "sometimes"}}, space); }).find("sometimes"), std::string::npos);
+  o = ArmBanditOptions{};
+  o.preset = "draft";
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("preset: unknown value 'draft'"), std::string::npos);
+}
+
+TEST(Bkb, PaperPresetSetsFigure1AndTheorem4) {
+  ArmBanditOptions o;
+  o.preset = "paper";
+  Bkb bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o, RunContext{.seed = 1, .horizon = 1000});
+  const ArmBanditOptions& p = bkb.options();
+  EXPECT_EQ(p.beta, "theorem4");
+  EXPECT_EQ(p.refit, "none");
+  EXPECT_FALSE(p.standardize);
+  EXPECT_EQ(p.sampling, "fresh");
+  EXPECT_GT(p.exact_above, 1.0);
+  EXPECT_DOUBLE_EQ(p.qbar, bkb_theory_qbar(0.5, 0.1, 1000));
+  EXPECT_NEAR(p.qbar, 763.0, 1.0);  // 6 alpha log(4T/delta) / eps^2 with alpha = 3
+  // Without a horizon the given qbar stays; the defaults are the practical setting.
+  EXPECT_DOUBLE_EQ(Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o).options().qbar, ArmBanditOptions{}.qbar);
+  const ArmBanditOptions d = Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, ArmBanditOptions{}).options();
+  EXPECT_EQ(d.beta, "practical");
+  EXPECT_EQ(d.refit, "ml");
+  EXPECT_EQ(d.sampling, "coordinated");
 }

@@ -67,8 +67,8 @@ TEST(BkbContinuous, ChosenPointScoresAtLeastTheBestArmAndScoreMatchesArmPosterio
       Vector mean, var;
       bkb.posterior(mean, var);
       double best_arm = -1e300;
-      for (Eigen::Index a = 0; a < mean.size(); ++a) {
-        const double u = mean[a] + bkb.last_beta() * std::sqrt(var[a]);
+      for (Eigen::Index a = 0; a < mean.size(); ++a) {  // the score is in standardized units
+        const double u = (mean[a] - bkb.reward_offset()) / bkb.reward_scale() + bkb.last_beta() * std::sqrt(var[a]);
         EXPECT_NEAR(bkb.score(bkb.arms().col(a)), u, 1e-8 * std::max(1.0, std::abs(u)));
         best_arm = std::max(best_arm, u);
       }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Cholesky>
 
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
@@ -13,38 +12,28 @@ namespace optimist {
 
 const Bkb::ScoreModel& Bkb::score_model() const {
   if (score_model_valid_) return score_model_;
-  // With z = W k_S(x), V = L L^T and c = L^-1 Z^T y (as in Bkb::model):
-  //   mu(x)      = z^T L^-T c                       = k_S(x)^T w,  w = W^T L^-T c
-  //   sigma^2(x) = (kappa^2 - ||z||^2)/lambda + ||L^-1 z||^2
-  //              = kappa^2/lambda + k_S(x)^T G k_S(x),  G = W^T (V^-1 - I/lambda) W.
+  // With z(x) = W k_B(x), W = R^-T (the state's embedding of the basis arms B, K_B = R^T R):
+  //   mu(x)      = z^T V^-1 (b - y0 c) / s              = k_B(x)^T w,  w = R^-1 V^-1 (b - y0 c) / s
+  //   sigma^2(x) = (kappa^2 - ||z||^2)/lambda + z^T V^-1 z
+  //              = kappa^2/lambda + k_B(x)^T G k_B(x),  G = R^-1 (V^-1 - I/lambda) R^-T   (eq. 4).
   ScoreModel sm;
-  const double lam = opt_.lambda;
-  sm.S.resize(arms_.rows(), static_cast<Eigen::Index>(dict_.size()));
-  for (std::size_t j = 0; j < dict_.size(); ++j)
-    sm.S.col(static_cast<Eigen::Index>(j)) = arms_.col(static_cast<Eigen::Index>(dict_[j]));
-  if (dict_.empty()) {
+  const std::vector<std::size_t>& basis = engine_.basis();
+  sm.S.resize(arms_.rows(), static_cast<Eigen::Index>(basis.size()));
+  for (std::size_t j = 0; j < basis.size(); ++j)
+    sm.S.col(static_cast<Eigen::Index>(j)) = arms_.col(static_cast<Eigen::Index>(basis[j]));
+  if (basis.empty()) {
     sm.w.resize(0);
     sm.G.resize(0, 0);
   } else {
-    const Embedding e = embed();
-    const Eigen::Index r = e.W.rows();
-    Matrix P(arms_.rows(), static_cast<Eigen::Index>(pulled_.size()));
-    Vector n(P.cols()), s(P.cols());
-    for (std::size_t j = 0; j < pulled_.size(); ++j) {
-      const auto i = static_cast<Eigen::Index>(j);
-      P.col(i) = arms_.col(static_cast<Eigen::Index>(pulled_[j]));
-      n[i] = static_cast<double>(counts_[pulled_[j]]);
-      s[i] = sums_[static_cast<Eigen::Index>(pulled_[j])];
-    }
-    const Matrix Zp = e.W * kernel_.cross(sm.S, P);
-    Matrix V = Zp * n.asDiagonal() * Zp.transpose();
-    V.diagonal().array() += lam;
-    const Eigen::LLT<Matrix> llt(V);
-    if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
-    sm.w = e.W.transpose() * llt.solve(Zp * s);
-    Matrix Vinv = llt.solve(Matrix::Identity(r, r));
-    Vinv.diagonal().array() -= 1.0 / lam;
-    sm.G = e.W.transpose() * Vinv * e.W;
+    const Matrix R = engine_.basis_factor();
+    const auto Ru = R.triangularView<Eigen::Upper>();
+    sm.w = Ru.solve(engine_.mean_weights(reward_offset(), reward_scale()));
+    Matrix X = engine_.v_inverse();
+    X.diagonal().array() -= 1.0 / opt_.lambda;
+    Ru.solveInPlace(X);                                  // R^-1 (V^-1 - I/lambda)
+    Matrix Xt = X.transpose();
+    Ru.solveInPlace(Xt);                                 // (R^-1 (R^-1 (...))^T) = G^T = G
+    sm.G = 0.5 * (Xt + Xt.transpose());
   }
   score_model_ = std::move(sm);
   score_model_valid_ = true;

@@ -6,7 +6,8 @@
 // p = min(1, qbar sigma^2) as in BKB) and the mean mu_fb and beta_fb are computed from every
 // observation. Within the batch the mean, beta and the dictionary stay fixed and only the
 // variance moves: each selected point enters V_t with a rank-one update (its value is not
-// needed, as in GP-BUCB), so one step costs O(A m) instead of O(A m^2 + m^3). The batch goes on
+// needed, as in GP-BUCB), so one step costs O(A m). The dictionary changes only at batch starts,
+// in place (NystromPosterior) like BKB's, with the same sampling and exact-formula options. The batch goes on
 // while 1 + sum_{s in batch} sigma_fb^2(x_s) <= C~ (`batch_ratio`), which keeps
 // sigma_fb^2(x) / sigma_t^2(x) <= C~ for every x; when the sum passes C~ the batch ends.
 //
@@ -35,27 +36,23 @@ class Bbkb : public Bkb {
   /// sum over the told points of the current batch of sigma_fb^2 (the batch-start variance).
   double batch_variance_sum() const { return batch_sum_; }
   /// Tracked variance of every arm: batch-start model plus the told points of the batch.
-  const Vector& tracked_variance() const { return var_; }
+  const Vector& tracked_variance() const { return engine_.variance(); }
   nlohmann::json diagnostics() const override;
 
  protected:
   std::vector<Vector> propose(std::size_t n) override;
   void before_update(std::size_t arm) override;
-  void observe(const Observation& obs, double y) override;
+  void after_update(std::size_t arm, double y) override;
+  void on_new_arms() override;
 
  private:
   void start_batch();
-  /// V <- V + z_a z_a^T (Sherman-Morrison on Vinv) and the variances of all arms accordingly.
-  void add_to_variance(std::size_t arm, Matrix& Vinv, Vector& var) const;
 
-  Matrix Z_;          ///< r x A: z(x) of every arm under the batch's dictionary
-  Matrix Vinv_;       ///< V^-1 with the told points of the batch
-  Vector mean_;       ///< mu_fb over the arms
+  Vector mean_fb_;    ///< mu_fb over the arms (standardized units)
   Vector var_fb_;     ///< sigma_fb^2 over the arms
-  Vector var_;        ///< tracked variance (told points included)
   double batch_sum_ = 0.0;
-  std::size_t last_arm_ = 0;
   bool model_ready_ = false;
+  bool arms_grew_ = false;
   std::vector<std::uint64_t> batch_starts_;
 };
 

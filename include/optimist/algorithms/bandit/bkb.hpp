@@ -4,7 +4,8 @@
 //
 // Both work on a finite set of A arms (unit-cube points, columns of a d x A matrix), given by the
 // user or generated over the Space (scrambled Sobol, uniform, grid). Kernel hyperparameters are
-// fixed options, as in the paper. Variances use the scaling of eqs. (4) and (8):
+// refitted on a schedule by default (fixed in the paper). Variances use the scaling of eqs. (4)
+// and (8):
 //   sigma_t^2(x) = phi(x)^T A_t^-1 phi(x) = (k(x,x) - k_t(x)^T (K_t + lambda I)^-1 k_t(x)) / lambda,
 // i.e. the lambda-ridge leverage score, so p = qbar sigma_t^2 is RLS sampling (Sec. 3.2).
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/algorithms/bandit/nystrom_posterior.hpp"
 #include "optimist/models/gp/kernel.hpp"
 
 namespace optimist {
@@ -38,27 +40,52 @@ Matrix arms_from_user_points(const Space& space, const Matrix& user_points);
 /// Space::point_from_json) or a CSV file (one point per line, optional header line).
 Matrix read_arms_file(const Space& space, const std::string& path);
 
-/// Options shared by BKB and exact GP-UCB on arms.
+/// Options shared by BKB and exact GP-UCB. The defaults are the practical setting measured in
+/// docs/bkb.md; preset = "paper" runs Fig. 1 and Thm. 4 as stated.
 struct ArmBanditOptions {
+  /// "default" or "paper": beta = theorem4, fixed kernel, raw (unstandardized) rewards, Fig. 1's
+  /// fresh resampling, no switch to the exact formulas, and qbar = 6 alpha log(4T/delta)/eps^2
+  /// (Thm. 4) when the run has a horizon T; every other option as given.
+  std::string preset = "default";
   // Arm set (ignored when user arms are passed to the constructor).
   std::size_t arms = 1024;
   std::string arm_set = "sobol";
   std::string arms_file;  ///< if non-empty, the arms are read from this file
-  // Fixed kernel (not fitted, as in the paper).
+  // Kernel.
   std::string kernel = "matern52";
-  double lengthscale = 0.2;  ///< on unit-cube inputs, same for every dimension
-  double outputscale = 1.0;  ///< kappa^2 = k(x, x)
-  // Regularization and confidence width (Thm. 4).
+  double lengthscale = 0.2;  ///< on unit-cube inputs, every dimension: fixed, or the start of the refits
+  double outputscale = 1.0;  ///< kappa^2 = k(x, x) (standardized units when standardize = true)
+  /// "ml": lengthscales (ARD) and outputscale refitted by maximum marginal likelihood (the shared
+  /// GP's MAP fit) on the dictionary's arms, on the schedule of refit_every; "none": fixed, as in
+  /// the paper.
+  std::string refit = "ml";
+  /// Refits at t = d + 1, then at doubling t, at most refit_every steps apart.
+  std::size_t refit_every = 100;
+  /// Rewards centred on their mean and divided by their standard deviation (running), so lambda,
+  /// kappa^2 and the UCB are in units of the data's spread; false: the paper's zero-mean model.
+  bool standardize = true;
+  // Regularization and confidence width.
   double lambda = 0.01;  ///< ridge lambda (= xi^2 in the Bayesian reading, Sec. 2)
-  double xi = 0.1;       ///< noise scale (sub-Gaussian R) in beta_t
-  double F = 1.0;        ///< bound on ||f||_H
-  double delta = 0.1;    ///< confidence
+  double xi = 0.1;       ///< noise scale (sub-Gaussian R) in beta_t of Thm. 4
+  double F = 1.0;        ///< bound on ||f||_H (Thm. 4)
+  double delta = 0.1;    ///< confidence (Thm. 4)
   double eps = 0.5;      ///< accuracy epsilon in (0, 1); alpha = (1 + eps) / (1 - eps)  (BKB only)
-  std::string beta = "theorem4";  ///< "theorem4", "scaled" (beta_scale * theorem4), "fixed" (beta_scale)
+  /// "practical": beta_t = beta_sd sqrt(lambda), i.e. mu + beta_sd posterior standard deviations;
+  /// "theorem4"; "scaled" (beta_scale x theorem4); "fixed" (beta_scale).
+  std::string beta = "practical";
+  double beta_sd = 2.0;
   double beta_scale = 1.0;
   // BKB only.
-  double qbar = 2.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
+  double qbar = 4.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
   std::string dictionary = "sampled";  ///< "sampled" (Fig. 1) or "all" (every pulled arm: exact)
+  /// How S_{t+1} is drawn with Fig. 1's probabilities p~: "fresh" Bernoulli draws each step
+  /// (Fig. 1), or "coordinated": one uniform number per arm kept for the whole run (the same
+  /// inclusion probability at each step, but S changes only when p~ crosses that number).
+  std::string sampling = "coordinated";
+  /// S_t is every distinct pulled arm (the exact formulas) while the expected size of the sampled
+  /// dictionary, the sum of the inclusion probabilities, is at least this fraction of the distinct
+  /// pulled arms (it leaves that mode below the fraction minus 0.1); > 1 disables the switch.
+  double exact_above = 0.8;
   /// "arms" (Fig. 1) or "continuous": maximize the same score over the box with multi-start
   /// L-BFGS-B started from the `continuous_starts` best arms (BKB only).
   std::string mode = "arms";
@@ -72,7 +99,8 @@ struct ArmBanditOptions {
 double bkb_theory_qbar(double eps, double delta, std::size_t horizon);
 
 /// Shared machinery: the arm set, pull counts and reward sums per arm (repeated pulls are counted,
-/// never stored twice), arm matching of told points, UCB selection and the beta_t schedule.
+/// never stored twice), arm matching of told points, reward standardization, kernel refits, UCB
+/// selection and the beta_t schedule.
 class ArmBandit : public Optimizer {
  public:
   /// Arms generated or read from the file named in the options.
@@ -85,18 +113,28 @@ class ArmBandit : public Optimizer {
   /// Arms in the unit cube (d x A). A told point that is not an arm is appended as a new arm.
   const Matrix& arms() const { return arms_; }
   std::size_t num_arms() const { return static_cast<std::size_t>(arms_.cols()); }
+  /// The current kernel (refitted on the schedule when refit = "ml").
   const Kernel& kernel() const { return kernel_; }
   double lambda() const { return opt_.lambda; }
+  /// The options in force (after the preset).
+  const ArmBanditOptions& options() const { return opt_; }
   /// Pull counts per arm.
   const std::vector<std::uint64_t>& counts() const { return counts_; }
   /// Distinct pulled arms, in order of first pull.
   const std::vector<std::size_t>& pulled() const { return pulled_; }
   std::uint64_t steps() const { return t_; }
+  /// Prior mean and scale of the rewards: mean and standard deviation of the told values
+  /// (standardize = true; scale 1 until two values differ), else 0 and 1.
+  double reward_offset() const;
+  double reward_scale() const;
 
-  /// Posterior mean and variance (eq. 4 / 8 scaling) of every arm under the current state.
-  virtual void posterior(Vector& mean, Vector& variance) const = 0;
+  /// Posterior of every arm under the current state: the mean in the told units (maximized
+  /// direction) and sigma_t^2 of eqs. (4) / (8) (posterior variance / lambda, standardized units).
+  void posterior(Vector& mean, Vector& variance) const;
   /// Last beta_t used by propose (0 before the first model step).
   double last_beta() const { return last_beta_; }
+  /// Number of kernel refits so far.
+  std::size_t refits() const { return refits_; }
 
   nlohmann::json diagnostics() const override;
 
@@ -105,16 +143,33 @@ class ArmBandit : public Optimizer {
   void observe(const Observation& obs, double y) override;
   Vector recommend_unit() const override;
 
+  /// Mean in standardized units ((mu - reward_offset()) / reward_scale()) and sigma_t^2 of every arm.
+  virtual void model(Vector& mean, Vector& variance) const = 0;
   /// Up to k arms with the highest score mu + beta_t sigma (best first, lowest index on ties),
   /// skipping pending arms unless all are pending; sets last_beta(). Requires t > 0. If scores is
   /// non-null it receives the score of every arm.
   std::vector<std::size_t> top_arms(std::size_t k, Vector* scores = nullptr);
-  /// Hook run in observe() before the counts include the new pull (BKB resamples S_{t+1} here).
+  /// Hooks of observe(): arms were appended (a told point that is no arm); before the counts
+  /// include the new pull (BKB draws S_{t+1} here, from sigma~_t); after they do.
+  virtual void on_new_arms() {}
   virtual void before_update(std::size_t arm) { (void)arm; }
+  virtual void after_update(std::size_t arm, double y) {
+    (void)arm;
+    (void)y;
+  }
   /// alpha and (1 + 1/sqrt(1 - eps)) of Thm. 4 (exact GP-UCB: eps = 0, alpha = 1).
   virtual double alpha() const = 0;
   virtual double eps() const = 0;
   double beta_t(double sum_sigma2_pulled) const;
+  /// True when the refit schedule asks for a refit now.
+  bool refit_due() const;
+  /// Refits the kernel by maximum marginal likelihood on the mean rewards of `fit_arms` (the
+  /// shared GP's MAP fit, on at most 256 of them) and schedules the next refit. Returns false
+  /// (kernel unchanged) with fewer than 3 arms.
+  bool refit_kernel(const std::vector<std::size_t>& fit_arms);
+  PullStats pull_stats() const { return {pulled_, counts_, sums_}; }
+  /// 1 for the arms of pending trials.
+  std::vector<char> pending_mask() const;
 
   Matrix arms_;
   Kernel kernel_;
@@ -124,9 +179,13 @@ class ArmBandit : public Optimizer {
   std::vector<std::size_t> pulled_;
   std::uint64_t t_ = 0;
   double last_beta_ = 0.0;
+  double last_deff_ = 0.0;  ///< sum_{s <= t} sigma_t^2(x_s) at the last beta_t: d_eff's estimate (Thm. 3.2)
+  double sum_y_ = 0.0, sum_y2_ = 0.0;
+  std::uint64_t next_refit_ = 0;
+  std::size_t refits_ = 0;
 
  private:
-  void init(const Space& space, const Matrix& unit_arms);
+  void init(const Matrix& unit_arms);
   std::size_t match_arm(const Vector& unit);
 };
 
@@ -134,10 +193,13 @@ class ArmBandit : public Optimizer {
 /// z_t(x) = (K_S^1/2)^+ k_S(x), V_t = sum_a n_a z_a z_a^T + lambda I from pull counts, and
 ///   mu_t(x)      = z(x)^T V^-1 sum_a s_a z_a                       (eq. 4, s_a = sum of rewards)
 ///   sigma_t^2(x) = (k(x,x) - z^T Z^T Z V^-1 z) / lambda            (eq. 4, DTC: uses k(x,x))
-///                = (k(x,x) - ||z||^2) / lambda + ||L^-1 z||^2,     V = L L^T.
-/// After each pull S_{t+1} is resampled: each pull i joins with probability
-/// min(1, qbar sigma_t^2(x_i)) (an arm pulled n times joins with 1 - (1 - p)^n), with a random
-/// stream derived from (seed, t), so a replayed history rebuilds the same dictionaries.
+///                = (k(x,x) - ||z||^2) / lambda + z^T V^-1 z.
+/// The state is kept between steps and updated in place (NystromPosterior). After each pull
+/// S_{t+1} is drawn: each pull i joins with probability min(1, qbar sigma_t^2(x_i)) (an arm pulled
+/// n times joins with 1 - (1 - p)^n), with fresh draws from a stream derived from (seed, t) (Fig. 1)
+/// or one uniform number per arm (sampling = "coordinated"), so a replayed history rebuilds the
+/// same dictionaries. While the sampled dictionary would hold nearly every pulled arm
+/// (exact_above), S_t is every pulled arm: the exact GP-UCB posterior, updated in O(A m) per step.
 ///
 /// mode = "continuous": the next point maximizes the same score u_t = mu_t + beta_t sigma_t over the
 /// unit box (shared multi-start L-BFGS-B, analytic gradients), started from the best arms; a told
@@ -148,12 +210,20 @@ class Bkb : public ArmBandit {
   Bkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
       const RunContext& context = {});
 
-  void posterior(Vector& mean, Vector& variance) const override;
+  /// eq. (4) computed from scratch for the current dictionary (eigendecomposition of K_S, V_t from
+  /// the pull counts, Sec. 3.2): the reference the incremental state is tested against. Same units
+  /// as posterior().
+  void reference_posterior(Vector& mean, Vector& variance) const;
   /// Current dictionary S_t (arm indices).
   const std::vector<std::size_t>& dictionary() const { return dict_; }
+  /// True while S_t is every pulled arm (exact_above, or dictionary = "all").
+  bool exact_mode() const { return exact_; }
+  /// Times the state was rebuilt from scratch (refits, most of the dictionary changing at once).
+  std::size_t rebuilds() const { return rebuilds_; }
+  const NystromPosterior& state() const { return engine_; }
   nlohmann::json diagnostics() const override;
-  /// u_t(x) = mu_t(x) + last_beta() sigma_t(x) of eq. (4) at any unit-cube point, and its gradient
-  /// in x if grad is non-null (sized here).
+  /// u_t(x) = mu_t(x) + last_beta() sigma_t(x) of eq. (4) at any unit-cube point (mean in
+  /// standardized units), and its gradient in x if grad is non-null (sized here).
   double score(const Vector& unit, Vector* grad = nullptr) const;
 
  protected:
@@ -162,21 +232,33 @@ class Bkb : public ArmBandit {
   Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
       const Matrix& user_arms, const RunContext& context);
   std::vector<Vector> propose(std::size_t n) override;
+  void model(Vector& mean, Vector& variance) const override;
+  void on_new_arms() override;
   void before_update(std::size_t arm) override;
+  void after_update(std::size_t arm, double y) override;
   double alpha() const override { return (1.0 + opt_.eps) / (1.0 - opt_.eps); }
   double eps() const override { return opt_.eps; }
 
-  struct Embedding {
-    Matrix W;  ///< r x m: z(x) = W k_S(x)  ((K_S^1/2)^+ up to a rotation)
-  };
-  Embedding embed() const;
-  /// Mean and variance of the arms in `idx` (all arms if null).
-  void model(const std::vector<std::size_t>* idx, Vector& mean, Vector& variance) const;
+  /// Fig. 1: S_{t+1} drawn from `cand` with p~ = min(1, qbar sigma~_t^2) from the current state (an
+  /// arm pulled n times, counting `extra` once more, joins with 1 - (1 - p~)^n), or every candidate
+  /// in exact mode (entered or left here). Fresh draws come from (stream, step).
+  std::vector<std::size_t> sample_dictionary(const std::vector<std::size_t>& cand, std::size_t extra,
+                                             std::uint64_t stream, std::uint64_t step);
+  /// Makes `next` the dictionary: in-place updates, or a rebuild when most of it changes.
+  void set_dictionary(const std::vector<std::size_t>& next);
+  /// Refits when due (on the dictionary's arms) and rebuilds the state with the new kernel.
+  void maybe_refit();
 
+  NystromPosterior engine_;
   std::vector<std::size_t> dict_;
+  std::vector<std::size_t> next_dict_;
+  std::vector<double> prn_;  ///< coordinated sampling: each arm's permanent uniform number
+  bool exact_ = false;
+  std::size_t rebuilds_ = 0;
+  std::size_t joins_ = 0, leaves_ = 0;  ///< in-place dictionary changes
 
-  /// eq. (4) in kernel form for the continuous score: mu = k_S(x)^T w,
-  /// sigma^2 = kappa^2/lambda + k_S(x)^T G k_S(x), G = W^T (V^-1 - I/lambda) W.
+  /// eq. (4) in kernel form for the continuous score: mu = k_B(x)^T w,
+  /// sigma^2 = kappa^2/lambda + k_B(x)^T G k_B(x), G = W^T (V^-1 - I/lambda) W, W = R^-T.
   struct ScoreModel {
     Matrix S;
     Vector w;
@@ -189,15 +271,17 @@ class Bkb : public ArmBandit {
 
 /// Exact GP-UCB on the arm set, eqs. (1)-(3) with the eq. (8) variance scaling, computed over the
 /// distinct pulled arms U with counts N: (K_U + lambda N^-1)^-1 on the per-arm mean rewards (the
-/// exact posterior: n noisy pulls of an arm equal one pull of their mean with noise lambda/n).
+/// exact posterior: n noisy pulls of an arm equal one pull of their mean with noise lambda/n),
+/// from scratch at every step. Kernel refits (refit = "ml") use the distinct pulled arms.
 class GpUcbArms : public ArmBandit {
  public:
   GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context = {});
   GpUcbArms(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
             const RunContext& context = {});
-  void posterior(Vector& mean, Vector& variance) const override;
 
  protected:
+  void model(Vector& mean, Vector& variance) const override;
+  void after_update(std::size_t arm, double y) override;
   double alpha() const override { return 1.0; }
   double eps() const override { return 0.0; }
 };

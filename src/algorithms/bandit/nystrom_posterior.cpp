@@ -1,0 +1,428 @@
+// BKB's eq. (4) estimator kept between steps (nystrom_posterior.hpp explains the representation).
+#include "optimist/algorithms/bandit/nystrom_posterior.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Jacobi>
+
+#include <algorithm>
+#include <cmath>
+
+namespace optimist {
+
+namespace {
+
+// An arm adds a coordinate when its residual variance exceeds this fraction of k(x,x); below it
+// the arm is numerically in the span (the pseudo-inverse of eq. 4 drops such directions).
+constexpr double kResidualTolerance = 1e-10;
+
+// L L^T + x x^T = L' L'^T, in place (the classical O(n^2) rank-one Cholesky update).
+template <class Block>
+void cholesky_rank_one_update(Block L, Vector x) {
+  const Eigen::Index n = x.size();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const double lkk = L(k, k);
+    const double r = std::hypot(lkk, x[k]);
+    const double c = r / lkk, s = x[k] / lkk;
+    L(k, k) = r;
+    if (k + 1 < n) {
+      L.col(k).tail(n - k - 1) = (L.col(k).tail(n - k - 1) + s * x.tail(n - k - 1)) / c;
+      x.tail(n - k - 1) = c * x.tail(n - k - 1) - s * L.col(k).tail(n - k - 1);
+    }
+  }
+}
+
+}  // namespace
+
+NystromPosterior::NystromPosterior(Kernel kernel, double lambda) : kernel_(std::move(kernel)), lambda_(lambda) {}
+
+void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, const PullStats& pulls) {
+  const std::vector<std::size_t> m = members();
+  kernel_ = kernel;
+  rebuild(arms, m, pulls);
+}
+
+std::vector<std::size_t> NystromPosterior::members() const {
+  std::vector<std::size_t> m = basis_;
+  m.insert(m.end(), dependent_.begin(), dependent_.end());
+  return m;
+}
+
+void NystromPosterior::reserve_rank(std::size_t r) {
+  const auto need = static_cast<Eigen::Index>(r);
+  if (need <= Zbuf_.rows() && need <= Vbuf_.rows()) return;
+  const Eigen::Index cap = std::max<Eigen::Index>({need, 16, Zbuf_.rows() + Zbuf_.rows() / 2});
+  const Eigen::Index rk = static_cast<Eigen::Index>(rank());
+  Matrix Z(cap, std::max<Eigen::Index>(Zbuf_.cols(), static_cast<Eigen::Index>(num_arms())));
+  Z.topLeftCorner(rk, Zbuf_.cols()) = Zbuf_.topRows(rk);
+  Zbuf_.swap(Z);
+  Matrix V(cap, cap), L(cap, cap);
+  V.topLeftCorner(rk, rk) = Vbuf_.topLeftCorner(rk, rk);
+  L.topLeftCorner(rk, rk) = Lbuf_.topLeftCorner(rk, rk);
+  Vbuf_.swap(V);
+  Lbuf_.swap(L);
+  b_.conservativeResize(cap);
+  c_.conservativeResize(cap);
+}
+
+void NystromPosterior::reserve_arms(std::size_t a) {
+  const auto need = static_cast<Eigen::Index>(a);
+  if (need <= Zbuf_.cols()) return;
+  const Eigen::Index cap = std::max<Eigen::Index>(need, Zbuf_.cols() + Zbuf_.cols() / 2);
+  Matrix Z(Zbuf_.rows(), cap);
+  Z.leftCols(Zbuf_.cols()) = Zbuf_;
+  Zbuf_.swap(Z);
+}
+
+Vector NystromPosterior::solve_v(const Vector& x) const {
+  Vector w = L().triangularView<Eigen::Lower>().solve(x);
+  L().transpose().triangularView<Eigen::Upper>().solveInPlace(w);
+  return w;
+}
+
+// ---------------------------------------------------------------- rebuild
+
+void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls) {
+  const Eigen::Index A = arms.cols();
+  const double kxx = kernel_.variance();
+  basis_.clear();
+  dependent_.clear();
+  member_.assign(static_cast<std::size_t>(A), 0);
+  // Sec. 3.1: K_S and its (pseudo-)inverse square root, here an in-order Cholesky factor R of
+  // K_B (K_B = R^T R) that skips the arms already in the span (residual <= tolerance).
+  Matrix Xs(arms.rows(), static_cast<Eigen::Index>(members.size()));
+  for (std::size_t j = 0; j < members.size(); ++j) Xs.col(static_cast<Eigen::Index>(j)) = arms.col(static_cast<Eigen::Index>(members[j]));
+  const Matrix Ks = kernel_.gram(Xs);
+  Matrix R = Matrix::Zero(Xs.cols(), Xs.cols());
+  std::vector<Eigen::Index> bidx;  // positions in `members` of the basis arms
+  for (Eigen::Index j = 0; j < Xs.cols(); ++j) {
+    const auto r = static_cast<Eigen::Index>(bidx.size());
+    Vector kb(r);
+    for (Eigen::Index i = 0; i < r; ++i) kb[i] = Ks(bidx[static_cast<std::size_t>(i)], j);
+    const Vector l = R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solve(kb);
+    const double rho2 = Ks(j, j) - l.squaredNorm();
+    const std::size_t arm = members[static_cast<std::size_t>(j)];
+    if (member_[arm] != 0) continue;  // listed twice
+    if (rho2 > kResidualTolerance * kxx) {
+      R.col(r).head(r) = l;
+      R(r, r) = std::sqrt(rho2);
+      bidx.push_back(j);
+      basis_.push_back(arm);
+      member_[arm] = 1;
+    } else {
+      dependent_.push_back(arm);
+      member_[arm] = 2;
+    }
+  }
+  const auto r = static_cast<Eigen::Index>(basis_.size());
+  Zbuf_.resize(std::max<Eigen::Index>(r, 16), A);
+  Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  b_ = Vector::Zero(Zbuf_.rows());
+  c_ = Vector::Zero(Zbuf_.rows());
+  zz_ = Vector::Zero(A);
+  q_ = Vector::Zero(A);
+  var_valid_ = false;
+  updates_ = 0;
+  if (r == 0) return;
+  // z(x) = R^-T k_B(x) for every arm.
+  Matrix Xb(arms.rows(), r);
+  for (Eigen::Index i = 0; i < r; ++i) Xb.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
+  auto Zr = Zbuf_.topLeftCorner(r, A);
+  Zr = kernel_.cross(Xb, arms);
+  R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zr);
+  // V_t = sum_a n_a z_a z_a^T + lambda I and the sums over pulls, from the pull counts (Sec. 3.2).
+  Matrix Zu(r, static_cast<Eigen::Index>(pulls.pulled.size()));
+  Vector n(Zu.cols()), s(Zu.cols());
+  for (std::size_t j = 0; j < pulls.pulled.size(); ++j) {
+    const auto a = static_cast<Eigen::Index>(pulls.pulled[j]);
+    Zu.col(static_cast<Eigen::Index>(j)) = Zr.col(a);
+    n[static_cast<Eigen::Index>(j)] = static_cast<double>(pulls.counts[pulls.pulled[j]]);
+    s[static_cast<Eigen::Index>(j)] = pulls.sums[a];
+  }
+  auto V = Vbuf_.topLeftCorner(r, r);
+  V.noalias() = Zu * n.asDiagonal() * Zu.transpose();
+  V.diagonal().array() += lambda_;
+  b_.head(r) = Zu * s;
+  c_.head(r) = Zu * n;
+  const Eigen::LLT<Matrix> llt(V);
+  if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
+  Lbuf_.topLeftCorner(r, r) = llt.matrixL();
+  refresh();
+}
+
+void NystromPosterior::refresh() {
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto A = static_cast<Eigen::Index>(num_arms());
+  var_valid_ = false;
+  updates_ = 0;
+  if (r == 0) {
+    zz_.setZero();
+    q_.setZero();
+    return;
+  }
+  const auto Zr = Zbuf_.topLeftCorner(r, A);
+  zz_ = Zr.colwise().squaredNorm().transpose();
+  const Matrix P = L().triangularView<Eigen::Lower>().solve(Zr);
+  q_ = P.colwise().squaredNorm().transpose();
+}
+
+// ---------------------------------------------------------------- incremental updates
+
+void NystromPosterior::add_pull(std::size_t arm, double y) {
+  const auto r = static_cast<Eigen::Index>(rank());
+  if (r == 0) return;  // z = 0: nothing moves
+  const auto A = static_cast<Eigen::Index>(num_arms());
+  const Vector z = Zbuf_.col(static_cast<Eigen::Index>(arm)).head(r);
+  // V' = V + z z^T: z_x^T V'^-1 z_x = z_x^T V^-1 z_x - (z_x^T V^-1 z)^2 / (1 + z^T V^-1 z).
+  const Vector w = solve_v(z);
+  const double denom = 1.0 + z.dot(w);
+  const Vector p = Zbuf_.topLeftCorner(r, A).transpose() * w;
+  q_ = (q_.array() - p.array().square() / denom).max(0.0).matrix();
+  Vbuf_.topLeftCorner(r, r).noalias() += z * z.transpose();
+  cholesky_rank_one_update(Lbuf_.topLeftCorner(r, r), z);
+  b_.head(r) += y * z;
+  c_.head(r) += z;
+  var_valid_ = false;
+  ++updates_;
+}
+
+void NystromPosterior::add_member(std::size_t arm, const Matrix& arms, const PullStats& pulls) {
+  if (contains(arm)) return;
+  const double rho2 = kernel_.variance() - zz_[static_cast<Eigen::Index>(arm)];
+  if (!(rho2 > kResidualTolerance * kernel_.variance())) {  // in the span already: no new coordinate
+    dependent_.push_back(arm);
+    member_[arm] = 2;
+    return;
+  }
+  append_coordinate(arm, arms, pulls);
+}
+
+void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, const PullStats& pulls) {
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto A = static_cast<Eigen::Index>(num_arms());
+  const auto j = static_cast<Eigen::Index>(arm);
+  const double rho = std::sqrt(kernel_.variance() - zz_[j]);
+  reserve_rank(static_cast<std::size_t>(r) + 1);
+  // New coordinate (Gram-Schmidt of phi(x_j) against the span): zeta(x) = (k(x, x_j) - z_j^T z(x)) / rho.
+  const Vector zj = Zbuf_.col(j).head(r);
+  Vector zeta = kernel_.cross(arms.col(j), arms).transpose();
+  if (r > 0) zeta.noalias() -= Zbuf_.topLeftCorner(r, A).transpose() * zj;
+  zeta /= rho;
+  for (std::size_t a : basis_) zeta[static_cast<Eigen::Index>(a)] = 0.0;  // exact: they span the old space
+  zeta[j] = rho;
+  // V grows by v = sum_a n_a zeta_a z_a and v_rr = sum_a n_a zeta_a^2 + lambda; b, c by one entry.
+  Vector v = Vector::Zero(r);
+  double vrr = lambda_, bnew = 0.0, cnew = 0.0;
+  for (std::size_t a : pulls.pulled) {
+    const auto i = static_cast<Eigen::Index>(a);
+    const double n = static_cast<double>(pulls.counts[a]);
+    if (r > 0) v.noalias() += (n * zeta[i]) * Zbuf_.col(i).head(r);
+    vrr += n * zeta[i] * zeta[i];
+    bnew += pulls.sums[i] * zeta[i];
+    cnew += n * zeta[i];
+  }
+  // Block inverse: q' = q + (zeta - z^T V^-1 v)^2 / (v_rr - v^T V^-1 v).
+  Vector l = Vector::Zero(r);
+  double schur = vrr;
+  if (r > 0) {
+    l = L().triangularView<Eigen::Lower>().solve(v);
+    schur = vrr - l.squaredNorm();
+    const Vector w = L().transpose().triangularView<Eigen::Upper>().solve(l);
+    const Vector p = zeta - Zbuf_.topLeftCorner(r, A).transpose() * w;
+    schur = std::max(schur, 1e-300);
+    q_ = (q_.array() + p.array().square() / schur).matrix();
+  } else {
+    q_ = (q_.array() + zeta.array().square() / schur).matrix();
+  }
+  zz_ += zeta.cwiseAbs2();
+  Zbuf_.row(r).head(A) = zeta.transpose();
+  Vbuf_.row(r).head(r) = v.transpose();
+  Vbuf_.col(r).head(r) = v;
+  Vbuf_(r, r) = vrr;
+  Lbuf_.row(r).head(r) = l.transpose();
+  Lbuf_.col(r).head(r).setZero();
+  Lbuf_(r, r) = std::sqrt(schur);
+  b_[r] = bnew;
+  c_[r] = cnew;
+  basis_.push_back(arm);
+  member_[arm] = 1;
+  var_valid_ = false;
+  ++updates_;
+}
+
+void NystromPosterior::remove_member(std::size_t arm, const Matrix& arms, const PullStats& pulls) {
+  if (!contains(arm)) return;
+  if (member_[arm] == 2) {  // in the span of the others: the span does not change
+    dependent_.erase(std::find(dependent_.begin(), dependent_.end(), arm));
+    member_[arm] = 0;
+    return;
+  }
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto A = static_cast<Eigen::Index>(num_arms());
+  const auto k = static_cast<Eigen::Index>(std::find(basis_.begin(), basis_.end(), arm) - basis_.begin());
+  auto Zr = Zbuf_.topLeftCorner(r, A);
+  auto V = Vbuf_.topLeftCorner(r, r);
+  // The basis arms after position k have a sub-diagonal entry once arm k is gone; Givens
+  // rotations of rows (i, i+1) restore the triangular form (as when a column is deleted from a
+  // triangular factor), leaving the removed direction as the last coordinate.
+  for (Eigen::Index i = k; i + 1 < r; ++i) {
+    const auto a = static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i + 1)]);
+    Eigen::JacobiRotation<double> G;
+    G.makeGivens(Zr(i, a), Zr(i + 1, a));
+    Zr.applyOnTheLeft(i, i + 1, G.adjoint());
+    V.applyOnTheLeft(i, i + 1, G.adjoint());
+    V.applyOnTheRight(i, i + 1, G);
+    b_.head(r).applyOnTheLeft(i, i + 1, G.adjoint());
+    c_.head(r).applyOnTheLeft(i, i + 1, G.adjoint());
+  }
+  // Drop the last coordinate e: ||z'||^2 = ||z||^2 - z_e^2 and
+  // z'^T V'^-1 z' = z^T V^-1 z - (e^T V^-1 z)^2 / (e^T V^-1 e), V' the leading block of V.
+  const Eigen::LLT<Matrix> llt(V);
+  if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
+  Vector e = Vector::Zero(r);
+  e[r - 1] = 1.0;
+  const Vector w = llt.solve(e);
+  const Vector p = Zr.transpose() * w;
+  q_ = (q_.array() - p.array().square() / w[r - 1]).max(0.0).matrix();
+  zz_ -= Zr.row(r - 1).transpose().cwiseAbs2();
+  zz_ = zz_.cwiseMax(0.0);
+  Lbuf_.topLeftCorner(r - 1, r - 1) = Matrix(llt.matrixL()).topLeftCorner(r - 1, r - 1);
+  basis_.erase(basis_.begin() + k);
+  member_[arm] = 0;
+  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(r); ++i)  // exact zeros below the diagonal
+    Zbuf_.col(static_cast<Eigen::Index>(basis_[i])).segment(static_cast<Eigen::Index>(i) + 1, r - 1 - static_cast<Eigen::Index>(i)).setZero();
+  var_valid_ = false;
+  ++updates_;
+  retry_dependent(arms, pulls);
+}
+
+void NystromPosterior::retry_dependent(const Matrix& arms, const PullStats& pulls) {
+  // A member that was in the span of the removed arm's direction may now add a coordinate.
+  std::vector<std::size_t> dep;
+  dep.swap(dependent_);
+  for (std::size_t a : dep) member_[a] = 0;
+  for (std::size_t a : dep) add_member(a, arms, pulls);
+}
+
+void NystromPosterior::add_arms(const Matrix& arms) {
+  const auto old = static_cast<Eigen::Index>(num_arms());
+  const Eigen::Index A = arms.cols();
+  if (A <= old) return;
+  reserve_arms(static_cast<std::size_t>(A));
+  member_.resize(static_cast<std::size_t>(A), 0);
+  zz_.conservativeResize(A);
+  q_.conservativeResize(A);
+  const auto r = static_cast<Eigen::Index>(rank());
+  if (r == 0) {
+    zz_.tail(A - old).setZero();
+    q_.tail(A - old).setZero();
+  } else {
+    // z(x) = R^-T k_B(x), R the embedding of the basis arms (upper triangular).
+    const Matrix R = basis_factor();
+    Matrix Xb(arms.rows(), r);
+    for (Eigen::Index i = 0; i < r; ++i) Xb.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
+    Matrix Znew = kernel_.cross(Xb, arms.rightCols(A - old));
+    R.transpose().triangularView<Eigen::Lower>().solveInPlace(Znew);
+    Zbuf_.block(0, old, r, A - old) = Znew;
+    zz_.tail(A - old) = Znew.colwise().squaredNorm().transpose();
+    q_.tail(A - old) = L().triangularView<Eigen::Lower>().solve(Znew).colwise().squaredNorm().transpose();
+  }
+  var_valid_ = false;
+}
+
+// ---------------------------------------------------------------- queries
+
+const Vector& NystromPosterior::variance() const {
+  if (!var_valid_) {
+    // eq. (4), DTC: sigma~^2 = (k(x,x) - z^T z) / lambda + z^T V^-1 z (uses k(x,x), not ||z||^2).
+    var_ = ((kernel_.variance() - zz_.array()).max(0.0) / lambda_ + q_.array()).matrix();
+    var_valid_ = true;
+  }
+  return var_;
+}
+
+Vector NystromPosterior::mean_weights(double y0, double s) const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  if (r == 0) return Vector::Zero(0);
+  return solve_v((b_.head(r) - y0 * c_.head(r)) / s);
+}
+
+void NystromPosterior::mean(double y0, double s, Vector& out) const {
+  // eq. (4): mu~ = z^T V^-1 Z^T y, on the centred and scaled rewards.
+  const auto r = static_cast<Eigen::Index>(rank());
+  if (r == 0) {
+    out = Vector::Zero(static_cast<Eigen::Index>(num_arms()));
+    return;
+  }
+  out.noalias() = embedding().transpose() * mean_weights(y0, s);
+}
+
+Matrix NystromPosterior::basis_factor() const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  Matrix R(r, r);
+  for (Eigen::Index i = 0; i < r; ++i) R.col(i) = Zbuf_.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)])).head(r);
+  return R.triangularView<Eigen::Upper>();
+}
+
+Matrix NystromPosterior::v_inverse() const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  Matrix I = Matrix::Identity(r, r);
+  L().triangularView<Eigen::Lower>().solveInPlace(I);
+  L().transpose().triangularView<Eigen::Upper>().solveInPlace(I);
+  return I;
+}
+
+Vector NystromPosterior::leave_one_out_variance() const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  Vector out(r);
+  if (r == 0) return out;
+  const Matrix R = basis_factor();
+  // W = R^-T: column i is w_i, with w_i^T z_j = delta_ij for the basis arms j (z_j = R e_j).
+  Matrix W = Matrix::Identity(r, r);
+  R.transpose().triangularView<Eigen::Lower>().solveInPlace(W);
+  Matrix Y = W;  // V^-1 W
+  L().triangularView<Eigen::Lower>().solveInPlace(Y);
+  L().transpose().triangularView<Eigen::Upper>().solveInPlace(Y);
+  const Vector& var = variance();
+  for (Eigen::Index i = 0; i < r; ++i) {
+    const double wz = Y.col(i).dot(R.col(i));   // w_i^T V^-1 z_i
+    const double ww = Y.col(i).dot(W.col(i));   // w_i^T V^-1 w_i
+    const double res = 1.0 / W.col(i).squaredNorm();  // (w^T z_i)^2 / ||w||^2: the residual of x_i off S \ i
+    out[i] = var[static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)])] + res / lambda_ - wz * wz / ww;
+  }
+  return out;
+}
+
+double NystromPosterior::leave_one_out_variance(std::size_t arm) const {
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto i = static_cast<Eigen::Index>(std::find(basis_.begin(), basis_.end(), arm) - basis_.begin());
+  if (i >= r) return variance()[static_cast<Eigen::Index>(arm)];  // not a basis arm: S \ i spans the same
+  const Matrix R = basis_factor();
+  Vector w = Vector::Zero(r);  // R^T w = e_i
+  w[i] = 1.0;
+  R.transpose().triangularView<Eigen::Lower>().solveInPlace(w);
+  const Vector zi = R.col(i);
+  const Vector Vw = solve_v(w);
+  const double wz = Vw.dot(zi), ww = Vw.dot(w);
+  return variance()[static_cast<Eigen::Index>(arm)] + 1.0 / (lambda_ * w.squaredNorm()) - wz * wz / ww;
+}
+
+Vector NystromPosterior::variance_after(const std::vector<std::size_t>& extra) const {
+  Vector var = variance();
+  const auto r = static_cast<Eigen::Index>(rank());
+  if (r == 0 || extra.empty()) return var;
+  const auto A = static_cast<Eigen::Index>(num_arms());
+  Matrix L = this->L();
+  for (std::size_t arm : extra) {
+    const Vector z = Zbuf_.col(static_cast<Eigen::Index>(arm)).head(r);
+    Vector w = L.triangularView<Eigen::Lower>().solve(z);
+    L.transpose().triangularView<Eigen::Upper>().solveInPlace(w);
+    const double denom = 1.0 + z.dot(w);
+    const Vector p = Zbuf_.topLeftCorner(r, A).transpose() * w;
+    var = (var.array() - p.array().square() / denom).max(0.0).matrix();
+    cholesky_rank_one_update(L.topLeftCorner(r, r), z);
+  }
+  return var;
+}
+
+}  // namespace optimist
