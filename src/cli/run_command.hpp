@@ -21,6 +21,8 @@ struct RunCommand {
   std::string resume;  ///< trace of an interrupted run to continue
   CLI::Option* resume_flag = nullptr;
   bool quiet = false;
+  bool noisy = false;  ///< --noisy
+  CLI::Option* noisy_flag = nullptr;
   // --jobs K / --storage URL / --study NAME: the run as a study (cli/run_study.hpp).
   std::size_t jobs = 1;
   std::string storage;

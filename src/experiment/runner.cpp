@@ -49,6 +49,8 @@ std::optional<std::string> settings_mismatch(const TraceMeta& m, const SweepRun&
     return differ("dim", std::to_string(m.dim), std::to_string(run.problem->dim));
   if (found.seed != wanted.seed) return differ("seed", std::to_string(found.seed), std::to_string(wanted.seed));
   if (found.noise != wanted.noise) return differ("noise", format_double(found.noise), format_double(wanted.noise));
+  if (found.context().noisy != wanted.context().noisy)
+    return differ("noisy", found.context().noisy ? "true" : "false", wanted.context().noisy ? "true" : "false");
   if (found.budget != wanted.budget) return differ("budget", std::to_string(found.budget), std::to_string(wanted.budget));
   if (found.algorithm != wanted.algorithm) return differ("algorithm", found.algorithm, wanted.algorithm);
   const auto horizon_text = [](const RunContext& c) { return c.horizon ? std::to_string(*c.horizon) : std::string("none"); };

@@ -59,5 +59,7 @@ std::vector<ProblemInfo> paper_problems();
 std::vector<ProblemInfo> classic_problems();
 /// GO-UCB sec. 6.2 hyperparameter tuning (hpo_problems.cpp): f* unknown, values from a Python worker.
 std::vector<ProblemInfo> hpo_problems();
+/// Integer, categorical and mixed finite spaces (discrete_problems.cpp): f* by enumeration.
+std::vector<ProblemInfo> discrete_problems();
 
 }  // namespace optimist::detail
