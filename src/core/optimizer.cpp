@@ -138,6 +138,29 @@ std::optional<Vector> Optimizer::free_point_near(const Vector& u, const PointSet
   return std::nullopt;
 }
 
+Vector Optimizer::free_uniform_point(Rng& rng, const PointSet* also) const {
+  const auto d = static_cast<Eigen::Index>(space_.dim());
+  const auto is_free = [&](const Vector& v) {
+    const Vector x = space_.to_user(v);
+    return !is_taken_user(x) && !(also && also->contains(x));
+  };
+  Vector u = rng.uniform_vector(d);
+  if (!avoids_repeats()) return u;
+  for (int attempt = 1; attempt < 64 && !is_free(domain_.snap(u)); ++attempt) u = rng.uniform_vector(d);
+  if (is_free(domain_.snap(u))) return u;
+  if (finite_size_ && *finite_size_ <= kFullScanLimit) {
+    // Few free points left: one of them, uniformly.
+    std::vector<Vector> free;
+    const Vector zero = Vector::Zero(d), one = Vector::Ones(d);
+    domain_.enumerate(zero, zero, one, [&](const Vector& v) {
+      if (is_free(v)) free.push_back(v);
+      return true;
+    });
+    if (!free.empty()) return free[rng.below(free.size())];
+  }
+  return free_point_near(u, also).value_or(u);
+}
+
 void Optimizer::store(const Trial& trial, double value) {
   Observation obs{trial, value, false, {}};
   history_.push_back(obs);

@@ -187,6 +187,11 @@ class Optimizer {
   /// parameters, a small deterministic move of its continuous coordinates. Empty only when the
   /// space has no free point left.
   std::optional<Vector> free_point_near(const Vector& u, const PointSet* also = nullptr) const;
+  /// A point uniform over the free points: draws of rng.uniform_vector (snapped) until one is
+  /// free (at most 64), then a uniform choice among the free points of a finite space, or the
+  /// free point nearest to the last draw. The first draw when repeats are allowed (noisy) or
+  /// the space has a continuous parameter and the draw is free (the common case: one draw).
+  Vector free_uniform_point(Rng& rng, const PointSet* also = nullptr) const;
   /// The user point of a unit point as ask() would hand it out.
   Vector user_point(const Vector& u) const { return space_.to_user(space_.snap_unit(u)); }
 

@@ -13,6 +13,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
+#include "optimist/solvers/box_maximizer.hpp"
 
 namespace optimist {
 
@@ -138,6 +139,8 @@ class GoUcb : public Optimizer {
   double standardized(double y) const { return (y - y_mean_) / y_scale_; }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
+  /// acquire() on a space with integer or categorical parameters (maximize_mixed).
+  Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;
   double acquisition_value(const Vector& x, Vector* grad) const;
   /// f_{w_t}(x) and the bonus sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^-1} (go-ucb variant).
   std::pair<double, double> mean_and_bonus(const Vector& x) const;
