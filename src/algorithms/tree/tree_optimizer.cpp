@@ -11,6 +11,9 @@ constexpr double kMatchTolerance = 1e-12;
 // Planned steps whose value is already known (deterministic objectives) consumed per ask before a
 // free filler point is asked instead.
 constexpr std::size_t kMaxKnownSteps = 200000;
+// Steps attached to pending trials per ask: an algorithm that decides one step at a time (HOO,
+// POO) selects a pending point again and again; past this many the ask gets a filler point.
+constexpr std::size_t kMaxWaitingSteps = 64;
 }  // namespace
 
 namespace tree_detail {
@@ -174,6 +177,7 @@ const TreeOptimizer::Step* TreeOptimizer::next_new_step(const Vector* told) {
   // evaluated takes the known value at once (a cell holding one evaluated point is not evaluated
   // again), one whose point is pending waits for that trial's value, and the plan moves on. With a
   // noisy objective every step is an evaluation (repeated samples keep their theory).
+  std::size_t waiting = 0;
   for (std::size_t guard = 0; guard < kMaxKnownSteps; ++guard) {
     const Step* s = next_step();
     if (!s || !avoids_repeats()) return s;
@@ -190,6 +194,7 @@ const TreeOptimizer::Step* TreeOptimizer::next_new_step(const Vector* told) {
       continue;
     }
     if (const auto id = pending_id(u)) {
+      if (++waiting > kMaxWaitingSteps) return nullptr;
       pending_steps_.push_back(PendingStep{*id, run_, *s});
       advance();
       continue;
