@@ -98,7 +98,7 @@ std::vector<ProblemInfo> discrete_problems() {
         static constexpr double ea[4] = {0.6, 0.1, 0.9, 0.4};
         static constexpr double eb[5] = {0.3, 0.8, 0.0, 0.5, 0.7};
         const int i = static_cast<int>(x[0]), j = static_cast<int>(x[1]);
-        return ea[i] + eb[j] - (i == 3 && j == 3 ? 0.8 : 0.0);
+        return ea[i] + eb[j] - (i == 3 && j == 3 ? 0.9 : 0.0);  // the unique optimum 0 at (a4, b4)
       }));
 
   // Rosenbrock on an integer grid, 256 points.

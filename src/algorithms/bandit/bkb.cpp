@@ -158,6 +158,11 @@ std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
         break;
       }
   }
+  // A deterministic objective (RunContext::noisy false): an arm whose point has been evaluated is
+  // not pulled again, as a pending one (docs/discrete.md).
+  if (avoids_repeats())
+    for (std::size_t a = 0; a < num_arms(); ++a)
+      if (!is_pending[a] && is_taken(arms_.col(static_cast<Eigen::Index>(a)))) is_pending[a] = 1;
   const bool all_pending = std::all_of(is_pending.begin(), is_pending.end(), [](char c) { return c != 0; });
   Vector mean, var;
   posterior(mean, var);

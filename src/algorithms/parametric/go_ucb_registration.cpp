@@ -88,6 +88,7 @@ GoUcbOptions read_options(const OptionValues& v) {
   o.trust_max = v.get<double>("trust_max");
   o.trust_rule = v.get<std::string>("trust_rule");
   o.global_candidate = v.get<bool>("global_candidate");
+  if (v.json().contains("discrete_step")) o.discrete_step = v.get<std::string>("discrete_step");
   return o;
 }
 
@@ -129,6 +130,11 @@ AlgorithmInfo go_ucb_info() {
                           "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)", {"success", "ratio"}});
   info.options.push_back({"global_candidate", d.global_candidate,
                           "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
+  info.options.push_back({"discrete_step", d.discrete_step,
+                          "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
+                          "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "
+                          "trust region (trust-region); continuous coordinates keep the trust region",
+                          {"alternate", "global", "trust-region"}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     return std::make_unique<GoUcb>(space, direction, read_options(v), context);
   };

@@ -77,7 +77,10 @@ std::uint32_t TreeOptimizer::lower_confidence_node() const {
   }
   auto& pairs = deep.size() >= 8 ? deep : all;
   double sigma = 0.0;
-  if (!pairs.empty()) {
+  // A deterministic objective (declared) has no noise: the best-valued node (Fig. 1's output). On
+  // integer/categorical spaces the deepest cells are single points whose values differ, which the
+  // estimate below would read as noise.
+  if (!pairs.empty() && !avoids_repeats()) {
     auto mid = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
     std::nth_element(pairs.begin(), mid, pairs.end());
     sigma = *mid / (0.6745 * std::sqrt(2.0));

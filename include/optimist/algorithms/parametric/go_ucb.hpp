@@ -77,6 +77,12 @@ struct GoUcbOptions {
   /// least half the one f_{w_t} predicted (the classical trust-region ratio test), keep the size
   /// after a smaller improvement, shrink otherwise.
   std::string trust_rule = "success";
+  /// Integer and categorical spaces (docs/discrete.md): step 5 over every value of the integer
+  /// parameters on odd Phase II steps and within the trust region on even ones ("alternate"),
+  /// always over every value ("global": the paper's step 5 on the discrete part), or always in the
+  /// trust region ("trust-region"). Categorical parameters are never restricted; continuous ones
+  /// keep the trust region.
+  std::string discrete_step = "alternate";
   /// Also maximize the acquisition over the whole domain and take that point when its pessimistic
   /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
   /// (the model is confident the far point is better than anything near the incumbent).
@@ -110,8 +116,10 @@ class GoUcb : public Optimizer {
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
   static std::size_t default_n_init(std::size_t budget);
   /// What model="auto" means for a space of this dimension and these options: "additive" from 3
-  /// inputs up unless hidden or activation differ from their defaults or preset=paper; else "mlp".
-  static std::string auto_model(std::size_t dim, const GoUcbOptions& options);
+  /// inputs up unless hidden or activation differ from their defaults or preset=paper, or the
+  /// space has a categorical parameter (a choice that changes the other parameters' effects needs
+  /// the interactions of the paper's network; docs/discrete.md); else "mlp".
+  static std::string auto_model(std::size_t dim, const GoUcbOptions& options, bool categorical = false);
 
   const ParametricModel& model() const { return *model_; }
   const GoUcbOptions& options() const { return options_; }
