@@ -24,11 +24,12 @@ from .trace import Trace, read_trace
 from . import problems
 
 NumericalError = _optimist.NumericalError
+SpaceExhausted = _optimist.SpaceExhausted
 __version__ = _optimist.__version__
 
 __all__ = [
     "Categorical", "Evaluation", "Float", "History", "Int", "NumericalError", "ObjectiveError", "Observation",
-    "OptimizeResult", "Optimizer", "ParametricModel", "Space", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
+    "OptimizeResult", "Optimizer", "ParametricModel", "Space", "SpaceExhausted", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
     "algorithm_names", "algorithms",
     "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__version__",
 ]

@@ -119,7 +119,14 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     break
                 start = time.perf_counter()
                 with lock:
-                    trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                    try:
+                        trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                    except _optimist.SpaceExhausted:
+                        # Every point left is in flight (a deterministic objective on a finite space):
+                        # wait for them; the run then stops as "space exhausted".
+                        trials = []
+                if not trials:
+                    break
                 suggest_s = (time.perf_counter() - start) / len(trials)
                 for trial in trials:
                     submitted = time.perf_counter()

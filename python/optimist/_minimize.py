@@ -21,7 +21,8 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
-             name: Optional[str] = None, resume: Optional[str] = None, **options: Any) -> OptimizeResult:
+             name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
+             **options: Any) -> OptimizeResult:
     """Minimizes ``func`` over ``space`` with one optimist algorithm; returns an OptimizeResult.
 
     func: takes a dict of named parameters (a space given as a dict of Float/Int/Categorical) or a
@@ -48,6 +49,10 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         limit or a failure): its evaluations are told first, counted in the budget and never
         repeated; the run goes on to ``budget`` (which may be larger). With ``trace`` the same
         file, it is rewritten in place (never left half-written).
+    noisy: declare func noisy (a point may be worth evaluating again). Default: deterministic
+        (a Problem with noise > 0: noisy): no point is evaluated twice, and the run ends with status
+        "space exhausted" once every point of a finite space (integers and categoricals only) has
+        been evaluated, whatever the budget.
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
@@ -55,7 +60,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                options=options)
+                noisy=noisy, options=options)
 
 
 def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
@@ -63,13 +68,14 @@ def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
-             name: Optional[str] = None, resume: Optional[str] = None, **options: Any) -> OptimizeResult:
+             name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
+             **options: Any) -> OptimizeResult:
     """As :func:`minimize`, maximizing func: ``fun`` is the largest value observed, ``target`` is
     reached from below, and a model of your own describes func itself."""
     return _run(func, space, "maximize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                options=options)
+                noisy=noisy, options=options)
 
 
 def _check_positive_int(what: str, value: Any) -> int:
@@ -81,7 +87,7 @@ def _check_positive_int(what: str, value: Any) -> int:
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
-         resume: Optional[str], options: dict) -> OptimizeResult:
+         resume: Optional[str], noisy: Optional[bool], options: dict) -> OptimizeResult:
     budget = _check_positive_int("budget", budget)
     if n_parallel is None:
         n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
@@ -111,9 +117,12 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         problem_core, noise = _optimist._user_problem(str(label), space._core, direction), 0.0
         function = func
 
+    if noisy is None:
+        noisy = noise > 0.0
     earlier = None if resume is None else read_trace(resume)
     horizon = budget if earlier is None else _recorded_horizon(earlier.meta, budget)  # as recorded, like the CLI
-    optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=horizon, model=model, **options)
+    optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=horizon, model=model, noisy=noisy,
+                          **options)
     if earlier is not None:
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
         if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
@@ -173,6 +182,9 @@ def _check_same_run(path: str, meta: dict, optimizer: Optimizer, noise: float) -
             f"{k} = {recorded.get(k)!r} there, {optimizer.options.get(k)!r} here" for k in differ))
     if (meta.get("noise") or 0.0) != noise:
         raise ValueError(f"resume: '{path}' has noise {meta.get('noise')}, this run {noise}")
+    recorded_noisy = meta.get("noisy", (meta.get("noise") or 0.0) > 0.0)  # older traces: noise > 0
+    if recorded_noisy != optimizer.noisy:
+        raise ValueError(f"resume: '{path}' is a run with noisy={recorded_noisy}, this run has noisy={optimizer.noisy}")
 
 
 def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[str]) -> OptimizeResult:

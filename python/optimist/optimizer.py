@@ -139,6 +139,10 @@ class Optimizer:
     ``model`` is a parametric model of your own for GO-UCB (see :class:`optimist.ParametricModel`),
     or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive"); with
     the default algorithm, giving a model selects GO-UCB.
+    ``noisy=True`` declares a noisy objective (a point may be worth evaluating again). By default
+    the objective is deterministic: no point evaluated or pending is asked again, and once every
+    point of a finite space (integers and categoricals only) has been evaluated, ``ask()`` raises
+    :class:`optimist.SpaceExhausted`.
 
     >>> import optimist
     >>> opt = optimist.Optimizer({"x": optimist.Float(-2, 2)}, "gp-ei", seed=1)
@@ -150,7 +154,7 @@ class Optimizer:
     """
 
     def __init__(self, space: Any, algorithm: str = "auto", *, seed: int = 0, direction: str = "minimize",
-                 budget: Optional[int] = None, model: Any = None, **options: Any):
+                 budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
         self.space = as_space(space)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -160,8 +164,11 @@ class Optimizer:
             algorithm = "go-ucb"  # a parametric model (yours, or a built-in family's name) is GO-UCB's
         if isinstance(model, str):  # go-ucb's option naming a built-in family ("auto", "mlp", "additive")
             options["model"], model = model, None
+        if not isinstance(noisy, (bool, np.bool_)):
+            raise ValueError(f"noisy must be True or False, got {noisy!r}")
         self._core, self.options = _optimist._create_optimizer(
-            algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model)
+            algorithm, options, self.space._core, direction, int(seed), None if budget is None else int(budget), model,
+            bool(noisy))
         self.algorithm = algorithm
         self.model = model
         # The C++ calls run without the GIL: this lock keeps one call at a time per optimizer when
@@ -181,6 +188,21 @@ class Optimizer:
     @property
     def direction(self) -> str:
         return self._core.direction
+
+    @property
+    def noisy(self) -> bool:
+        """True when the objective was declared noisy (points may be asked again)."""
+        return self._core.noisy
+
+    @property
+    def exhausted(self) -> bool:
+        """True when every point of a finite space has been evaluated (deterministic objective)."""
+        return self._core.exhausted
+
+    @property
+    def remaining_points(self) -> Optional[int]:
+        """Points of a finite space neither evaluated nor pending (None: a continuous parameter, or noisy)."""
+        return self._core.remaining_points
 
     @property
     def supports_batch(self) -> bool:

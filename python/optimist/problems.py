@@ -34,7 +34,11 @@ class Problem:
         self.noise = float(noise)
         self.noise_seed = noise_seed
         self._observed = self._core.objective(self.noise, 0 if noise_seed is None else int(noise_seed))
-        self.space = Space.from_json(self._core.space.to_json(), named=False)
+        # Points are numpy arrays (a categorical as its choice's index); a space with categorical
+        # parameters (the finite problems of the discrete preset) is shown with its names.
+        space_json = self._core.space.to_json()
+        named = any(p["type"] == "categorical" for p in space_json["parameters"])
+        self.space = Space.from_json(space_json, named=named)
 
     name = property(lambda self: self._core.name)
     dim = property(lambda self: self._core.dim)

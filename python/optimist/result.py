@@ -15,7 +15,7 @@ class OptimizeResult(dict):
                               when it was evaluated, else None
     ``nfev``, ``n_failed``    evaluations (failed ones included) and failed evaluations
     ``success``, ``status``,  False when the objective failed; why the run ended: "budget",
-    ``message``               "time limit", "target reached", "objective failed", "cancelled"
+    ``message``               "time limit", "target reached", "objective failed", "cancelled", "space exhausted"
     ``best_f``, ``simple_regret``, ``cum_regret``  for problems with a known optimum (else None)
     ``history``               :class:`optimist.History`: arrays y, f, regret, cum_regret, best_f,
                               suggest_s, eval_s, tell_s, failed, errors; ``history.to_pandas()``

@@ -72,11 +72,13 @@ class Study:
     @classmethod
     def create(cls, storage: str, name: str, space: Any, algorithm: str = "auto", *, direction: str = "minimize",
                seed: int = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
-               load_if_exists: bool = False, **options: Any) -> "Study":
+               load_if_exists: bool = False, noisy: bool = False, **options: Any) -> "Study":
         """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):
         its space, direction, algorithm with options, seed and budget (None: workers run until
-        stopped). ValueError if the name is taken (unless load_if_exists), or for a bad algorithm,
-        option or space, naming it."""
+        stopped). ``noisy=True`` declares a noisy objective: the algorithm may ask a point again;
+        by default (deterministic) no point is asked twice and ``ask()`` returns None once every
+        point of a finite space has been evaluated. ValueError if the name is taken (unless
+        load_if_exists), or for a bad algorithm, option or space, naming it."""
         space = as_space(space)
         for pname, dim in space.items():
             if isinstance(dim, Categorical) and not all(isinstance(c, str) for c in dim.choices):
@@ -88,7 +90,7 @@ class Study:
             except ValueError:
                 pass
         return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
-                                           f_star, worker))
+                                           f_star, worker, bool(noisy)))
 
     @classmethod
     def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":
@@ -104,6 +106,7 @@ class Study:
     options = property(lambda self: self._core.options)
     seed = property(lambda self: self._core.seed)
     budget = property(lambda self: self._core.budget)
+    noisy = property(lambda self: self._core.noisy)
 
     def __repr__(self) -> str:
         return f"Study({self.name!r}, {self.algorithm!r}, budget={self.budget}, {self.budget_used} used)"
@@ -111,7 +114,8 @@ class Study:
     # ---- ask / tell ----
     def ask(self) -> Optional[StudyTrial]:
         """The next trial to evaluate (a queued point first, else the algorithm's, which sees every
-        other worker's running trials as pending); None once the budget is used."""
+        other worker's running trials as pending); None once the budget is used, or (a deterministic
+        objective) once every point of a finite space has been evaluated or is running."""
         t = self._core.ask()
         if t is None:
             return None

@@ -23,7 +23,7 @@ using OptimizerPtr = std::shared_ptr<Optimizer>;
 // fully resolved options (the trace's meta "options").
 py::tuple create_optimizer(const std::string& algorithm, py::dict user_options, const Space& space,
                            const std::string& direction, std::uint64_t seed, std::optional<std::size_t> horizon,
-                           py::object model) {
+                           py::object model, bool noisy) {
   nlohmann::json spec = to_json(user_options, "options");
   for (const char* reserved : {"name", "seed", "budget"})
     if (spec.contains(reserved))
@@ -35,7 +35,7 @@ py::tuple create_optimizer(const std::string& algorithm, py::dict user_options, 
   // The seed and the horizon (the run's budget, as the CLI passes it) reach the algorithm in its RunContext.
   if (info.horizon == HorizonUse::Required && !horizon)
     throw InvalidArgument(algorithm + " plans with the total number of evaluations: give budget=N (the horizon)");
-  const RunContext context{.seed = seed, .horizon = horizon};
+  const RunContext context{.seed = seed, .horizon = horizon, .noisy = noisy};
   const Direction dir = parse_direction(direction);
   std::shared_ptr<const ParametricModel> user_model;
   if (!model.is_none()) user_model = make_python_model(model, space.dim());
@@ -118,6 +118,10 @@ void bind_optimizer(py::module_& m) {
       .def_property_readonly("name", &Optimizer::name)
       .def_property_readonly("seed", &Optimizer::seed)
       .def_property_readonly("horizon", &Optimizer::horizon)
+      .def_property_readonly("noisy", &Optimizer::noisy)
+      .def_property_readonly("exhausted", &Optimizer::exhausted)
+      .def_property_readonly("remaining_points", &Optimizer::remaining_points)
+      .def_property_readonly("distinct_evaluated", &Optimizer::distinct_evaluated)
       .def_property_readonly("direction", [](const Optimizer& o) { return to_string(o.direction()); })
       .def_property_readonly("space", [](const Optimizer& o) { return o.space(); })
       .def_property_readonly("supports_batch", &Optimizer::supports_batch)
@@ -145,7 +149,7 @@ void bind_optimizer(py::module_& m) {
       .def("diagnostics", [](const Optimizer& o) { return from_json(o.diagnostics()); });
 
   m.def("_create_optimizer", &create_optimizer, py::arg("algorithm"), py::arg("options"), py::arg("space"),
-        py::arg("direction"), py::arg("seed"), py::arg("horizon"), py::arg("model"));
+        py::arg("direction"), py::arg("seed"), py::arg("horizon"), py::arg("model"), py::arg("noisy") = false);
   m.def("_algorithms", &algorithm_list, "Every registered algorithm with its options, defaults and help.");
   m.def("_resolve_options", [](py::dict spec) { return from_json(resolve_options(to_json(spec, "options"))); },
         py::arg("spec"));

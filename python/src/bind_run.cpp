@@ -106,6 +106,7 @@ class PyRun {
       TraceMeta meta = problem_.trace_meta(resolved.at("name").get<std::string>(), resolved, optimizer_->seed(), noise, budget);
       meta.horizon = optimizer_->horizon();
       meta.decisions = optimizer_->decisions();
+      meta.noisy = optimizer_->noisy();
       meta.run = options_.settings_json();
       if (parallel > 1) meta.run["parallel"] = parallel;
       if (earlier) record_resume(meta, earlier->meta, options_.resume_from.size());

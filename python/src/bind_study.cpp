@@ -49,8 +49,9 @@ void bind_study(py::module_& m) {
           "create",
           [](const std::string& url, const std::string& name, const Space& space, const std::string& direction,
              const std::string& algorithm, py::dict options, std::uint64_t seed, std::optional<std::size_t> budget,
-             std::optional<double> f_star, const std::string& worker) {
+             std::optional<double> f_star, const std::string& worker, bool noisy) {
             StudyConfig c;
+            c.settings.noisy = noisy;
             c.name = name;
             c.space = space;
             c.direction = parse_direction(direction);
@@ -63,7 +64,7 @@ void bind_study(py::module_& m) {
             return Study::create(url, c, worker_options(worker));
           },
           py::arg("storage"), py::arg("name"), py::arg("space"), py::arg("direction"), py::arg("algorithm"),
-          py::arg("options"), py::arg("seed"), py::arg("budget"), py::arg("f_star"), py::arg("worker"))
+          py::arg("options"), py::arg("seed"), py::arg("budget"), py::arg("f_star"), py::arg("worker"), py::arg("noisy") = false)
       .def_static(
           "load",
           [](const std::string& url, const std::string& name, const std::string& worker) {
@@ -73,6 +74,7 @@ void bind_study(py::module_& m) {
           py::arg("storage"), py::arg("name"), py::arg("worker"))
       .def_property_readonly("name", &Study::name)
       .def_property_readonly("worker", &Study::worker)
+      .def_property_readonly("noisy", [](const Study& s) { return s.record().settings.noisy; })
       .def_property_readonly("space", [](const Study& s) { return s.space(); })
       .def_property_readonly("direction", [](const Study& s) { return to_string(s.record().direction); })
       .def_property_readonly("algorithm", [](const Study& s) { return s.record().algorithm; })

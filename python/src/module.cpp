@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
+#include "optimist/core/optimizer.hpp"
 #include "optimist/core/types.hpp"
 
 namespace py = pybind11;
@@ -18,6 +19,9 @@ PYBIND11_MODULE(_optimist, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
+  py::register_exception<optimist::SpaceExhausted>(m, "SpaceExhausted", PyExc_RuntimeError)
+      .attr("__doc__") =
+      "ask() on a deterministic objective when every point of a finite space has been evaluated or is pending.";
   py::register_exception<optimist::NumericalError>(m, "NumericalError", PyExc_ArithmeticError)
       .attr("__doc__") = "A numerical routine of optimist cannot continue (e.g. a model returned NaN).";
   m.def("_json_roundtrip", [](py::handle v) { return optimist::python::from_json(optimist::python::to_json(v)); },

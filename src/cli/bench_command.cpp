@@ -1,13 +1,19 @@
 #include "cli/bench_command.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "cli/config.hpp"
+#include "cli/data_files.hpp"
 #include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/plot_command.hpp"
@@ -15,6 +21,8 @@
 #include "optimist/experiment/runner.hpp"
 #include "optimist/experiment/summary.hpp"
 #include "optimist/experiment/sweep.hpp"
+
+extern char** environ;
 
 namespace optimist::cli {
 
@@ -42,6 +50,58 @@ void print_presets() {
     std::cout << probs << "\n    seeds: " << s.seeds << ", runs: " << s.run_count() << ", metric: " << to_string(s.metric)
               << ", intervals: " << format_double(100 * s.level) << "%\n";
   }
+}
+
+// The Optuna peers (SweepAlgorithm::peer == "optuna"): one run of bench/optuna_peers.py per (problem,
+// sampler, seed), with Debian's interpreter and the build's Python package on its path.
+ex::PeerRunner optuna_peer_runner() {
+  const std::string script = find_data_file("the Optuna peer script optuna_peers.py", "optuna_peers.py",
+                                            std::filesystem::path(OPTIMIST_SOURCE_BENCH) / "optuna_peers.py",
+                                            "OPTIMIST_PEER_SCRIPT")
+                                 .string();
+  const char* env_python = std::getenv("OPTIMIST_PYTHON");
+  const std::string python = env_python ? env_python : "/usr/bin/python3";
+  if (!std::filesystem::exists(python)) throw InvalidArgument("Python interpreter '" + python + "' not found (set OPTIMIST_PYTHON)");
+  std::vector<std::string> env;
+  std::string pythonpath;
+  if (std::filesystem::exists(std::filesystem::path(OPTIMIST_BUILD_PYTHON_DIR) / "optimist" / "__init__.py"))
+    pythonpath = OPTIMIST_BUILD_PYTHON_DIR;
+  for (char** e = environ; *e; ++e) {
+    const std::string var = *e;
+    if (var.rfind("PYTHONPATH=", 0) == 0) {
+      if (!pythonpath.empty()) pythonpath += ":";
+      pythonpath += var.substr(11);
+    } else {
+      env.push_back(var);
+    }
+  }
+  if (!pythonpath.empty()) env.push_back("PYTHONPATH=" + pythonpath);
+  return [script, python, env](const ex::SweepRun& run, const std::string& trace_path) {
+    const ex::SweepProblem& p = *run.problem;
+    std::vector<std::string> args = {python, script, "--problem", p.name, "--budget", std::to_string(p.budget),
+                                     "--seed", std::to_string(run.seed), "--sampler", run.algorithm->name,
+                                     "--noise", format_double(p.noise), "--out", trace_path};
+    if (p.dim > 0) {
+      args.push_back("--dim");
+      args.push_back(std::to_string(p.dim));
+    }
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_copy = env;
+    for (auto& e : env_copy) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0)
+      throw std::runtime_error("cannot start " + python + " " + script);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+      if (errno != EINTR) throw std::runtime_error("waiting for the peer script failed");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw std::runtime_error(script + " failed for " + run.algorithm->label + " on " + p.label + ", seed " +
+                               std::to_string(run.seed) + " (exit status " +
+                               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "; its error is above)");
+  };
 }
 
 class SweepProgressLine {
@@ -119,6 +179,8 @@ int bench_command(const BenchCommand& cmd) {
   options.jobs = cmd.jobs;
   if (!cmd.quiet) options.on_progress = [&progress](const ex::SweepProgress& p) { progress.update(p); };
   options.should_stop = [] { return InterruptGuard::interrupted(); };
+  if (std::any_of(spec.algorithms.begin(), spec.algorithms.end(), [](const ex::SweepAlgorithm& a) { return !a.peer.empty(); }))
+    options.run_peer = optuna_peer_runner();
   ex::SweepOutcome outcome;
   {
     const InterruptGuard guard;

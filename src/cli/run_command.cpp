@@ -150,6 +150,10 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.app->add_flag("--trust-command", cmd.trust_command,
                     "with --resume: run the objective command written in the trace without naming it with "
                     "--objective-command (only for a trace you trust: it runs that program)");
+  cmd.noisy_flag = cmd.app->add_flag("--noisy", cmd.noisy,
+                                     "declare the objective noisy: points may be evaluated again (the default, a "
+                                     "deterministic objective, never evaluates a point twice and stops once a finite "
+                                     "space is exhausted); --noise > 0 implies it");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress display");
   cmd.jobs_flag = cmd.app->add_option("--jobs", cmd.jobs, "evaluations in parallel (threads, or child processes of "
                                                           "--objective-command), coordinated by a study in a temporary "
@@ -169,6 +173,7 @@ int run_command(const RunCommand& cmd) {
   std::map<std::string, std::string> flags;
   for (const auto& [key, opt] : cmd.given)
     if (opt->count() > 0) flags[key] = cmd.values.at(key);
+  if (cmd.noisy_flag->count() > 0) flags["noisy"] = "true";
   std::optional<std::string> config;
   if (cmd.config_flag->count() > 0) config = cmd.config;
   if (cmd.trust_command && cmd.resume_flag->count() == 0)
@@ -216,6 +221,7 @@ int run_command(const RunCommand& cmd) {
   spec.options = s.options;
   spec.seed = s.seed;
   spec.noise = s.noise;
+  spec.noisy = s.noisy;
   spec.budget = s.budget;
   spec.horizon = s.horizon;
   // The same construction as the bench runner's: optimizer, noise stream (the k-th evaluation gets

@@ -26,6 +26,8 @@ struct RunCommand {
   CLI::Option* resume_flag = nullptr;
   bool quiet = false;
   bool trust_command = false;  ///< --trust-command: run the command written in the resumed trace
+  bool noisy = false;  ///< --noisy
+  CLI::Option* noisy_flag = nullptr;
   // --jobs K / --storage URL / --study NAME: the run as a study (cli/run_study.hpp).
   std::size_t jobs = 1;
   std::string storage;

@@ -50,6 +50,9 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   if (r.budget != config.budget)
     throw InvalidArgument("study '" + r.name + "' has budget " + (r.budget ? std::to_string(*r.budget) : "unlimited") +
                           ", not --budget " + std::to_string(config.budget.value_or(0)));
+  if (r.settings.noisy != config.settings.noisy)
+    throw InvalidArgument("study '" + r.name + "' was created with a " + (r.settings.noisy ? "noisy" : "deterministic") +
+                          " objective, this run declares it " + (config.settings.noisy ? "noisy" : "deterministic"));
   if (r.settings.objective != config.settings.objective)
     throw InvalidArgument("study '" + r.name + "' evaluates " + r.settings.objective.dump() + ", not " +
                           config.settings.objective.dump());
@@ -79,6 +82,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   config.budget = s.budget;
   config.f_star = problem.f_star;
   config.settings.objective = objective.to_json();
+  config.settings.noisy = s.noisy || s.noise > 0.0;
 
   std::optional<TemporaryFolder> temporary;
   if (flags.storage.empty()) temporary.emplace();
@@ -173,11 +177,20 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   }
   if (progress) progress->finish();
   run.total_s = elapsed();
+  // A deterministic objective on a finite space stops once every point has been evaluated.
+  const auto exhausted = [&] {
+    const auto size = record.space.finite_size();
+    if (record.settings.noisy || !size || run.evaluations.size() >= s.budget) return false;
+    PointSet distinct;
+    for (const auto& r : run.evaluations) distinct.insert(r.x);
+    return distinct.size() >= *size;
+  };
   run.reason = failed_stop ? StopReason::ObjectiveFailed
                : InterruptGuard::interrupted() ? StopReason::Cancelled
                : target_reached ? StopReason::Target
                : (s.time_limit && run.evaluations.size() < s.budget) ? StopReason::TimeLimit
-                                                                      : StopReason::Budget;
+               : exhausted() ? StopReason::SpaceExhausted
+                             : StopReason::Budget;
   if (!failed_stop) run.message.clear();
   run.recommended_x = study.recommend();
   if (run.recommended_x && objective.problem) run.recommended_f = objective.problem->f(*run.recommended_x);

@@ -76,6 +76,16 @@ double as_finite(const Value& v, const std::string& expected) {
   return *x;
 }
 
+bool as_bool(const Value& v) {
+  if (v.json.is_boolean()) return v.json.get<bool>();
+  if (v.json.is_string()) {
+    const std::string& t = v.json.get_ref<const std::string&>();
+    if (t == "true") return true;
+    if (t == "false") return false;
+  }
+  bad(v, "true or false");
+}
+
 class Sources {
  public:
   Sources(const std::map<std::string, std::string>& flags, nlohmann::json config, std::string path)
@@ -157,7 +167,7 @@ void apply_driver_settings(const Sources& src, RunSettings& s) {
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {"problem", "dim",    "algorithm", "budget",
-                                                "seed",    "noise",  "out",       "time_limit",
+                                                "seed",    "noise",  "noisy",     "out",       "time_limit",
                                                 "target",  "batch",  "on_failure", "options",
                                                 "objective_command", "space", "direction", "objective_timeout"};
   return keys;
@@ -236,6 +246,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     s.noise = as_finite(*v, "a non-negative number (the noise standard deviation)");
     if (s.noise < 0) bad(*v, "a non-negative number (the noise standard deviation)");
   }
+  if (auto v = src.get("noisy")) s.noisy = as_bool(*v);
   apply_driver_settings(src, s);
 
   if (const auto it = config.find("options"); it != config.end()) {
@@ -261,7 +272,7 @@ namespace optimist::cli {
 RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, std::string>& flags,
                             const std::string& trace_path) {
   const std::string origin = "the trace '" + trace_path + "'";
-  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "space", "direction"})
+  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction"})
     if (flags.count(key) > 0)
       throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
   RunSettings s;
@@ -270,6 +281,7 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   s.algorithm = recorded.algorithm;
   s.seed = recorded.seed;
   s.noise = recorded.noise;
+  s.noisy = recorded.noisy;
   s.dim = meta.dim;
   s.options = recorded.options;
   s.horizon = recorded.horizon;

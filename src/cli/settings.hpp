@@ -21,6 +21,9 @@ struct RunSettings {
   std::size_t budget = 0;
   std::uint64_t seed = 0;
   double noise = 0.0;
+  /// The objective is declared noisy (--noisy; noise > 0 implies it): algorithms may evaluate a
+  /// point again, and a finite space is never exhausted.
+  bool noisy = false;
   std::string out;  ///< trace path; empty: no trace
   std::optional<double> time_limit;
   std::optional<double> target;
@@ -54,7 +57,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
                              const std::optional<std::string>& config_path);
 
 /// The settings of `optimist run --resume TRACE`: the trace's meta fixes the problem (or the
-/// objective command), algorithm, options, seed, noise, batch and failure policy; `flags` may set
+/// objective command), algorithm, options, seed, noise, noisy, batch and failure policy; `flags` may set
 /// budget (default: the trace's), out (default: the trace itself, rewritten in place),
 /// time_limit and target (this session only), batch, on_failure, objective_command (the
 /// program moved) and objective_timeout. Throws InvalidArgument naming a flag the trace fixes.

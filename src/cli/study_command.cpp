@@ -74,6 +74,7 @@ int create(const StudyCommand& cmd) {
   c.settings.heartbeat_interval_s = cmd.heartbeat;
   c.settings.grace_period_s = cmd.grace;
   c.settings.requeue_stale = !cmd.no_requeue;
+  c.settings.noisy = cmd.noisy || objective.noise > 0.0;
   if (objective.problem || !objective.command.empty()) c.settings.objective = objective.to_json();
   const Study s = Study::create(cmd.storage, c);
   std::printf("created study '%s' in %s: %s, %zu parameters, %s, budget %s\n", printable(s.name()).c_str(),
@@ -170,6 +171,9 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.create->add_option("--heartbeat", cmd.heartbeat, "seconds between a worker's heartbeats (default 10)")->type_name("SECONDS");
   cmd.create->add_option("--grace", cmd.grace, "a running trial silent this long is failed as stale (default 60)")->type_name("SECONDS");
   cmd.create->add_flag("--no-requeue", cmd.no_requeue, "do not queue a stale trial's point again");
+  cmd.create->add_flag("--noisy", cmd.noisy,
+                       "declare the objective noisy: points may be asked again (default: deterministic, no point is "
+                       "asked twice and a finite space ends the study once exhausted); --noise > 0 implies it");
   cmd.list = cmd.app->add_subcommand("list", "List the studies of a storage with their trial counts and best values");
   storage(cmd.list);
   cmd.show = cmd.app->add_subcommand("show", "Show a study: settings, counts, best trial, last trials");

@@ -81,6 +81,7 @@ TraceMeta study_trace_meta(const StudyRecord& study, const StudyObjective* objec
   meta.dim = study.space.dim();
   meta.seed = study.seed;
   meta.noise = objective ? objective->noise : 0.0;
+  meta.noisy = study.settings.noisy;
   meta.direction = study.direction;
   meta.f_star = study.f_star;
   meta.budget = study.budget.value_or(0);

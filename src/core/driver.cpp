@@ -68,6 +68,7 @@ std::string to_string(StopReason r) {
     case StopReason::Target: return "target reached";
     case StopReason::ObjectiveFailed: return "objective failed";
     case StopReason::Cancelled: return "cancelled";
+    case StopReason::SpaceExhausted: return "space exhausted";
   }
   return "?";
 }

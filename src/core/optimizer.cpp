@@ -1,12 +1,22 @@
 #include "optimist/core/optimizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace optimist {
 
+namespace {
+// The safety net's moves of continuous coordinates ("fallback" in ASCII).
+constexpr std::uint64_t kFallbackStream = 0x66616c6c6261636bULL;
+// A finite space is scanned in full for a free point when the breadth-first search gives up, up
+// to this size.
+constexpr std::uint64_t kFullScanLimit = 10'000'000;
+}  // namespace
+
 Optimizer::Optimizer(std::string name, Space space, Direction direction, const RunContext& context)
-    : name_(std::move(name)), space_(std::move(space)), direction_(direction), context_(context) {
+    : name_(std::move(name)), space_(std::move(space)), direction_(direction), context_(context), domain_(space_),
+      finite_size_(space_.finite_size()) {
   if (space_.empty()) throw InvalidArgument(name_ + ": the search space has no parameters");
 }
 
@@ -14,24 +24,141 @@ Trial Optimizer::ask() { return ask(1).front(); }
 
 std::vector<Trial> Optimizer::ask(std::size_t n) {
   if (n == 0) throw InvalidArgument(name_ + ": ask(n) needs n >= 1, got 0");
-  std::vector<Vector> units = propose(supports_batch() ? n : 1);
-  if (units.empty() || units.size() > n)
-    throw std::logic_error(name_ + ": propose() returned " + std::to_string(units.size()) + " points for n = " + std::to_string(n));
+  std::size_t want = supports_batch() ? n : 1;
+  if (const auto left = remaining_points()) {
+    if (*left == 0) {
+      std::string msg = name_ + ": the search space is exhausted: each of its " + std::to_string(*finite_size_) +
+                        " points has been evaluated";
+      if (!pending_.empty()) msg += " or is pending (" + std::to_string(pending_.size()) + " pending)";
+      throw SpaceExhausted(msg + " (a deterministic objective; declare it noisy to evaluate points again)");
+    }
+    want = static_cast<std::size_t>(std::min<std::uint64_t>(want, *left));
+  }
+  std::vector<Vector> units = propose(want);
+  if (units.empty() || units.size() > want)
+    throw std::logic_error(name_ + ": propose() returned " + std::to_string(units.size()) + " points for n = " + std::to_string(want));
   std::vector<Trial> trials;
   trials.reserve(units.size());
+  PointSet batch;
   for (auto& u : units) {
     if (static_cast<std::size_t>(u.size()) != space_.dim() || !u.allFinite())
       throw std::logic_error(name_ + ": propose() returned a malformed point");
     Trial t;
+    t.x = user_point(u);
+    if (avoids_repeats() && (is_taken_user(t.x) || batch.contains(t.x))) {
+      // Safety net: the algorithm proposed a point evaluated or pending; the nearest free one
+      // replaces it (there is one: at most remaining_points() are asked).
+      const std::optional<Vector> v = free_point_near(u, &batch);
+      if (!v) throw std::logic_error(name_ + ": no free point left although remaining_points() > 0");
+      t.x = space_.to_user(*v);
+      ++repeats_replaced_;
+    }
+    batch.insert(t.x);
     t.id = next_id_++;
-    t.x = space_.to_user(space_.snap_unit(u));
     // The unit point is recomputed from x so that replaying x from a trace (tell(x, y)) gives
     // the algorithm bit-identical data; it differs from u by rounding only.
     t.unit = space_.to_unit(t.x);
     pending_.push_back(t);
+    note_pending(t.x);
     trials.push_back(std::move(t));
   }
   return trials;
+}
+
+void Optimizer::note_pending(const Vector& x) {
+  PointRecord& r = points_[PointKey(x)];
+  if (r.evaluated == 0 && r.pending == 0) ++n_taken_;
+  ++r.pending;
+}
+
+void Optimizer::note_evaluated(const Vector& x, bool pending_before, const std::optional<double>& maximized_value) {
+  PointRecord& r = points_[PointKey(x)];
+  if (r.evaluated == 0 && r.pending == 0) ++n_taken_;
+  if (pending_before && r.pending > 0) --r.pending;
+  if (r.evaluated++ == 0) ++n_distinct_evaluated_;
+  if (maximized_value && !r.has_value) {
+    r.has_value = true;
+    r.value = *maximized_value;
+  }
+}
+
+bool Optimizer::is_taken_user(const Vector& x) const { return points_.count(PointKey(x)) > 0; }
+
+bool Optimizer::is_taken(const Vector& u) const { return is_taken_user(user_point(u)); }
+
+std::optional<double> Optimizer::evaluated_value(const Vector& u) const {
+  const auto it = points_.find(PointKey(user_point(u)));
+  if (it == points_.end() || !it->second.has_value) return std::nullopt;
+  return it->second.value;
+}
+
+bool Optimizer::evaluated_failed(const Vector& u) const {
+  const auto it = points_.find(PointKey(user_point(u)));
+  return it != points_.end() && it->second.evaluated > 0 && !it->second.has_value;
+}
+
+bool Optimizer::exhausted() const {
+  return avoids_repeats() && finite_size_ && n_distinct_evaluated_ >= *finite_size_;
+}
+
+std::optional<std::uint64_t> Optimizer::remaining_points() const {
+  if (!avoids_repeats() || !finite_size_) return std::nullopt;
+  return *finite_size_ - std::min<std::uint64_t>(*finite_size_, n_taken_);
+}
+
+std::optional<Vector> Optimizer::free_point_near(const Vector& u, const PointSet* also) const {
+  const auto is_free = [&](const Vector& v) {
+    const Vector x = space_.to_user(v);
+    return !is_taken_user(x) && !(also && also->contains(x));
+  };
+  if (auto v = domain_.nearest_free(u, is_free)) return v;
+  if (finite_size_) {
+    // The breadth-first search gave up (a space almost full): the first free point in order.
+    if (*finite_size_ > kFullScanLimit) return std::nullopt;
+    std::optional<Vector> found;
+    const Vector zero = Vector::Zero(u.size()), one = Vector::Ones(u.size());
+    domain_.enumerate(zero, zero, one, [&](const Vector& v) {
+      if (is_free(v)) found = v;
+      return !found;
+    });
+    return found;
+  }
+  // A space with continuous parameters: move them by a growing deterministic amount.
+  Rng rng(derive_seed(derive_seed(context_.seed, kFallbackStream), history_.size() + pending_.size()));
+  const Vector base = domain_.snap(u);
+  double radius = 1e-6;
+  for (int attempt = 0; attempt < 200; ++attempt, radius = std::min(1.0, 2.0 * radius)) {
+    Vector v = base;
+    for (std::size_t i : domain_.continuous_dims()) {
+      const auto ii = static_cast<Eigen::Index>(i);
+      v[ii] = std::clamp(base[ii] + radius * (2.0 * rng.uniform() - 1.0), 0.0, 1.0);
+    }
+    if (auto w = domain_.nearest_free(v, is_free)) return w;
+  }
+  return std::nullopt;
+}
+
+Vector Optimizer::free_uniform_point(Rng& rng, const PointSet* also) const {
+  const auto d = static_cast<Eigen::Index>(space_.dim());
+  const auto is_free = [&](const Vector& v) {
+    const Vector x = space_.to_user(v);
+    return !is_taken_user(x) && !(also && also->contains(x));
+  };
+  Vector u = rng.uniform_vector(d);
+  if (!avoids_repeats()) return u;
+  for (int attempt = 1; attempt < 64 && !is_free(domain_.snap(u)); ++attempt) u = rng.uniform_vector(d);
+  if (is_free(domain_.snap(u))) return u;
+  if (finite_size_ && *finite_size_ <= kFullScanLimit) {
+    // Few free points left: one of them, uniformly.
+    std::vector<Vector> free;
+    const Vector zero = Vector::Zero(d), one = Vector::Ones(d);
+    domain_.enumerate(zero, zero, one, [&](const Vector& v) {
+      if (is_free(v)) free.push_back(v);
+      return true;
+    });
+    if (!free.empty()) return free[rng.below(free.size())];
+  }
+  return free_point_near(u, also).value_or(u);
 }
 
 void Optimizer::store(const Trial& trial, double value) {
@@ -50,6 +177,7 @@ void Optimizer::tell(const Trial& trial, double value) {
     if (it->id == trial.id) {
       Trial t = std::move(*it);
       pending_.erase(it);
+      note_evaluated(t.x, true, direction_sign(direction_) * value);
       store(t, value);
       return;
     }
@@ -62,6 +190,7 @@ void Optimizer::tell(const Vector& x, double value) {
   space_.validate(x);
   for (const auto& t : pending_)
     if (t.x == x) return tell(Trial(t), value);
+  note_evaluated(x, false, direction_sign(direction_) * value);
   store(external_trial(x), value);
 }
 
@@ -77,6 +206,7 @@ Trial Optimizer::add_pending(const Vector& x) {
   space_.validate(x);
   Trial t = external_trial(x);
   pending_.push_back(t);
+  note_pending(t.x);
   observe_pending(pending_.back());
   return t;
 }
@@ -86,6 +216,7 @@ void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
     if (it->id == trial.id) {
       Observation obs{std::move(*it), 0.0, true, error};
       pending_.erase(it);
+      note_evaluated(obs.trial.x, true, std::nullopt);
       history_.push_back(std::move(obs));
       observe_failure(history_.back());
       return;
@@ -98,6 +229,7 @@ void Optimizer::tell_failed(const Vector& x, const std::string& error) {
   space_.validate(x);
   for (const auto& t : pending_)
     if (t.x == x) return tell_failed(Trial(t), error);
+  note_evaluated(x, false, std::nullopt);
   history_.push_back(Observation{external_trial(x), 0.0, true, error});
   observe_failure(history_.back());
 }

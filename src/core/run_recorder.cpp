@@ -94,7 +94,12 @@ void RunRecorder::account_success(EvaluationRecord& rec) {
   }
 }
 
-bool RunRecorder::stopped() const { return stop_.has_value() || summary_.evaluations.size() >= options_.budget; }
+bool RunRecorder::stopped() const {
+  if (stop_) return true;
+  if (summary_.evaluations.size() >= options_.budget) return true;
+  if (optimizer_.exhausted()) stop_ = StopReason::SpaceExhausted;
+  return stop_.has_value();
+}
 
 std::size_t RunRecorder::remaining() const {
   return options_.budget - std::min(options_.budget, summary_.evaluations.size());
@@ -213,6 +218,12 @@ RunSummary RunRecorder::finish() {
       summary_.message = "cancelled after " + std::to_string(summary_.evaluations.size()) + " evaluations";
       break;
     case StopReason::ObjectiveFailed: break;  // the failure's message, set when it was recorded
+    case StopReason::SpaceExhausted:
+      summary_.message = "every one of the " + std::to_string(optimizer_.distinct_evaluated()) +
+                         " points of the search space has been evaluated (" +
+                         std::to_string(summary_.evaluations.size()) + " evaluations of a budget of " +
+                         std::to_string(options_.budget) + ")";
+      break;
   }
   if (optimizer_.n_successful() > 0) {
     try {

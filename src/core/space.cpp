@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -122,6 +123,21 @@ bool Space::is_continuous_box() const {
   return std::all_of(params_.begin(), params_.end(), [](const Parameter& p) {
     return p.kind == ParameterKind::Continuous && !p.log_scale;
   });
+}
+
+bool Space::has_discrete() const {
+  return std::any_of(params_.begin(), params_.end(), [](const Parameter& p) { return p.kind != ParameterKind::Continuous; });
+}
+
+std::optional<std::uint64_t> Space::finite_size() const {
+  std::uint64_t n = 1;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& p : params_) {
+    if (p.kind == ParameterKind::Continuous) return std::nullopt;
+    const std::uint64_t k = p.cardinality();
+    n = n > kMax / k ? kMax : n * k;
+  }
+  return n;
 }
 
 Vector Space::to_user(const Vector& u) const {

@@ -124,6 +124,7 @@ nlohmann::json TraceMeta::to_json() const {
   m["dim"] = dim;
   m["seed"] = seed;
   m["noise"] = std::isfinite(noise) ? ordered_json(noise) : ordered_json(nullptr);
+  m["noisy"] = noisy;
   m["direction"] = optimist::to_string(direction);
   m["f_star"] = number_or_null(f_star);
   m["budget"] = budget;
@@ -149,6 +150,11 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
   if (m.contains("horizon") && !m.at("horizon").is_null())
     meta.horizon = static_cast<std::size_t>(get_unsigned(m.at("horizon"), "horizon"));
   meta.noise = get_number_or_null(m, "noise").value_or(0.0);
+  meta.noisy = meta.noise > 0.0;  // traces written before "noisy" was recorded
+  if (m.contains("noisy")) {
+    if (!m.at("noisy").is_boolean()) meta_error("'noisy' must be true or false, got " + m.at("noisy").dump());
+    meta.noisy = m.at("noisy").get<bool>();
+  }
   meta.f_star = get_number_or_null(m, "f_star");
   if (m.contains("options")) {
     if (!m.at("options").is_object()) meta_error("'options' must be an object");
@@ -302,8 +308,8 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
-  for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "dim", "seed", "noise", "direction",
-                          "f_star", "budget", "horizon", "space", "run", "version"})
+  for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "dim", "seed", "noise", "noisy",
+                          "direction", "f_star", "budget", "horizon", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
   out_ << line.dump() << '\n';

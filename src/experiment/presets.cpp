@@ -59,6 +59,31 @@ std::vector<Preset> make_presets() {
                   {{"name", "go-ucb-workshop"}, {"options", {{"n_init", 5}, {"hidden", {1}}, {"u", 10.0}}}},
                   gp_workshop("gp-ei"), gp_workshop("gp-pi"), gp_workshop("gp-ucb")}},
                 {"problems", {"sigmoid_1d", "sine_1d"}}}});
+  p.push_back({"discrete",
+               "Integer, categorical and mixed spaces of 20 to 5,000 points (issue 27): simple regret at T, "
+               "paired against random search (listed first); Optuna's TPE and random sampler as peers",
+               {{"name", "discrete"},
+                {"seeds", 10},
+                {"level", 0.95},
+                {"metric", "simple_regret"},
+                {"plots", {"simple_regret"}},
+                {"algorithms",
+                 {"random", "sobol", "gp-ei", "gp-ucb", "gp-pi", "turbo", "go-ucb", "bkb", "sequool", "soo",
+                  // Optuna 3.1's samplers on the same problems, seeds and noise streams (bench/optuna_peers.py).
+                  {{"name", "tpe"}, {"peer", "optuna"}},
+                  {{"name", "random"}, {"peer", "optuna"}}}},
+                // Budgets from about a third to two thirds of the small spaces, 100 on the largest.
+                {"problems",
+                 {{{"name", "int_sincos"}, {"budget", 64}},
+                  {{"name", "mixed_separable"}, {"budget", 40}},
+                  {{"name", "cat_pair"}, {"budget", 12}},
+                  {{"name", "cat_additive"}, {"budget", 40}},
+                  {{"name", "int_rosenbrock"}, {"budget", 60}},
+                  {{"name", "cat_conditional"}, {"budget", 50}},
+                  {{"name", "bool_quadratic"}, {"budget", 60}},
+                  {{"name", "int_styblinski_tang"}, {"budget", 60}},
+                  {{"name", "int_ackley"}, {"budget", 80}},
+                  {{"name", "mixed_large"}, {"budget", 100}}}}}});
   p.push_back({"tree-noisy",
                "SequOOL/StroquOOL paper (ALT 2019) Figs. 3 and 5: wrapped sine and garland with noise b in "
                "{0, 0.1, 1}",

@@ -10,6 +10,7 @@ RunContext RunSpec::context() const {
   c.seed = seed;
   const std::size_t n = horizon.value_or(budget);
   if (n > 0) c.horizon = n;
+  c.noisy = noisy || noise > 0.0;
   return c;
 }
 
@@ -32,6 +33,7 @@ PreparedRun prepare_run(const Problem& problem, const RunSpec& spec, const RunOp
   run.meta = problem.trace_meta(spec.algorithm, resolved, spec.seed, spec.noise, spec.budget);
   run.meta.horizon = context.horizon;
   run.meta.decisions = run.optimizer->decisions();
+  run.meta.noisy = context.noisy;
   run.meta.run = driver.settings_json();
   if (resumed) record_resume(run.meta, *resumed, driver.resume_from.size());
   return run;
@@ -56,6 +58,7 @@ RunSpec recorded_run(const TraceMeta& meta) {
   spec.algorithm = meta.algorithm;
   spec.seed = meta.seed;
   spec.noise = meta.noise;
+  spec.noisy = meta.noisy;
   spec.budget = meta.budget;
   spec.options = meta.options.is_object() ? meta.options : nlohmann::json::object();
   spec.options.erase("name");

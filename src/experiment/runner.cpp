@@ -45,13 +45,17 @@ std::optional<std::string> settings_mismatch(const TraceMeta& m, const SweepRun&
   };
   const RunSpec wanted = run_spec(*run.algorithm, *run.problem, run.seed);
   const RunSpec found = recorded_run(m);
+  const bool peer = !run.algorithm->peer.empty();
   if (m.problem != run.problem->name) return differ("problem", m.problem, run.problem->name);
   if (run.problem->dim != 0 && m.dim != run.problem->dim)
     return differ("dim", std::to_string(m.dim), std::to_string(run.problem->dim));
   if (found.seed != wanted.seed) return differ("seed", std::to_string(found.seed), std::to_string(wanted.seed));
   if (found.noise != wanted.noise) return differ("noise", format_double(found.noise), format_double(wanted.noise));
+  if (found.context().noisy != wanted.context().noisy)
+    return differ("noisy", found.context().noisy ? "true" : "false", wanted.context().noisy ? "true" : "false");
   if (found.budget != wanted.budget) return differ("budget", std::to_string(found.budget), std::to_string(wanted.budget));
   if (found.algorithm != wanted.algorithm) return differ("algorithm", found.algorithm, wanted.algorithm);
+  if (peer) return std::nullopt;  // a peer records its sampler's settings; no horizon, no options of ours
   const auto horizon_text = [](const RunContext& c) { return c.horizon ? std::to_string(*c.horizon) : std::string("none"); };
   if (found.context().horizon != wanted.context().horizon)
     return differ("horizon", horizon_text(found.context()), horizon_text(wanted.context()));
@@ -134,6 +138,24 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   return true;
 }
 
+bool execute_peer_run(const SweepRun& run, const PeerRunner& peer) {
+  if (!peer)
+    throw InvalidArgument("algorithm '" + run.algorithm->label + "' is a peer (" + run.algorithm->peer +
+                          "): it is run by optimist bench (bench/optuna_peers.py)");
+  const std::string partial = temporary_path(run.trace_path);
+  std::error_code ec;
+  fs::create_directories(fs::path(run.trace_path).parent_path(), ec);
+  if (ec) throw InvalidArgument("cannot create folder for '" + run.trace_path + "': " + ec.message());
+  fs::remove(partial, ec);  // a peer's run is not resumed: it starts afresh
+  peer(run, partial);
+  const Trace trace = read_trace(partial);
+  if (!trace.complete()) throw InvalidArgument("the peer wrote an incomplete trace '" + partial + "'");
+  if (const auto why = settings_mismatch(trace.meta, run))
+    throw InvalidArgument("the peer's trace '" + partial + "' records " + *why);
+  fs::rename(partial, run.trace_path);
+  return true;
+}
+
 SweepOutcome run_sweep(const SweepSpec& spec, const std::string& out_dir, const RunnerOptions& options) {
   const std::vector<SweepRun> runs = plan_runs(spec, out_dir);
   SweepOutcome out;
@@ -171,7 +193,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const std::string& out_dir, const 
       std::string error;
       bool finished = false;
       try {
-        finished = execute_run(*todo[k], stop);
+        finished = todo[k]->algorithm->peer.empty() ? execute_run(*todo[k], stop)
+                                                    : execute_peer_run(*todo[k], options.run_peer);
       } catch (const std::exception& e) {
         error = todo[k]->trace_path + ": " + e.what();
       }

@@ -91,9 +91,16 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
     if (e.is_string()) {
       a.name = p.text(e, where);
     } else if (e.is_object()) {
-      p.only_keys(e, where, {"name", "label", "options"});
+      p.only_keys(e, where, {"name", "label", "options", "peer"});
       if (!e.contains("name")) throw InvalidArgument("'" + where + ".name' is missing in " + p.source());
       a.name = p.text(e.at("name"), where + ".name");
+      if (e.contains("peer")) {
+        a.peer = p.text(e.at("peer"), where + ".peer");
+        if (a.peer != "optuna") p.bad(where + ".peer", e.at("peer"), "\"optuna\" (Optuna's samplers, bench/optuna_peers.py)");
+        const auto& ok = optuna_peer_samplers();
+        if (std::find(ok.begin(), ok.end(), a.name) == ok.end()) p.bad(where + ".name", e.at("name"), "an Optuna sampler: " + join(ok));
+        if (e.contains("options")) p.bad(where + ".options", e.at("options"), "absent for a peer (the sampler runs with its defaults)");
+      }
       if (e.contains("label")) a.label = p.text(e.at("label"), where + ".label");
       if (e.contains("options")) {
         if (!e.at("options").is_object()) p.bad(where + ".options", e.at("options"), "a table/object of options");
@@ -104,9 +111,9 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
                                   " cannot be set: the sweep sets it (use 'name' / 'seeds' / 'budget')");
       }
     } else {
-      p.bad(where, e, "an algorithm name or a table {name, label, options}");
+      p.bad(where, e, "an algorithm name or a table {name, label, options, peer}");
     }
-    if (a.label.empty()) a.label = a.name;
+    if (a.label.empty()) a.label = a.run_name();
     if (!safe_label(a.label)) p.bad(where + ".label", a.label, "a folder-safe name (letters, digits, - _ . +)");
     out.push_back(std::move(a));
   }
@@ -271,7 +278,11 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
 
 json SweepSpec::to_json() const {
   json algs = json::array();
-  for (const auto& a : algorithms) algs.push_back({{"label", a.label}, {"name", a.name}, {"options", a.options}});
+  for (const auto& a : algorithms) {
+    json e = {{"label", a.label}, {"name", a.name}, {"options", a.options}};
+    if (!a.peer.empty()) e["peer"] = a.peer;
+    algs.push_back(std::move(e));
+  }
   json probs = json::array();
   for (const auto& p : problems)
     probs.push_back({{"label", p.label}, {"name", p.name}, {"dim", p.dim}, {"noise", p.noise}, {"budget", p.budget}});
@@ -285,9 +296,14 @@ json SweepSpec::to_json() const {
   return j;
 }
 
+const std::vector<std::string>& optuna_peer_samplers() {
+  static const std::vector<std::string> samplers = {"tpe", "random", "cmaes", "qmc"};
+  return samplers;
+}
+
 RunSpec run_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t seed) {
   RunSpec spec;
-  spec.algorithm = a.name;
+  spec.algorithm = a.run_name();
   spec.options = a.options.is_object() ? a.options : json::object();
   spec.seed = seed;
   spec.noise = p.noise;
@@ -301,7 +317,7 @@ void check_available(const SweepSpec& spec) {
   for (const auto& p : problems()) catalog.insert(p.name);
   std::vector<std::string> missing_algorithms, missing_problems;
   for (const auto& a : spec.algorithms)
-    if (!registered.count(a.name) &&
+    if (a.peer.empty() && !registered.count(a.name) &&
         std::find(missing_algorithms.begin(), missing_algorithms.end(), a.name) == missing_algorithms.end())
       missing_algorithms.push_back(a.name);
   for (const auto& p : spec.problems)
@@ -324,6 +340,7 @@ void check_available(const SweepSpec& spec) {
   }
   // Options are checked once per algorithm: every run of the sweep then starts.
   for (const auto& a : spec.algorithms) {
+    if (!a.peer.empty()) continue;  // a peer's script checks its own settings
     try {
       json options = a.options.is_object() ? a.options : json::object();
       options["name"] = a.name;

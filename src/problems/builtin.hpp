@@ -70,5 +70,7 @@ std::vector<ProblemInfo> hpo_problems();
 /// The `robust` suite (robust_problems.cpp): scikit-learn tuning tasks on native mixed spaces, and
 /// synthetic tasks with plateaus, ridges, steps, ill-conditioning and conditional parameters.
 std::vector<ProblemInfo> robust_problems();
+/// Integer, categorical and mixed finite spaces (discrete_problems.cpp): f* by enumeration.
+std::vector<ProblemInfo> discrete_problems();
 
 }  // namespace optimist::detail

@@ -65,6 +65,7 @@ const std::vector<ProblemInfo>& problems() {
   static const std::vector<ProblemInfo> all = [] {
     std::vector<ProblemInfo> v = detail::paper_problems();
     for (auto& info : detail::classic_problems()) v.push_back(std::move(info));
+    for (auto& info : detail::discrete_problems()) v.push_back(std::move(info));
     for (auto& info : detail::hpo_problems()) v.push_back(std::move(info));
     for (auto& info : detail::robust_problems()) v.push_back(std::move(info));
     return v;
@@ -101,6 +102,7 @@ TraceMeta Problem::trace_meta(const std::string& algorithm, const nlohmann::json
   meta.dim = dim;
   meta.seed = seed;
   meta.noise = noise_sd;
+  meta.noisy = noise_sd > 0.0;
   meta.direction = direction;
   meta.f_star = f_star;
   meta.budget = budget;

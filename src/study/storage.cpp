@@ -109,6 +109,7 @@ nlohmann::json StudySettings::to_json() const {
   return {{"heartbeat_interval_s", heartbeat_interval_s},
           {"grace_period_s", grace_period_s},
           {"requeue_stale", requeue_stale},
+          {"noisy", noisy},
           {"objective", objective}};
 }
 
@@ -117,6 +118,9 @@ StudySettings StudySettings::from_json(const nlohmann::json& j) {
   s.heartbeat_interval_s = j.value("heartbeat_interval_s", s.heartbeat_interval_s);
   s.grace_period_s = j.value("grace_period_s", s.grace_period_s);
   s.requeue_stale = j.value("requeue_stale", s.requeue_stale);
+  // Studies stored before "noisy": a benchmark objective with noise > 0 was noisy.
+  const nlohmann::json objective = j.value("objective", nlohmann::json::object());
+  s.noisy = j.value("noisy", objective.is_object() && objective.value("noise", 0.0) > 0.0);
   s.objective = j.value("objective", nlohmann::json::object());
   return s;
 }

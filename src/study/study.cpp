@@ -43,7 +43,7 @@ nlohmann::json resolve_study_options(const std::string& algorithm, const nlohman
 
 RunContext study_run_context(const StudyRecord& study) {
   // As `optimist run`: the study's seed, and its budget as the horizon (none: an anytime run).
-  RunContext context{.seed = study.seed, .horizon = study.budget};
+  RunContext context{.seed = study.seed, .horizon = study.budget, .noisy = study.settings.noisy};
   // Studies created before RunContext stored "seed" and the horizon ("budget") among the options.
   nlohmann::json options = study.options;
   const experiment::LegacyRunSettings old = experiment::take_legacy_run_settings(options);
@@ -245,6 +245,9 @@ std::optional<StudyTrial> Study::ask() {
     if (state.seq > s.synced_seq || !s.optimizer) s.sync();
     if (s.record.budget && state.budget_used >= *s.record.budget) return;
     std::optional<TrialRecord> t;
+    // A deterministic objective on a finite space: nothing new to ask once every point has been
+    // evaluated or is running (a stale running trial comes back as a waiting one).
+    if (!state.has_waiting && s.optimizer->remaining_points() == 0) return;
     if (state.has_waiting) {
       t = s.storage->first_waiting(s.record.id);
       s.storage->claim(s.record.id, *t, s.options.worker, std::nullopt);

@@ -37,7 +37,7 @@ TEST(Bbkb, BatchesEndExactlyWhenTheSummedBatchStartVarianceExceedsTheRatio) {
   const Matrix arms = random_arms(2, 300, 1);
   ArmBanditOptions o = options();
   o.batch_ratio = 3.0;
-  Bbkb bbkb(space, Direction::Maximize, o, arms);
+  Bbkb bbkb(space, Direction::Maximize, o, arms, {.noisy = true});  // noisy pulls: arms pulled again
   const Vector f = draw_from_gp(bbkb.kernel(), arms, 2);
   Rng noise(3);
   Vector var_fb;  // the batch-start posterior variance, snapshot when a batch starts

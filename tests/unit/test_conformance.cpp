@@ -1,11 +1,15 @@
 // Contract tests that every registered algorithm must pass: determinism from the seed, replay
-// reproducibility, batches, pending points, mixed spaces, and answers inside the space.
+// reproducibility, batches, pending points, mixed spaces, answers inside the space, and on a finite
+// space with a deterministic objective no repeated point until it is exhausted, then the stop
+// (with a noisy objective declared: repeats allowed, the whole budget used).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
 #include "optimist/core/driver.hpp"
+#include "optimist/core/point_set.hpp"
+#include "optimist/core/rng.hpp"
 #include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
@@ -134,6 +138,124 @@ TEST_P(Conformance, BadTellsAreRejected) {
   EXPECT_THROW(opt->tell(Vector::Zero(2), 1.0), InvalidArgument);
   opt->tell(t, 1.0);
   EXPECT_THROW(opt->tell(t, 1.0), InvalidArgument);  // told twice
+}
+
+// ---- integer and categorical spaces: no repeats on a deterministic objective (docs/discrete.md) ----
+
+namespace {
+
+// 12 points: an integer with 3 values, a categorical with 2 and a boolean.
+Space finite_space() {
+  Space s;
+  s.add_integer("n", 1, 3).add_categorical("c", {"u", "v"}).add_categorical("flag", {"false", "true"});
+  return s;
+}
+constexpr std::size_t kFinitePoints = 12;
+
+double finite_objective(const Vector& x) { return -std::pow(x[0] - 2.2, 2) + 0.3 * x[1] - 0.2 * x[2]; }
+
+std::size_t distinct(const std::vector<Vector>& xs) {
+  PointSet set;
+  for (const auto& x : xs) set.insert(x);
+  return set.size();
+}
+
+RunContext finite_run(std::uint64_t seed, bool noisy = false) { return {.seed = seed, .horizon = 2 * kFinitePoints, .noisy = noisy}; }
+
+}  // namespace
+
+// A deterministic objective (the default): every point once, then the stop; ask() says so.
+TEST_P(Conformance, FiniteSpaceIsEvaluatedOnceThenTheRunStops) {
+  auto opt = make_optimizer(spec_for(GetParam()), finite_space(), Direction::Maximize, finite_run(3));
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = finite_objective;
+  RunOptions options;
+  options.budget = 2 * kFinitePoints;  // a budget larger than the space is not an error
+  const RunSummary run = optimize(*opt, objective, options);
+  std::vector<Vector> xs;
+  for (const auto& r : run.evaluations) xs.push_back(r.x);
+  EXPECT_EQ(run.evaluations.size(), kFinitePoints);
+  EXPECT_EQ(distinct(xs), kFinitePoints);
+  EXPECT_EQ(run.reason, StopReason::SpaceExhausted);
+  EXPECT_TRUE(opt->exhausted());
+  EXPECT_EQ(opt->remaining_points(), std::optional<std::uint64_t>(0));
+  EXPECT_THROW(opt->ask(), SpaceExhausted);
+  ASSERT_TRUE(run.best_y);
+  EXPECT_DOUBLE_EQ(*run.best_y, 0.3 - std::pow(0.2, 2));  // the optimum (n = 2, c = v, flag = false)
+}
+
+// Batches, a second ask before any tell, points registered by other workers (add_pending): no
+// point is handed out twice, and the last free points are handed out before ask() refuses.
+TEST_P(Conformance, FiniteSpaceNoRepeatsWithBatchesAndPendingPoints) {
+  const Space space = finite_space();
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, finite_run(5));
+  std::vector<Vector> seen;
+  // Another worker holds two points.
+  seen.push_back(opt->add_pending(space.point_from_json(nlohmann::json::array({3, "u", "true"}))).x);
+  seen.push_back(opt->add_pending(space.point_from_json(nlohmann::json::array({1, "v", "false"}))).x);
+  const std::vector<Trial> external = opt->pending();
+  std::vector<Trial> open;
+  while (seen.size() < kFinitePoints) {
+    std::vector<Trial> batch = opt->ask(3);
+    ASSERT_GE(batch.size(), 1u);
+    for (auto& t : batch) {
+      seen.push_back(t.x);
+      open.push_back(t);
+    }
+    ASSERT_EQ(distinct(seen), seen.size()) << "a point was handed out twice";
+    if (seen.size() < kFinitePoints) {  // one more ask before telling
+      Trial extra = opt->ask();
+      seen.push_back(extra.x);
+      open.push_back(extra);
+      ASSERT_EQ(distinct(seen), seen.size()) << "a point was handed out twice";
+    }
+    for (const auto& t : open) opt->tell(t, finite_objective(t.x));
+    open.clear();
+  }
+  EXPECT_THROW(opt->ask(), SpaceExhausted);  // two points are still pending elsewhere
+  EXPECT_FALSE(opt->exhausted());
+  for (const auto& t : external) opt->tell(t, finite_objective(t.x));
+  EXPECT_TRUE(opt->exhausted());
+}
+
+// A fresh optimizer fed the same tells (a resumed run) continues without repeating a point.
+TEST_P(Conformance, FiniteSpaceNoRepeatsAcrossResume) {
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = finite_objective;
+  RunOptions options;
+  options.budget = kFinitePoints;
+  auto original = make_optimizer(spec_for(GetParam()), finite_space(), Direction::Maximize, finite_run(9));
+  const RunSummary full = optimize(*original, objective, options);
+  RunOptions resumed_options = options;
+  for (std::size_t i = 0; i < kFinitePoints / 2; ++i) resumed_options.resume_from.push_back(full.evaluations[i]);
+  auto resumed = make_optimizer(spec_for(GetParam()), finite_space(), Direction::Maximize, finite_run(9));
+  const RunSummary rest = optimize(*resumed, objective, resumed_options);
+  std::vector<Vector> xs;
+  for (std::size_t i = 0; i < rest.evaluations.size(); ++i) {
+    xs.push_back(rest.evaluations[i].x);
+    EXPECT_EQ(rest.evaluations[i].x, full.evaluations[i].x) << "evaluation " << i + 1;
+  }
+  EXPECT_EQ(distinct(xs), kFinitePoints);
+}
+
+// A noisy objective (declared): repeats are allowed, the space is never exhausted, the budget is
+// used in full and ask() never refuses.
+TEST_P(Conformance, NoisyObjectiveMayRepeatAndUsesTheBudget) {
+  auto opt = make_optimizer(spec_for(GetParam()), finite_space(), Direction::Maximize, finite_run(4, true));
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  Rng noise(17);
+  objective.function = [&](const Vector& x) { return finite_objective(x) + 0.1 * noise.normal(); };
+  RunOptions options;
+  options.budget = 2 * kFinitePoints;
+  const RunSummary run = optimize(*opt, objective, options);
+  EXPECT_EQ(run.evaluations.size(), 2 * kFinitePoints);
+  EXPECT_EQ(run.reason, StopReason::Budget);
+  EXPECT_FALSE(opt->exhausted());
+  EXPECT_EQ(opt->remaining_points(), std::nullopt);
+  EXPECT_NO_THROW(opt->ask());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllAlgorithms, Conformance, ::testing::ValuesIn([] {

@@ -35,9 +35,11 @@ std::vector<std::size_t> dims_to_test(const ProblemInfo& info) {
 }
 
 /// The hyperparameter-tuning problems have no f* and call a Python worker: test_hpo_problems.cpp.
-/// The robust suite's tasks are tested in test_robust_problems.cpp.
+/// The robust suite's tasks are tested in test_robust_problems.cpp; the finite spaces of
+/// discrete_problems.cpp below. The analytic problems are the rest, on a continuous box.
 bool is_analytic(const ProblemInfo& info) {
-  return info.name.rfind("hpo_", 0) != 0 && info.summary.rfind("robust:", 0) != 0;
+  return info.name.rfind("hpo_", 0) != 0 && info.summary.rfind("robust:", 0) != 0 &&
+         make_problem(info.name).space.is_continuous_box();
 }
 
 double tolerance(double f_star) { return 1e-9 * std::max(1.0, std::abs(f_star)); }
@@ -146,6 +148,34 @@ TEST(ProblemCatalog, UniformSamplesNeverBeatFStar) {
       EXPECT_EQ(beaten, 0);
     }
   }
+}
+
+TEST(ProblemCatalog, FiniteSpacesHaveTheirEnumeratedOptimum) {
+  std::size_t finite = 0;
+  for (const auto& info : problems()) {
+    const Problem p = make_problem(info.name);
+    const auto size = p.space.finite_size();
+    if (!size) continue;
+    ++finite;
+    SCOPED_TRACE(info.name);
+    EXPECT_GE(*size, 20u);
+    EXPECT_LE(*size, 5000u);
+    EXPECT_EQ(p.direction, Direction::Minimize);
+    ASSERT_FALSE(p.argmax.empty());
+    for (const Vector& a : p.argmax) {
+      EXPECT_NO_THROW(p.space.validate(a));
+      EXPECT_EQ(p.f(a), *p.f_star);
+    }
+  }
+  EXPECT_EQ(finite, 10u);
+  // Issue 27's two problems, by hand: (k, p) = (5, 4) and (kernel, n, flag) = (a, 7, false).
+  const Problem ints = make_problem("int_sincos");
+  EXPECT_DOUBLE_EQ(*ints.f_star, -(std::sin(5.0 / 3.0) + 0.4 + 0.05 * std::cos(20.0)));
+  EXPECT_EQ(ints.argmax.front(), (Vector(2) << 5, 4).finished());
+  const Problem mixed = make_problem("mixed_separable");
+  EXPECT_EQ(*mixed.f_star, 0.0);
+  EXPECT_EQ(mixed.argmax.front(), (Vector(3) << 0, 7, 0).finished());
+  EXPECT_EQ(mixed.space.finite_size(), std::optional<std::uint64_t>(60));
 }
 
 TEST(ProblemPaper, GoUcbF1IsTheAllOnesSigmoidNetwork) {

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "optimist/algorithms/tree/tree_search.hpp"
 #include "optimist/core/driver.hpp"
+#include "optimist/core/point_set.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -17,19 +19,23 @@ namespace {
 // Runs `spec` on garland (maximize) with the given noise and returns the simple regret of recommend().
 double garland_regret(const nlohmann::json& spec, std::uint64_t budget, double noise, std::uint64_t seed) {
   const Problem p = make_problem("garland");
-  auto opt = make_optimizer(spec, p.space, p.direction, {.seed = seed, .horizon = budget});
+  auto opt = make_optimizer(spec, p.space, p.direction, {.seed = seed, .horizon = budget, .noisy = noise > 0.0});
   RunOptions ro;
   ro.budget = budget;
   optimize(*opt, p.objective(noise, seed + 1000), ro);
   return *p.f_star - p.f(opt->recommend());
 }
 
+// noisy: the objective's declaration (RunContext::noisy); by default noise > 0. Declared noisy, every
+// planned step is an evaluation (exact budgets below); deterministic, a step whose point is known
+// costs nothing.
 template <class Alg>
-std::unique_ptr<Alg> run_direct(std::uint64_t budget, unsigned k, std::uint64_t steps, double noise = 0.0) {
+std::unique_ptr<Alg> run_direct(std::uint64_t budget, unsigned k, std::uint64_t steps, double noise = 0.0,
+                                std::optional<bool> noisy = std::nullopt) {
   const Problem p = make_problem("garland");
   TreeOptions o;
   o.children = k;
-  auto opt = std::make_unique<Alg>(p.space, p.direction, o, RunContext{.horizon = budget});
+  auto opt = std::make_unique<Alg>(p.space, p.direction, o, RunContext{.horizon = budget, .noisy = noisy.value_or(noise > 0.0)});
   Objective obj = p.objective(noise, 3);
   for (std::uint64_t t = 0; t < steps; ++t) {
     Trial tr = opt->ask();
@@ -60,7 +66,7 @@ TEST(TreePartition, SplitsTheLongestSideIntoKEqualChildren) {
   part.random_point(g, 7, c);
   EXPECT_GE(c[1], 0.0);
   EXPECT_LT(c[1], 1.0 / 3.0);
-  EXPECT_EQ(part.bytes_per_node(), 2 * 2 * sizeof(double) + 4);
+  EXPECT_EQ(part.bytes_per_node(), 2 * 2 * sizeof(double) + 4 + 1);
   EXPECT_EQ(part.split(0, 2), 7u);  // partial split: 2 of 3 children
   EXPECT_EQ(part.size(), 9u);
 }
@@ -97,10 +103,10 @@ TEST(TreeSequOOL, ScheduleUsesTheWholeBudgetAndFollowsFigure1) {
 }
 
 TEST(TreeSequOOL, RunOpensTheScheduledCellsPerDepthAndUsesExactlyTheBudget) {
-  // Default repeats (auto) with deterministic garland: the root evaluated twice (equal values),
-  // then Fig. 1's schedule (p = 1) for the n - 2 evaluations left.
+  // Default repeats (auto) with noise-free garland declared noisy: the root evaluated twice (equal
+  // values), then Fig. 1's schedule (p = 1) for the n - 2 evaluations left.
   const std::uint64_t n = 1000;
-  auto opt = run_direct<SequOOL>(n, 2, n);
+  auto opt = run_direct<SequOOL>(n, 2, n, 0.0, true);
   EXPECT_EQ(opt->evaluations_planned(), n);
   EXPECT_EQ(opt->repeats(), 1u);
   std::uint64_t partial = 0;
@@ -117,6 +123,20 @@ TEST(TreeSequOOL, RunOpensTheScheduledCellsPerDepthAndUsesExactlyTheBudget) {
   EXPECT_EQ(opt->run(), 1);
 }
 
+TEST(TreeSequOOL, DeterministicObjectiveNeedsNoPilotAndNeverRepeatsAPoint) {
+  // Declared deterministic (the default): Fig. 1 at once, no pilot. Cells deeper than 2^-53 around
+  // garland's optimum share their centre in double precision: those steps take the known value and
+  // cost no evaluation, so the run plans more steps than it evaluates points.
+  const std::uint64_t n = 1000;
+  auto opt = run_direct<SequOOL>(n, 2, n);
+  EXPECT_EQ(opt->repeats(), 1u);
+  PointSet seen;
+  for (const auto& o : opt->history()) EXPECT_TRUE(seen.insert(o.trial.x));
+  EXPECT_EQ(seen.size(), n);
+  EXPECT_GT(opt->evaluations_planned(), n);
+  EXPECT_EQ(opt->repeats_replaced(), 0u);
+}
+
 TEST(TreeSequOOL, AutoRepeatsDetectNoiseFromTheRepeatedRootValue) {
   const std::uint64_t n = 1000;
   auto noisy = run_direct<SequOOL>(n, 2, n, 0.1);
@@ -127,7 +147,7 @@ TEST(TreeSequOOL, AutoRepeatsDetectNoiseFromTheRepeatedRootValue) {
   EXPECT_EQ(noisy->partition().size(), (n - 2) / SequOOL::kNoisyRepeats + 1);
   // Fixed p: no pilot.
   const Problem p = make_problem("garland");
-  SequOOL fixed(p.space, p.direction, TreeOptions{}, {.horizon = n}, SequOOL::Output::LowerConfidence, 1);
+  SequOOL fixed(p.space, p.direction, TreeOptions{}, {.horizon = n, .noisy = true}, SequOOL::Output::LowerConfidence, 1);
   Objective obj = p.objective(0.1, 3);
   for (std::uint64_t t = 0; t < n; ++t) {
     Trial tr = fixed.ask();
@@ -154,7 +174,7 @@ TEST(TreeSequOOL, RepeatsEvaluateEveryCellPTimesWithinTheExactBudget) {
   // the first cell, so exactly n evaluations.
   const Problem p = make_problem("garland");
   for (const std::uint64_t n : {1u, 2u, 1000u, 1001u}) {
-    auto opt = make_optimizer({{"name", "sequool"}, {"repeats", 3}}, p.space, p.direction, RunContext{.horizon = n});
+    auto opt = make_optimizer({{"name", "sequool"}, {"repeats", 3}}, p.space, p.direction, RunContext{.horizon = n, .noisy = true});
     RunOptions ro;
     ro.budget = n;
     optimize(*opt, p.objective(0.1, 7), ro);
@@ -306,7 +326,7 @@ TEST(TreeStroquOOL, CrossValidationCandidatesAreSelectedOnExplorationCounts) {
   // Noise-free: x(n,0) is the best cell of the tree; x(n,p_max) needs T >= 2^p_max from the
   // exploration alone, so it is a shallow cell (the cross-validation evaluations planned for
   // smaller p must not make a deep cell eligible).
-  auto opt = run_direct<StroquOOL>(5000, 2, 5000, 0.0);
+  auto opt = run_direct<StroquOOL>(5000, 2, 5000, 0.0, true);  // every planned evaluation made
   const auto c = opt->candidates();
   const Problem p = make_problem("garland");
   ASSERT_GE(c.size(), 3u);

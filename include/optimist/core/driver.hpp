@@ -24,7 +24,9 @@ enum class FailurePolicy {
   MarkFailed,  ///< record the trial as failed (it counts against the budget) and go on
 };
 
-enum class StopReason { Budget, TimeLimit, Target, ObjectiveFailed, Cancelled };
+/// Why a run ended. SpaceExhausted: a deterministic objective on a finite space whose every point
+/// has been evaluated (Optimizer::exhausted()); a budget larger than the space is not an error.
+enum class StopReason { Budget, TimeLimit, Target, ObjectiveFailed, Cancelled, SpaceExhausted };
 std::string to_string(StopReason r);
 
 /// One evaluation as the driver saw it (also one line of the trace).
@@ -157,8 +159,9 @@ struct RunSummary {
   bool ok() const { return reason != StopReason::ObjectiveFailed; }
 };
 
-/// Runs ask -> evaluate -> tell until the budget, time limit or target is reached, or the
-/// objective fails under FailurePolicy::Stop. Never loses an evaluation: every completed
+/// Runs ask -> evaluate -> tell until the budget, time limit or target is reached, the objective
+/// fails under FailurePolicy::Stop, or every point of a finite space has been evaluated
+/// (deterministic objectives, StopReason::SpaceExhausted). Never loses an evaluation: every completed
 /// evaluation is told to the optimizer, kept in the summary and written to the trace before the
 /// next ask. Throws InvalidArgument for budget == 0, batch_size == 0, a missing function, or a
 /// resume_from longer than the budget or holding a point or value the optimizer refuses.

@@ -5,9 +5,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "optimist/core/discrete_domain.hpp"
+#include "optimist/core/point_set.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/space.hpp"
 #include "optimist/core/types.hpp"
@@ -24,6 +28,18 @@ struct RunContext {
   /// (GO-UCB's Phase I length, SequOOL's schedule, HOO's log term); unset: an anytime run.
   /// (The explicit initializer lets `RunContext{.seed = 3}` compile without -Wextra's warning.)
   std::optional<std::size_t> horizon = std::nullopt;
+  /// The objective is declared noisy: evaluating a point again gives a new observation, so
+  /// algorithms may repeat points (BKB's arm pulls, StoSOO/HOO/POO's repeated samples) and a
+  /// finite space is never exhausted. False (the default, a deterministic objective): a point
+  /// evaluated or pending is never asked again while unevaluated points remain.
+  bool noisy = false;
+};
+
+/// Thrown by ask() on a deterministic objective when every point of a finite space has been
+/// evaluated or is pending: nothing new is left to ask.
+class SpaceExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// A point handed out by ask(): the unit-cube point the algorithm chose and its user form.
@@ -53,6 +69,12 @@ struct Observation {
 ///    Randomness for an ask comes from rng_for_ask(), seeded by (seed, number of told + pending
 ///    trials), so a fresh optimizer fed the same tells asks the same next point.
 ///  - recommend() is the algorithm's own answer (default: best observed point).
+///  - No repeats (deterministic objectives, the default): a point evaluated (failed ones included)
+///    or pending is never returned by ask() while the space holds points that are neither. Each
+///    algorithm avoids them on its own; as a safety net ask() replaces a repeated point by the
+///    nearest free one (free_point_near), deterministically. When every point of a finite space
+///    has been evaluated, exhausted() is true and ask() throws SpaceExhausted. With
+///    RunContext::noisy none of this applies.
 class Optimizer {
  public:
   Optimizer(std::string name, Space space, Direction direction, const RunContext& context);
@@ -67,11 +89,14 @@ class Optimizer {
   /// The run's planned number of evaluations, if it has one (RunContext::horizon).
   std::optional<std::size_t> horizon() const { return context_.horizon; }
   const RunContext& context() const { return context_; }
+  /// RunContext::noisy: repeated points are allowed.
+  bool noisy() const { return context_.noisy; }
 
-  /// The next point to evaluate.
+  /// The next point to evaluate. Throws SpaceExhausted when no point is left (see the class comment).
   Trial ask();
   /// Up to n points to evaluate in parallel (n >= 1). Algorithms without a batch form
-  /// (supports_batch() == false) return exactly one.
+  /// (supports_batch() == false) return exactly one; on a finite space with a deterministic
+  /// objective, at most remaining_points().
   std::vector<Trial> ask(std::size_t n);
 
   /// Reports the value of an asked trial. Throws InvalidArgument if the trial is not pending or
@@ -105,6 +130,18 @@ class Optimizer {
   const Observation* best() const;
   std::size_t n_successful() const { return n_successful_; }
 
+  /// Distinct points evaluated so far (failed evaluations included).
+  std::size_t distinct_evaluated() const { return n_distinct_evaluated_; }
+  /// True for a deterministic objective on a finite space whose every point has been evaluated
+  /// (failed ones included): the run is over (StopReason::SpaceExhausted).
+  bool exhausted() const;
+  /// Points of a finite space neither evaluated nor pending (what ask() can still return), for a
+  /// deterministic objective; empty for a space with a continuous parameter or a noisy objective.
+  std::optional<std::uint64_t> remaining_points() const;
+  /// How many asked points the safety net replaced because the algorithm proposed a point
+  /// evaluated or pending (0 for algorithms that avoid repeats on their own).
+  std::size_t repeats_replaced() const { return repeats_replaced_; }
+
   virtual bool supports_batch() const { return false; }
   /// Per-evaluation diagnostics written into the trace (e.g. {"dictionary_size": 12}).
   virtual nlohmann::json diagnostics() const { return nlohmann::json::object(); }
@@ -135,8 +172,42 @@ class Optimizer {
   /// next_trial_id() + k.
   std::uint64_t next_trial_id() const { return next_id_; }
 
+  // ---- the no-repeat rule (deterministic objectives; see the class comment) ----
+  /// True when repeats must be avoided: the objective is not declared noisy.
+  bool avoids_repeats() const { return !context_.noisy; }
+  /// The integer and categorical part of the space.
+  const DiscreteDomain& domain() const { return domain_; }
+  /// True when the user point of unit point u (snapped) has been evaluated or is pending.
+  bool is_taken(const Vector& u) const;
+  /// The same for a user point.
+  bool is_taken_user(const Vector& x) const;
+  /// The maximized value of the first successful evaluation of u's user point (snapped), if any.
+  std::optional<double> evaluated_value(const Vector& u) const;
+  /// True when u's user point has been evaluated and every evaluation of it failed.
+  bool evaluated_failed(const Vector& u) const;
+  /// snap(u) when it is free (neither taken nor in `also`, user points), else the nearest free
+  /// point: breadth-first over discrete neighbours, or, for a point of a space with continuous
+  /// parameters, a small deterministic move of its continuous coordinates. Empty only when the
+  /// space has no free point left.
+  std::optional<Vector> free_point_near(const Vector& u, const PointSet* also = nullptr) const;
+  /// A point uniform over the free points: draws of rng.uniform_vector (snapped) until one is
+  /// free (at most 64), then a uniform choice among the free points of a finite space, or the
+  /// free point nearest to the last draw. The first draw when repeats are allowed (noisy) or
+  /// the space has a continuous parameter and the draw is free (the common case: one draw).
+  Vector free_uniform_point(Rng& rng, const PointSet* also = nullptr) const;
+  /// The user point of a unit point as ask() would hand it out.
+  Vector user_point(const Vector& u) const { return space_.to_user(space_.snap_unit(u)); }
+
  private:
+  struct PointRecord {
+    std::uint32_t evaluated = 0;  // told, failed included
+    std::uint32_t pending = 0;
+    bool has_value = false;       // a successful evaluation
+    double value = 0.0;           // its value to maximize (the first one)
+  };
   void store(const Trial& trial, double value);
+  void note_pending(const Vector& x);
+  void note_evaluated(const Vector& x, bool pending_before, const std::optional<double>& maximized_value);
   /// A trial for a told point that no ask handed out (warm start, replay): the next id.
   Trial external_trial(const Vector& x);
 
@@ -149,6 +220,12 @@ class Optimizer {
   std::vector<Trial> pending_;
   std::size_t n_successful_ = 0;
   std::optional<std::size_t> best_index_;
+  DiscreteDomain domain_;
+  std::optional<std::uint64_t> finite_size_;
+  std::unordered_map<PointKey, PointRecord, PointKeyHash> points_;
+  std::size_t n_distinct_evaluated_ = 0;
+  std::size_t n_taken_ = 0;  // distinct points evaluated or pending
+  std::size_t repeats_replaced_ = 0;
 };
 
 }  // namespace optimist

@@ -29,7 +29,8 @@ class RunRecorder {
   RunRecorder(Optimizer& optimizer, const Objective& objective, const RunOptions& options);
 
   /// True once the loop must ask for no more points: the budget is used, the target reached, the
-  /// objective failed under FailurePolicy::Stop, or stop() was called. Evaluations already under
+  /// objective failed under FailurePolicy::Stop, every point of a finite space has been evaluated
+  /// (Optimizer::exhausted(), StopReason::SpaceExhausted), or stop() was called. Evaluations already under
   /// way may still be recorded (an asynchronous loop waits for them: they are paid for).
   bool stopped() const;
   /// Evaluations left in the budget.
@@ -70,7 +71,7 @@ class RunRecorder {
   const RunOptions& options_;
   Clock::time_point t0_;
   RunSummary summary_;
-  std::optional<StopReason> stop_;  // set when the run ends before its budget
+  mutable std::optional<StopReason> stop_;  // set when the run ends before its budget (stopped() sets SpaceExhausted)
   EvaluationRecord rec_;            // the latest record, reused (assigning x allocates nothing)
 };
 

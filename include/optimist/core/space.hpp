@@ -3,6 +3,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,11 @@ class Space {
   std::size_t index_of(const std::string& name) const;
   /// True when every parameter is continuous and on a linear scale.
   bool is_continuous_box() const;
+  /// True when at least one parameter is an integer or a categorical.
+  bool has_discrete() const;
+  /// The number of distinct points when every parameter is an integer or a categorical (the
+  /// product of the cardinalities, saturating at 2^64 - 1); empty when a parameter is continuous.
+  std::optional<std::uint64_t> finite_size() const;
 
   /// Unit point -> user point. Contract: u.size() == dim(); entries are clamped into [0,1].
   Vector to_user(const Vector& u) const;

@@ -24,6 +24,9 @@ struct TraceMeta {
   std::size_t dim = 0;
   std::uint64_t seed = 0;
   double noise = 0.0;
+  /// The objective was declared noisy (RunContext::noisy; implied by noise > 0). Traces written
+  /// before it was recorded read as noise > 0.
+  bool noisy = false;
   Direction direction = Direction::Maximize;
   std::optional<double> f_star;
   std::size_t budget = 0;

@@ -28,13 +28,15 @@ struct RunSpec {
   nlohmann::json options = nlohmann::json::object();  ///< the algorithm's options, without "name"
   std::uint64_t seed = 0;
   double noise = 0.0;      ///< sd of the Gaussian noise added to a benchmark problem's values
+  /// The objective is declared noisy (RunContext::noisy); noise > 0 implies it.
+  bool noisy = false;
   std::size_t budget = 0;  ///< evaluations, failed ones included
   /// The algorithm's planning horizon; unset: the budget; 0: none (an anytime run). It differs from
   /// the budget in a resumed run whose budget was raised: the algorithm keeps planning for the
   /// first budget, exactly as the interrupted run did.
   std::optional<std::size_t> horizon;
 
-  /// {seed, horizon} as the optimizer receives them.
+  /// {seed, horizon, noisy (noisy || noise > 0)} as the optimizer receives them.
   RunContext context() const;
   /// {"name": algorithm, options...}: what make_optimizer and resolve_options take.
   nlohmann::json optimizer_spec() const;

@@ -38,6 +38,14 @@ bool is_finished(const SweepRun& run);
 /// of evaluating its points again.
 bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop = {});
 
+/// Runs a peer's run (SweepAlgorithm::peer): writes its complete trace to the given path (the
+/// run's temporary_path()) or throws. `optimist bench` runs bench/optuna_peers.py.
+using PeerRunner = std::function<void(const SweepRun& run, const std::string& trace_path)>;
+
+/// A peer's run through `peer`: its trace is written to temporary_path(), checked (complete, the
+/// run's settings) and renamed to trace_path. Throws InvalidArgument when peer is empty.
+bool execute_peer_run(const SweepRun& run, const PeerRunner& peer);
+
 struct SweepProgress {
   std::size_t total = 0;     ///< runs in the sweep
   std::size_t skipped = 0;   ///< already finished before this invocation
@@ -51,6 +59,7 @@ struct RunnerOptions {
   std::size_t jobs = 0;  ///< worker threads; 0: std::thread::hardware_concurrency()
   std::function<void(const SweepProgress&)> on_progress;  ///< after each run (serialized)
   std::function<bool()> should_stop;                      ///< polled between and within runs
+  PeerRunner run_peer;  ///< runs the peers' runs (empty: a sweep with peers fails on them)
 };
 
 struct SweepOutcome {

@@ -12,12 +12,20 @@
 
 namespace optimist::experiment {
 
-/// One algorithm of a sweep: a registry name with options.
+/// One algorithm of a sweep: a registry name with options, or a peer run by a script of its own.
 struct SweepAlgorithm {
-  std::string label;  ///< folder and legend name (default: the algorithm's name)
-  std::string name;   ///< registry name
+  std::string label;  ///< folder and legend name (default: the algorithm's name; a peer's: "<peer>-<name>")
+  std::string name;   ///< registry name, or the peer's sampler ("tpe", "random", ...)
   nlohmann::json options = nlohmann::json::object();  ///< without name/seed
+  /// Empty for an optimist algorithm; "optuna" for an Optuna sampler run by bench/optuna_peers.py
+  /// on the same problems, seeds and noise streams, writing our trace format (docs/bench.md, "Peers").
+  std::string peer;
+  /// The name a run's trace records: the registry name, or "<peer>-<name>" ("optuna-tpe").
+  std::string run_name() const { return peer.empty() ? name : peer + "-" + name; }
 };
+
+/// The Optuna samplers bench/optuna_peers.py runs: "tpe", "random", "cmaes", "qmc".
+const std::vector<std::string>& optuna_peer_samplers();
 
 /// One problem instance of a sweep: a catalog problem at one dimension, noise and budget.
 struct SweepProblem {

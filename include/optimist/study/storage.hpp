@@ -35,6 +35,10 @@ struct StudySettings {
   double heartbeat_interval_s = 10.0;  ///< how often a worker refreshes its running trials
   double grace_period_s = 60.0;        ///< a running trial silent this long is failed as stale
   bool requeue_stale = true;           ///< a stale trial's point is queued again as a waiting trial
+  /// The objective is declared noisy (RunContext::noisy): the algorithm may ask a point again and
+  /// a finite space is never exhausted. False: no point is asked twice; once every point of a
+  /// finite space is evaluated, ask() returns nothing.
+  bool noisy = false;
   /// What the study was created for, for workers that do not say (e.g. {"problem": "branin",
   /// "dim": 2, "noise": 0.1} or {"objective_command": "python3 f.py"}); free-form JSON.
   nlohmann::json objective = nlohmann::json::object();

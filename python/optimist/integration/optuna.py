@@ -24,10 +24,13 @@ from optuna.distributions import BaseDistribution, CategoricalDistribution, Floa
 from optuna.samplers import BaseSampler, IntersectionSearchSpace, RandomSampler
 from optuna.trial import FrozenTrial, TrialState
 
+from .. import _optimist
 from ..optimizer import Optimizer, Trial
 from ..space import Categorical, Float, Int, Space
 
 __all__ = ["OptimistSampler"]
+
+SpaceExhausted = _optimist.SpaceExhausted
 
 _FINISHED = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
 
@@ -109,16 +112,22 @@ class OptimistSampler(BaseSampler):
         warn_independent_sampling: warn once per parameter sampled independently after startup.
         budget: the number of trials planned, for algorithms that plan with it (go-ucb).
         model: your own parametric model for GO-UCB (see ``optimist.ParametricModel``).
+        noisy: declare the objective noisy (the algorithm may ask a point again). By default it is
+            deterministic: no point already evaluated or running is suggested again, and once every
+            point of a finite space (integers and categoricals only) has been evaluated the sampler
+            stops the study (``study.stop()``, as Optuna's GridSampler does) after that trial, which
+            its independent sampler fills.
         **options: the algorithm's options, as for ``optimist.Optimizer``; a bad name, key or value
             raises ValueError here, naming it.
     """
 
     def __init__(self, algorithm: str = "auto", *, seed: Optional[int] = None, n_startup_trials: int = 0,
                  independent_sampler: Optional[BaseSampler] = None, warn_independent_sampling: bool = True,
-                 budget: Optional[int] = None, model: Any = None, **options: Any):
+                 budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
         if not isinstance(n_startup_trials, int) or n_startup_trials < 0:
             raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
         self._algorithm, self._budget, self._model_object, self._options = algorithm, budget, model, dict(options)
+        self._noisy = bool(noisy)
         self._seed = seed if seed is not None else secrets.randbits(32)
         self._make_optimizer(Space([(0.0, 1.0)]), "minimize")  # bad algorithm or options: ValueError now
         self._independent = independent_sampler or RandomSampler(seed=seed)
@@ -131,7 +140,7 @@ class OptimistSampler(BaseSampler):
 
     def _make_optimizer(self, space: Space, direction: str) -> Optimizer:
         return Optimizer(space, self._algorithm, seed=self._seed, direction=direction, budget=self._budget,
-                         model=self._model_object, **self._options)
+                         model=self._model_object, noisy=self._noisy, **self._options)
 
     # ---- BaseSampler ----
     def reseed_rng(self) -> None:
@@ -162,7 +171,15 @@ class OptimistSampler(BaseSampler):
         with self._lock:
             model = self._model_for(search_space, study)
             self._sync(model, trials, exclude=trial.number)
-            asked = model.optimizer.ask()
+            try:
+                asked = model.optimizer.ask()
+            except SpaceExhausted:
+                # Every point of the finite space is evaluated (or running): nothing new to suggest.
+                warnings.warn("OptimistSampler: every point of the search space has been evaluated or is "
+                              "running (a deterministic objective); the study stops after this trial",
+                              stacklevel=2)
+                study.stop()
+                return {}
             model.asked[trial.number] = asked
             return model.optuna_params(asked)
 

@@ -179,7 +179,12 @@ std::vector<Vector> ArmBandit::propose(std::size_t) {
 }
 
 std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
-  const std::vector<char> is_pending = pending_mask();
+  std::vector<char> is_pending = pending_mask();
+  // A deterministic objective (RunContext::noisy false): an arm whose point has been evaluated is
+  // not pulled again, as a pending one (docs/discrete.md).
+  if (avoids_repeats())
+    for (std::size_t a = 0; a < num_arms(); ++a)
+      if (!is_pending[a] && is_taken(arms_.col(static_cast<Eigen::Index>(a)))) is_pending[a] = 1;
   const bool all_pending = std::all_of(is_pending.begin(), is_pending.end(), [](char c) { return c != 0; });
   Vector mean, var;
   model(mean, var);

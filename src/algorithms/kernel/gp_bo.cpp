@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/solvers/space_filling.hpp"
+#include "optimist/solvers/mixed_maximizer.hpp"
 
 namespace optimist {
 
@@ -18,9 +20,17 @@ constexpr std::uint64_t kDesignStream = 0x6670'6465'7300'0002ULL;
 // Best observed points added as local-search starts of the acquisition maximizer.
 constexpr std::size_t kObservedStarts = 5;
 
-GpOptions model_options(const GpBoOptions& o) {
+GpOptions model_options(const GpBoOptions& o, const Space& space) {
   GpOptions g;
   g.kernel = parse_kernel_type(o.kernel);
+  // Categorical parameters get the overlap distance (Kernel::set_categories); integers keep their
+  // order on the unit cube. A space without categoricals keeps the plain ARD kernel.
+  const DiscreteDomain domain(space);
+  for (std::size_t k : domain.categories())
+    if (k > 0) {
+      g.categories = domain.categories();
+      break;
+    }
   g.fit = kernel_detail::warm_fit_options();
   if (o.prior == "classic") {
     // The previous default: BoTorch's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors
@@ -78,7 +88,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
       sobol_(space.dim(), true, derive_seed(context.seed, kDesignStream)),
-      gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_)) {
+      gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)) {
   const std::string& a = options_.acquisition;
   if (a != "ucb" && a != "ei" && a != "pi")
     throw InvalidArgument("gp-bo: acquisition must be ucb, ei or pi, got '" + a + "'");
@@ -161,7 +171,7 @@ void GpBo::sync() const {
   unsynced_.clear();
 }
 
-Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng) const {
+Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chosen) const {
   // Starts: the best points of the model's data (observations and fantasies).
   const Vector& y = gp.outputs();
   std::vector<Eigen::Index> order(static_cast<std::size_t>(y.size()));
@@ -176,16 +186,37 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng) const {
   opt.raw_samples = options_.raw_samples;
   opt.restarts = options_.restarts;
   const double best = y.size() > 0 ? y.maxCoeff() : 0.0;
-  if (options_.acquisition == "ucb") {
-    const UpperConfidenceBound acq(gp, beta(static_cast<double>(gp.size() + 1)));
-    return maximize_acquisition(acq, starts, opt, rng).x;
-  }
-  if (options_.acquisition == "ei") {
-    const LogExpectedImprovement acq(gp, best, options_.xi);
-    return maximize_acquisition(acq, starts, opt, rng).x;
-  }
-  const LogProbabilityOfImprovement acq(gp, best, options_.xi);
-  return maximize_acquisition(acq, starts, opt, rng).x;
+  std::unique_ptr<AcquisitionFunction> acq;
+  if (options_.acquisition == "ucb")
+    acq = std::make_unique<UpperConfidenceBound>(gp, beta(static_cast<double>(gp.size() + 1)));
+  else if (options_.acquisition == "ei")
+    acq = std::make_unique<LogExpectedImprovement>(gp, best, options_.xi);
+  else
+    acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, options_.xi);
+  if (!space().has_discrete()) return maximize_acquisition(*acq, starts, opt, rng).x;
+  // Integer and categorical parameters: the acquisition over their valid values only, excluding
+  // points evaluated, pending or chosen earlier in this batch (docs/discrete.md).
+  return maximize_discrete_acquisition(*acq, starts, chosen, rng);
+}
+
+Vector GpBo::maximize_discrete_acquisition(const AcquisitionFunction& acq, const std::vector<Vector>& starts,
+                                           const PointSet& chosen, Rng& rng) const {
+  MixedMaximizerOptions mo;
+  mo.box.raw_samples = options_.raw_samples;
+  mo.box.restarts = options_.restarts;
+  mo.enumerate_limit = options_.enumerate_limit;
+  const auto excluded = [&](const Vector& u) {
+    if (!avoids_repeats()) return false;
+    const Vector x = user_point(u);
+    return is_taken_user(x) || chosen.contains(x);
+  };
+  const BoxObjective f = [&acq](const Vector& x, Vector* grad) { return acq.value(x, grad); };
+  const BoxBatchObjective batch = [&acq](const Matrix& X) { return acq.values(X); };
+  const auto d = static_cast<Eigen::Index>(space().dim());
+  const MixedMaximizerResult r = maximize_mixed(domain(), f, batch, Vector::Zero(d), Vector::Ones(d), starts, excluded, mo, rng);
+  if (r.x) return *r.x;
+  // Nothing free was found (the base class then picks the nearest free point).
+  return starts.empty() ? Vector(Vector::Constant(d, 0.5)) : starts.front();
 }
 
 Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const {
@@ -195,6 +226,8 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
   // model nothing; spend the evaluation where the data is thinnest instead.
   // Returned: within 0.001 lengthscales of a point of the data (a refinement near an optimum moves
   // by hundredths of a lengthscale or more).
+  // A noisy objective may rightly evaluate a point again (RunContext::noisy).
+  if (!avoids_repeats()) return x;
   const Vector& ls = gp.hyperparameters().lengthscales;
   const Matrix& data = gp.inputs();
   bool returned = false;
@@ -212,9 +245,19 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   Rng rng = rng_for_ask();
   const std::uint64_t asked = history().size() + pending().size();
   std::vector<Vector> out;
+  PointSet chosen;  // user points of this batch (no repeats within a batch either)
+  const bool discrete = space().has_discrete() && avoids_repeats();
+  const auto take = [&](Vector u) {
+    // On integer and categorical spaces a design point already evaluated, pending or chosen moves
+    // to the nearest free point (docs/discrete.md).
+    if (discrete)
+      if (auto v = free_point_near(u, &chosen)) u = *v;
+    chosen.insert(user_point(u));
+    out.push_back(std::move(u));
+  };
   // The design (continued while nothing has succeeded: a GP needs data).
   while (out.size() < n && (asked + out.size() < n_init_ || n_successful() == 0))
-    out.push_back(design_point(asked + out.size(), rng));
+    take(design_point(asked + out.size(), rng));
   if (out.size() == n) return out;
 
   // Kriging believer: pending points, design points of this batch and the points already chosen
@@ -239,9 +282,9 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   for (const Vector& u : out) fantasize(as_told(u));
   while (out.size() < n) {
     const GaussianProcess& model = local ? *local : gp_;
-    const Vector x = unless_stalled(model, maximize(model, rng), rng);
-    out.push_back(x);
-    if (out.size() < n) fantasize(as_told(x));
+    const Vector x = unless_stalled(model, maximize(model, rng, chosen), rng);
+    take(x);
+    if (out.size() < n) fantasize(as_told(out.back()));
   }
   return out;
 }

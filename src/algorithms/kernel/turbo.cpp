@@ -18,9 +18,10 @@ constexpr std::uint64_t kDesignStream = 0x7475'7262'6f00'0002ULL;
 // The reference implementation's GP (turbo_1.py / gp.py): Matern-5/2 ARD, lengthscales in
 // [0.005, 2], outputscale in [0.05, 20], noise in [5e-4, 0.2] on standardized outputs, fitted by
 // maximum likelihood (no priors).
-GpOptions turbo_model_options(const TurboOptions& o) {
+GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size_t>& categories) {
   GpOptions g;
   g.kernel = parse_kernel_type(o.kernel);
+  g.categories = categories;  // the overlap distance on categorical parameters (empty: none)
   g.use_priors = false;
   g.min_lengthscale = 0.005;
   g.max_lengthscale = 2.0;
@@ -126,8 +127,10 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
   tr.failure_tolerance = options_.failure_tolerance > 0 ? options_.failure_tolerance
                                                         : TrustRegion::default_failure_tolerance(space.dim(), options_.batch_size);
   const auto d = static_cast<Eigen::Index>(space.dim());
+  const std::vector<std::size_t> cats = domain().categories();
+  if (std::any_of(cats.begin(), cats.end(), [](std::size_t k) { return k > 0; })) categories_ = cats;
   for (std::size_t r = 0; r < options_.trust_regions; ++r)
-    regions_.push_back(Region{tr, Matrix(d, 0), Vector(), 0, 0, 0.0, 0.0, GaussianProcess(d, turbo_model_options(options_)), {}, false, 0});
+    regions_.push_back(Region{tr, Matrix(d, 0), Vector(), 0, 0, 0.0, 0.0, GaussianProcess(d, turbo_model_options(options_, categories_)), {}, false, 0});
 }
 
 nlohmann::json Turbo::diagnostics() const {
@@ -216,7 +219,7 @@ void Turbo::restart(Region& g) {
   g.y.resize(0);
   g.told = 0;
   g.batch_count = 0;
-  g.gp = GaussianProcess(g.gp.dim(), turbo_model_options(options_));
+  g.gp = GaussianProcess(g.gp.dim(), turbo_model_options(options_, categories_));
   g.unsynced.clear();
   g.fitted = false;
   g.last_thorough_fit = 0;
@@ -260,14 +263,15 @@ void Turbo::observe(const Observation& obs, double y) {
   g.unsynced.push_back({u, y, true, history().size()});
 }
 
-Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const {
+Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng,
+                         std::optional<Vector> lower, std::optional<Vector> upper) const {
   const auto d = static_cast<Eigen::Index>(space().dim());
   const auto m = static_cast<Eigen::Index>(n_candidates_);
   // Region L_i = l_i / prod(l)^(1/d) * L around the center (volume L^d), clipped to the cube.
   const Vector& l = gp.kernel().lengthscales();
   const Vector weights = l / std::exp(l.array().log().mean());
   const Vector half = 0.5 * region.tr.length * weights;
-  const Vector lb = (center - half).cwiseMax(0.0), ub = (center + half).cwiseMin(1.0);
+  const Vector lb = lower ? *lower : Vector((center - half).cwiseMax(0.0)), ub = upper ? *upper : Vector((center + half).cwiseMin(1.0));
   const SobolSequence sobol(space().dim(), true, rng.next_u64());
   Matrix pert = sobol.points(0, n_candidates_);
   pert = (lb.replicate(1, m) + (ub - lb).asDiagonal() * pert).cwiseMin(ub.replicate(1, m));
@@ -287,6 +291,73 @@ Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const 
     }
   }
   return C;
+}
+
+Matrix Turbo::discrete_candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const {
+  // TuRBO's candidates (Eriksson et al. 2019, sec. 2: points of the trust region around the best
+  // point, each coordinate perturbed with probability min(1, 20/d)) restricted to valid integer
+  // and categorical values and to free points. A discrete coordinate's region reaches at least its
+  // two neighbouring values; categorical coordinates are not ordered: instead of the box, at most
+  // `radius` of them differ from the centre, the radius shrinking with the length (Casmopolitan's
+  // Hamming trust region, Wan et al. 2021, sec. 4.1). The region of this ask doubles until it
+  // holds a free point.
+  const DiscreteDomain& dom = domain();
+  const auto d = static_cast<Eigen::Index>(space().dim());
+  const Vector& l = gp.kernel().lengthscales();
+  const Vector weights = l / std::exp(l.array().log().mean());
+  std::size_t n_cat = 0;
+  for (std::size_t i = 0; i < dom.dim(); ++i) n_cat += dom.is_categorical(i) ? 1 : 0;
+  const auto free = [&](const Vector& u) { return !avoids_repeats() || !is_taken(u); };
+  const auto differing = [&](const Vector& u) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < dom.dim(); ++i)
+      if (dom.is_categorical(i) && dom.index(i, u[static_cast<Eigen::Index>(i)]) != dom.index(i, center[static_cast<Eigen::Index>(i)])) ++k;
+    return k;
+  };
+  for (double length = region.tr.length;; length *= 2.0) {
+    const bool whole = length >= 2.0;  // the box covers the cube
+    Vector half = 0.5 * length * weights;
+    for (std::size_t i : dom.discrete_dims()) {
+      const auto ii = static_cast<Eigen::Index>(i);
+      half[ii] = dom.is_categorical(i) ? 1.0 : std::max(half[ii], 1.0 / static_cast<double>(dom.cardinality(i)));
+    }
+    if (whole) half.setConstant(1.0);
+    const Vector lb = (center - half).cwiseMax(0.0), ub = (center + half).cwiseMin(1.0);
+    const std::size_t radius =
+        whole ? n_cat : std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(n_cat) * std::min(1.0, length / region.tr.length_init))));
+    PointSet seen;
+    std::vector<Vector> out;
+    const auto add = [&](const Vector& u) {
+      if (differing(u) <= radius && free(u) && seen.insert(u)) out.push_back(u);
+    };
+    if (!dom.has_continuous() && dom.count(lb, ub) <= n_candidates_) {
+      dom.enumerate(center, lb, ub, [&](const Vector& u) {
+        add(u);
+        return true;
+      });
+    } else {
+      const Matrix C = candidates(gp, region, center, rng, lb, ub);
+      for (Eigen::Index j = 0; j < C.cols(); ++j) {
+        Vector u = dom.snap(C.col(j));
+        // Too many categoricals changed: keep the first `radius` changes in a random order.
+        if (differing(u) > radius) {
+          std::vector<std::size_t> changed;
+          for (std::size_t i = 0; i < dom.dim(); ++i)
+            if (dom.is_categorical(i) && dom.index(i, u[static_cast<Eigen::Index>(i)]) != dom.index(i, center[static_cast<Eigen::Index>(i)]))
+              changed.push_back(i);
+          for (std::size_t k = changed.size(); k > 1; --k) std::swap(changed[k - 1], changed[rng.below(k)]);
+          for (std::size_t k = radius; k < changed.size(); ++k)
+            u[static_cast<Eigen::Index>(changed[k])] = center[static_cast<Eigen::Index>(changed[k])];
+        }
+        add(u);
+      }
+    }
+    if (!out.empty() || whole) {
+      Matrix M(d, static_cast<Eigen::Index>(out.size()));
+      for (std::size_t j = 0; j < out.size(); ++j) M.col(static_cast<Eigen::Index>(j)) = out[j];
+      return M;
+    }
+  }
 }
 
 Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
@@ -328,8 +399,16 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
 
   // Designs: every run short of n_init told + pending points gets its next design point; while no
   // run has data, region 0 goes on designing (a Thompson sample needs a model).
+  // Integer and categorical spaces: no point evaluated, pending or already in this batch.
+  const bool discrete = space().has_discrete() && avoids_repeats();
+  PointSet chosen;
   auto design = [&](std::size_t r) {
-    out.push_back(design_point(r, regions_[r].told + pending_in[r] + planned(r), rng));
+    Vector u = design_point(r, regions_[r].told + pending_in[r] + planned(r), rng);
+    if (discrete) {
+      if (auto v = free_point_near(u, &chosen)) u = *v;
+      chosen.insert(user_point(u));
+    }
+    out.push_back(std::move(u));
     owner.push_back(r);
   };
   for (std::size_t r = 0; r < m; ++r)
@@ -356,7 +435,8 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
         if (owner[i] == r) fantasize(space().to_unit(space().to_user(space().snap_unit(out[i]))));
       Eigen::Index best = 0;
       g.y.maxCoeff(&best);
-      cands[r] = candidates(gp, g, g.X.col(best), rng);
+      cands[r] = discrete ? discrete_candidates(gp, g, g.X.col(best), rng) : candidates(gp, g, g.X.col(best), rng);
+      if (cands[r].cols() == 0) continue;
       samples[r] = options_.sampler == "exact" ? gp.sample_posterior(cands[r], q, rng)
                                                : pathwise_thompson_samples(gp, cands[r], q, options_.rff_features, rng);
       if (options_.recipe == "reference") {
@@ -375,13 +455,14 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
       Eigen::Index arg = -1;
       for (std::size_t r = 0; r < m; ++r)
         for (Eigen::Index i = 0; i < cands[r].cols(); ++i)
-          if (!taken[r][static_cast<std::size_t>(i)] &&
+          if (!taken[r][static_cast<std::size_t>(i)] && !(discrete && chosen.contains(user_point(cands[r].col(i)))) &&
               (arg < 0 || samples[r](i, static_cast<Eigen::Index>(j)) > samples[arg_r](arg, static_cast<Eigen::Index>(j)))) {
             arg_r = r;
             arg = i;
           }
       if (arg < 0) break;
       taken[arg_r][static_cast<std::size_t>(arg)] = 1;
+      if (discrete) chosen.insert(user_point(cands[arg_r].col(arg)));
       out.push_back(cands[arg_r].col(arg));
       owner.push_back(arg_r);
     }

@@ -89,6 +89,7 @@ GoUcbOptions read_options(const OptionValues& v) {
   o.trust_rule = v.get<std::string>("trust_rule");
   o.global_candidate = v.get<bool>("global_candidate");
   o.stall_steps = v.get<std::size_t>("stall_steps");
+  if (v.json().contains("discrete_step")) o.discrete_step = v.get<std::string>("discrete_step");
   return o;
 }
 
@@ -132,6 +133,11 @@ AlgorithmInfo go_ucb_info() {
                           "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound", {}});
   info.options.push_back({"stall_steps", d.stall_steps,
                           "after this many steps in a row that neither improve nor leave the evaluated points' neighbourhood, one space-filling step (the point farthest from the data), then the region restarts; 0: never", {}});
+  info.options.push_back({"discrete_step", d.discrete_step,
+                          "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
+                          "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "
+                          "trust region (trust-region); continuous coordinates keep the trust region",
+                          {"alternate", "global", "trust-region"}});
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     return std::make_unique<GoUcb>(space, direction, read_options(v), context);
   };

@@ -8,7 +8,27 @@ SobolSearch::SobolSearch(const Space& space, Direction direction, const Options&
 std::vector<Vector> SobolSearch::propose(std::size_t n) {
   const std::uint64_t first = history().size() + pending().size();
   std::vector<Vector> out;
-  for (std::size_t k = 0; k < n; ++k) out.push_back(sequence_.point(first + k));
+  if (!space().has_discrete() || !avoids_repeats()) {
+    for (std::size_t k = 0; k < n; ++k) out.push_back(sequence_.point(first + k));
+    return out;
+  }
+  // Integer and categorical parameters: snapped Sobol points coincide; the k-th ask takes the first
+  // point of the sequence from index k on that is free (not evaluated, pending or in this batch),
+  // and after kMaxWalk taken ones the free point nearest to point k.
+  constexpr std::uint64_t kMaxWalk = 4096;
+  PointSet batch;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::optional<Vector> u;
+    for (std::uint64_t j = first + k; j < first + k + kMaxWalk && !u; ++j) {
+      const Vector v = sequence_.point(j);
+      const Vector x = user_point(v);
+      if (!is_taken_user(x) && !batch.contains(x)) u = v;
+    }
+    if (!u) u = free_point_near(sequence_.point(first + k), &batch);
+    if (!u) break;  // the space is full (the base class asks at most the free points)
+    batch.insert(user_point(*u));
+    out.push_back(*u);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@ namespace optimist {
 namespace tree_detail {
 TreeOptions tree_options(const OptionValues& v);
 std::vector<OptionSpec> tree_option_specs();
+std::vector<std::size_t> cardinalities(const Space& space);
 }  // namespace tree_detail
 
 namespace {
@@ -26,8 +27,9 @@ std::uint32_t hoo_truncation_depth(double nu, double rho, double horizon) {
   return static_cast<std::uint32_t>(std::clamp(h, 1.0, 60.0));
 }
 
-HooTree::HooTree(std::size_t dim, unsigned children, double nu, double rho, double horizon, std::uint32_t h_max)
-    : tree_(dim, children), nu_(nu), rho_(rho), horizon_(horizon), log_horizon_(std::log(std::max(horizon, 2.0))),
+HooTree::HooTree(std::size_t dim, unsigned children, double nu, double rho, double horizon, std::uint32_t h_max,
+                 std::vector<std::size_t> cardinalities)
+    : tree_(dim, children, std::move(cardinalities)), nu_(nu), rho_(rho), horizon_(horizon), log_horizon_(std::log(std::max(horizon, 2.0))),
       h_max_(std::max<std::uint32_t>(h_max, 1)) {
   // Fig. 1, init: the tree holds the root only; B of nodes outside the tree is +inf.
   sum_.assign(1, 0.0);
@@ -55,7 +57,7 @@ double HooTree::b_of(std::uint32_t node) const {
   double child_max = kInf;  // a leaf: no bound from children
   if (first_child_[node] != 0 && tree_.depth(node) < h_max_) {
     child_max = -kInf;
-    for (unsigned c = 0; c < tree_.children(); ++c) {
+    for (unsigned c = 0; c < tree_.num_children(node); ++c) {
       const std::uint32_t ch = first_child_[node] + c;
       child_max = std::max(child_max, in_tree(ch) ? b_[ch] : kInf);
     }
@@ -68,6 +70,7 @@ std::uint32_t HooTree::select() {
   std::uint32_t node = 0;
   ++visits_[0];
   while (tree_.depth(node) < h_max_) {
+    if (first_child_[node] == 0 && !tree_.splittable(node)) break;  // a single point: pulled again
     if (first_child_[node] == 0) {  // the partition creates all K children at once
       const std::uint32_t first = tree_.split(node);
       first_child_[node] = first;
@@ -81,7 +84,7 @@ std::uint32_t HooTree::select() {
     }
     std::uint32_t best = first_child_[node];
     double best_b = -kInf;
-    for (unsigned c = 0; c < tree_.children(); ++c) {
+    for (unsigned c = 0; c < tree_.num_children(node); ++c) {
       const std::uint32_t ch = first_child_[node] + c;
       const double b = in_tree(ch) ? b_[ch] : kInf;
       if (b > best_b) {
@@ -140,7 +143,7 @@ std::vector<double> HooTree::b_values_from_scratch(const std::vector<double>& re
     double child_max = kInf;
     if (first_child_[v] != 0 && tree_.depth(v) < h_max_) {
       child_max = -kInf;
-      for (unsigned c = 0; c < tree_.children(); ++c) {
+      for (unsigned c = 0; c < tree_.num_children(v); ++c) {
         const std::uint32_t ch = first_child_[v] + c;
         child_max = std::max(child_max, in_tree(ch) ? b[ch] : kInf);
       }
@@ -154,7 +157,7 @@ std::uint32_t HooTree::most_played() const {
   std::uint32_t node = 0;
   while (first_child_[node] != 0) {
     std::uint32_t best = 0;
-    for (unsigned c = 0; c < tree_.children(); ++c) {
+    for (unsigned c = 0; c < tree_.num_children(node); ++c) {
       const std::uint32_t ch = first_child_[node] + c;
       if (count_[ch] == 0) continue;
       if (best == 0 || count_[ch] > count_[best] || (count_[ch] == count_[best] && mean(ch) > mean(best))) best = ch;
@@ -169,7 +172,8 @@ Hoo::Hoo(const Space& space, Direction direction, const TreeOptions& options, co
          double rho, std::uint32_t h_max, Output output)
     : TreeOptimizer("hoo", space, direction, options, context), nu_(nu), rho_(rho), fixed_h_max_(h_max), output_(output),
       hoo_(space.dim(), options.children, nu, rho, budget_ ? static_cast<double>(budget_) : kFirstHorizon,
-           h_max ? h_max : hoo_truncation_depth(nu, rho, budget_ ? static_cast<double>(budget_) : kFirstHorizon)) {
+           h_max ? h_max : hoo_truncation_depth(nu, rho, budget_ ? static_cast<double>(budget_) : kFirstHorizon),
+           tree_detail::cardinalities(space)) {
   if (!(nu > 0.0) || !std::isfinite(nu)) throw InvalidArgument("hoo: option nu must be > 0, got " + std::to_string(nu));
   if (!(rho > 0.0 && rho < 1.0)) throw InvalidArgument("hoo: option rho must be in (0, 1), got " + std::to_string(rho));
 }

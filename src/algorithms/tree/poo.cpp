@@ -12,6 +12,7 @@ TreeOptions tree_options(const OptionValues& v);
 std::vector<OptionSpec> tree_option_specs();
 Vector hoo_point(const HooTree& tree, std::uint32_t node, bool random, std::uint64_t stream);
 Vector hoo_output(const HooTree& tree, Hoo::Output output, bool random, std::uint64_t stream, std::uint64_t seed);
+std::vector<std::size_t> cardinalities(const Space& space);
 }  // namespace tree_detail
 
 namespace {
@@ -36,7 +37,7 @@ Poo::Poo(const Space& space, Direction direction, const TreeOptions& options, co
 
 void Poo::add_instance(double rho) {
   instances_.emplace_back(space().dim(), opt_.children, nu_max_, rho, kFirstHorizon,
-                          hoo_truncation_depth(nu_max_, rho, kFirstHorizon));
+                          hoo_truncation_depth(nu_max_, rho, kFirstHorizon), tree_detail::cardinalities(space()));
   instances_.back().set_noise_range(noise_range_);
 }
 

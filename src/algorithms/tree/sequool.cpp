@@ -24,11 +24,12 @@ std::vector<OptionSpec> tree_option_specs() {
 // Cells of one level ranked by value (largest first, lower index first on ties); unevaluated
 // cells have value -inf and come last.
 std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
-                                  const std::vector<std::uint32_t>& count, std::size_t keep) {
+                                  const std::vector<std::uint32_t>& count, std::size_t keep, const Partition& tree) {
   std::vector<std::pair<double, std::uint32_t>> v;
   v.reserve(end - begin);
   for (std::uint32_t i = begin; i < end; ++i)
-    v.emplace_back(count[i] ? sum[i] / count[i] : -HUGE_VAL, i);
+    if (tree.splittable(i))  // a cell holding a single point cannot be opened
+      v.emplace_back(count[i] ? sum[i] / count[i] : -HUGE_VAL, i);
   keep = std::min(keep, v.size());
   auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
   std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(keep), v.end(), better);
@@ -105,7 +106,8 @@ void SequOOL::start_run() {
   // Remark 3.1 (doubling trick): run j has n * 2^j evaluations (n = 64 without a budget).
   const std::uint64_t n = (budget_ ? budget_ : 64) << std::min<std::uint64_t>(run_, 40);
   if (repeats_ == kAutoRepeats && run_ == 0) {
-    if (n >= 2 + opt_.children) {  // pilot: is the feedback deterministic?
+    // A deterministic objective (declared, the default) needs no pilot: Fig. 1's SequOOL.
+    if (n >= 2 + opt_.children && !avoids_repeats()) {  // pilot: is the feedback deterministic?
       pilot_ = true;
       pilot_rest_ = n - 2;
       reps_ = 1;
@@ -153,13 +155,13 @@ bool SequOOL::decide() {
     const std::size_t h = depth_++;
     const bool has_partial = partial_ > 0 && partial_depth_ == h;
     // Fig. 1: open the floor(h_max/h) cells of depth h with largest values f_{h,i}.
-    const auto open = ranked(level_begin_, level_end_, sum_, count_, sched_[h] + (has_partial ? 1 : 0));
+    const auto open = ranked(level_begin_, level_end_, sum_, count_, sched_[h] + (has_partial ? 1 : 0), tree_);
     const std::uint32_t next_begin = tree_.size();
     for (std::size_t i = 0; i < open.size(); ++i) {
       const bool partial = has_partial && i + 1 == open.size() && open.size() == sched_[h] + 1;
       const unsigned kids = partial ? static_cast<unsigned>(partial_) : opt_.children;
       const std::uint32_t first = new_children(open[i], kids);
-      for (unsigned c = 0; c < kids; ++c) {
+      for (unsigned c = 0; c < tree_.num_children(open[i]); ++c) {
         plan(first + c, static_cast<std::uint32_t>(reps_ + extra_));
         extra_ = 0;
       }

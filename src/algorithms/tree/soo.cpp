@@ -34,13 +34,19 @@ bool Soo::decide() {
       v_max_ = -HUGE_VAL;
     }
     const std::size_t h = h_++;
+    // A leaf holding a single point of an integer/categorical space cannot be opened: it leaves
+    // the search (its value stays the best one if it is).
+    while (h < heaps_.size() && !heaps_[h].empty() && !tree_.splittable(heaps_[h].front().node)) {
+      std::pop_heap(heaps_[h].begin(), heaps_[h].end());
+      heaps_[h].pop_back();
+    }
     if (h >= heaps_.size() || heaps_[h].empty() || heaps_[h].front().value < v_max_) continue;
     std::pop_heap(heaps_[h].begin(), heaps_[h].end());
     const Leaf leaf = heaps_[h].back();
     heaps_[h].pop_back();
     v_max_ = leaf.value;
     const std::uint32_t first = new_children(leaf.node);
-    for (unsigned c = 0; c < opt_.children; ++c) plan(first + c, 1);
+    for (unsigned c = 0; c < tree_.num_children(leaf.node); ++c) plan(first + c, 1);
     return true;
   }
   return false;  // every leaf is pending
@@ -70,9 +76,13 @@ bool UniformGrid::decide() {
     plan(0, 1);
     return true;
   }
-  // Nodes are numbered in creation order, so splitting them in order is breadth-first.
-  const std::uint32_t first = new_children(next_split_++);
-  for (unsigned c = 0; c < opt_.children; ++c) plan(first + c, 1);
+  // Nodes are numbered in creation order, so splitting them in order is breadth-first (cells
+  // holding a single point are skipped).
+  while (next_split_ < tree_.size() && !tree_.splittable(next_split_)) ++next_split_;
+  if (next_split_ >= tree_.size()) return false;  // every cell is a single point: all evaluated
+  const std::uint32_t node = next_split_++;
+  const std::uint32_t first = new_children(node);
+  for (unsigned c = 0; c < tree_.num_children(node); ++c) plan(first + c, 1);
   return true;
 }
 

@@ -75,9 +75,10 @@ bool StoSoo::decide() {
     // "else expand this node: add its K children to T; v_max <- b_{h,i}(t)"
     level[best] = level.back();
     level.pop_back();
+    if (!tree_.splittable(node)) continue;  // a single point of an integer/categorical space: done
     const std::uint32_t first = new_children(node);
     if (leaves_.size() <= h + 1) leaves_.resize(h + 2);
-    for (unsigned c = 0; c < opt_.children; ++c) leaves_[h + 1].push_back(first + c);
+    for (unsigned c = 0; c < tree_.num_children(node); ++c) leaves_[h + 1].push_back(first + c);
     v_max_ = best_b;
     if (h > deepest_expanded_depth_ || deepest_expanded_.empty()) {
       deepest_expanded_depth_ = static_cast<std::uint32_t>(h);

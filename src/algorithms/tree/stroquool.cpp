@@ -9,7 +9,7 @@ namespace tree_detail {
 TreeOptions tree_options(const OptionValues& v);
 std::vector<OptionSpec> tree_option_specs();
 std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
-                                  const std::vector<std::uint32_t>& count, std::size_t keep);
+                                  const std::vector<std::uint32_t>& count, std::size_t keep, const Partition& tree);
 }  // namespace tree_detail
 
 namespace {
@@ -104,9 +104,11 @@ bool StroquOOL::decide() {
       continue;
     }
     if (h_max_ == 0) {  // budget below 2K: the root's children share it, output the best mean
+      if (!tree_.splittable(0)) return false;  // a space of one point
       const std::uint32_t first = new_children(0);
-      for (unsigned c = 0; c < k; ++c) {
-        plan(first + c, static_cast<std::uint32_t>(n_run_ / k + (c < n_run_ % k ? 1 : 0)));
+      const unsigned kids = tree_.num_children(0);
+      for (unsigned c = 0; c < kids; ++c) {
+        plan(first + c, static_cast<std::uint32_t>(n_run_ / kids + (c < n_run_ % kids ? 1 : 0)));
         candidates_.push_back(first + c);
       }
       cv_planned_ = run_done_ = true;
@@ -115,8 +117,9 @@ bool StroquOOL::decide() {
     }
     const auto H = h_max_;
     if (depth_ == 0) {  // Init: open P_{0,1} h_max times
+      if (!tree_.splittable(0)) return false;  // a space of one point
       const std::uint32_t first = new_children(0);
-      for (unsigned c = 0; c < k; ++c) plan(first + c, static_cast<std::uint32_t>(H));
+      for (unsigned c = 0; c < tree_.num_children(0); ++c) plan(first + c, static_cast<std::uint32_t>(H));
       openings_[0] = 1;
       evals_[0] = k * H;
       level_begin_ = first;
@@ -126,7 +129,7 @@ bool StroquOOL::decide() {
     }
     if (depth_ <= H) {  // Exploration at depth h
       const std::uint64_t h = depth_++;
-      const auto order = tree_detail::ranked(level_begin_, level_end_, sum_, count_, level_end_ - level_begin_);
+      const auto order = tree_detail::ranked(level_begin_, level_end_, sum_, count_, level_end_ - level_begin_, tree_);
       std::vector<char> opened(order.size(), 0);
       const std::uint32_t next_begin = tree_.size();
       for (std::uint64_t m = 1; m <= H / h; ++m) {
@@ -137,7 +140,7 @@ bool StroquOOL::decide() {
           if (opened[i] || planned_[order[i]] < need) continue;
           opened[i] = 1;
           const std::uint32_t first = new_children(order[i]);
-          for (unsigned c = 0; c < k; ++c) plan(first + c, static_cast<std::uint32_t>(need));
+          for (unsigned c = 0; c < tree_.num_children(order[i]); ++c) plan(first + c, static_cast<std::uint32_t>(need));
           ++openings_[h];
           evals_[h] += k * need;
           break;

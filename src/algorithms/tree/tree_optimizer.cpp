@@ -8,14 +8,28 @@ namespace optimist {
 namespace {
 constexpr std::uint64_t kRepresentativeStream = 0x74726565ULL;  // "tree"
 constexpr double kMatchTolerance = 1e-12;
+// Planned steps whose value is already known (deterministic objectives) consumed per ask before a
+// free filler point is asked instead.
+constexpr std::size_t kMaxKnownSteps = 200000;
+// Steps attached to pending trials per ask: an algorithm that decides one step at a time (HOO,
+// POO) selects a pending point again and again; past this many the ask gets a filler point.
+constexpr std::size_t kMaxWaitingSteps = 64;
 }  // namespace
+
+namespace tree_detail {
+std::vector<std::size_t> cardinalities(const Space& space) {
+  std::vector<std::size_t> c;
+  for (const auto& p : space.parameters()) c.push_back(p.kind == ParameterKind::Continuous ? 0 : p.cardinality());
+  return c;
+}
+}  // namespace tree_detail
 
 TreeOptimizer::TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options,
                              const RunContext& context)
     : Optimizer(std::move(name), space, direction, context),
       opt_(options),
       budget_(context.horizon.value_or(0)),
-      tree_(space.dim(), options.children) {
+      tree_(space.dim(), options.children, tree_detail::cardinalities(space)) {
   if (options.children != 2 && options.children != 3)
     throw InvalidArgument(this->name() + ": option children must be 2 or 3, got " + std::to_string(options.children));
   sum_.assign(1, 0.0);
@@ -63,7 +77,10 @@ std::uint32_t TreeOptimizer::lower_confidence_node() const {
   }
   auto& pairs = deep.size() >= 8 ? deep : all;
   double sigma = 0.0;
-  if (!pairs.empty()) {
+  // A deterministic objective (declared) has no noise: the best-valued node (Fig. 1's output). On
+  // integer/categorical spaces the deepest cells are single points whose values differ, which the
+  // estimate below would read as noise.
+  if (!pairs.empty() && !avoids_repeats()) {
     auto mid = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
     std::nth_element(pairs.begin(), mid, pairs.end());
     sigma = *mid / (0.6745 * std::sqrt(2.0));
@@ -151,14 +168,54 @@ void TreeOptimizer::advance() {
   }
 }
 
-std::vector<Vector> TreeOptimizer::propose(std::size_t) {
-  const Step* s = next_step();
-  if (!s) {
-    // Every value the next decision needs is pending: an untracked filler point (docs/tree-search.md).
-    Rng rng = rng_for_ask();
-    return {rng.uniform_vector(static_cast<Eigen::Index>(space().dim()))};
+std::optional<std::uint64_t> TreeOptimizer::pending_id(const Vector& u) const {
+  const Vector x = user_point(u);
+  for (const Trial& t : pending())
+    if (t.x == x) return t.id;
+  return std::nullopt;
+}
+
+const TreeOptimizer::Step* TreeOptimizer::next_new_step(const Vector* told) {
+  // A deterministic objective gives a point's value once: a planned step whose point has been
+  // evaluated takes the known value at once (a cell holding one evaluated point is not evaluated
+  // again), one whose point is pending waits for that trial's value, and the plan moves on. With a
+  // noisy objective every step is an evaluation (repeated samples keep their theory).
+  std::size_t waiting = 0;
+  for (std::size_t guard = 0; guard < kMaxKnownSteps; ++guard) {
+    const Step* s = next_step();
+    if (!s || !avoids_repeats()) return s;
+    const Vector u = step_point(*s);
+    if (told && (space().snap_unit(u) - *told).cwiseAbs().maxCoeff() <= kMatchTolerance) return s;
+    if (const auto v = evaluated_value(u)) {
+      const Step step = *s;
+      advance();
+      record(step, *v);
+      continue;
+    }
+    if (evaluated_failed(u)) {
+      advance();
+      continue;
+    }
+    if (const auto id = pending_id(u)) {
+      if (++waiting > kMaxWaitingSteps) return nullptr;
+      pending_steps_.push_back(PendingStep{*id, run_, *s});
+      advance();
+      continue;
+    }
+    return s;
   }
-  const std::uint64_t id = history().size() + pending().size();  // the id ask() gives this point
+  return nullptr;
+}
+
+std::vector<Vector> TreeOptimizer::propose(std::size_t) {
+  const Step* s = next_new_step(nullptr);
+  if (!s) {
+    // Every value the next decision needs is pending (or the plan revisits known points only): an
+    // untracked filler point, uniform over the free points (docs/tree-search.md).
+    Rng rng = rng_for_ask();
+    return {free_uniform_point(rng)};
+  }
+  const std::uint64_t id = next_trial_id();  // the id ask() gives this point
   pending_steps_.push_back(PendingStep{id, run_, *s});
   std::vector<Vector> out{step_point(*s)};
   advance();
@@ -172,16 +229,23 @@ void TreeOptimizer::record(const Step& step, double y) {
 }
 
 void TreeOptimizer::observe(const Observation& obs, double y) {
-  for (auto it = pending_steps_.begin(); it != pending_steps_.end(); ++it) {
-    if (it->id == obs.trial.id) {
-      const PendingStep p = *it;
-      pending_steps_.erase(it);
-      if (p.run == run_) record(p.step, y);
-      return;
+  // Every step waiting for this trial (its own, and steps of the same point planned while it was
+  // pending), in the order they were planned.
+  bool found = false;
+  for (std::size_t k = 0; k < pending_steps_.size();) {
+    if (pending_steps_[k].id != obs.trial.id) {
+      ++k;
+      continue;
     }
+    const PendingStep p = pending_steps_[k];
+    pending_steps_.erase(pending_steps_.begin() + static_cast<std::ptrdiff_t>(k));
+    found = true;
+    if (p.run == run_) record(p.step, y);
   }
-  // External tell (replay, warm start): the next planned step if it is that point.
-  const Step* s = next_step();
+  if (found) return;
+  // External tell (replay, warm start): the next planned step if it is that point (steps of known
+  // points before it are consumed as propose() does).
+  const Step* s = next_new_step(&obs.trial.unit);
   if (!s) return;
   const Vector u = space().snap_unit(step_point(*s));
   if ((u - obs.trial.unit).cwiseAbs().maxCoeff() > kMatchTolerance) return;
@@ -193,20 +257,18 @@ void TreeOptimizer::observe(const Observation& obs, double y) {
 void TreeOptimizer::observe_pending(const Trial& trial) {
   // Another worker's ask: when it is the next planned step's point, that step is taken (as our
   // own propose would have); otherwise it is an untracked point (a filler or a queued point).
-  const Step* s = next_step();
+  const Step* s = next_new_step(&trial.unit);
   if (!s || (space().snap_unit(step_point(*s)) - trial.unit).cwiseAbs().maxCoeff() > kMatchTolerance) return;
   pending_steps_.push_back(PendingStep{trial.id, run_, *s});
   advance();
 }
 
 void TreeOptimizer::observe_failure(const Observation& obs) {
-  for (auto it = pending_steps_.begin(); it != pending_steps_.end(); ++it)
-    if (it->id == obs.trial.id) {
-      pending_steps_.erase(it);
-      return;
-    }
+  const auto before = pending_steps_.size();
+  std::erase_if(pending_steps_, [&](const PendingStep& p) { return p.id == obs.trial.id; });
+  if (pending_steps_.size() != before) return;
   // External failure (replay of a trace): the planned step it answered is used up, as in the run.
-  const Step* s = next_step();
+  const Step* s = next_new_step(&obs.trial.unit);
   if (s && (space().snap_unit(step_point(*s)) - obs.trial.unit).cwiseAbs().maxCoeff() <= kMatchTolerance) advance();
 }
 

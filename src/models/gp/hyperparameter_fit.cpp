@@ -67,7 +67,7 @@ GpHyperparameters GaussianProcess::unpack(const Vector& theta) const {
 double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector& theta, Vector* grad, bool with_prior,
                                  Workspace& ws) const {
   const GpHyperparameters h = unpack(theta);
-  const Kernel kernel(options_.kernel, h.lengthscales, h.outputscale);
+  const Kernel kernel(options_.kernel, h.lengthscales, h.outputscale, options_.categories);
   const Eigen::Index n = X.cols();
   kernel.gram_with_derivative(X, ws.K, grad ? &ws.D : nullptr);
   ws.K.diagonal().array() += h.noise_variance;

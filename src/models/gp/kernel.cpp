@@ -1,5 +1,6 @@
 #include "optimist/models/gp/kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace optimist {
@@ -36,9 +37,56 @@ std::string to_string(KernelType type) {
 
 Kernel::Kernel(Eigen::Index dim, KernelType type) : Kernel(type, Vector::Ones(dim), 1.0) {}
 
-Kernel::Kernel(KernelType type, const Vector& lengthscales, double outputscale) : type_(type) {
+Kernel::Kernel(KernelType type, const Vector& lengthscales, double outputscale, const std::vector<std::size_t>& categories)
+    : type_(type) {
   set_lengthscales(lengthscales);
   set_outputscale(outputscale);
+  if (!categories.empty()) set_categories(categories);
+}
+
+void Kernel::set_categories(const std::vector<std::size_t>& categories) {
+  if (!categories.empty() && static_cast<Eigen::Index>(categories.size()) != dim())
+    throw InvalidArgument("Kernel: " + std::to_string(categories.size()) + " category counts for dimension " +
+                          std::to_string(dim()));
+  categories_ = categories;
+  has_categorical_ = std::any_of(categories_.begin(), categories_.end(), [](std::size_t k) { return k > 0; });
+}
+
+std::size_t Kernel::category(std::size_t i, double u) const {
+  const std::size_t k = categories_[i];
+  const double scaled = std::floor(std::clamp(u, 0.0, 1.0) * static_cast<double>(k));
+  return std::min(static_cast<std::size_t>(scaled), k - 1);
+}
+
+Matrix Kernel::embed(const Matrix& X) const {
+  if (!has_categorical_) return lengthscales_.cwiseInverse().asDiagonal() * X;
+  Eigen::Index rows = 0;
+  for (Eigen::Index i = 0; i < dim(); ++i) rows += categories_[static_cast<std::size_t>(i)] > 0 ? static_cast<Eigen::Index>(categories_[static_cast<std::size_t>(i)]) : 1;
+  Matrix Z = Matrix::Zero(rows, X.cols());
+  Eigen::Index r = 0;
+  for (Eigen::Index i = 0; i < dim(); ++i) {
+    const std::size_t k = categories_[static_cast<std::size_t>(i)];
+    if (k == 0) {
+      Z.row(r++) = X.row(i) / lengthscales_[i];
+      continue;
+    }
+    const double v = 1.0 / (std::sqrt(2.0) * lengthscales_[i]);
+    for (Eigen::Index j = 0; j < X.cols(); ++j) Z(r + static_cast<Eigen::Index>(category(static_cast<std::size_t>(i), X(i, j))), j) = v;
+    r += static_cast<Eigen::Index>(k);
+  }
+  return Z;
+}
+
+double Kernel::squared_distance(const Vector& a, const Vector& b) const {
+  double r2 = 0.0;
+  for (Eigen::Index i = 0; i < dim(); ++i) {
+    const auto ii = static_cast<std::size_t>(i);
+    if (has_categorical_ && categories_[ii] > 0)
+      r2 += category(ii, a[i]) != category(ii, b[i]) ? inv_sq_lengthscales_[i] : 0.0;
+    else
+      r2 += (a[i] - b[i]) * (a[i] - b[i]) * inv_sq_lengthscales_[i];
+  }
+  return r2;
 }
 
 void Kernel::set_lengthscales(const Vector& lengthscales) {
@@ -92,7 +140,7 @@ double Kernel::profile(double r2, double* drho) const {
 }
 
 double Kernel::operator()(const Vector& x1, const Vector& x2) const {
-  const double r2 = ((x1 - x2).array().square() * inv_sq_lengthscales_.array()).sum();
+  const double r2 = has_categorical_ ? squared_distance(x1, x2) : ((x1 - x2).array().square() * inv_sq_lengthscales_.array()).sum();
   return outputscale_ * profile(r2, nullptr);
 }
 
@@ -100,8 +148,8 @@ Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
   // Scaling once makes each pair a plain squared distance (direct differences, not the
   // |a|^2 + |b|^2 - 2ab expansion, which loses accuracy for nearby points; with glibc's scalar
   // exp this loop also beats a matrix product plus Eigen's vectorized exp).
-  const Matrix Z1 = lengthscales_.cwiseInverse().asDiagonal() * X1;
-  const Matrix Z2 = lengthscales_.cwiseInverse().asDiagonal() * X2;
+  const Matrix Z1 = embed(X1);
+  const Matrix Z2 = embed(X2);
   Matrix K(X1.cols(), X2.cols());
   for (Eigen::Index j = 0; j < X2.cols(); ++j)
     for (Eigen::Index i = 0; i < X1.cols(); ++i)
@@ -111,7 +159,7 @@ Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
 
 void Kernel::gram_with_derivative(const Matrix& X, Matrix& K, Matrix* dK_dr2) const {
   const Eigen::Index n = X.cols();
-  const Matrix Z = lengthscales_.cwiseInverse().asDiagonal() * X;
+  const Matrix Z = embed(X);
   K.resize(n, n);
   if (dK_dr2) dK_dr2->resize(n, n);
   double d0 = 0.0;
@@ -139,6 +187,20 @@ Vector Kernel::cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac
   Vector k(n);
   if (jac) jac->resize(dim(), n);
   Vector diff(dim());
+  if (has_categorical_) {
+    // Categorical dimensions: r^2 adds [c != c'] / l^2 and the gradient is 0 there.
+    Vector mask = Vector::Ones(dim());
+    for (Eigen::Index i = 0; i < dim(); ++i)
+      if (categories_[static_cast<std::size_t>(i)] > 0) mask[i] = 0.0;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      diff = (x - X.col(j)).cwiseProduct(mask);
+      double drho = 0.0;
+      const double r2 = squared_distance(x, X.col(j));
+      k[j] = outputscale_ * profile(r2, jac ? &drho : nullptr);
+      if (jac) jac->col(j) = (2.0 * outputscale_ * drho) * diff.cwiseProduct(inv_sq_lengthscales_);
+    }
+    return k;
+  }
   for (Eigen::Index j = 0; j < n; ++j) {
     diff = x - X.col(j);
     double drho = 0.0;
@@ -166,6 +228,17 @@ Vector Kernel::lengthscale_contract(const Matrix& X, const Matrix& M) const {
   Vector s(dim());
   for (Eigen::Index p = 0; p < dim(); ++p)
     s[p] = 2.0 * Xc.row(p).array().square().matrix().dot(m) - 2.0 * Xc.row(p).dot(XM.row(p));
+  if (has_categorical_) {
+    // A categorical p: sum_ij M_ij [c_i != c_j] = sum(M) - sum_c 1_c^T M 1_c.
+    const double total = m.sum();
+    for (Eigen::Index p = 0; p < dim(); ++p) {
+      const std::size_t k = categories_[static_cast<std::size_t>(p)];
+      if (k == 0) continue;
+      Matrix onehot = Matrix::Zero(static_cast<Eigen::Index>(k), X.cols());
+      for (Eigen::Index j = 0; j < X.cols(); ++j) onehot(static_cast<Eigen::Index>(category(static_cast<std::size_t>(p), X(p, j))), j) = 1.0;
+      s[p] = total - (onehot * M).cwiseProduct(onehot).sum();
+    }
+  }
   // d r^2_ij / d log l_p = -2 (x_ip - x_jp)^2 / l_p^2.
   return (-2.0 * s.array() * inv_sq_lengthscales_.array()).matrix();
 }
@@ -188,8 +261,11 @@ std::vector<Matrix> Kernel::gram_gradients(const Matrix& X) const {
     Matrix G(n, n);
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = 0; i < n; ++i) {
+        const bool categorical = has_categorical_ && categories_[static_cast<std::size_t>(p)] > 0;
         const double diff = X(p, i) - X(p, j);
-        G(i, j) = -2.0 * D(i, j) * diff * diff * inv_sq_lengthscales_[p];
+        const double d2 = categorical ? (category(static_cast<std::size_t>(p), X(p, i)) != category(static_cast<std::size_t>(p), X(p, j)) ? 1.0 : 0.0)
+                                      : diff * diff;
+        G(i, j) = -2.0 * D(i, j) * d2 * inv_sq_lengthscales_[p];
       }
     out.push_back(std::move(G));
   }

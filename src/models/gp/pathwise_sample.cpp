@@ -23,7 +23,12 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
   if (kernel.type() == KernelType::Matern52) dof = 5;
   if (kernel.type() == KernelType::Matern32) dof = 3;
   const double c = std::sqrt(2.0 * kernel.outputscale() / static_cast<double>(D));
-  Matrix omega(D, d);
+  // With categorical inputs the features act on the kernel's embedding (one-hot columns scaled by
+  // 1/(sqrt 2 l), Kernel::embed), whose Euclidean distances are r: the same spectral measure with
+  // unit lengthscales. Ordered inputs keep the frequencies scaled by 1/l and act on x itself.
+  const bool embedded = kernel.has_categorical();
+  const Eigen::Index de = embedded ? kernel.embed(Matrix::Zero(d, 1)).rows() : d;
+  Matrix omega(D, de);
   Vector phase(D), w(D);
   // Each sample gets its own features, so that over the feature draw every sample's prior has
   // exactly the kernel's covariance (shared features would bias all q samples the same way).
@@ -38,7 +43,10 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
         }
         scale = std::sqrt(dof / chi2);
       }
-      for (Eigen::Index i = 0; i < d; ++i) omega(r, i) = scale * rng.normal() / kernel.lengthscales()[i];
+      if (embedded)
+        for (Eigen::Index i = 0; i < de; ++i) omega(r, i) = scale * rng.normal();
+      else
+        for (Eigen::Index i = 0; i < d; ++i) omega(r, i) = scale * rng.normal() / kernel.lengthscales()[i];
       phase[r] = 2.0 * std::numbers::pi * rng.uniform();
       w[r] = rng.normal();
     }
@@ -53,7 +61,9 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
   constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
   Matrix arg(D, kBlock);
   Eigen::ArrayXXf cosine(D, kBlock);
-  auto prior = [&](const Matrix& P) -> Vector {
+  auto prior = [&](const Matrix& X_in) -> Vector {
+    const Matrix embedded_points = embedded ? kernel.embed(X_in) : Matrix();
+    const Matrix& P = embedded ? embedded_points : X_in;
     Vector values(P.cols());
     for (Eigen::Index j0 = 0; j0 < P.cols(); j0 += kBlock) {
       const Eigen::Index b = std::min(kBlock, P.cols() - j0);

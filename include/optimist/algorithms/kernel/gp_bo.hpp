@@ -12,6 +12,7 @@
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/sobol.hpp"
+#include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
 namespace optimist {
@@ -33,6 +34,9 @@ struct GpBoOptions {
   std::string init = "sobol";  ///< initial design: "sobol" (scrambled) or "uniform"
   std::size_t raw_samples = 512;  ///< acquisition: Sobol candidates scored in one batch
   std::size_t restarts = 10;      ///< acquisition: L-BFGS-B runs from the best candidates
+  /// Integer and categorical spaces: with at most this many combinations (and no continuous
+  /// parameter) the acquisition is maximized by enumerating every free point (maximize_mixed).
+  std::size_t enumerate_limit = 2048;
   /// gp-ucb: unset = Srinivas et al. beta_t (Theorem 1 on finite spaces, Theorem 2 otherwise).
   std::optional<double> beta;
   double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
@@ -70,7 +74,11 @@ class GpBo : public Optimizer {
 
  private:
   Vector design_point(std::uint64_t index, Rng& rng) const;
-  Vector maximize(const GaussianProcess& gp, Rng& rng) const;
+  Vector maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chosen) const;
+  /// The acquisition over the valid integer and categorical values (maximize_mixed), excluding
+  /// evaluated, pending and `chosen` points.
+  Vector maximize_discrete_acquisition(const AcquisitionFunction& acq, const std::vector<Vector>& starts,
+                                       const PointSet& chosen, Rng& rng) const;
   /// The stall rule (docs/robust.md): x itself, unless the acquisition returned to a point of the
   /// data (closer than 0.001 lengthscales); then the point farthest from the model's data, a
   /// space-filling step.

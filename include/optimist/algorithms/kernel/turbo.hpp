@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,12 @@ class Turbo : public Optimizer {
   /// each one triggered at its tell: the GP is a function of the told history, its cost is paid
   /// in ask().
   void sync(const Region& region) const;
-  Matrix candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const;
+  Matrix candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng,
+                    std::optional<Vector> lower = std::nullopt, std::optional<Vector> upper = std::nullopt) const;
+  /// Candidates on a space with integer or categorical parameters: valid values only, free points
+  /// only (none evaluated or pending), a Hamming limit on the categoricals; the region doubles for
+  /// this ask until it holds a free point. Empty only when the whole space is taken.
+  Matrix discrete_candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng) const;
   /// The fit of options().recipe on gp's data (thorough: the multi-start fit of the default).
   void fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
   /// The region a told trial belongs to: the one that proposed it; an external tell (or a
@@ -147,6 +153,7 @@ class Turbo : public Optimizer {
   std::size_t n_init_, n_candidates_;
   std::vector<Region> regions_;
   std::vector<std::pair<std::uint64_t, std::size_t>> proposed_by_;  // (trial id, region) of pending asks
+  std::vector<std::size_t> categories_;  // the GP's categorical inputs (empty: none)
 };
 
 AlgorithmInfo turbo_info();

@@ -13,6 +13,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
+#include "optimist/solvers/box_maximizer.hpp"
 
 namespace optimist {
 
@@ -76,6 +77,12 @@ struct GoUcbOptions {
   /// least half the one f_{w_t} predicted (the classical trust-region ratio test), keep the size
   /// after a smaller improvement, shrink otherwise.
   std::string trust_rule = "success";
+  /// Integer and categorical spaces (docs/discrete.md): step 5 over every value of the integer
+  /// parameters on odd Phase II steps and within the trust region on even ones ("alternate"),
+  /// always over every value ("global": the paper's step 5 on the discrete part), or always in the
+  /// trust region ("trust-region"). Categorical parameters are never restricted; continuous ones
+  /// keep the trust region.
+  std::string discrete_step = "alternate";
   /// Also maximize the acquisition over the whole domain and take that point when its pessimistic
   /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
   /// (the model is confident the far point is better than anything near the incumbent).
@@ -115,8 +122,10 @@ class GoUcb : public Optimizer {
   /// The Phase I length n for a total budget N: the smallest n with n >= sqrt(N - n).
   static std::size_t default_n_init(std::size_t budget);
   /// What model="auto" means for a space of this dimension and these options: "additive" from 3
-  /// inputs up unless hidden or activation differ from their defaults or preset=paper; else "mlp".
-  static std::string auto_model(std::size_t dim, const GoUcbOptions& options);
+  /// inputs up unless hidden or activation differ from their defaults or preset=paper, or the
+  /// space has a categorical parameter (a choice that changes the other parameters' effects needs
+  /// the interactions of the paper's network; docs/discrete.md); else "mlp".
+  static std::string auto_model(std::size_t dim, const GoUcbOptions& options, bool categorical = false);
 
   const ParametricModel& model() const { return *model_; }
   const GoUcbOptions& options() const { return options_; }
@@ -144,6 +153,8 @@ class GoUcb : public Optimizer {
   double standardized(double y) const { return (y - y_mean_) / y_scale_; }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
+  /// acquire() on a space with integer or categorical parameters (maximize_mixed).
+  Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;
   double acquisition_value(const Vector& x, Vector* grad) const;
   /// f_{w_t}(x) and the bonus sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^-1} (go-ucb variant).
   std::pair<double, double> mean_and_bonus(const Vector& x) const;

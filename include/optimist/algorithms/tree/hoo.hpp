@@ -19,10 +19,13 @@ namespace optimist {
 class HooTree {
  public:
   /// h_max: the truncation depth (nodes at h_max are pulled again instead of being expanded).
-  HooTree(std::size_t dim, unsigned children, double nu, double rho, double horizon, std::uint32_t h_max);
+  /// cardinalities: as Partition's (integer and categorical dimensions split on their values).
+  HooTree(std::size_t dim, unsigned children, double nu, double rho, double horizon, std::uint32_t h_max,
+          std::vector<std::size_t> cardinalities = {});
 
   /// HOO's descent: from the root, the child with the larger B (+inf outside the tree; ties: the
-  /// first) until a node not yet in the tree, or a node at depth h_max; returns it (in the tree now).
+  /// first) until a node not yet in the tree, a node at depth h_max, or a cell holding a single
+  /// point of an integer/categorical space; returns it (in the tree now).
   std::uint32_t select();
   /// A reward of a node returned by select(): T and the mean on its path, then U and B bottom-up.
   void update(std::uint32_t node, double y);

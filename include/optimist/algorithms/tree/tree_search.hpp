@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "optimist/algorithms/tree/partition.hpp"
@@ -23,7 +24,10 @@ struct TreeOptions {
 /// Shared machinery: the partition, per-node statistics, a plan of (node, repetitions) steps the
 /// asks walk through, and the matching of tells to steps (by pending trial id; an external tell
 /// is matched to the next planned step when its point is within 1e-12 of that step's point, and
-/// ignored otherwise). When the plan is used up the algorithm's decide() extends it.
+/// ignored otherwise). When the plan is used up the algorithm's decide() extends it. With a
+/// deterministic objective (the default) a step whose point has been evaluated takes the known
+/// value without an evaluation, so no point is asked twice (repeated evaluations of a cell,
+/// StroquOOL's and StoSOO's, cost nothing); with a noisy one every step is an evaluation.
 class TreeOptimizer : public Optimizer {
  public:
   bool supports_batch() const override { return false; }
@@ -94,6 +98,12 @@ class TreeOptimizer : public Optimizer {
   void observe_failure(const Observation& obs) override;
   void observe_pending(const Trial& trial) override;
   const Step* next_step();
+  /// next_step() after consuming the steps whose point is known (deterministic objectives: its
+  /// value recorded, or attached to its pending trial); `told`: a point being told, which stops
+  /// the walk when a step reaches it. Null when nothing can be decided, or after kMaxKnownSteps.
+  const Step* next_new_step(const Vector* told);
+  /// The id of the pending trial at u's user point, if any.
+  std::optional<std::uint64_t> pending_id(const Vector& u) const;
   void advance();
 
   struct PendingStep {

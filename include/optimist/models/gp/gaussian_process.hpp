@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <optional>
 #include <variant>
+#include <vector>
 
 #include "optimist/core/rng.hpp"
 #include "optimist/core/types.hpp"
@@ -97,6 +98,9 @@ enum class OutputScaling {
 
 struct GpOptions {
   KernelType kernel = KernelType::Matern52;
+  /// Per input dimension: its number of categories for a categorical parameter, 0 for an ordered
+  /// one; empty: every input ordered (see Kernel::set_categories: the overlap distance).
+  std::vector<std::size_t> categories;
   OutputScaling output_scaling = OutputScaling::MeanSampleSd;
   /// Learn the constant mean (standardized units); false fixes it to 0 (the sample mean of y).
   bool learn_mean = true;

@@ -2,6 +2,15 @@
 // exponential, k(x, x') = s * rho(r^2) with r^2 = sum_i ((x_i - x'_i) / l_i)^2
 // (Rasmussen & Williams, eqs. 4.9 and 4.17). One enum-dispatched class, no templates, so GP models
 // and BKB can share it and pick the type at run time.
+//
+// Categorical inputs. A dimension declared categorical with k categories (set_categories) holds a
+// unit-cube coordinate whose interval index floor(u k) is the category; it enters r^2 as
+// [c != c'] / l_i^2, the overlap (Hamming) distance with one lengthscale per parameter. This equals
+// the kernel on a one-hot encoding of the parameter scaled by 1/sqrt(2) with one shared lengthscale
+// (||e_c - e_c'||^2 / 2 = [c != c']), so the kernel stays positive semi-definite (a stationary
+// kernel of Euclidean distances on an embedding), as in the CoCaBO/Casmopolitan overlap kernels
+// (Ru et al. 2020, eq. 3; Wan et al. 2021, eq. 2) with a Matern profile. Its x-gradient is 0 in
+// a categorical dimension (the value is piecewise constant).
 #pragma once
 
 #include <string>
@@ -25,8 +34,10 @@ class Kernel {
  public:
   /// Lengthscales 1, outputscale 1.
   explicit Kernel(Eigen::Index dim, KernelType type = KernelType::Matern52);
-  /// Contract: lengthscales non-empty, all > 0; outputscale > 0 (else InvalidArgument).
-  Kernel(KernelType type, const Vector& lengthscales, double outputscale = 1.0);
+  /// Contract: lengthscales non-empty, all > 0; outputscale > 0; categories empty or one entry per
+  /// dimension (else InvalidArgument).
+  Kernel(KernelType type, const Vector& lengthscales, double outputscale = 1.0,
+         const std::vector<std::size_t>& categories = {});
 
   KernelType type() const { return type_; }
   Eigen::Index dim() const { return lengthscales_.size(); }
@@ -34,6 +45,14 @@ class Kernel {
   double outputscale() const { return outputscale_; }
   void set_lengthscales(const Vector& lengthscales);
   void set_outputscale(double outputscale);
+  /// Per dimension: its number of categories for a categorical input, 0 for an ordered one
+  /// (continuous or integer); empty: every input ordered. Contract: empty or dim() entries.
+  void set_categories(const std::vector<std::size_t>& categories);
+  const std::vector<std::size_t>& categories() const { return categories_; }
+  bool has_categorical() const { return has_categorical_; }
+  /// The inputs as the points whose squared Euclidean distances are r^2 (columns): x_i / l_i for
+  /// an ordered dimension, the one-hot vector of the category over sqrt(2) l_i for a categorical one.
+  Matrix embed(const Matrix& X) const;
 
   /// d + 1.
   Eigen::Index num_hyperparameters() const { return dim() + 1; }
@@ -79,6 +98,11 @@ class Kernel {
   Vector lengthscales_;
   Vector inv_sq_lengthscales_;  // 1 / l_i^2, cached
   double outputscale_ = 1.0;
+  std::vector<std::size_t> categories_;
+  bool has_categorical_ = false;
+  std::size_t category(std::size_t i, double u) const;
+  /// r^2 between two points (the categorical form).
+  double squared_distance(const Vector& a, const Vector& b) const;
 };
 
 }  // namespace optimist

@@ -1,0 +1,74 @@
+// The integer and categorical part of a Space seen from the unit cube: value j of a parameter with
+// k values owns [j/k, (j+1)/k) and is represented by the centre (j + 1/2)/k (Space, appendix D.2
+// of GO-UCB). Snapping, enumeration, neighbours and the nearest free point are shared by the
+// Optimizer's no-repeat rule, the mixed acquisition maximizer, TuRBO's candidates and the trees.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "optimist/core/space.hpp"
+#include "optimist/core/types.hpp"
+
+namespace optimist {
+
+class DiscreteDomain {
+ public:
+  explicit DiscreteDomain(const Space& space);
+
+  std::size_t dim() const { return cardinality_.size(); }
+  /// Integer and categorical dimensions, in order.
+  const std::vector<std::size_t>& discrete_dims() const { return discrete_; }
+  const std::vector<std::size_t>& continuous_dims() const { return continuous_; }
+  bool has_discrete() const { return !discrete_.empty(); }
+  bool has_continuous() const { return !continuous_.empty(); }
+  /// Number of values of dimension i; 0 for a continuous one.
+  std::size_t cardinality(std::size_t i) const { return cardinality_[i]; }
+  bool is_categorical(std::size_t i) const { return categorical_[i] != 0; }
+  /// Per dimension: the number of categories of a categorical parameter, 0 otherwise (the
+  /// categorical kernel's description of the inputs).
+  std::vector<std::size_t> categories() const;
+
+  /// The value index of unit coordinate u in discrete dimension i.
+  std::size_t index(std::size_t i, double u) const;
+  /// The unit coordinate of value j of discrete dimension i (the centre of its interval).
+  double center(std::size_t i, std::size_t j) const;
+  /// Discrete coordinates moved to their centres, continuous ones clamped into [0, 1].
+  Vector snap(const Vector& u) const;
+  /// The value indices [first, last] of discrete dimension i whose centres lie in [lo, hi];
+  /// when none does, the single value nearest to (lo + hi) / 2.
+  std::pair<std::size_t, std::size_t> index_range(std::size_t i, double lo, double hi) const;
+
+  /// The number of combinations of discrete values inside the box (saturating at 2^64 - 1); 1
+  /// without discrete dimensions.
+  std::uint64_t count(const Vector& lower, const Vector& upper) const;
+  /// Calls f(u) for every combination of the discrete values inside the box, in mixed-radix order
+  /// (first discrete dimension fastest), the continuous coordinates of u taken from `base`; stops
+  /// early when f returns false.
+  void enumerate(const Vector& base, const Vector& lower, const Vector& upper,
+                 const std::function<bool(const Vector&)>& f) const;
+  /// The snapped points one step from u inside the box: an integer one value up or down, a
+  /// categorical any other value; continuous coordinates kept. Appended to out.
+  void neighbors(const Vector& u, const Vector& lower, const Vector& upper, std::vector<Vector>& out) const;
+  /// Distance used to rank free points: squared unit-cube distance over integer and continuous
+  /// dimensions, plus (1/k)^2 for each categorical that differs.
+  double distance2(const Vector& a, const Vector& b) const;
+
+  /// The point nearest to snap(u) for which is_free is true, searched breadth-first over discrete
+  /// neighbours in the whole cube (within one ring, the smallest distance2 wins; ties: the first
+  /// found). Deterministic. Empty when none is found within max_visits points or u has no
+  /// discrete dimension and is not free.
+  std::optional<Vector> nearest_free(const Vector& u, const std::function<bool(const Vector&)>& is_free,
+                                     std::size_t max_visits = 200000) const;
+
+ private:
+  std::vector<std::size_t> cardinality_;
+  std::vector<char> categorical_;
+  std::vector<std::size_t> discrete_, continuous_;
+};
+
+}  // namespace optimist
