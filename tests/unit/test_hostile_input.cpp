@@ -221,7 +221,7 @@ TEST(HostileNames, UnicodeAndQuotesEndToEnd) {
 TEST(ConfigPaths, OutputOnlyBelowTheCurrentFolder) {
   const fs::path dir = test_dir();
   fs::create_directories(dir / "work");
-  for (const std::string out : {(dir / "abs.jsonl").string(), std::string("../up.jsonl"), std::string("a/../../up.jsonl")}) {
+  for (const std::string& out : {(dir / "abs.jsonl").string(), std::string("../up.jsonl"), std::string("a/../../up.jsonl")}) {
     std::ofstream(dir / "work" / "c.toml", std::ios::trunc)
         << "problem = \"branin\"\nalgorithm = \"random\"\nbudget = 2\nout = \"" << out << "\"\n";
     const Result r = cli("run -q --config c.toml", dir / "work");
