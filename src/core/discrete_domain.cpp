@@ -21,7 +21,7 @@ DiscreteDomain::DiscreteDomain(const Space& space) {
 std::vector<std::size_t> DiscreteDomain::categories() const {
   std::vector<std::size_t> c(dim(), 0);
   for (std::size_t i = 0; i < dim(); ++i)
-    if (categorical_[i]) c[i] = cardinality_[i];
+    if (categorical_[i] && cardinality_[i] <= kMaxModelledCategories) c[i] = cardinality_[i];
   return c;
 }
 
@@ -103,9 +103,21 @@ void DiscreteDomain::neighbors(const Vector& u, const Vector& lower, const Vecto
       n[ii] = center(i, v);
       out.push_back(std::move(n));
     };
-    if (categorical_[i]) {
+    if (categorical_[i] && b - a < kMaxModelledCategories) {
       for (std::size_t v = a; v <= b; ++v)
         if (v != j) emit(v);
+    } else if (categorical_[i]) {
+      // Many choices: the adjacent ones (which keep every choice reachable) and 64 spread evenly
+      // over the rest, so that a step costs a bounded number of evaluations.
+      const std::size_t span = b - a + 1;
+      const std::size_t stride = (span + kMaxModelledCategories - 1) / kMaxModelledCategories;
+      if (j > a && j - 1 <= b) emit(j - 1);
+      if (j + 1 <= b && j + 1 >= a) emit(j + 1);
+      const std::size_t from = std::clamp(j, a, b) - a;
+      for (std::size_t k = 1; k < kMaxModelledCategories; ++k) {
+        const std::size_t v = a + (from + k * stride) % span;
+        if (v != j && v + 1 != j && v != j + 1) emit(v);
+      }
     } else {
       if (j > a && j - 1 <= b) emit(j - 1);
       if (j + 1 <= b && j + 1 >= a) emit(j + 1);

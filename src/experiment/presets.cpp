@@ -68,7 +68,7 @@ std::vector<Preset> make_presets() {
                 {"metric", "simple_regret"},
                 {"plots", {"simple_regret"}},
                 {"algorithms",
-                 {"random", "sobol", "gp-ei", "gp-ucb", "gp-pi", "turbo", "go-ucb", "bkb", "sequool", "soo",
+                 {"random", "auto", "sobol", "gp-ei", "gp-ucb", "gp-pi", "turbo", "go-ucb", "bkb", "sequool", "soo",
                   // Optuna 3.1's samplers on the same problems, seeds and noise streams (bench/optuna_peers.py).
                   {{"name", "tpe"}, {"peer", "optuna"}},
                   {{"name", "random"}, {"peer", "optuna"}}}},
@@ -161,7 +161,11 @@ std::vector<Preset> make_presets() {
                 {"noise", 0.0},
                 {"metric", "simple_regret"},
                 {"plots", {"metric_log"}},
-                {"algorithms", {"random", "gp-ei", "go-ucb", "turbo"}},
+                {"algorithms",
+                 {"random", "auto", "gp-ei", "go-ucb", "turbo",
+                  // Optuna 3.1's samplers on the same tasks and seeds (bench/optuna_peers.py).
+                  {{"name", "tpe"}, {"peer", "optuna"}},
+                  {{"name", "random"}, {"peer", "optuna"}}}},
                 {"problems",
                  {"svm_rbf_breast_cancer", "svm_kernel_wine", "knn_wine", "logistic_breast_cancer", "tree_australian",
                   "elasticnet_diabetes", "sgd_breast_cancer", "forest_australian", "mlp_pima", "plateau_ridge",

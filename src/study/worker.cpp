@@ -66,10 +66,14 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         for (Eigen::Index i = 0; i < trial->x.size(); ++i) lost["x"].push_back(trial->x[i]);
         if (event.value) lost["value"] = *event.value;
         else lost["error"] = event.error;
+        std::string point;
+        for (Eigen::Index i = 0; i < trial->x.size(); ++i) point += (i ? ", " : "") + format_double(trial->x[i]);
+        const std::string what = "trial " + std::to_string(trial->number) + " (x = [" + point + "], " +
+                                 (event.value ? "y = " + format_double(*event.value) : "failed: " + event.error) + ")";
         // Said now: with several jobs, each one's lost evaluation is shown, not only the first.
-        std::fprintf(stderr, "optimist: could not store an evaluation (%s): %s\n", e.what(), lost.dump().c_str());
-        throw std::runtime_error(std::string(e.what()) + "; trial " + std::to_string(trial->number) +
-                                 " was evaluated but could not be stored (its value is printed above)");
+        std::fprintf(stderr, "optimist: could not store an evaluation (%s): %s; as JSON: %s\n", e.what(), what.c_str(),
+                     lost.dump().c_str());
+        throw std::runtime_error(std::string(e.what()) + "; " + what + " was evaluated but could not be stored");
       }
       std::lock_guard<std::mutex> lock(mutex);
       ++summary.evaluated;

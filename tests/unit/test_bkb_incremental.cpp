@@ -231,7 +231,8 @@ TEST(BkbIncremental, SketchedRegretMatchesExactGpUcbAndBeatsRandomOnGpSamples) {
   std::size_t sketched_steps = 0;
   for (int seed = 0; seed < 3; ++seed) {
     const Matrix arms = random_arms(2, 400, 60 + seed);
-    const RunContext run{.seed = static_cast<std::uint64_t>(seed)};
+    // Noisy observations: a bandit may pull an arm again (RunContext::noisy).
+    const RunContext run{.seed = static_cast<std::uint64_t>(seed), .noisy = true};
     Bkb bkb(space, Direction::Maximize, o, arms, run);
     GpUcbArms exact(space, Direction::Maximize, o, arms, run);
     const Vector f = draw_from_gp(Kernel(KernelType::Matern52, Vector::Constant(2, 0.4), 1.0), arms, 70 + seed);

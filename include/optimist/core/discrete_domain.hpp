@@ -29,8 +29,13 @@ class DiscreteDomain {
   /// Number of values of dimension i; 0 for a continuous one.
   std::size_t cardinality(std::size_t i) const { return cardinality_[i]; }
   bool is_categorical(std::size_t i) const { return categorical_[i] != 0; }
-  /// Per dimension: the number of categories of a categorical parameter, 0 otherwise (the
-  /// categorical kernel's description of the inputs).
+  /// Above this many choices a categorical parameter is modelled by its position in the list of
+  /// choices, as an integer, and its local search visits a bounded set of neighbours: one-hot
+  /// inputs of that width would make every model step cost as much as the choices (docs/discrete.md).
+  static constexpr std::size_t kMaxModelledCategories = 64;
+  /// Per dimension: the number of categories of a categorical parameter with at most
+  /// kMaxModelledCategories choices, 0 otherwise (the models' description of the inputs: the
+  /// categorical kernel, GO-UCB's one-hot network, TuRBO's sampled paths).
   std::vector<std::size_t> categories() const;
 
   /// The value index of unit coordinate u in discrete dimension i.

@@ -31,7 +31,15 @@ AutoChoice AutoOptimizer::first_choice(const Space& space, const RunContext& con
 
 AutoOptimizer::AutoOptimizer(const Space& space, Direction direction, const RunContext& context)
     : Optimizer("auto", space, direction, context) {
-  start(first_choice(space, context));
+  AutoChoice c = first_choice(space, context);
+  // Beyond the chosen algorithm's dimension limit (docs/reliability.md, "Limits") auto still runs:
+  // random search has none.
+  const std::size_t max_dim = algorithm_info(c.algorithm).limits.max_dim;
+  if (max_dim > 0 && space.dim() > max_dim)
+    c = {"random", nlohmann::json::object(),
+         std::to_string(space.dim()) + " parameters, above " + c.algorithm + "'s limit of " + std::to_string(max_dim) +
+             ": random search"};
+  start(c);
 }
 
 std::optional<AutoChoice> AutoOptimizer::next_choice(std::size_t told) const {
