@@ -18,10 +18,10 @@ double now_seconds() {
 
 ApiResponse ok(nlohmann::json body) {
   body["server_time"] = now_seconds();
-  return {200, body.dump()};
+  return {200, json_text(body)};
 }
 
-ApiResponse error(int status, const std::string& message) { return {status, nlohmann::json{{"error", message}}.dump()}; }
+ApiResponse error(int status, const std::string& message) { return {status, json_text(nlohmann::json{{"error", message}})}; }
 
 const std::string& required(const std::map<std::string, std::string>& query, const std::string& key) {
   const auto it = query.find(key);
@@ -112,12 +112,12 @@ ApiResponse Api::trials(const std::map<std::string, std::string>& query) {
                      std::to_string(limit));
   const TrialPage page = source_.trials(id, after, static_cast<std::size_t>(limit));
   // Built as text: the trials' JSON is usually ready-made (Trial::json).
-  std::string body = R"({"study":)" + to_json(page.summary).dump() + R"(,"more":)" + (page.more ? "true" : "false") +
-                     R"(,"server_time":)" + nlohmann::json(now_seconds()).dump() + R"(,"trials":[)";
+  std::string body = R"({"study":)" + json_text(to_json(page.summary)) + R"(,"more":)" + (page.more ? "true" : "false") +
+                     R"(,"server_time":)" + json_text(nlohmann::json(now_seconds())) + R"(,"trials":[)";
   for (std::size_t k = 0; k < page.trials.size(); ++k) {
     if (k) body += ',';
     const Trial& t = page.trials[k];
-    body += t.json.empty() ? trial_json(t).dump() : t.json;
+    body += t.json.empty() ? json_text(trial_json(t)) : t.json;
   }
   body += "]}";
   return {200, std::move(body)};

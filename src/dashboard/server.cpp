@@ -138,7 +138,7 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
   using R = httplib::Server::HandlerResponse;
   auto refuse = [&](int status, const std::string& why) {
     res.status = status;
-    res.set_content(nlohmann::json{{"error", why}}.dump(), "application/json");
+    res.set_content(json_text(nlohmann::json{{"error", why}}), "application/json");
     return R::Handled;
   };
   // On a loopback address, a Host header naming another machine is a web page's DNS rebinding

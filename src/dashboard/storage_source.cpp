@@ -110,7 +110,7 @@ void StorageSource::refresh(const StudyRecord& study, Cache& cache) {
   for (const TrialRecord& r : storage_.trials(study.id, after)) {
     Trial t = trial_of(r, study);
     if (cache.open.empty() && finished(t.state)) {
-      t.json = trial_json(t).dump();  // final: its JSON never changes
+      t.json = json_text(trial_json(t));  // final: its JSON never changes
       cache.settled.push_back(std::move(t));
     } else {
       cache.open.push_back(std::move(t));

@@ -14,6 +14,12 @@
 
 namespace optimist::dashboard {
 
+/// JSON text for the page and its API: bytes that are not UTF-8 (a name from a file or a database,
+/// a request header quoted in an error) become U+FFFD instead of an exception (found by fuzz_http).
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 /// A study or run id the source does not know (the API answers 404).
 class NotFound : public std::runtime_error {
  public:

@@ -93,7 +93,7 @@ void TraceFollower::consume_line(const std::string& text, std::size_t line_numbe
   const std::string where = path_ + ":" + std::to_string(line_number) + ": ";
   try {
     const nlohmann::json line = nlohmann::json::parse(text);
-    if (!line.is_object()) throw InvalidArgument("expected a JSON object, got " + line.dump());
+    if (!line.is_object()) throw InvalidArgument("expected a JSON object, got " + json_text(line));
     if (!has_meta_) {
       if (!line.contains("meta")) throw InvalidArgument("the first line must be {\"meta\": {...}}");
       meta_ = TraceMeta::from_json(line);
@@ -115,7 +115,7 @@ void TraceFollower::consume_line(const std::string& text, std::size_t line_numbe
 void TraceFollower::add_evaluation(const nlohmann::json& line) {
   Trial t;
   const auto& i = line.at("i");
-  if (!i.is_number_unsigned()) throw InvalidArgument("\"i\" must be a positive integer, got " + i.dump());
+  if (!i.is_number_unsigned()) throw InvalidArgument("\"i\" must be a positive integer, got " + json_text(i));
   t.number = i.get<std::uint64_t>();
   if (last_number_ && t.number <= *last_number_)
     throw InvalidArgument("evaluation " + std::to_string(t.number) + " follows evaluation " +
@@ -141,7 +141,7 @@ void TraceFollower::add_evaluation(const nlohmann::json& line) {
   counts_.add(t.state);
   best_.consider(t, meta_.direction);
   if (keep_trials_) {
-    t.json = trial_json(t).dump();  // a trace's trials never change once written
+    t.json = json_text(trial_json(t));  // a trace's trials never change once written
     trials_.push_back(std::move(t));
   }
 }

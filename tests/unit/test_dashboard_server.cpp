@@ -159,6 +159,11 @@ TEST_F(RunningServer, ReadOnlyAndOnlyForLocalhostNames) {
   const auto r = get("/api/studies", "evil.example");
   EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("evil.example"), std::string::npos) << r.body;
+  // A Host that is not UTF-8 is quoted in the refusal, which stays valid JSON (fuzz_http found a
+  // 500 here: fuzz/regressions/http/host-not-utf8).
+  const auto bad = get("/api/studies", std::string("evil\xd9.example"));
+  EXPECT_EQ(bad.status, 403);
+  EXPECT_NO_THROW((void)nlohmann::json::parse(bad.body)) << bad.body;
 }
 
 TEST(DashboardServer, LoopbackAddresses) {
