@@ -153,7 +153,9 @@ TEST(ProblemCatalog, UniformSamplesNeverBeatFStar) {
 TEST(ProblemCatalog, FiniteSpacesHaveTheirEnumeratedOptimum) {
   std::size_t finite = 0;
   for (const auto& info : problems()) {
-    if (info.summary.rfind("robust:", 0) == 0) continue;  // test_robust_problems.cpp
+    // The tuning tasks (continuous or tested in their own files) read data sets that a checkout
+    // may not have next to it.
+    if (info.summary.rfind("robust:", 0) == 0 || info.name.rfind("hpo_", 0) == 0) continue;
     const Problem p = make_problem(info.name);
     const auto size = p.space.finite_size();
     if (!size) continue;
