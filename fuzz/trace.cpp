@@ -21,14 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.budget = s.budget;
     options.batch_size = s.batch;
     options.on_failure = s.on_failure;
-    experiment::RunSpec spec;
-    spec.algorithm = s.algorithm;
-    spec.options = s.options;
-    spec.seed = s.seed;
-    spec.noise = s.noise;
-    spec.budget = s.budget;
-    spec.horizon = s.horizon;
-    experiment::PreparedRun prepared = experiment::prepare_run(resumed.problem, spec, options, &trace.meta);
+    experiment::PreparedRun prepared = experiment::prepare_run(resumed.problem, cli::run_spec(s), options, &trace.meta);
     Objective objective = std::move(prepared.objective);
     objective.direction = resumed.problem.direction;
     RunRecorder recorder(*prepared.optimizer, objective, options);

@@ -169,6 +169,18 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
       "The first Ctrl-C stops after the current evaluation; the trace and summary are still written.");
 }
 
+experiment::RunSpec run_spec(const RunSettings& s) {
+  experiment::RunSpec spec;
+  spec.algorithm = s.algorithm;
+  spec.options = s.options;
+  spec.seed = s.seed;
+  spec.noise = s.noise;
+  spec.noisy = s.noisy;
+  spec.budget = s.budget;
+  spec.horizon = s.horizon;
+  return spec;
+}
+
 int run_command(const RunCommand& cmd) {
   std::map<std::string, std::string> flags;
   for (const auto& [key, opt] : cmd.given)
@@ -216,14 +228,7 @@ int run_command(const RunCommand& cmd) {
   options.target = s.target;
   options.batch_size = s.batch;
   options.on_failure = s.on_failure;
-  experiment::RunSpec spec;
-  spec.algorithm = s.algorithm;
-  spec.options = s.options;
-  spec.seed = s.seed;
-  spec.noise = s.noise;
-  spec.noisy = s.noisy;
-  spec.budget = s.budget;
-  spec.horizon = s.horizon;
+  const experiment::RunSpec spec = run_spec(s);
   // The same construction as the bench runner's: optimizer, noise stream (the k-th evaluation gets
   // the k-th draw, resumed runs included) and trace meta.
   experiment::PreparedRun prepared = experiment::prepare_run(problem, spec, options, resumed ? &resumed->meta : nullptr);

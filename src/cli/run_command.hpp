@@ -9,6 +9,7 @@
 
 #include "cli/settings.hpp"
 #include "optimist/core/trace.hpp"
+#include "optimist/experiment/run_setup.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::cli {
@@ -52,6 +53,8 @@ struct ResumedRun {
 /// (`trust_command`, the flag --trust-command): the message shows the command.
 ResumedRun resume_run(const Trace& trace, const std::map<std::string, std::string>& flags, const std::string& path,
                       bool trust_command);
+/// The run `s` describes (algorithm, options, seed, noise, noisy, budget, horizon), for prepare_run.
+experiment::RunSpec run_spec(const RunSettings& s);
 /// Returns the exit code: 0 done, 1 the objective failed (stop policy), 130 interrupted.
 /// Throws InvalidArgument on bad input.
 int run_command(const RunCommand& cmd);
