@@ -24,6 +24,8 @@ constexpr double kFirstHorizon = 64.0;               // anytime mode: horizons 6
 std::uint32_t hoo_truncation_depth(double nu, double rho, double horizon) {
   // nu rho^h <= N^(-1/2)  <=>  h >= (ln nu + ln(N)/2) / ln(1/rho).
   const double h = std::ceil((std::log(nu) + 0.5 * std::log(horizon)) / std::log(1.0 / rho));
+  // NaN from an invalid nu or rho, which option validation then reports (UBSan caught the cast).
+  if (std::isnan(h)) return 1;
   return static_cast<std::uint32_t>(std::clamp(h, 1.0, 60.0));
 }
 
