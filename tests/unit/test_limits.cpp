@@ -160,9 +160,13 @@ TEST_P(TreeHorizon, TenMillionEvaluationsPlanWithoutMemoryUpFront) {
                             RunContext{.seed = 1, .horizon = 10000000, .noisy = noisy});
   // AddressSanitizer's shadow memory and quarantine make resident memory meaningless there.
   const bool measured = !kAddressSanitizer;
-  if (measured) EXPECT_LT(resident_bytes() - before, 32e6) << "memory taken at creation";
+  if (measured) {
+    EXPECT_LT(resident_bytes() - before, 32e6) << "memory taken at creation";
+  }
   run_rounds(*opt, space, 20000);
-  if (measured) EXPECT_LT(resident_bytes() - before, 256e6) << "memory after 20,000 steps";
+  if (measured) {
+    EXPECT_LT(resident_bytes() - before, 256e6) << "memory after 20,000 steps";
+  }
   try {
     (void)make_optimizer({{"name", GetParam()}}, Space::box(1000, 0.0, 1.0), Direction::Minimize,
                          RunContext{.seed = 1, .horizon = 1000000000000ull});
