@@ -35,11 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (parsed.backend == "sqlite") OPTIMIST_FUZZ_CHECK(!parsed.path.empty(), "an empty SQLite path");
     if (parsed.backend == "postgresql") {
       // Checked when the password's text appears once in the URL (not percent-encoded, not also
-      // the host's or user's name, whose display is legitimate).
+      // the host's or user's name, whose display is legitimate) and holds no '*': the mask's
+      // stars can complete the end of the user's name into the password's text
+      // (fuzz/regressions/storage_url/mask-completes-password).
       const std::string password = password_of(url);
       const auto first = password.empty() ? std::string::npos : url.find(password);
       if (first != std::string::npos && url.find(password, first + 1) == std::string::npos &&
-          password.find("***") == std::string::npos)
+          password.find('*') == std::string::npos)
         OPTIMIST_FUZZ_CHECK(shown.find(password) == std::string::npos, "the shown URL '" + shown + "' holds the password");
     }
   });
