@@ -11,6 +11,15 @@
 
 namespace optimist {
 
+void check_search_sizes(const std::string& algorithm, std::size_t raw_samples, std::size_t restarts) {
+  if (raw_samples > kMaxRawSamples)
+    throw InvalidArgument(algorithm + ": option 'raw_samples' must be at most " + std::to_string(kMaxRawSamples) +
+                          ", got " + std::to_string(raw_samples));
+  if (restarts > kMaxRestarts)
+    throw InvalidArgument(algorithm + ": option 'restarts' must be at most " + std::to_string(kMaxRestarts) + ", got " +
+                          std::to_string(restarts));
+}
+
 namespace {
 
 // Thrown through LBFGSpp to end one local search (non-finite value, or f threw).

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "optimist/core/rng.hpp"
@@ -36,6 +37,13 @@ struct BoxMaximizerOptions {
   /// L-BFGS history length.
   int memory = 6;
 };
+
+/// Upper limits of raw_samples and restarts as algorithm options: beyond them a step would take
+/// hours or exhaust memory (fuzz_options found raw_samples = 5e18 accepted, then bad_alloc).
+inline constexpr std::size_t kMaxRawSamples = 1000000;
+inline constexpr std::size_t kMaxRestarts = 10000;
+/// Throws InvalidArgument naming `algorithm`'s option when raw_samples or restarts exceed them.
+void check_search_sizes(const std::string& algorithm, std::size_t raw_samples, std::size_t restarts);
 
 struct BoxMaximizerResult {
   Vector x;                              ///< best point found, inside the box (the box centre if none)

@@ -108,6 +108,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   if (options_.fit != "warm" && options_.fit != "fresh")
     throw InvalidArgument(name() + ": option 'fit' must be warm or fresh, got '" + options_.fit + "'");
   if (options_.refit_every == 0) throw InvalidArgument(name() + ": option 'refit_every' must be >= 1");
+  check_search_sizes(name(), options_.raw_samples, options_.restarts);
   // Srinivas et al. Theorem 1 applies when every parameter is discrete: |D| = prod of cardinalities.
   finite_domain_ = true;
   for (const auto& p : space.parameters()) {

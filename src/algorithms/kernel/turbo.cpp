@@ -7,6 +7,7 @@
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/models/gp/adam_fit.hpp"
+#include "optimist/solvers/box_maximizer.hpp"
 
 namespace optimist {
 
@@ -105,6 +106,9 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
       n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)) {
   if (options_.init != "sobol" && options_.init != "uniform" && options_.init != "lhs")
     throw InvalidArgument("turbo: option 'init' must be sobol, uniform or lhs, got '" + options_.init + "'");
+  if (options_.n_candidates > kMaxRawSamples)
+    throw InvalidArgument("turbo: option 'n_candidates' must be at most " + std::to_string(kMaxRawSamples) + ", got " +
+                          std::to_string(options_.n_candidates));
   if (options_.prior != "none" && options_.prior != "gamma")
     throw InvalidArgument("turbo: option 'prior' must be none or gamma, got '" + options_.prior + "'");
   if (options_.recipe != "reference" && options_.recipe != "ml")

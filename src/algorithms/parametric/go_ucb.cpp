@@ -164,6 +164,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     options_.model = user_model ? "custom" : auto_model(space.dim(), options_, categorical);
   }
   const GoUcbOptions& o = options_;
+  check_search_sizes(name(), options_.raw_samples, options_.restarts);
   if (budget < 2) throw InvalidArgument(name() + ": the horizon (the total number of evaluations N, --budget) must be >= 2, got " + std::to_string(budget));
   if (o.inputs != "unit" && o.inputs != "centered") throw InvalidArgument(name() + ": option 'inputs' must be unit or centered, got '" + o.inputs + "'");
   if (o.beta_schedule != "constant" && o.beta_schedule != "log")
