@@ -10,7 +10,6 @@ m_t is `dictionary_size` (BKB, BBKB) or `distinct_pulled` (exact GP-UCB: its "di
 distinct pulled arm); the step time is suggest_s + tell_s, averaged over blocks of 20 steps (wall
 clock: on a loaded machine the level moves, the shape does not). Writes OUT.png and OUT.svg.
 Needs Debian's python3-matplotlib."""
-import json
 import os
 import sys
 
@@ -19,18 +18,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bkb_trace_summary import read as read_trace  # noqa: E402
+
 
 def read(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except json.JSONDecodeError:
-                break
-            if "i" in j:
-                rows.append(j)
-    return rows
+    """The evaluation rows of a trace (its reader is bkb_trace_summary.py's, next to this file)."""
+    return read_trace(path)[1]
 
 
 def blocks(ts, vs, size=20):
