@@ -6,9 +6,11 @@
 #include "optimist/algorithms/kernel/gp_bo.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
-#include "optimist/algorithms/random/random_search.hpp"
-#include "optimist/algorithms/random/sobol_search.hpp"
+#include "optimist/algorithms/baseline/coordinate_search.hpp"
+#include "optimist/algorithms/baseline/random_search.hpp"
+#include "optimist/algorithms/baseline/sobol_search.hpp"
 #include "optimist/algorithms/tree/hoo.hpp"
+#include "optimist/algorithms/tree/poo.hpp"
 #include "optimist/algorithms/tree/stosoo.hpp"
 #include "optimist/algorithms/tree/tree_search.hpp"
 #include "optimist/core/sobol.hpp"
@@ -25,7 +27,7 @@ AlgorithmLimits limits_of(const std::string& name) {
   // algorithms, and Sobol search itself.
   const std::size_t sobol_dims = SobolSequence::max_dimension();
   AlgorithmLimits l;
-  if (name == "random") {
+  if (name == "random" || name == "coordinate-search") {
     l.note = "no limit but memory: ~32 bytes per evaluation and parameter";
   } else if (name == "sobol") {
     l.max_dim = sobol_dims;
@@ -59,6 +61,7 @@ std::vector<AlgorithmInfo> builtin_algorithms() {
       auto_info(),
       random_search_info(),
       sobol_search_info(),
+      coordinate_search_info(),
       go_ucb_info(),
       go_ucb_workshop_info(),
       exploration_first_info(),

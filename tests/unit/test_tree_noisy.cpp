@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "optimist/algorithms/tree/hoo.hpp"
+#include "optimist/algorithms/tree/poo.hpp"
 #include "optimist/algorithms/tree/stosoo.hpp"
 #include "optimist/core/driver.hpp"
 #include "optimist/algorithms/registry.hpp"

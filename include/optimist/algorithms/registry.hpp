@@ -32,6 +32,7 @@ class OptionValues {
   template <class T>
   T get(const std::string& key) const;
   const nlohmann::json& json() const { return values_; }
+  const std::string& algorithm() const { return algorithm_; }
 
  private:
   [[noreturn]] void type_error(const std::string& key, const char* expected) const;

@@ -10,8 +10,6 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v);
-std::vector<OptionSpec> tree_option_specs();
 std::vector<std::size_t> cardinalities(const Space& space);
 }  // namespace tree_detail
 
@@ -215,13 +213,44 @@ Vector hoo_output(const HooTree& tree, Hoo::Output output, bool random, std::uin
 }  // namespace tree_detail
 
 Vector Hoo::step_point(const Step& step) const {
-  return tree_detail::hoo_point(hoo_, step.node, opt_.random_representative, derive_seed(seed(), kPointStream));
+  return tree_detail::hoo_point(hoo_, step.node, opt_.representative == Representative::Random, derive_seed(seed(), kPointStream));
 }
 
 Vector Hoo::recommend_unit() const {
   if (hoo_.pulls() == 0) return Optimizer::recommend_unit();
-  return tree_detail::hoo_output(hoo_, output_, opt_.random_representative, derive_seed(seed(), kPointStream), seed());
+  return tree_detail::hoo_output(hoo_, output_, opt_.representative == Representative::Random, derive_seed(seed(), kPointStream), seed());
 }
+
+namespace {
+
+struct HooSettings {
+  TreeOptions tree;
+  double nu = 1.0;
+  double rho = 0.7;
+  std::uint32_t h_max = 0;
+  Hoo::Output recommend = Hoo::Output::MostPlayed;
+  double noise_range = 1.0;
+};
+
+const OptionTable<HooSettings>& hoo_options() {
+  static const auto table =
+      OptionTable<HooSettings>()
+          .include(tree_option_table(), &HooSettings::tree)
+          .real("nu", &HooSettings::nu, NumberRange::above(0.0),
+                "nu1 > 0 of the smoothness assumption diam(P_{h,i}) <= nu1 rho^h")
+          .real("rho", &HooSettings::rho, NumberRange::open(0.0, 1.0),
+                "rho in (0,1) of the smoothness assumption (0.5: Lipschitz in 1-D with K = 2; 0.71: a square-root cusp)")
+          .integer("h_max", &HooSettings::h_max, 0, 60,
+                   "truncation depth; 0: the smallest h with nu rho^h <= 1/sqrt(n)")
+          .choice("recommend", &HooSettings::recommend, kHooOutputNames,
+                  "output: the most played path's end, or a uniformly random pulled point (the paper's conversion)")
+          .real("noise_range", &HooSettings::noise_range, NumberRange::above(0.0),
+                "b~ > 0: confidence width b~ sqrt(2 ln n / T); 1 assumes rewards in [0,1] (the paper), smaller "
+                "trusts low noise");
+  return table;
+}
+
+}  // namespace
 
 AlgorithmInfo hoo_info() {
   AlgorithmInfo info;
@@ -230,21 +259,11 @@ AlgorithmInfo hoo_info() {
   info.horizon = HorizonUse::Optional;
   info.horizon_help = "n, the horizon in the log term and the truncation depth; without one: anytime, the horizon doubling from 64";
   info.summary = "HOO with truncated depth (Bubeck et al., JMLR 2011): noisy feedback, known smoothness (nu, rho)";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"nu", 1.0, "nu1 > 0 of the smoothness assumption diam(P_{h,i}) <= nu1 rho^h", {}});
-  info.options.push_back({"rho", 0.7, "rho in (0,1) of the smoothness assumption (0.5: Lipschitz in 1-D with K = 2; 0.71: a square-root cusp)", {}});
-  info.options.push_back({"h_max", 0, "truncation depth; 0: the smallest h with nu rho^h <= 1/sqrt(n)", {}});
-  info.options.push_back({"recommend", "most-played", "output: the most played path's end, or a uniformly random pulled point (the paper's conversion)", {"most-played", "random"}});
-  info.options.push_back({"noise_range", 1.0, "b~ > 0: confidence width b~ sqrt(2 ln n / T); 1 assumes rewards in [0,1] (the paper), smaller trusts low noise", {}});
+  info.options = hoo_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    const auto h_max = v.get<std::int64_t>("h_max");
-    if (h_max < 0 || h_max > 60) throw InvalidArgument("hoo: option h_max must be in 0..60, got " + std::to_string(h_max));
-    const double b = v.get<double>("noise_range");
-    if (!(b > 0.0) || !std::isfinite(b)) throw InvalidArgument("hoo: option noise_range must be > 0, got " + std::to_string(b));
-    auto hoo = std::make_unique<Hoo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("nu"), v.get<double>("rho"),
-                                     static_cast<std::uint32_t>(h_max),
-                                     v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed);
-    hoo->set_noise_range(b);
+    const HooSettings o = hoo_options().read(v);
+    auto hoo = std::make_unique<Hoo>(space, direction, o.tree, context, o.nu, o.rho, o.h_max, o.recommend);
+    hoo->set_noise_range(o.noise_range);
     return hoo;
   };
   return info;

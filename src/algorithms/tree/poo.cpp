@@ -2,14 +2,12 @@
 // NIPS 2015, Algorithm 1, over HOO instances (hoo.cpp).
 #include <cmath>
 
-#include "optimist/algorithms/tree/hoo.hpp"
+#include "optimist/algorithms/tree/poo.hpp"
 #include "optimist/core/rng.hpp"
 
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v);
-std::vector<OptionSpec> tree_option_specs();
 Vector hoo_point(const HooTree& tree, std::uint32_t node, bool random, std::uint64_t stream);
 Vector hoo_output(const HooTree& tree, Hoo::Output output, bool random, std::uint64_t stream, std::uint64_t seed);
 std::vector<std::size_t> cardinalities(const Space& space);
@@ -87,7 +85,7 @@ bool Poo::decide() {
 void Poo::record(const Step& step, double y) { instances_[step.tag].update(step.node, y); }
 
 Vector Poo::step_point(const Step& step) const {
-  return tree_detail::hoo_point(instances_[step.tag], step.node, opt_.random_representative,
+  return tree_detail::hoo_point(instances_[step.tag], step.node, opt_.representative == Representative::Random,
                                 derive_seed(seed(), kPointStream + step.tag));
 }
 
@@ -104,27 +102,51 @@ Vector Poo::recommend_unit() const {
   const std::size_t s = best_instance();
   if (instances_[s].pulls() == 0) return Optimizer::recommend_unit();
   // Algorithm 1: "a random point evaluated by A(s*)" (recommend: random), or its most played node.
-  return tree_detail::hoo_output(instances_[s], output_, opt_.random_representative,
+  return tree_detail::hoo_output(instances_[s], output_, opt_.representative == Representative::Random,
                                  derive_seed(seed(), kPointStream + s), seed());
 }
+
+namespace {
+
+struct PooSettings {
+  TreeOptions tree;
+  double nu_max = 1.0;
+  double rho_max = 0.9;
+  Hoo::Output recommend = Hoo::Output::MostPlayed;
+  double noise_range = 1.0;
+  Poo::RhoGrid rho_grid = Poo::RhoGrid::Dyadic;
+};
+
+const OptionTable<PooSettings>& poo_options() {
+  static const auto table =
+      OptionTable<PooSettings>()
+          .include(tree_option_table(), &PooSettings::tree)
+          .real("nu_max", &PooSettings::nu_max, NumberRange::above(0.0), "nu_max > 0: the nu of every HOO instance")
+          .real("rho_max", &PooSettings::rho_max, NumberRange::open(0.0, 1.0),
+                "rho_max in (0,1): the largest rho of the grid")
+          .choice("recommend", &PooSettings::recommend, kHooOutputNames,
+                  "output from the instance of best average reward: its most played path's end, or a random point "
+                  "it evaluated (the paper)")
+          .real("noise_range", &PooSettings::noise_range, NumberRange::above(0.0),
+                "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)")
+          .choice("rho_grid", &PooSettings::rho_grid, kRhoGridNames,
+                  "rhos rho_max^(2N/(2i+1)) of a round's N new instances: i = 0..N-1 (dyadic, all <= rho_max) or "
+                  "i = 1..N as printed (the last exceeds rho_max)");
+  return table;
+}
+
+}  // namespace
 
 AlgorithmInfo poo_info() {
   AlgorithmInfo info;
   info.name = "poo";
   info.family = "tree";
   info.summary = "POO (Grill, Valko & Munos, NIPS 2015): HOO instances over a grid of rho, unknown smoothness";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"nu_max", 1.0, "nu_max > 0: the nu of every HOO instance", {}});
-  info.options.push_back({"rho_max", 0.9, "rho_max in (0,1): the largest rho of the grid", {}});
-  info.options.push_back({"recommend", "most-played", "output from the instance of best average reward: its most played path's end, or a random point it evaluated (the paper)", {"most-played", "random"}});
-  info.options.push_back({"noise_range", 1.0, "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)", {}});
-  info.options.push_back({"rho_grid", "dyadic", "rhos rho_max^(2N/(2i+1)) of a round's N new instances: i = 0..N-1 (dyadic, all <= rho_max) or i = 1..N as printed (the last exceeds rho_max)", {"dyadic", "printed"}});
+  info.options = poo_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Poo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("nu_max"),
-                                 v.get<double>("rho_max"),
-                                 v.get<std::string>("recommend") == "random" ? Hoo::Output::Random : Hoo::Output::MostPlayed,
-                                 v.get<double>("noise_range"),
-                                 v.get<std::string>("rho_grid") == "printed" ? Poo::RhoGrid::Printed : Poo::RhoGrid::Dyadic);
+    const PooSettings o = poo_options().read(v);
+    return std::make_unique<Poo>(space, direction, o.tree, context, o.nu_max, o.rho_max, o.recommend, o.noise_range,
+                                 o.rho_grid);
   };
   return info;
 }

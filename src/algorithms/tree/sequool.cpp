@@ -7,20 +7,6 @@ namespace optimist {
 
 namespace tree_detail {
 
-TreeOptions tree_options(const OptionValues& v) {
-  TreeOptions o;
-  o.children = v.get<unsigned>("children");
-  o.random_representative = v.get<std::string>("representative") == "random";
-  return o;
-}
-
-std::vector<OptionSpec> tree_option_specs() {
-  return {
-      {"children", 2, "K: children per split along the longest side (2 or 3)", {}},
-      {"representative", "center", "x_{h,i} of a cell: its center, or a seeded random point inside it", {"center", "random"}},
-  };
-}
-
 // Cells of one level ranked by value (largest first, lower index first on ties); unevaluated
 // cells have value -inf and come last.
 std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
@@ -207,6 +193,36 @@ Vector SequOOL::recommend_unit() const {
   return best_unit_.size() ? best_unit_ : Optimizer::recommend_unit();
 }
 
+namespace {
+
+struct SequoolSettings {
+  TreeOptions tree;
+  SequOOL::Output output = SequOOL::Output::LowerConfidence;
+  std::uint32_t repeats = 0;
+};
+
+constexpr EnumNames<SequOOL::Output, 3> kOutputNames{{{{SequOOL::Output::LowerConfidence, "lcb"},
+                                                       {SequOOL::Output::Deepest, "deepest"},
+                                                       {SequOOL::Output::Best, "best"}}}};
+
+const OptionTable<SequoolSettings>& sequool_options() {
+  static const auto table =
+      OptionTable<SequoolSettings>()
+          .include(tree_option_table(), &SequoolSettings::tree)
+          .choice("output", &SequoolSettings::output, kOutputNames,
+                  "x(n): \"lcb\" = the cell whose value or subtree mean has the largest lower confidence bound "
+                  "(noise sd estimated from deep parent-child differences; Fig. 1's output when f is deterministic), "
+                  "\"best\" = Fig. 1's argmax of the single evaluations (winner's curse under noise), "
+                  "\"deepest\" = the best cell opened at the deepest depth")
+          .integer("repeats", &SequoolSettings::repeats, 0, 1000000,
+                   "p: evaluations per cell, SequOOL(p) of sec. 4 (1: Fig. 1; more averages noise, opens fewer "
+                   "cells); 0: auto, the root evaluated twice first: p = 1 if both values are equal "
+                   "(deterministic), 4 otherwise");
+  return table;
+}
+
+}  // namespace
+
 AlgorithmInfo sequool_info() {
   AlgorithmInfo info;
   info.name = "sequool";
@@ -214,28 +230,10 @@ AlgorithmInfo sequool_info() {
   info.horizon = HorizonUse::Optional;
   info.horizon_help = "n, the number of evaluations the run plans for; without one: anytime by the doubling trick (runs of 64, 128, ...)";
   info.summary = "SequOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 1): deterministic, Zipf openings floor(h_max/h) per depth";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"output", "lcb",
-                          "x(n): \"lcb\" = the cell whose value or subtree mean has the largest lower confidence bound "
-                          "(noise sd estimated from deep parent-child differences; Fig. 1's output when f is deterministic), "
-                          "\"best\" = Fig. 1's argmax of the single evaluations (winner's curse under noise), "
-                          "\"deepest\" = the best cell opened at the deepest depth",
-                          {"lcb", "deepest", "best"}});
-  info.options.push_back({"repeats", 0,
-                          "p: evaluations per cell, SequOOL(p) of sec. 4 (1: Fig. 1; more averages noise, opens fewer "
-                          "cells); 0: auto, the root evaluated twice first: p = 1 if both values are equal "
-                          "(deterministic), 4 otherwise",
-                          {}});
+  info.options = sequool_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    const auto name = v.get<std::string>("output");
-    const auto output = name == "best"      ? SequOOL::Output::Best
-                        : name == "deepest" ? SequOOL::Output::Deepest
-                                            : SequOOL::Output::LowerConfidence;
-    const auto repeats = v.get<std::int64_t>("repeats");
-    if (repeats < 0 || repeats > 1000000)
-      throw InvalidArgument("sequool: option repeats must be in 0..1000000 (0: auto), got " + std::to_string(repeats));
-    return std::make_unique<SequOOL>(space, direction, tree_detail::tree_options(v), context, output,
-                                     static_cast<std::uint32_t>(repeats));
+    const SequoolSettings o = sequool_options().read(v);
+    return std::make_unique<SequOOL>(space, direction, o.tree, context, o.output, o.repeats);
   };
   return info;
 }

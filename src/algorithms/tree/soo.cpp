@@ -5,11 +5,6 @@
 
 namespace optimist {
 
-namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v);
-std::vector<OptionSpec> tree_option_specs();
-}  // namespace tree_detail
-
 Soo::Soo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context,
          double depth_exponent)
     : TreeOptimizer("soo", space, direction, options, context), exponent_(depth_exponent) {
@@ -67,57 +62,33 @@ Vector Soo::recommend_unit() const {  // x(n): the evaluated node of largest val
   return best_ > -HUGE_VAL ? representative(best_node_) : Optimizer::recommend_unit();
 }
 
-UniformGrid::UniformGrid(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context)
-    : TreeOptimizer("uniform-grid", space, direction, options, context) {}
+namespace {
 
-bool UniformGrid::decide() {
-  if (!root_planned_) {
-    root_planned_ = true;
-    plan(0, 1);
-    return true;
-  }
-  // Nodes are numbered in creation order, so splitting them in order is breadth-first (cells
-  // holding a single point are skipped).
-  while (next_split_ < tree_.size() && !tree_.splittable(next_split_)) ++next_split_;
-  if (next_split_ >= tree_.size()) return false;  // every cell is a single point: all evaluated
-  const std::uint32_t node = next_split_++;
-  const std::uint32_t first = new_children(node);
-  for (unsigned c = 0; c < tree_.num_children(node); ++c) plan(first + c, 1);
-  return true;
+struct SooSettings {
+  TreeOptions tree;
+  double depth_exponent = 0.5;
+};
+
+const OptionTable<SooSettings>& soo_options() {
+  static const auto table =
+      OptionTable<SooSettings>()
+          .include(tree_option_table(), &SooSettings::tree)
+          .real("depth_exponent", &SooSettings::depth_exponent, NumberRange::above(0.0),
+                "h_max(t) = t^depth_exponent, the deepest depth a sweep visits (Munos 2011: sqrt(t))");
+  return table;
 }
 
-void UniformGrid::on_value(const Step& step, double y) {
-  if (y > best_) {
-    best_ = y;
-    best_node_ = step.node;
-  }
-}
-
-Vector UniformGrid::recommend_unit() const {
-  return best_ > -HUGE_VAL ? representative(best_node_) : Optimizer::recommend_unit();
-}
+}  // namespace
 
 AlgorithmInfo soo_info() {
   AlgorithmInfo info;
   info.name = "soo";
   info.family = "tree";
   info.summary = "SOO, simultaneous optimistic optimization (Munos, NIPS 2011): deterministic, unknown smoothness";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"depth_exponent", 0.5, "h_max(t) = t^depth_exponent, the deepest depth a sweep visits (Munos 2011: sqrt(t))", {}});
+  info.options = soo_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Soo>(space, direction, tree_detail::tree_options(v), context, v.get<double>("depth_exponent"));
-  };
-  return info;
-}
-
-AlgorithmInfo uniform_grid_info() {
-  AlgorithmInfo info;
-  info.name = "uniform-grid";
-  info.family = "baseline";
-  info.summary = "every cell of the partition breadth-first (a uniform grid refined level by level)";
-  info.options = tree_detail::tree_option_specs();
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<UniformGrid>(space, direction, tree_detail::tree_options(v), context);
+    const SooSettings o = soo_options().read(v);
+    return std::make_unique<Soo>(space, direction, o.tree, context, o.depth_exponent);
   };
   return info;
 }

@@ -7,11 +7,6 @@
 
 namespace optimist {
 
-namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v);
-std::vector<OptionSpec> tree_option_specs();
-}  // namespace tree_detail
-
 namespace {
 constexpr double kFirstHorizon = 64.0;
 }
@@ -122,6 +117,29 @@ Vector StoSoo::recommend_unit() const {
   return representative(best);
 }
 
+namespace {
+
+struct StoSooSettings {
+  TreeOptions tree;
+  std::uint32_t k = 0;
+  std::uint32_t h_max = 0;
+  double delta = 0.0;
+};
+
+const OptionTable<StoSooSettings>& stosoo_options() {
+  static const auto table =
+      OptionTable<StoSooSettings>()
+          .include(tree_option_table(), &StoSooSettings::tree)
+          .integer("k", &StoSooSettings::k, 0, 1000000000,
+                   "evaluations of a leaf before it can be expanded; 0: n / ln^3 n (at least 1)")
+          .integer("h_max", &StoSooSettings::h_max, 0, 100000, "deepest depth a sweep visits; 0: sqrt(n / k)")
+          .real("delta", &StoSooSettings::delta, NumberRange{0.0, 1.0, false, true},
+                "confidence of the b-values, in (0,1); 0: 1/sqrt(n)");
+  return table;
+}
+
+}  // namespace
+
 AlgorithmInfo stosoo_info() {
   AlgorithmInfo info;
   info.name = "stosoo";
@@ -129,17 +147,10 @@ AlgorithmInfo stosoo_info() {
   info.horizon = HorizonUse::Optional;
   info.horizon_help = "n, which sets the defaults of k, h_max and delta; without one: anytime, n doubling from 64";
   info.summary = "StoSOO (Valko, Carpentier & Munos, ICML 2013): SOO for noisy evaluations, unknown smoothness";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"k", 0, "evaluations of a leaf before it can be expanded; 0: n / ln^3 n (at least 1)", {}});
-  info.options.push_back({"h_max", 0, "deepest depth a sweep visits; 0: sqrt(n / k)", {}});
-  info.options.push_back({"delta", 0.0, "confidence of the b-values, in (0,1); 0: 1/sqrt(n)", {}});
+  info.options = stosoo_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    const auto k = v.get<std::int64_t>("k");
-    const auto h_max = v.get<std::int64_t>("h_max");
-    if (k < 0 || k > 1000000000) throw InvalidArgument("stosoo: option k must be in 0..1e9 (0: n/ln^3 n), got " + std::to_string(k));
-    if (h_max < 0 || h_max > 100000) throw InvalidArgument("stosoo: option h_max must be in 0..100000 (0: sqrt(n/k)), got " + std::to_string(h_max));
-    return std::make_unique<StoSoo>(space, direction, tree_detail::tree_options(v), context, static_cast<std::uint32_t>(k),
-                                    static_cast<std::uint32_t>(h_max), v.get<double>("delta"));
+    const StoSooSettings o = stosoo_options().read(v);
+    return std::make_unique<StoSoo>(space, direction, o.tree, context, o.k, o.h_max, o.delta);
   };
   return info;
 }

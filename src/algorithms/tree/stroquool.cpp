@@ -6,8 +6,6 @@
 namespace optimist {
 
 namespace tree_detail {
-TreeOptions tree_options(const OptionValues& v);
-std::vector<OptionSpec> tree_option_specs();
 std::vector<std::uint32_t> ranked(std::uint32_t begin, std::uint32_t end, const std::vector<double>& sum,
                                   const std::vector<std::uint32_t>& count, std::size_t keep, const Partition& tree);
 }  // namespace tree_detail
@@ -231,6 +229,28 @@ Vector StroquOOL::recommend_unit() const {
   return representative(best);
 }
 
+namespace {
+
+enum class PMax { Log2, Ln };
+constexpr EnumNames<PMax, 2> kPMaxNames{{{{PMax::Log2, "log2"}, {PMax::Ln, "ln"}}}};
+
+struct StroquoolSettings {
+  TreeOptions tree;
+  PMax p_max = PMax::Log2;
+};
+
+const OptionTable<StroquoolSettings>& stroquool_options() {
+  static const auto table =
+      OptionTable<StroquoolSettings>()
+          .include(tree_option_table(), &StroquoolSettings::tree)
+          .choice("p_max", &StroquoolSettings::p_max, kPMaxNames,
+                  "cross-validation candidates p = 0..p_max: floor(log2 h_max) as in sec. 4.1's text (every T = 2^p "
+                  "up to h_max), or floor(ln h_max) as written in Fig. 2");
+  return table;
+}
+
+}  // namespace
+
 AlgorithmInfo stroquool_info() {
   AlgorithmInfo info;
   info.name = "stroquool";
@@ -238,10 +258,10 @@ AlgorithmInfo stroquool_info() {
   info.horizon = HorizonUse::Optional;
   info.horizon_help = "n, the number of evaluations the run plans for; without one: anytime by the doubling trick (runs of 64, 128, ...)";
   info.summary = "StroquOOL (Bartlett, Gabillon & Valko, ALT 2019, Fig. 2): noisy feedback, repeated evaluations and cross-validation";
-  info.options = tree_detail::tree_option_specs();
-  info.options.push_back({"p_max", "log2", "cross-validation candidates p = 0..p_max: floor(log2 h_max) as in sec. 4.1's text (every T = 2^p up to h_max), or floor(ln h_max) as written in Fig. 2", {"log2", "ln"}});
+  info.options = stroquool_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<StroquOOL>(space, direction, tree_detail::tree_options(v), context, v.get<std::string>("p_max") != "ln");
+    const StroquoolSettings o = stroquool_options().read(v);
+    return std::make_unique<StroquOOL>(space, direction, o.tree, context, o.p_max == PMax::Log2);
   };
   return info;
 }

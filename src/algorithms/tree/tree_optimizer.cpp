@@ -24,6 +24,15 @@ std::vector<std::size_t> cardinalities(const Space& space) {
 }
 }  // namespace tree_detail
 
+const OptionTable<TreeOptions>& tree_option_table() {
+  static const auto table =
+      OptionTable<TreeOptions>()
+          .integer("children", &TreeOptions::children, 2, 3, "K: children per split along the longest side (2 or 3)")
+          .choice("representative", &TreeOptions::representative, kRepresentativeNames,
+                  "x_{h,i} of a cell: its center, or a seeded random point inside it");
+  return table;
+}
+
 TreeOptimizer::TreeOptimizer(std::string name, const Space& space, Direction direction, const TreeOptions& options,
                              const RunContext& context)
     : Optimizer(std::move(name), space, direction, context),
@@ -143,7 +152,7 @@ void TreeOptimizer::push_step(const Step& step) {
 
 Vector TreeOptimizer::representative(std::uint32_t node) const {
   Vector u(static_cast<Eigen::Index>(tree_.dim()));
-  if (opt_.random_representative)
+  if (opt_.representative == Representative::Random)
     tree_.random_point(node, derive_seed(seed() ^ kRepresentativeStream, run_), u.data());
   else
     tree_.center(node, u.data());

@@ -11,15 +11,28 @@
 
 #include "optimist/algorithms/tree/partition.hpp"
 #include "optimist/core/optimizer.hpp"
+#include "optimist/algorithms/option_table.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/core/enum_names.hpp"
 
 namespace optimist {
 
+/// x_{h,i}, the point a cell is evaluated at.
+enum class Representative {
+  Center,  ///< the cell's center
+  Random,  ///< a seeded random point inside the cell
+};
+inline constexpr EnumNames<Representative, 2> kRepresentativeNames{
+    {{{Representative::Center, "center"}, {Representative::Random, "random"}}}};
+
 /// Options shared by the tree optimizers.
 struct TreeOptions {
-  unsigned children = 2;       ///< K: children per split (2 or 3)
-  bool random_representative = false;  ///< false: cell center; true: a seeded random point in the cell
+  unsigned children = 2;  ///< K: children per split (2 or 3)
+  Representative representative = Representative::Center;
 };
+
+/// The table of TreeOptions, included by every tree optimizer's option table.
+const OptionTable<TreeOptions>& tree_option_table();
 
 /// Shared machinery: the partition, per-node statistics, a plan of (node, repetitions) steps the
 /// asks walk through, and the matching of tells to steps (by pending trial id; an external tell

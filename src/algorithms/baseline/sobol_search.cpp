@@ -1,4 +1,6 @@
-#include "optimist/algorithms/random/sobol_search.hpp"
+#include "optimist/algorithms/baseline/sobol_search.hpp"
+
+#include "optimist/algorithms/option_table.hpp"
 
 namespace optimist {
 
@@ -32,16 +34,26 @@ std::vector<Vector> SobolSearch::propose(std::size_t n) {
   return out;
 }
 
+namespace {
+
+const OptionTable<SobolSearch::Options>& sobol_search_options() {
+  static const auto table = OptionTable<SobolSearch::Options>().flag(
+      "scramble", &SobolSearch::Options::scramble,
+      "linear matrix scramble and digital shift (false: plain Sobol, starts at the origin)");
+  return table;
+}
+
+}  // namespace
+
 AlgorithmInfo sobol_search_info() {
-  const SobolSearch::Options defaults;
   AlgorithmInfo info;
   info.name = "sobol";
   info.family = "baseline";
   info.summary = "scrambled Sobol quasi-random sequence (space-filling design)";
   info.batch = true;
-  info.options = {{"scramble", defaults.scramble, "linear matrix scramble and digital shift (false: plain Sobol, starts at the origin)", {}}};
+  info.options = sobol_search_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<SobolSearch>(space, direction, SobolSearch::Options{v.get<bool>("scramble")}, context);
+    return std::make_unique<SobolSearch>(space, direction, sobol_search_options().read(v), context);
   };
   return info;
 }

@@ -1,4 +1,4 @@
-#include "optimist/algorithms/random/random_search.hpp"
+#include "optimist/algorithms/baseline/random_search.hpp"
 
 namespace optimist {
 
