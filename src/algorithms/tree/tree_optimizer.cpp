@@ -10,7 +10,7 @@ constexpr std::uint64_t kRepresentativeStream = 0x74726565ULL;  // "tree"
 constexpr double kMatchTolerance = 1e-12;
 // Planned steps whose value is already known (deterministic objectives) consumed per ask before a
 // free filler point is asked instead.
-constexpr std::size_t kMaxKnownSteps = 200000;
+constexpr std::size_t kMaxKnownSteps = 20000;
 // Steps attached to pending trials per ask: an algorithm that decides one step at a time (HOO,
 // POO) selects a pending point again and again; past this many the ask gets a filler point.
 constexpr std::size_t kMaxWaitingSteps = 64;
