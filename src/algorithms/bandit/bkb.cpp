@@ -81,6 +81,15 @@ void Bkb::fold_pull(std::size_t arm, double y) {
   // Fig. 1: S_{t+1} drawn from the distinct pulled arms with the state before this pull (counts_
   // include it already: extra = none), from the stream of step t (t_ counts this pull).
   next_dict_ = sample_dictionary(pulled_, static_cast<std::size_t>(-1), kDictionaryStream, t_ - 1);
+  if (refit_due() && next_dict_.size() >= 3) {
+    // The refit rebuilds the state from the pull counts: no in-place update before it.
+    dict_ = next_dict_;
+    if (refit_kernel(dict_)) {  // marginal likelihood on the dictionary's arms
+      engine_.set_kernel(kernel_, arms_, dict_, pull_stats());
+      ++rebuilds_;
+      return;
+    }
+  }
   engine_.add_pull(arm, y);  // V_{t+1} = V_t + z z^T (Sec. 3.2: V from all pulls)
   set_dictionary(next_dict_);
   maybe_refit();

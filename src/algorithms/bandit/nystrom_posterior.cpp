@@ -14,6 +14,11 @@ namespace {
 // An arm adds a coordinate when its residual variance exceeds this fraction of k(x,x); below it
 // the arm is numerically in the span (the pseudo-inverse of eq. 4 drops such directions).
 constexpr double kResidualTolerance = 1e-10;
+// Rows the embedding's buffer starts with (it grows by half when full): one, so the first
+// steps touch little fresh memory (page faults of A x 16 doubles cost more than the first steps).
+constexpr Eigen::Index kMinRows = 1;
+// refresh() solves for q in blocks of this many arms (no A-sized temporary).
+constexpr Eigen::Index kRefreshBlock = 512;
 
 // L L^T + x x^T = L' L'^T, in place (the classical O(n^2) rank-one Cholesky update).
 template <class Block>
@@ -41,6 +46,12 @@ void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, cons
   rebuild(arms, m, pulls);
 }
 
+void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members,
+                                  const PullStats& pulls) {
+  kernel_ = kernel;
+  rebuild(arms, members, pulls);
+}
+
 std::vector<std::size_t> NystromPosterior::members() const {
   std::vector<std::size_t> m = basis_;
   m.insert(m.end(), dependent_.begin(), dependent_.end());
@@ -50,7 +61,7 @@ std::vector<std::size_t> NystromPosterior::members() const {
 void NystromPosterior::reserve_rank(std::size_t r) {
   const auto need = static_cast<Eigen::Index>(r);
   if (need <= Zbuf_.rows() && need <= Vbuf_.rows()) return;
-  const Eigen::Index cap = std::max<Eigen::Index>({need, 16, Zbuf_.rows() + Zbuf_.rows() / 2});
+  const Eigen::Index cap = std::max<Eigen::Index>({need, kMinRows, Zbuf_.rows() + Zbuf_.rows() / 2});
   const Eigen::Index rk = static_cast<Eigen::Index>(rank());
   Matrix Z(cap, std::max<Eigen::Index>(Zbuf_.cols(), static_cast<Eigen::Index>(num_arms())));
   Z.topLeftCorner(rk, Zbuf_.cols()) = Zbuf_.topRows(rk);
@@ -114,7 +125,7 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     }
   }
   const auto r = static_cast<Eigen::Index>(basis_.size());
-  Zbuf_.resize(std::max<Eigen::Index>(r, 16), A);
+  Zbuf_.resize(std::max<Eigen::Index>(r, kMinRows), A);
   Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
   Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
   b_ = Vector::Zero(Zbuf_.rows());
@@ -162,8 +173,14 @@ void NystromPosterior::refresh() {
   }
   const auto Zr = Zbuf_.topLeftCorner(r, A);
   zz_ = Zr.colwise().squaredNorm().transpose();
-  const Matrix P = L().triangularView<Eigen::Lower>().solve(Zr);
-  q_ = P.colwise().squaredNorm().transpose();
+  Matrix P(r, std::min(A, kRefreshBlock));
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    auto Pn = P.leftCols(n);
+    Pn = Zr.middleCols(j0, n);
+    L().triangularView<Eigen::Lower>().solveInPlace(Pn);
+    q_.segment(j0, n) = Pn.colwise().squaredNorm().transpose();
+  }
 }
 
 // ---------------------------------------------------------------- incremental updates
