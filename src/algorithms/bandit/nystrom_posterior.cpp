@@ -17,8 +17,8 @@ constexpr double kResidualTolerance = 1e-10;
 // Rows the embedding's buffer starts with (it grows by half when full): one, so the first
 // steps touch little fresh memory (page faults of A x 16 doubles cost more than the first steps).
 constexpr Eigen::Index kMinRows = 1;
-// refresh() solves for q in blocks of this many arms (no A-sized temporary).
-constexpr Eigen::Index kRefreshBlock = 512;
+// rebuild() and refresh() work on blocks of this many arms (no A-sized temporary).
+constexpr Eigen::Index kRefreshBlock = 256;
 
 // L L^T + x x^T = L' L'^T, in place (the classical O(n^2) rank-one Cholesky update).
 template <class Block>
@@ -125,9 +125,12 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     }
   }
   const auto r = static_cast<Eigen::Index>(basis_.size());
-  Zbuf_.resize(std::max<Eigen::Index>(r, kMinRows), A);
-  Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
-  Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  // The buffers are kept when large enough (a fresh A x r buffer is mostly page faults).
+  if (Zbuf_.rows() < std::max<Eigen::Index>(r, kMinRows) || Zbuf_.cols() < A) {
+    Zbuf_.resize(std::max<Eigen::Index>(r, kMinRows), A);
+    Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+    Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  }
   b_ = Vector::Zero(Zbuf_.rows());
   c_ = Vector::Zero(Zbuf_.rows());
   zz_ = Vector::Zero(A);
@@ -139,8 +142,12 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   Matrix Xb(arms.rows(), r);
   for (Eigen::Index i = 0; i < r; ++i) Xb.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
   auto Zr = Zbuf_.topLeftCorner(r, A);
-  Zr = kernel_.cross(Xb, arms);
-  R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zr);
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    auto Zn = Zr.middleCols(j0, n);
+    Zn = kernel_.cross(Xb, arms.middleCols(j0, n));
+    R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zn);
+  }
   // V_t = sum_a n_a z_a z_a^T + lambda I and the sums over pulls, from the pull counts (Sec. 3.2).
   Matrix Zu(r, static_cast<Eigen::Index>(pulls.pulled.size()));
   Vector n(Zu.cols()), s(Zu.cols());
