@@ -14,9 +14,10 @@ namespace {
 // An arm adds a coordinate when its residual variance exceeds this fraction of k(x,x); below it
 // the arm is numerically in the span (the pseudo-inverse of eq. 4 drops such directions).
 constexpr double kResidualTolerance = 1e-10;
-// Rows the embedding's buffer starts with (it grows by half when full): one, so the first
-// steps touch little fresh memory (page faults of A x 16 doubles cost more than the first steps).
-constexpr Eigen::Index kMinRows = 1;
+// Rows the embedding's buffer starts with (it grows by half when full), at most 2^20 doubles:
+// allocated and zeroed when the state is first built (the optimizer's construction), since
+// touching fresh memory (page faults) costs more than the first steps themselves.
+Eigen::Index min_rows(Eigen::Index arms) { return std::clamp<Eigen::Index>((Eigen::Index{1} << 20) / std::max<Eigen::Index>(arms, 1), 1, 16); }
 // rebuild() and refresh() work on blocks of this many arms (no A-sized temporary).
 constexpr Eigen::Index kRefreshBlock = 256;
 
@@ -61,7 +62,7 @@ std::vector<std::size_t> NystromPosterior::members() const {
 void NystromPosterior::reserve_rank(std::size_t r) {
   const auto need = static_cast<Eigen::Index>(r);
   if (need <= Zbuf_.rows() && need <= Vbuf_.rows()) return;
-  const Eigen::Index cap = std::max<Eigen::Index>({need, kMinRows, Zbuf_.rows() + Zbuf_.rows() / 2});
+  const Eigen::Index cap = std::max<Eigen::Index>({need, Zbuf_.rows() + Zbuf_.rows() / 2});
   const Eigen::Index rk = static_cast<Eigen::Index>(rank());
   Matrix Z(cap, std::max<Eigen::Index>(Zbuf_.cols(), static_cast<Eigen::Index>(num_arms())));
   Z.topLeftCorner(rk, Zbuf_.cols()) = Zbuf_.topRows(rk);
@@ -126,8 +127,8 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   }
   const auto r = static_cast<Eigen::Index>(basis_.size());
   // The buffers are kept when large enough (a fresh A x r buffer is mostly page faults).
-  if (Zbuf_.rows() < std::max<Eigen::Index>(r, kMinRows) || Zbuf_.cols() < A) {
-    Zbuf_.resize(std::max<Eigen::Index>(r, kMinRows), A);
+  if (Zbuf_.rows() < std::max<Eigen::Index>(r, 1) || Zbuf_.cols() < A) {
+    Zbuf_.setZero(std::max<Eigen::Index>(r, min_rows(A)), A);
     Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
     Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
   }
