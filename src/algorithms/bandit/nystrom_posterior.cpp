@@ -230,7 +230,11 @@ void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, co
   reserve_rank(static_cast<std::size_t>(r) + 1);
   // New coordinate (Gram-Schmidt of phi(x_j) against the span): zeta(x) = (k(x, x_j) - z_j^T z(x)) / rho.
   const Vector zj = Zbuf_.col(j).head(r);
-  Vector zeta = kernel_.cross(arms.col(j), arms).transpose();
+  Vector zeta(A);
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    zeta.segment(j0, n) = kernel_.cross(arms.col(j), arms.middleCols(j0, n)).transpose();
+  }
   if (r > 0) zeta.noalias() -= Zbuf_.topLeftCorner(r, A).transpose() * zj;
   zeta /= rho;
   for (std::size_t a : basis_) zeta[static_cast<Eigen::Index>(a)] = 0.0;  // exact: they span the old space
