@@ -11,10 +11,15 @@
 // (exact GP-UCB under Theorem4 takes minutes per run: every pull is a new arm.)
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/problems/problem.hpp"
@@ -40,7 +45,7 @@ void run_hartmann6(benchmark::State& state, const std::string& name, const nlohm
     nlohmann::json spec = settings;
     spec["name"] = name;
     spec["arms"] = A;
-    auto opt = make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T});
+    auto opt = make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T, .noisy = true});
     std::vector<double> step_s(T), step_cpu(T);
     double cum_regret = 0.0;
     const double cpu_start = thread_cpu_s();
@@ -74,6 +79,90 @@ void run_hartmann6(benchmark::State& state, const std::string& name, const nlohm
   }
 }
 
+// Per-step pairing: bkb and gp-ucb-arms with the same options, each on its own copy of the task,
+// advanced one step each in turn in the same thread (each first every other step), so that both
+// see the same machine load at every t. Counters: the ratio bkb / gp-ucb-arms of the thread CPU time of step t (ask + tell):
+// its maximum over all t (max_ratio, at t = worst_t, with both times), its 99th and 90th
+// percentiles, the steps above 1.2 (over_1_2) and the total CPU of each. With OPTIMIST_BKB_STEPS
+// set to a folder, the per-step times go to STEPS/steps-<label>-<seed>.csv (t, bkb_ms, exact_ms, bkb_ask_ms,
+// exact_ask_ms: ask alone).
+void run_paired(benchmark::State& state, const std::string& label, const nlohmann::json& settings) {
+  const auto A = static_cast<std::size_t>(state.range(0));
+  const auto T = static_cast<std::size_t>(state.range(1));
+  const auto seed = static_cast<std::uint64_t>(state.range(2));
+  const Problem p = make_problem("hartmann6");
+  {  // warm-up: the process's first calls (page faults, lazy initialization) are neither algorithm's
+    for (const char* name : {"bkb", "gp-ucb-arms"}) {
+      auto opt = make_optimizer({{"name", name}, {"arms", A}}, p.space, p.direction, RunContext{.seed = seed + 1000, .noisy = true});
+      for (int t = 0; t < 3; ++t) {
+        Trial tr = opt->ask();
+        opt->tell(tr, p.f(tr.x));
+      }
+    }
+  }
+  for (auto _ : state) {
+    struct Side {
+      std::unique_ptr<Optimizer> opt;
+      Objective obj;
+      std::vector<double> cpu, ask_cpu;
+      double regret = 0.0;
+    };
+    std::vector<Side> sides;
+    for (const char* name : {"bkb", "gp-ucb-arms"}) {
+      nlohmann::json spec = settings;
+      spec["name"] = name;
+      spec["arms"] = A;
+      sides.push_back({make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T, .noisy = true}),
+                       p.objective(0.05, derive_seed(seed, 0x6e6f697365ULL)), std::vector<double>(T), std::vector<double>(T)});
+    }
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t k = 0; k < 2; ++k) {
+        Side& s = sides[(t + k) % 2];  // each goes first every other step (cache effects)
+        const double c0 = thread_cpu_s();
+        Trial tr = s.opt->ask();
+        const double y = s.obj.function(tr.x);
+        const double c1 = thread_cpu_s();
+        s.opt->tell(tr, y);
+        s.cpu[t] = thread_cpu_s() - c0;  // the objective's time is negligible (hartmann6)
+        s.ask_cpu[t] = c1 - c0;
+        s.regret += s.obj.regret(p.f(tr.x));
+      }
+    std::vector<double> ratio(T);
+    std::size_t worst = 0, over = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      ratio[t] = sides[0].cpu[t] / std::max(sides[1].cpu[t], 1e-9);
+      if (ratio[t] > ratio[worst]) worst = t;
+      over += ratio[t] > 1.2 ? 1 : 0;
+    }
+    std::vector<double> sorted = ratio;
+    std::sort(sorted.begin(), sorted.end());
+    const auto quantile = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(T - 1))]; };
+    state.counters["max_ratio"] = ratio[worst];
+    state.counters["worst_t"] = static_cast<double>(worst + 1);
+    state.counters["worst_bkb_ms"] = 1e3 * sides[0].cpu[worst];
+    state.counters["worst_exact_ms"] = 1e3 * sides[1].cpu[worst];
+    state.counters["p99_ratio"] = quantile(0.99);
+    state.counters["p90_ratio"] = quantile(0.90);
+    state.counters["over_1_2"] = static_cast<double>(over);
+    double tb = 0, te = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      tb += sides[0].cpu[t];
+      te += sides[1].cpu[t];
+    }
+    state.counters["bkb_cpu_s"] = tb;
+    state.counters["exact_cpu_s"] = te;
+    state.counters["bkb_regret"] = sides[0].regret;
+    state.counters["exact_regret"] = sides[1].regret;
+    if (const char* dir = std::getenv("OPTIMIST_BKB_STEPS")) {
+      std::ofstream out(std::string(dir) + "/steps-" + label + "-" + std::to_string(seed) + ".csv");
+      out << "t,bkb_ms,exact_ms,bkb_ask_ms,exact_ask_ms\n";
+      for (std::size_t t = 0; t < T; ++t)
+        out << t + 1 << ',' << 1e3 * sides[0].cpu[t] << ',' << 1e3 * sides[1].cpu[t] << ',' << 1e3 * sides[0].ask_cpu[t] << ','
+            << 1e3 * sides[1].ask_cpu[t] << '\n';
+    }
+  }
+}
+
 const nlohmann::json kDefaults = nlohmann::json::object();
 const nlohmann::json kTheorem4 = {{"beta", "theorem4"}};
 const nlohmann::json kPaper = {{"preset", "paper"}};
@@ -82,6 +171,10 @@ void Args5000(benchmark::internal::Benchmark* b) {
   for (int seed = 0; seed < 5; ++seed) b->Args({5000, 1000, seed});
 }
 void ArgsLarge(benchmark::internal::Benchmark* b) { b->Args({10000, 5000, 0}); }
+// Thm. 4's beta: exact GP-UCB's step grows like t^3 (every pull a new arm), so T = 300.
+void ArgsPairedTheorem4(benchmark::internal::Benchmark* b) {
+  for (int seed = 0; seed < 5; ++seed) b->Args({5000, 300, seed});
+}
 
 }  // namespace
 
@@ -92,3 +185,5 @@ BENCHMARK_CAPTURE(run_hartmann6, BkbTheorem4, std::string("bkb"), kTheorem4)->Ap
 BENCHMARK_CAPTURE(run_hartmann6, GpUcbArmsTheorem4, std::string("gp-ucb-arms"), kTheorem4)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(run_hartmann6, BkbPaper, std::string("bkb"), kPaper)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(run_hartmann6, GpUcbArmsPaper, std::string("gp-ucb-arms"), kPaper)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_paired, StepRatioDefaults, std::string("defaults"), kDefaults)->Apply(Args5000)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(run_paired, StepRatioTheorem4, std::string("theorem4"), kTheorem4)->Apply(ArgsPairedTheorem4)->Iterations(1)->Unit(benchmark::kSecond);

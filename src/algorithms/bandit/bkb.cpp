@@ -43,23 +43,53 @@ Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBan
 }
 
 void Bkb::model(Vector& mean, Vector& variance) const {
+  fold_deferred();
   engine_.mean(reward_offset(), reward_scale(), mean);
   variance = engine_.variance();
 }
 
 void Bkb::on_new_arms() {
+  fold_deferred();
   engine_.add_arms(arms_);
   score_model_valid_ = false;
 }
 
-void Bkb::before_update(std::size_t arm) {
+void Bkb::before_update(std::size_t) {
+  fold_deferred();  // the previous pull first: the draw below sees the state of every earlier one
   score_model_valid_ = false;
-  std::vector<std::size_t> cand = pulled_;
-  if (counts_[arm] == 0) cand.push_back(arm);
-  next_dict_ = sample_dictionary(cand, arm, kDictionaryStream, t_);
 }
 
 void Bkb::after_update(std::size_t arm, double y) {
+  if (!refit_due()) {  // folded by the next ask (or tell, or read of the state)
+    deferred_ = true;
+    deferred_arm_ = arm;
+    deferred_y_ = y;
+    return;
+  }
+  fold_pull(arm, y);
+}
+
+void Bkb::fold_deferred() const {
+  if (!deferred_) return;
+  auto* self = const_cast<Bkb*>(this);  // logically const (see the header)
+  self->deferred_ = false;
+  self->fold_pull(deferred_arm_, deferred_y_);
+}
+
+void Bkb::fold_pull(std::size_t arm, double y) {
+  score_model_valid_ = false;
+  // Fig. 1: S_{t+1} drawn from the distinct pulled arms with the state before this pull (counts_
+  // include it already: extra = none), from the stream of step t (t_ counts this pull).
+  next_dict_ = sample_dictionary(pulled_, static_cast<std::size_t>(-1), kDictionaryStream, t_ - 1);
+  if (refit_due() && next_dict_.size() >= 3) {
+    // The refit rebuilds the state from the pull counts: no in-place update before it.
+    dict_ = next_dict_;
+    if (refit_kernel(dict_)) {  // marginal likelihood on the dictionary's arms
+      engine_.set_kernel(kernel_, arms_, dict_, pull_stats());
+      ++rebuilds_;
+      return;
+    }
+  }
   engine_.add_pull(arm, y);  // V_{t+1} = V_t + z z^T (Sec. 3.2: V from all pulls)
   set_dictionary(next_dict_);
   maybe_refit();
@@ -138,6 +168,7 @@ void Bkb::maybe_refit() {
 }
 
 void Bkb::reference_posterior(Vector& mean, Vector& variance) const {
+  fold_deferred();
   const Eigen::Index n = arms_.cols();
   const double lam = opt_.lambda, kxx = kernel_.variance();
   const double y0 = reward_offset(), s = reward_scale();

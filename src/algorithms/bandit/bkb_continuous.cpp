@@ -11,6 +11,7 @@
 namespace optimist {
 
 const Bkb::ScoreModel& Bkb::score_model() const {
+  fold_deferred();
   if (score_model_valid_) return score_model_;
   // With z(x) = W k_B(x), W = R^-T (the state's embedding of the basis arms B, K_B = R^T R):
   //   mu(x)      = z^T V^-1 (b - y0 c) / s              = k_B(x)^T w,  w = R^-1 V^-1 (b - y0 c) / s
@@ -62,6 +63,7 @@ double Bkb::score(const Vector& unit, Vector* grad) const {
 }
 
 std::vector<Vector> Bkb::propose(std::size_t n) {
+  fold_deferred();
   if (opt_.mode != "continuous" || t_ == 0) return ArmBandit::propose(n);
   Vector arm_scores;
   const std::vector<std::size_t> top = top_arms(opt_.continuous_starts, &arm_scores);

@@ -14,6 +14,12 @@ namespace {
 // An arm adds a coordinate when its residual variance exceeds this fraction of k(x,x); below it
 // the arm is numerically in the span (the pseudo-inverse of eq. 4 drops such directions).
 constexpr double kResidualTolerance = 1e-10;
+// Rows the embedding's buffer starts with (it grows by half when full), at most 2^20 doubles:
+// allocated and zeroed when the state is first built (the optimizer's construction), since
+// touching fresh memory (page faults) costs more than the first steps themselves.
+Eigen::Index min_rows(Eigen::Index arms) { return std::clamp<Eigen::Index>((Eigen::Index{1} << 20) / std::max<Eigen::Index>(arms, 1), 1, 16); }
+// rebuild() and refresh() work on blocks of this many arms (no A-sized temporary).
+constexpr Eigen::Index kRefreshBlock = 256;
 
 // L L^T + x x^T = L' L'^T, in place (the classical O(n^2) rank-one Cholesky update).
 template <class Block>
@@ -41,6 +47,12 @@ void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, cons
   rebuild(arms, m, pulls);
 }
 
+void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members,
+                                  const PullStats& pulls) {
+  kernel_ = kernel;
+  rebuild(arms, members, pulls);
+}
+
 std::vector<std::size_t> NystromPosterior::members() const {
   std::vector<std::size_t> m = basis_;
   m.insert(m.end(), dependent_.begin(), dependent_.end());
@@ -50,7 +62,7 @@ std::vector<std::size_t> NystromPosterior::members() const {
 void NystromPosterior::reserve_rank(std::size_t r) {
   const auto need = static_cast<Eigen::Index>(r);
   if (need <= Zbuf_.rows() && need <= Vbuf_.rows()) return;
-  const Eigen::Index cap = std::max<Eigen::Index>({need, 16, Zbuf_.rows() + Zbuf_.rows() / 2});
+  const Eigen::Index cap = std::max<Eigen::Index>({need, Zbuf_.rows() + Zbuf_.rows() / 2});
   const Eigen::Index rk = static_cast<Eigen::Index>(rank());
   Matrix Z(cap, std::max<Eigen::Index>(Zbuf_.cols(), static_cast<Eigen::Index>(num_arms())));
   Z.topLeftCorner(rk, Zbuf_.cols()) = Zbuf_.topRows(rk);
@@ -114,9 +126,12 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     }
   }
   const auto r = static_cast<Eigen::Index>(basis_.size());
-  Zbuf_.resize(std::max<Eigen::Index>(r, 16), A);
-  Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
-  Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  // The buffers are kept when large enough (a fresh A x r buffer is mostly page faults).
+  if (Zbuf_.rows() < std::max<Eigen::Index>(r, 1) || Zbuf_.cols() < A) {
+    Zbuf_.setZero(std::max<Eigen::Index>(r, min_rows(A)), A);
+    Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+    Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
+  }
   b_ = Vector::Zero(Zbuf_.rows());
   c_ = Vector::Zero(Zbuf_.rows());
   zz_ = Vector::Zero(A);
@@ -128,8 +143,12 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   Matrix Xb(arms.rows(), r);
   for (Eigen::Index i = 0; i < r; ++i) Xb.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
   auto Zr = Zbuf_.topLeftCorner(r, A);
-  Zr = kernel_.cross(Xb, arms);
-  R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zr);
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    auto Zn = Zr.middleCols(j0, n);
+    Zn = kernel_.cross(Xb, arms.middleCols(j0, n));
+    R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zn);
+  }
   // V_t = sum_a n_a z_a z_a^T + lambda I and the sums over pulls, from the pull counts (Sec. 3.2).
   Matrix Zu(r, static_cast<Eigen::Index>(pulls.pulled.size()));
   Vector n(Zu.cols()), s(Zu.cols());
@@ -162,8 +181,14 @@ void NystromPosterior::refresh() {
   }
   const auto Zr = Zbuf_.topLeftCorner(r, A);
   zz_ = Zr.colwise().squaredNorm().transpose();
-  const Matrix P = L().triangularView<Eigen::Lower>().solve(Zr);
-  q_ = P.colwise().squaredNorm().transpose();
+  Matrix P(r, std::min(A, kRefreshBlock));
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    auto Pn = P.leftCols(n);
+    Pn = Zr.middleCols(j0, n);
+    L().triangularView<Eigen::Lower>().solveInPlace(Pn);
+    q_.segment(j0, n) = Pn.colwise().squaredNorm().transpose();
+  }
 }
 
 // ---------------------------------------------------------------- incremental updates
@@ -205,7 +230,11 @@ void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, co
   reserve_rank(static_cast<std::size_t>(r) + 1);
   // New coordinate (Gram-Schmidt of phi(x_j) against the span): zeta(x) = (k(x, x_j) - z_j^T z(x)) / rho.
   const Vector zj = Zbuf_.col(j).head(r);
-  Vector zeta = kernel_.cross(arms.col(j), arms).transpose();
+  Vector zeta(A);
+  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
+    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
+    zeta.segment(j0, n) = kernel_.cross(arms.col(j), arms.middleCols(j0, n)).transpose();
+  }
   if (r > 0) zeta.noalias() -= Zbuf_.topLeftCorner(r, A).transpose() * zj;
   zeta /= rho;
   for (std::size_t a : basis_) zeta[static_cast<Eigen::Index>(a)] = 0.0;  // exact: they span the old space

@@ -215,12 +215,24 @@ class Bkb : public ArmBandit {
   /// as posterior().
   void reference_posterior(Vector& mean, Vector& variance) const;
   /// Current dictionary S_t (arm indices).
-  const std::vector<std::size_t>& dictionary() const { return dict_; }
+  const std::vector<std::size_t>& dictionary() const {
+    fold_deferred();
+    return dict_;
+  }
   /// True while S_t is every pulled arm (exact_above, or dictionary = "all").
-  bool exact_mode() const { return exact_; }
+  bool exact_mode() const {
+    fold_deferred();
+    return exact_;
+  }
   /// Times the state was rebuilt from scratch (refits, most of the dictionary changing at once).
-  std::size_t rebuilds() const { return rebuilds_; }
-  const NystromPosterior& state() const { return engine_; }
+  std::size_t rebuilds() const {
+    fold_deferred();
+    return rebuilds_;
+  }
+  const NystromPosterior& state() const {
+    fold_deferred();
+    return engine_;
+  }
   nlohmann::json diagnostics() const override;
   /// u_t(x) = mu_t(x) + last_beta() sigma_t(x) of eq. (4) at any unit-cube point (mean in
   /// standardized units), and its gradient in x if grad is non-null (sized here).
@@ -244,6 +256,13 @@ class Bkb : public ArmBandit {
   /// in exact mode (entered or left here). Fresh draws come from (stream, step).
   std::vector<std::size_t> sample_dictionary(const std::vector<std::size_t>& cand, std::size_t extra,
                                              std::uint64_t stream, std::uint64_t step);
+  /// Folds the pull of `arm` (already counted in counts_, pulled_ and t_) into the state: Fig. 1's
+  /// draw of S_{t+1} from the state before it, V += z z^T, the new dictionary, a refit when due.
+  void fold_pull(std::size_t arm, double y);
+  /// A tell is folded lazily, at the next ask, tell or read of the state (the work of step t+1's
+  /// model, as exact GP-UCB builds its model in ask), except when a refit is due: then at once.
+  /// Logically const: the state a reader sees is the same either way.
+  void fold_deferred() const;
   /// Makes `next` the dictionary: in-place updates, or a rebuild when most of it changes.
   void set_dictionary(const std::vector<std::size_t>& next);
   /// Refits when due (on the dictionary's arms) and rebuilds the state with the new kernel.
@@ -254,6 +273,9 @@ class Bkb : public ArmBandit {
   std::vector<std::size_t> next_dict_;
   std::vector<double> prn_;  ///< coordinated sampling: each arm's permanent uniform number
   bool exact_ = false;
+  bool deferred_ = false;  ///< a told pull not folded into the state yet (fold_deferred)
+  std::size_t deferred_arm_ = 0;
+  double deferred_y_ = 0.0;
   std::size_t rebuilds_ = 0;
   std::size_t joins_ = 0, leaves_ = 0;  ///< in-place dictionary changes
 

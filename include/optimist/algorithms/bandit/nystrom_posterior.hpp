@@ -48,6 +48,8 @@ class NystromPosterior {
   double lambda() const { return lambda_; }
   /// New kernel hyperparameters; the state is rebuilt.
   void set_kernel(const Kernel& kernel, const Matrix& arms, const PullStats& pulls);
+  /// New kernel hyperparameters and dictionary `members`; the state is rebuilt.
+  void set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls);
 
   /// The state for dictionary `members` (arm indices, in order) and all pulls, from scratch.
   void rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls);
