@@ -88,6 +88,15 @@ void GaussianProcess::predict_with_gradient(const Matrix& X, Vector& mean, Vecto
   }
 }
 
+void GaussianProcess::solve_in_place(Matrix& R) const {
+  if (R.rows() != size())
+    throw InvalidArgument("GaussianProcess::solve_in_place: " + std::to_string(R.rows()) + " rows for " +
+                          std::to_string(size()) + " observations");
+  if (size() == 0) return;
+  L_.triangularView<Eigen::Lower>().solveInPlace(R);
+  L_.triangularView<Eigen::Lower>().transpose().solveInPlace(R);
+}
+
 Matrix GaussianProcess::posterior_covariance(const Matrix& X) const {
   check_points(X, dim_, "posterior_covariance");
   Matrix S = kernel_.gram(X);

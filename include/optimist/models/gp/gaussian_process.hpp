@@ -200,6 +200,9 @@ class GaussianProcess {
   /// Batch with gradients: column j of mean_gradient / variance_gradient (d x m) is at X.col(j).
   void predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
                              Matrix& variance_gradient, bool with_noise = false) const;
+  /// R <- (K + noise I)^-1 R (n x k) with the current Cholesky factor: two triangular solves,
+  /// O(n^2) per column, no refactorization.
+  void solve_in_place(Matrix& R) const;
   /// Joint posterior covariance of f at the columns of X (m x m, noise-free).
   Matrix posterior_covariance(const Matrix& X) const;
   /// n_samples joint draws of f at the columns of X (noise-free): an m x n_samples matrix whose
