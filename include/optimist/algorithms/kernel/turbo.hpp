@@ -83,7 +83,7 @@ struct TurboOptions {
   /// Past this many points in a run, its GP (local anyway: TuRBO samples inside the trust region)
   /// conditions on the max_model_points nearest the trust-region centre, chosen at each refit, plus
   /// every point told since; 0: all of the run's points.
-  std::size_t max_model_points = 500;
+  std::size_t max_model_points = 300;
 };
 
 class Turbo : public Optimizer {
