@@ -102,7 +102,8 @@ class Turbo : public Optimizer {
   const TrustRegion& trust_region(std::size_t r = 0) const { return regions_.at(r).tr; }
   /// Successful observations in region r's current run (since its last restart).
   std::size_t run_size(std::size_t r = 0) const { return static_cast<std::size_t>(regions_.at(r).y.size()); }
-  /// GP of region r's current run (fitted once the run's design is complete); brought up to date first.
+  /// GP of region r's current run (fitted once the run's design is complete; past max_model_points
+  /// its local subset); brought up to date first.
   const GaussianProcess& model(std::size_t r = 0) const;
 
  protected:
