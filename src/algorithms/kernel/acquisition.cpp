@@ -1,6 +1,10 @@
 #include "optimist/algorithms/kernel/acquisition.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <numeric>
+#include <vector>
 #include <limits>
 #include <numbers>
 
@@ -141,6 +145,53 @@ Vector AcquisitionFunction::values(const Matrix& X) const {
   return out;
 }
 
+Vector AcquisitionFunction::top_values(const Matrix& X, std::size_t keep) const {
+  const Eigen::Index m = X.cols();
+  if (!increasing_in_sd() || gp_.size() < GaussianProcess::kExplicitInverseFrom || keep == 0 ||
+      static_cast<Eigen::Index>(keep) >= m)
+    return values(X);
+  // Upper bounds from the exact means and the prior sd, in decreasing order.
+  Vector mean;
+  gp_.predict_mean(X, mean);
+  const double prior_sd = std::max(std::sqrt(gp_.prior_variance()), min_sd_);
+  Vector bound(m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    bound[j] = transform(mean[j], prior_sd, nullptr, nullptr);
+    if (std::isnan(bound[j])) bound[j] = std::numeric_limits<double>::infinity();  // never pruned
+  }
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return bound[a] > bound[b]; });
+  // Exact values by blocks, down the bounds, until the next bound is below the keep-th largest
+  // exact value (with a relative margin for the round-off between batched and blocked means).
+  Vector out = Vector::Constant(m, -std::numeric_limits<double>::infinity());
+  std::vector<double> exact;
+  double threshold = -std::numeric_limits<double>::infinity();
+  constexpr std::size_t kBlock = 32;
+  std::size_t pos = 0;
+  while (pos < order.size()) {
+    std::vector<Eigen::Index> block;
+    const std::size_t size = pos == 0 ? std::max(keep, kBlock) : kBlock;
+    for (; pos < order.size() && block.size() < size; ++pos) {
+      const double b = bound[order[pos]];
+      if (b < threshold - 1e-9 * (1.0 + std::abs(threshold))) break;
+      block.push_back(order[pos]);
+    }
+    if (block.empty()) break;
+    const Vector v = values(X(Eigen::all, block));
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      out[block[i]] = v[static_cast<Eigen::Index>(i)];
+      if (std::isfinite(v[static_cast<Eigen::Index>(i)])) exact.push_back(v[static_cast<Eigen::Index>(i)]);
+    }
+    if (exact.size() >= keep) {
+      std::nth_element(exact.begin(), exact.begin() + static_cast<std::ptrdiff_t>(keep - 1), exact.end(), std::greater<>());
+      threshold = exact[keep - 1];
+    }
+    if (block.size() < size) break;  // stopped by the bound
+  }
+  return out;
+}
+
 UpperConfidenceBound::UpperConfidenceBound(const GaussianProcess& gp, double beta) : AcquisitionFunction(gp), beta_(beta) {
   if (!(beta >= 0.0) || !std::isfinite(beta)) throw InvalidArgument("UpperConfidenceBound: beta must be finite and >= 0, got " + std::to_string(beta));
 }
@@ -205,7 +256,8 @@ BoxMaximizerResult maximize_acquisition(const AcquisitionFunction& acq, const st
                                         const BoxMaximizerOptions& options, Rng& rng) {
   const Eigen::Index d = acq.model().dim();
   const BoxObjective f = [&acq](const Vector& x, Vector* grad) { return acq.value(x, grad); };
-  const BoxBatchObjective batch = [&acq](const Matrix& X) { return acq.values(X); };
+  const std::size_t keep = options.restarts;
+  const BoxBatchObjective batch = [&acq, keep](const Matrix& X) { return acq.top_values(X, keep); };
   return maximize_in_box(f, Vector::Zero(d), Vector::Ones(d), starts, options, rng, batch);
 }
 

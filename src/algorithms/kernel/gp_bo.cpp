@@ -88,7 +88,8 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
       sobol_(space.dim(), true, derive_seed(context.seed, kDesignStream)),
-      gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)) {
+      gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
+      data_X_(static_cast<Eigen::Index>(space.dim()), 0) {
   const std::string& a = options_.acquisition;
   if (a != "ucb" && a != "ei" && a != "pi")
     throw InvalidArgument("gp-bo: acquisition must be ucb, ei or pi, got '" + a + "'");
@@ -107,7 +108,9 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
                           options_.prior + "'");
   if (options_.fit != "warm" && options_.fit != "fresh")
     throw InvalidArgument(name() + ": option 'fit' must be warm or fresh, got '" + options_.fit + "'");
-  if (options_.refit_every == 0) throw InvalidArgument(name() + ": option 'refit_every' must be >= 1");
+  if (options_.max_model_points != 0 && options_.max_model_points < 2)
+    throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +
+                          std::to_string(options_.max_model_points));
   check_search_sizes(name(), options_.raw_samples, options_.restarts);
   // Srinivas et al. Theorem 1 applies when every parameter is discrete: |D| = prod of cardinalities.
   finite_domain_ = true;
@@ -154,20 +157,37 @@ const GaussianProcess& GpBo::model() const {
 
 void GpBo::sync() const {
   for (const auto& [u, y] : unsynced_) {
-    gp_.add_point(u, y);
-    const auto n = static_cast<std::size_t>(gp_.size());
+    const Eigen::Index k = data_X_.cols();
+    data_X_.conservativeResize(u.size(), k + 1);
+    data_X_.col(k) = u;
+    data_y_.conservativeResize(k + 1);
+    data_y_[k] = y;
+    gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept
+    const auto n = static_cast<std::size_t>(k + 1);
     if (n < n_init_) continue;  // no model needed during the design
-    ++since_fit_;
-    if (fitted_ && since_fit_ < options_.refit_every) continue;
+    if (fitted_ && !kernel_detail::refit_due(n, last_fit_n_, options_.refit_every)) continue;
     // Warm start from the last hyperparameters; the seed depends only on the number of
     // observations, so a replayed history runs the same chain of fits (determinism and replay).
     // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
     Rng rng(derive_seed(derive_seed(seed(), kFitStream), n));
+    const std::size_t cap = options_.max_model_points;
+    if (cap > 0 && n > cap) {
+      // The capped model: a subset chosen around the best point, refitted from the current
+      // hyperparameters (set before the data: one factorization).
+      Eigen::Index best = 0;
+      data_y_.maxCoeff(&best);
+      const std::vector<Eigen::Index> idx =
+          kernel_detail::subset_indices(data_X_, data_X_.col(best), gp_.hyperparameters().lengthscales, cap, cap / 2, rng);
+      GaussianProcess sub(gp_.dim(), gp_.options());
+      sub.set_hyperparameters(gp_.hyperparameters());
+      sub.set_data(data_X_(Eigen::all, idx), data_y_(idx));
+      gp_ = std::move(sub);
+    }
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
     fit_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
     fitted_ = true;
-    since_fit_ = 0;
+    last_fit_n_ = n;
   }
   unsynced_.clear();
 }
@@ -230,14 +250,16 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
   // A noisy objective may rightly evaluate a point again (RunContext::noisy).
   if (!avoids_repeats()) return x;
   const Vector& ls = gp.hyperparameters().lengthscales;
-  const Matrix& data = gp.inputs();
+  // The model's data (observations and fantasies), and every observation when the model is capped.
+  const bool capped = gp_.size() < data_X_.cols();
   bool returned = false;
-  for (Eigen::Index j = 0; j < data.cols() && !returned; ++j)
-    returned = ((data.col(j) - x).array() / ls.array()).matrix().norm() < 1e-3;
+  for (const Matrix* data : {&gp.inputs(), capped ? &data_X_ : static_cast<const Matrix*>(nullptr)})
+    for (Eigen::Index j = 0; data && j < data->cols() && !returned; ++j)
+      returned = ((data->col(j) - x).array() / ls.array()).matrix().norm() < 1e-3;
   if (!returned) return x;
   SpaceFillingOptions sf;
   sf.snap = [this](const Vector& u) { return space().snap_unit(u); };
-  Vector far = farthest_point(gp.inputs(), space().dim(), rng, sf);
+  Vector far = farthest_point(capped ? data_X_ : gp.inputs(), space().dim(), rng, sf);
   return far.size() > 0 ? far : x;
 }
 

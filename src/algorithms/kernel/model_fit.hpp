@@ -1,19 +1,20 @@
-// Hyperparameter fits shared by GP-BO and TuRBO: a thorough multi-start fit whenever the data has
-// doubled since the last one, cheap warm-started refits after every other observation.
+// Hyperparameter fits shared by GP-BO and TuRBO: when to refit (refit_due), a thorough multi-start
+// fit whenever the data has doubled since the last one, cheap warm-started refits in between, and
+// the subset a GP conditions on past a size cap (subset_indices). Measured costs: docs/gp-bo.md,
+// "Speed as the history grows".
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <numeric>
+#include <vector>
 
 #include "optimist/models/gp/gaussian_process.hpp"
 
 namespace optimist::kernel_detail {
 
 /// Options of the warm refits: one L-BFGS-B run of at most 10 iterations from the current
-/// hyperparameters, no random starts. After one new point the optimum moves little: at d = 20 the
-/// log posterior after 5 iterations is within 2e-3 (n = 72) and 1e-5 (n = 500) of the converged
-/// value. Each value+gradient evaluation costs ~0.1 ms at n = 72 and ~14 ms at n = 500 (CPU, this
-/// machine); 8 scored random starts would add ~100 ms at n = 500 and a second L-BFGS-B run from
-/// one of them ~1 s.
+/// hyperparameters, no random starts (after a few new points the optimum moves little).
 inline GpFitOptions warm_fit_options() {
   GpFitOptions f;
   f.random_starts = 0;
@@ -22,12 +23,33 @@ inline GpFitOptions warm_fit_options() {
   return f;
 }
 
+/// Data size up to which the automatic schedule refits after every observation.
+inline constexpr std::size_t kRefitEveryStepUpTo = 100;
+/// Past kRefitEveryStepUpTo the automatic schedule refits once the data has grown by 1/kRefitGrowth.
+inline constexpr std::size_t kRefitGrowth = 20;
+/// Largest data the multi-start part of a thorough fit runs on (a random subset beyond it).
+inline constexpr std::size_t kThoroughFitPoints = 512;
+
+/// Whether the hyperparameters are due for a refit with n observations when the last fit was at
+/// last_fit observations (0: never fitted). refit_every >= 1: every refit_every-th observation (1:
+/// every step, the recipe before issue 20). refit_every == 0, the automatic schedule: every step
+/// up to kRefitEveryStepUpTo points, then whenever the data has grown by n / kRefitGrowth (5%) since
+/// the last fit, so that the amortized cost of the O(n^3) refits grows like n^2, as the rest of a
+/// step. A function of the data size only: a replayed history refits at the same sizes.
+inline bool refit_due(std::size_t n, std::size_t last_fit, std::size_t refit_every) {
+  if (last_fit == 0 || n < last_fit) return true;
+  std::size_t period = refit_every;
+  if (period == 0) period = n <= kRefitEveryStepUpTo ? 1 : n / kRefitGrowth;
+  return n - last_fit >= std::max<std::size_t>(period, 1);
+}
+
 /// Fits gp's hyperparameters. Callers run a thorough fit at the first fit and whenever the data
 /// has doubled since the last thorough one: a warm chain can stay in a local optimum found with few
-/// points, and the doubling schedule escapes it at O(log n) extra fits while leaving the median
-/// step cost that of a warm refit. thorough: the GP's default multi-start fit (8 scored Sobol starts
-/// plus the current hyperparameters, two L-BFGS-B runs), run on a copy with default fit options
-/// and installed in gp with the same data and standardization; otherwise gp.fit with gp's own
+/// points, and the doubling schedule escapes it at O(log n) extra fits. thorough: the GP's default
+/// multi-start fit (8 scored Sobol starts plus the current hyperparameters, two L-BFGS-B runs),
+/// run on a copy with default fit options and installed in gp with the same data and
+/// standardization; past kThoroughFitPoints points the multi-start runs on a random subset of that
+/// many and a warm refit on all the data polishes its result. Otherwise gp.fit with gp's own
 /// (warm) options.
 inline void fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng) {
   if (!thorough) {
@@ -36,6 +58,8 @@ inline void fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng) {
   }
   GpOptions o = gp.options();
   o.fit = GpFitOptions{};
+  const bool subset = static_cast<std::size_t>(gp.size()) > kThoroughFitPoints;
+  if (subset) o.fit.max_points = kThoroughFitPoints;
   GaussianProcess multi(gp.dim(), o);
   multi.set_data(gp.inputs(), gp.outputs());
   multi.set_hyperparameters(gp.hyperparameters());  // the warm start among the starts
@@ -43,7 +67,32 @@ inline void fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng) {
   GaussianProcess refitted(gp.dim(), gp.options());
   refitted.set_data(gp.inputs(), gp.outputs());  // the standardization of `multi`
   refitted.set_hyperparameters(multi.hyperparameters());
+  if (subset) refitted.fit(rng);
   gp = std::move(refitted);
+}
+
+/// The columns of X (d x n) a model capped at `cap` points conditions on, sorted: all of them if
+/// n <= cap; otherwise the cap / 2 nearest to `center` in the lengthscale-scaled Euclidean distance
+/// (exact detail where the search refines) and cap - cap / 2 drawn uniformly among the others
+/// (the coverage of the rest of the space, with the density of the sampling).
+inline std::vector<Eigen::Index> subset_indices(const Matrix& X, const Vector& center, const Vector& lengthscales,
+                                                std::size_t cap, std::size_t n_near, Rng& rng) {
+  const auto n = static_cast<std::size_t>(X.cols());
+  std::vector<Eigen::Index> idx(n);
+  std::iota(idx.begin(), idx.end(), Eigen::Index{0});
+  if (n <= cap) return idx;
+  n_near = std::min(n_near, cap);
+  const Vector inv = lengthscales.cwiseInverse();
+  Vector dist(static_cast<Eigen::Index>(n));
+  for (std::size_t j = 0; j < n; ++j)
+    dist[static_cast<Eigen::Index>(j)] = (X.col(static_cast<Eigen::Index>(j)) - center).cwiseProduct(inv).squaredNorm();
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n_near), idx.end(),
+                    [&](Eigen::Index a, Eigen::Index b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); });
+  // Partial Fisher-Yates over the rest.
+  for (std::size_t i = n_near; i < cap; ++i) std::swap(idx[i], idx[i + rng.below(n - i)]);
+  idx.resize(cap);
+  std::sort(idx.begin(), idx.end());
+  return idx;
 }
 
 }  // namespace optimist::kernel_detail

@@ -23,7 +23,8 @@ std::vector<OptionSpec> gp_bo_common_options(const GpBoOptions& d) {
       {"raw_samples", d.raw_samples, "acquisition: Sobol candidates scored before the local searches", {}},
       {"restarts", d.restarts, "acquisition: L-BFGS-B local searches from the best candidates", {}},
       {"noise_sd", nullptr, "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)", {}},
-      {"refit_every", d.refit_every, "refit the GP hyperparameters every this many observations (1: every step)", {}},
+      {"refit_every", d.refit_every, "refit the GP hyperparameters every this many observations (1: every step); 0: auto, every step up to 100 points, then each time the data grows by 5%", {}},
+      {"max_model_points", d.max_model_points, "past this many observations the GP conditions on a subset (half nearest the best point, half random) chosen at each refit; 0: all", {}},
   };
 }
 
@@ -47,6 +48,7 @@ GpBoOptions read_gp_bo(const OptionValues& v, const std::string& acquisition) {
   o.raw_samples = v.get<std::size_t>("raw_samples");
   o.restarts = v.get<std::size_t>("restarts");
   o.refit_every = v.get<std::size_t>("refit_every");
+  o.max_model_points = v.get<std::size_t>("max_model_points");
   o.noise_sd = number_or_keyword(v, "noise_sd", "learn", "gp-" + acquisition);
   return o;
 }
@@ -121,6 +123,8 @@ AlgorithmInfo turbo_info() {
       {"length_max", d.length_max, "largest L", {}},
       {"success_tolerance", d.success_tolerance, "consecutive successes before L doubles", {}},
       {"failure_tolerance", d.failure_tolerance, "consecutive failures before L halves; 0: ceil(max(4/q, d/q))", {}},
+      {"refit_every", d.refit_every, "ml recipe: refit the run's GP hyperparameters every this many observations (1: every step); 0: auto, every step up to 100 points, then each time the run grows by 5%", {}},
+      {"max_model_points", d.max_model_points, "past this many points in a run its GP conditions on the ones nearest the trust-region centre, chosen at each refit; 0: all", {}},
   };
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     TurboOptions o;
@@ -139,6 +143,8 @@ AlgorithmInfo turbo_info() {
     o.length_max = v.get<double>("length_max");
     o.success_tolerance = v.get<std::size_t>("success_tolerance");
     o.failure_tolerance = v.get<std::size_t>("failure_tolerance");
+    o.refit_every = v.get<std::size_t>("refit_every");
+    o.max_model_points = v.get<std::size_t>("max_model_points");
     return std::make_unique<Turbo>(space, direction, o, context);
   };
   return info;

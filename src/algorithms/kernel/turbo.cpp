@@ -115,6 +115,8 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
     throw InvalidArgument("turbo: option 'recipe' must be reference or ml, got '" + options_.recipe + "'");
   if (options_.sampler != "rff" && options_.sampler != "exact")
     throw InvalidArgument("turbo: option 'sampler' must be rff or exact, got '" + options_.sampler + "'");
+  if (options_.max_model_points != 0 && options_.max_model_points < 2)
+    throw InvalidArgument("turbo: option 'max_model_points' must be 0 (no cap) or >= 2, got " + std::to_string(options_.max_model_points));
   if (options_.batch_size == 0) throw InvalidArgument("turbo: option 'batch_size' must be >= 1");
   if (options_.rff_features == 0) throw InvalidArgument("turbo: option 'rff_features' must be >= 1");
   if (options_.success_tolerance == 0) throw InvalidArgument("turbo: option 'success_tolerance' must be >= 1");
@@ -161,15 +163,35 @@ const GaussianProcess& Turbo::model(std::size_t r) const {
 
 void Turbo::sync(const Region& region) const {
   for (const Pending& p : region.unsynced) {
-    region.gp.add_point(p.unit, p.value);
+    region.gp.add_point(p.unit, p.value);  // O(n^2): the factor is extended, hyperparameters kept
     if (!p.fit) continue;
+    const std::size_t n = p.run_size;
+    // The reference recipe refits every step by design; "ml" follows refit_every.
+    if (options_.recipe == "ml" && region.fitted && !kernel_detail::refit_due(n, region.last_fit, options_.refit_every))
+      continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).
     Rng rng(derive_seed(derive_seed(seed(), kFitStream), p.stream));
-    const auto n = static_cast<std::size_t>(region.gp.size());
+    const std::size_t cap = options_.max_model_points;
+    if (options_.recipe == "ml" && cap > 0 && n > cap) {
+      // The local model: the cap points of the run nearest its best point (the trust region's
+      // centre), in the current lengthscales.
+      const auto X = region.X.leftCols(static_cast<Eigen::Index>(n));
+      const auto y = region.y.head(static_cast<Eigen::Index>(n));
+      Eigen::Index best = 0;
+      y.maxCoeff(&best);
+      const Matrix Xn = X;
+      const std::vector<Eigen::Index> idx =
+          kernel_detail::subset_indices(Xn, Xn.col(best), region.gp.kernel().lengthscales(), cap, cap, rng);
+      GaussianProcess local(region.gp.dim(), region.gp.options());
+      local.set_hyperparameters(region.gp.hyperparameters());
+      local.set_data(Xn(Eigen::all, idx), Vector(y)(idx));
+      region.gp = std::move(local);
+    }
     const bool thorough = region.last_thorough_fit == 0 || n >= 2 * region.last_thorough_fit;
     fit_run_model(region.gp, thorough, rng);
     if (thorough) region.last_thorough_fit = n;
+    region.last_fit = n;
     region.fitted = true;
   }
   region.unsynced.clear();
@@ -227,6 +249,7 @@ void Turbo::restart(Region& g) {
   g.unsynced.clear();
   g.fitted = false;
   g.last_thorough_fit = 0;
+  g.last_fit = 0;
 }
 
 void Turbo::observe_failure(const Observation& obs) { ++regions_[region_of(obs.trial)].told; }
@@ -247,7 +270,7 @@ void Turbo::observe(const Observation& obs, double y) {
   g.y[k] = y;
   if (in_design) {
     // The design is not judged (the reference adjusts the region only after trust-region batches).
-    g.unsynced.push_back({u, y, run_size + 1 == n_init_, history().size()});
+    g.unsynced.push_back({u, y, run_size + 1 == n_init_, history().size(), run_size + 1});
     return;
   }
   if (g.batch_count == 0) {
@@ -264,7 +287,7 @@ void Turbo::observe(const Observation& obs, double y) {
       return;
     }
   }
-  g.unsynced.push_back({u, y, true, history().size()});
+  g.unsynced.push_back({u, y, true, history().size(), run_size + 1});
 }
 
 Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng,

@@ -169,14 +169,16 @@ void GaussianProcess::set_data(const Matrix& X, const Vector& y) {
 void GaussianProcess::update_alpha() {
   const Eigen::Index n = size();
   const Vector r = ys_.array() - hyp_.mean;
-  alpha_ = L_.triangularView<Eigen::Lower>().solve(r);
-  L_.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha_);
+  const auto L = factor();
+  alpha_ = L.triangularView<Eigen::Lower>().solve(r);
+  L.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
   // Eq. 2.30 via Algorithm 2.1: -1/2 r^T alpha - sum log L_ii - n/2 log 2 pi.
-  lml_ = -0.5 * r.dot(alpha_) - L_.diagonal().array().log().sum() -
+  lml_ = -0.5 * r.dot(alpha_) - L.diagonal().array().log().sum() -
          0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
 }
 
 void GaussianProcess::refactorize() {
+  kinv_ready_ = false;
   if (size() == 0) {
     L_.resize(0, 0);
     alpha_.resize(0);
@@ -201,7 +203,7 @@ void GaussianProcess::add_point(const Vector& x, double y) {
   // [[L, 0], [l^T, d]] is the factor of [[K, k], [k^T, kss]] with l = L^-1 k, d^2 = kss - l^T l.
   const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
   const double kss = kernel_.variance() + hyp_.noise_variance + jitter_;
-  const Vector l = L_.triangularView<Eigen::Lower>().solve(k);
+  const Vector l = factor().triangularView<Eigen::Lower>().solve(k);
   const double d2 = kss - l.squaredNorm();
   X_.conservativeResize(Eigen::NoChange, n + 1);
   X_.col(n) = x;
@@ -213,10 +215,28 @@ void GaussianProcess::add_point(const Vector& x, double y) {
     refactorize();
     return;
   }
-  L_.conservativeResize(n + 1, n + 1);
+  // Room for n + 1 rows: grow the buffers geometrically (amortized O(n^2) copies in all).
+  const auto reserve = [n](Matrix& M, Eigen::Index keep) {
+    if (M.rows() > n) return;
+    const Eigen::Index capacity = n + 1 + n / 4 + 8;
+    Matrix grown(capacity, capacity);
+    grown.topLeftCorner(keep, keep) = M.topLeftCorner(keep, keep);
+    M.swap(grown);
+  };
+  reserve(L_, n);
   L_.col(n).head(n).setZero();
   L_.row(n).head(n) = l.transpose();
   L_(n, n) = std::sqrt(d2);
+  if (kinv_ready_) {
+    // Block inverse: with b = K^-1 k and the Schur complement d^2 = kss - k^T b,
+    // [[K, k], [k^T, kss]]^-1 = [[K^-1 + b b^T / d^2, -b / d^2], [-b^T / d^2, 1 / d^2]].
+    const Vector b = (k.transpose() * Kinv_.topLeftCorner(n, n)).transpose();
+    reserve(Kinv_, n);
+    Kinv_.topLeftCorner(n, n).noalias() += b * (b.transpose() / d2);
+    Kinv_.row(n).head(n) = -b.transpose() / d2;
+    Kinv_.col(n).head(n) = -b / d2;
+    Kinv_(n, n) = 1.0 / d2;
+  }
   update_alpha();
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/linalg.hpp"
@@ -26,10 +27,18 @@ GpPrediction GaussianProcess::predict(const Vector& x, bool with_noise) const {
   if (size() > 0) {
     const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
     mean += k.dot(alpha_);                                              // eq. 2.25
-    var -= L_.triangularView<Eigen::Lower>().solve(k).squaredNorm();  // eq. 2.26: v = L^-1 k
+    var -= factor().triangularView<Eigen::Lower>().solve(k).squaredNorm();  // eq. 2.26: v = L^-1 k
   }
   var = std::max(var, 0.0) + (with_noise ? hyp_.noise_variance : 0.0);
   return {y_mean_ + y_scale_ * mean, y_scale_ * y_scale_ * var};
+}
+
+Eigen::Block<const Matrix> GaussianProcess::explicit_inverse() const {
+  if (!kinv_ready_) {
+    inverse_from_cholesky(Matrix(factor()), Kinv_);
+    kinv_ready_ = true;
+  }
+  return std::as_const(Kinv_).topLeftCorner(size(), size());
 }
 
 GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x, bool with_noise) const {
@@ -37,15 +46,25 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
   GpPredictionWithGradient out;
   double mean = hyp_.mean, var = kernel_.variance();
   Vector dmean = Vector::Zero(dim_), dvar = Vector::Zero(dim_);
-  if (size() > 0) {
+  if (size() >= kExplicitInverseFrom) {
+    Matrix J;
+    const Vector k = kernel_.cross_with_gradient(x, X_, &J);
+    mean += k.dot(alpha_);
+    dmean.noalias() = J * alpha_;
+    // w = K^-1 k: var -= k^T w (eq. 2.26), d/dx (k^T K^-1 k) = 2 J w.
+    const Vector w = (k.transpose() * explicit_inverse()).transpose();  // K^-1 symmetric: column dots
+    var -= k.dot(w);
+    dvar.noalias() = -2.0 * (J * w);
+  } else if (size() > 0) {
     Matrix J;  // d x n: column j is d k(x, x_j) / dx
     const Vector k = kernel_.cross_with_gradient(x, X_, &J);
     mean += k.dot(alpha_);
     dmean = J * alpha_;
-    Vector w = L_.triangularView<Eigen::Lower>().solve(k);
+    const auto L = factor();
+    Vector w = L.triangularView<Eigen::Lower>().solve(k);
     var -= w.squaredNorm();
     // d/dx (k^T K^-1 k) = 2 J K^-1 k, with K^-1 k = L^-T v.
-    L_.triangularView<Eigen::Lower>().transpose().solveInPlace(w);
+    L.transpose().triangularView<Eigen::Upper>().solveInPlace(w);
     dvar = -2.0 * (J * w);
   }
   out.mean = y_mean_ + y_scale_ * mean;
@@ -63,12 +82,19 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
   if (size() > 0) {
     Matrix Ks = kernel_.cross(X_, X);  // n x m
     mean.noalias() += Ks.transpose() * alpha_;
-    L_.triangularView<Eigen::Lower>().solveInPlace(Ks);
+    factor().triangularView<Eigen::Lower>().solveInPlace(Ks);
     variance -= Ks.colwise().squaredNorm().transpose();
   }
   variance = variance.cwiseMax(0.0).array() + (with_noise ? hyp_.noise_variance : 0.0);
   mean = (y_mean_ + y_scale_ * mean.array()).matrix();
   variance *= y_scale_ * y_scale_;
+}
+
+void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
+  check_points(X, dim_, "predict_mean");
+  mean = Vector::Constant(X.cols(), hyp_.mean);
+  if (size() > 0) mean.noalias() += kernel_.cross_fast(X, X_) * alpha_;
+  mean = (y_mean_ + y_scale_ * mean.array()).matrix();
 }
 
 void GaussianProcess::predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
@@ -88,12 +114,21 @@ void GaussianProcess::predict_with_gradient(const Matrix& X, Vector& mean, Vecto
   }
 }
 
+void GaussianProcess::solve_in_place(Matrix& R) const {
+  if (R.rows() != size())
+    throw InvalidArgument("GaussianProcess::solve_in_place: " + std::to_string(R.rows()) + " rows for " +
+                          std::to_string(size()) + " observations");
+  if (size() == 0) return;
+  factor().triangularView<Eigen::Lower>().solveInPlace(R);
+  factor().transpose().triangularView<Eigen::Upper>().solveInPlace(R);
+}
+
 Matrix GaussianProcess::posterior_covariance(const Matrix& X) const {
   check_points(X, dim_, "posterior_covariance");
   Matrix S = kernel_.gram(X);
   if (size() > 0) {
     Matrix V = kernel_.cross(X_, X);
-    L_.triangularView<Eigen::Lower>().solveInPlace(V);
+    factor().triangularView<Eigen::Lower>().solveInPlace(V);
     // Eq. 2.24 with K^-1 = L^-T L^-1: S -= V^T V, lower half only (half the flops), then mirrored.
     S.selfadjointView<Eigen::Lower>().rankUpdate(V.transpose(), -1.0);
     for (Eigen::Index j = 0; j + 1 < S.cols(); ++j)

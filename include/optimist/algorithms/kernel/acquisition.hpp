@@ -67,6 +67,15 @@ class AcquisitionFunction {
   double value(const Vector& x, Vector* grad = nullptr) const;
   /// alpha at the columns of X (d x m), one batched posterior.
   Vector values(const Matrix& X) const;
+  /// alpha at the columns of X that can be among the `keep` largest values, -infinity at the
+  /// others. Exact pruning for an alpha nondecreasing in sd (increasing_in_sd()): alpha at the
+  /// posterior mean and the PRIOR sd bounds alpha from above (the posterior variance never exceeds
+  /// the prior's), so only the columns whose bound reaches the keep-th largest exact value need
+  /// their O(n^2) variance. With a GP of fewer than GaussianProcess::kExplicitInverseFrom points,
+  /// or an alpha not monotone in sd, the same as values(X).
+  Vector top_values(const Matrix& X, std::size_t keep) const;
+  /// Whether transform() is nondecreasing in sd at every mean (UCB, EI, log-EI; not PI).
+  virtual bool increasing_in_sd() const { return false; }
 
   /// g(mean, sd) and its partial derivatives (written when the pointers are non-null).
   virtual double transform(double mean, double sd, double* d_mean, double* d_sd) const = 0;
@@ -81,6 +90,7 @@ class UpperConfidenceBound : public AcquisitionFunction {
  public:
   UpperConfidenceBound(const GaussianProcess& gp, double beta);
   double transform(double mean, double sd, double* d_mean, double* d_sd) const override;
+  bool increasing_in_sd() const override { return true; }
   double beta() const { return beta_; }
 
  private:
@@ -92,6 +102,7 @@ class ExpectedImprovement : public AcquisitionFunction {
  public:
   ExpectedImprovement(const GaussianProcess& gp, double best, double xi = 0.0);
   double transform(double mean, double sd, double* d_mean, double* d_sd) const override;
+  bool increasing_in_sd() const override { return true; }
 
  private:
   double best_, xi_;
@@ -103,6 +114,7 @@ class LogExpectedImprovement : public AcquisitionFunction {
  public:
   LogExpectedImprovement(const GaussianProcess& gp, double best, double xi = 0.0);
   double transform(double mean, double sd, double* d_mean, double* d_sd) const override;
+  bool increasing_in_sd() const override { return true; }
 
  private:
   double best_, xi_;
@@ -129,7 +141,8 @@ class LogProbabilityOfImprovement : public AcquisitionFunction {
 };
 
 /// Maximizes the acquisition over [0,1]^d with maximize_in_box: raw Sobol samples scored in one
-/// batch, plus `starts` (e.g. the best observed points), refined by L-BFGS-B.
+/// batch (top_values: only those that can be among the options.restarts best get an exact
+/// variance), plus `starts` (e.g. the best observed points), refined by L-BFGS-B.
 BoxMaximizerResult maximize_acquisition(const AcquisitionFunction& acq, const std::vector<Vector>& starts,
                                         const BoxMaximizerOptions& options, Rng& rng);
 

@@ -1,6 +1,6 @@
 // Gaussian-process Bayesian optimization as an ask/tell Optimizer: GP-UCB (Srinivas et al. 2010),
 // log-EI (Ament et al. 2023) and log-PI, with a scrambled-Sobol or uniform initial design,
-// hyperparameters refit (warm-started) after every observation, and Kriging-believer batches.
+// hyperparameters refit (warm-started) on a schedule, and Kriging-believer batches.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,13 @@ struct GpBoOptions {
   double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
   double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
-  /// with fixed hyperparameters in between); 1: every step.
-  std::size_t refit_every = 1;
+  /// with fixed hyperparameters in between); 1: every step (the recipe before issue 20); 0 (auto):
+  /// every step up to 100 points, then whenever the data has grown by 5% (kernel_detail::refit_due).
+  std::size_t refit_every = 0;
+  /// Past this many observations the GP conditions on a subset of them, chosen at each refit (the
+  /// half nearest the best point, the rest uniformly at random; kernel_detail::subset_indices),
+  /// plus every point told since; 0: always all of them (exact GP).
+  std::size_t max_model_points = 1000;
   /// Known observation-noise sd in the objective's units (BoTorch's FixedNoiseGP); unset: the
   /// noise variance is a hyperparameter fitted with the others (MAP, the standard recipe). 0 is
   /// allowed (deterministic objective; the Cholesky's adaptive jitter keeps it factorizable).
@@ -60,7 +65,8 @@ class GpBo : public Optimizer {
 
   const GpBoOptions& options() const { return options_; }
   std::size_t n_init() const { return n_init_; }
-  /// The GP on all successful observations (brings the model up to date first).
+  /// The GP on the successful observations, or on the subset of them max_model_points allows
+  /// (brings the model up to date first).
   const GaussianProcess& model() const;
   /// The UCB weight beta_t for the t-th point (t >= 1).
   double beta(double t) const;
@@ -100,7 +106,11 @@ class GpBo : public Optimizer {
   mutable GaussianProcess gp_;
   mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied
   mutable bool fitted_ = false;
-  mutable std::size_t since_fit_ = 0;
+  mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
+  // Every observation applied so far (unit points, values); gp_ holds a subset of them when it is
+  // capped by max_model_points.
+  mutable Matrix data_X_;
+  mutable Vector data_y_;
   mutable std::size_t last_thorough_fit_ = 0;  // model size at the last multi-start fit (see model_fit.hpp)
 };
 

@@ -76,6 +76,14 @@ struct TurboOptions {
   /// Number of trust regions m: 1 is TuRBO-1, m > 1 TuRBO-m (reference `turbo_m.py`): m
   /// independent runs, each with its own design of n_init points, data, GP and restarts.
   std::size_t trust_regions = 1;
+  /// "ml" recipe: refit the run's hyperparameters every this many observations after its design
+  /// (O(n^2) factor updates in between); 1: every step (the recipe before issue 20); 0 (auto):
+  /// every step up to 100 points, then whenever the run's data has grown by 5%.
+  std::size_t refit_every = 0;
+  /// Past this many points in a run, its GP (local anyway: TuRBO samples inside the trust region)
+  /// conditions on the max_model_points nearest the trust-region centre, chosen at each refit, plus
+  /// every point told since; 0: all of the run's points.
+  std::size_t max_model_points = 300;
 };
 
 class Turbo : public Optimizer {
@@ -94,7 +102,8 @@ class Turbo : public Optimizer {
   const TrustRegion& trust_region(std::size_t r = 0) const { return regions_.at(r).tr; }
   /// Successful observations in region r's current run (since its last restart).
   std::size_t run_size(std::size_t r = 0) const { return static_cast<std::size_t>(regions_.at(r).y.size()); }
-  /// GP of region r's current run (fitted once the run's design is complete); brought up to date first.
+  /// GP of region r's current run (fitted once the run's design is complete; past max_model_points
+  /// its local subset); brought up to date first.
   const GaussianProcess& model(std::size_t r = 0) const;
 
  protected:
@@ -107,8 +116,9 @@ class Turbo : public Optimizer {
   struct Pending {
     Vector unit;
     double value;
-    bool fit;              // a fit follows this point
+    bool fit;              // a fit may follow this point (after the run's design)
     std::uint64_t stream;  // seed stream of that fit (history size at the tell)
+    std::size_t run_size;  // the run's points with this one
   };
   // One run: its trust region, data and GP (the GP is a cache of the told history, brought up to
   // date by sync()).
@@ -123,7 +133,8 @@ class Turbo : public Optimizer {
     mutable GaussianProcess gp;
     mutable std::vector<Pending> unsynced;
     mutable bool fitted = false;
-    mutable std::size_t last_thorough_fit = 0;  // run's model size at its last multi-start fit
+    mutable std::size_t last_thorough_fit = 0;  // run's size at its last multi-start fit
+    mutable std::size_t last_fit = 0;           // run's size at its last fit
   };
 
   /// Applies region r's observations told since its last sync to its GP, in order, with the fit

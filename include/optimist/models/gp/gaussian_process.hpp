@@ -197,9 +197,20 @@ class GaussianProcess {
   GpPredictionWithGradient predict_with_gradient(const Vector& x, bool with_noise = false) const;
   /// Batch over the columns of X (d x m).
   void predict(const Matrix& X, Vector& mean, Vector& variance, bool with_noise = false) const;
+  /// Posterior means only at the columns of X: O(n) per column (predict's variance is O(n^2)).
+  void predict_mean(const Matrix& X, Vector& mean) const;
+  /// Prior variance of f (original units): an upper bound of every posterior variance.
+  double prior_variance() const { return y_scale_ * y_scale_ * kernel_.variance(); }
+  /// From this many observations on, predict_with_gradient uses an explicit (K + noise I)^-1,
+  /// formed once per factorization and extended in O(n^2) by add_point: one symmetric
+  /// matrix-vector product per point instead of two triangular solves. Below it, the solves.
+  static constexpr Eigen::Index kExplicitInverseFrom = 128;
   /// Batch with gradients: column j of mean_gradient / variance_gradient (d x m) is at X.col(j).
   void predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
                              Matrix& variance_gradient, bool with_noise = false) const;
+  /// R <- (K + noise I)^-1 R (n x k) with the current Cholesky factor: two triangular solves,
+  /// O(n^2) per column, no refactorization.
+  void solve_in_place(Matrix& R) const;
   /// Joint posterior covariance of f at the columns of X (m x m, noise-free).
   Matrix posterior_covariance(const Matrix& X) const;
   /// n_samples joint draws of f at the columns of X (noise-free): an m x n_samples matrix whose
@@ -224,7 +235,16 @@ class GaussianProcess {
   double y_mean_ = 0.0, y_scale_ = 1.0;
   GpHyperparameters hyp_;
   Kernel kernel_;
+  /// (K + (noise + jitter) I)^-1, formed on first use after a factorization.
+  Eigen::Block<const Matrix> explicit_inverse() const;
+  /// The Cholesky factor: the leading size() x size() block of L_.
+  Eigen::Block<const Matrix> factor() const { return L_.topLeftCorner(size(), size()); }
+
+  // L_ and Kinv_ hold their n x n matrices in the top-left corner of a larger buffer, so that
+  // add_point's O(n^2) extension does not reallocate (and copy) them at every step.
   Matrix L_;      // lower Cholesky factor of K + (noise + jitter) I
+  mutable Matrix Kinv_;             // explicit_inverse()'s cache (symmetric), valid if kinv_ready_
+  mutable bool kinv_ready_ = false;
   Vector alpha_;  // (K + noise I)^-1 (y_s - mean)
   double jitter_ = 0.0;
   double lml_ = 0.0;

@@ -1,0 +1,195 @@
+// Issue 20, suggestions that stay fast as the history grows: the refit schedule, the explicit
+// inverse and its O(n^2) extension, the exact pruning of raw acquisition samples, the fast kernel
+// matrix, and the capped models of gp-ei and turbo (they still solve their problems).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "algorithms/kernel/model_fit.hpp"
+#include "optimist/algorithms/kernel/acquisition.hpp"
+#include "optimist/algorithms/kernel/gp_bo.hpp"
+#include "optimist/algorithms/kernel/turbo.hpp"
+#include "optimist/algorithms/registry.hpp"
+#include "optimist/core/driver.hpp"
+#include "optimist/problems/problem.hpp"
+
+using namespace optimist;
+
+namespace {
+
+double wavy(const Vector& x) {
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) s += std::sin(4.0 * x[i] + static_cast<double>(i)) - (x[i] - 0.4) * (x[i] - 0.4);
+  return s;
+}
+
+GaussianProcess gp_on(Eigen::Index d, Eigen::Index n, std::uint64_t seed) {
+  Rng rng(seed);
+  Matrix X(d, n);
+  Vector y(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    X.col(j) = rng.uniform_vector(d);
+    y[j] = wavy(X.col(j)) + 0.01 * rng.normal();
+  }
+  GaussianProcess gp(d);
+  GpHyperparameters h = gp.hyperparameters();
+  h.lengthscales.setConstant(0.4);
+  h.noise_variance = 1e-3;
+  gp.set_hyperparameters(h);
+  gp.set_data(X, y);
+  return gp;
+}
+
+}  // namespace
+
+TEST(RefitSchedule, EveryStepUpToOneHundredThenEveryFivePercent) {
+  using kernel_detail::refit_due;
+  EXPECT_TRUE(refit_due(10, 0, 0));  // never fitted
+  for (std::size_t n = 11; n <= 100; ++n) EXPECT_TRUE(refit_due(n, n - 1, 0)) << n;
+  EXPECT_FALSE(refit_due(501, 500, 0));
+  EXPECT_FALSE(refit_due(524, 500, 0));
+  EXPECT_FALSE(refit_due(525, 500, 0));  // the period at 525 is 525 / 20 = 26
+  EXPECT_TRUE(refit_due(526, 500, 0));
+}
+
+TEST(RefitSchedule, FixedPeriodAndTheOldRecipe) {
+  using kernel_detail::refit_due;
+  for (std::size_t n = 101; n <= 2000; n += 37) EXPECT_TRUE(refit_due(n, n - 1, 1)) << n;  // refit_every = 1: every step
+  EXPECT_FALSE(refit_due(104, 100, 5));
+  EXPECT_TRUE(refit_due(105, 100, 5));
+  // The automatic schedule refits about 20 ln(n2 / n1) times between n1 and n2 (60 from 100 to 2000).
+  std::size_t fits = 0, last = 100;
+  for (std::size_t n = 101; n <= 2000; ++n)
+    if (refit_due(n, last, 0)) {
+      ++fits;
+      last = n;
+    }
+  EXPECT_GE(fits, 55u);
+  EXPECT_LE(fits, 65u);  // 20 ln(20) = 60
+}
+
+TEST(GpScaling, ExplicitInversePredictionsEqualTheTriangularSolvesAndSurviveAddPoint) {
+  // From kExplicitInverseFrom points predict_with_gradient uses K^-1, extended by add_point in
+  // O(n^2); the batch predict still uses the triangular solves: both must agree, and the extended
+  // inverse must equal the one of a model built on all the points at once.
+  const Eigen::Index d = 3, n = GaussianProcess::kExplicitInverseFrom + 20;
+  GaussianProcess gp = gp_on(d, n, 7);
+  Rng rng(3);
+  const Matrix Xq = Matrix::NullaryExpr(d, 6, [&] { return rng.uniform(); });
+  auto check = [&](const GaussianProcess& g, const char* what) {
+    Vector mean, var;
+    g.predict(Xq, mean, var);
+    for (Eigen::Index j = 0; j < Xq.cols(); ++j) {
+      const GpPredictionWithGradient p = g.predict_with_gradient(Xq.col(j));
+      EXPECT_NEAR(p.mean, mean[j], 1e-9 * (1.0 + std::abs(mean[j]))) << what;
+      EXPECT_NEAR(p.variance, var[j], 1e-9 + 1e-7 * var[j]) << what;
+    }
+  };
+  check(gp, "fresh");
+  (void)gp.predict_with_gradient(Xq.col(0));  // forms the inverse
+  for (int k = 0; k < 30; ++k) {  // grows past the buffer's first capacity
+    const Vector x = rng.uniform_vector(d);
+    gp.add_point(x, wavy(x));
+  }
+  check(gp, "after 30 add_point");
+  // Gradients of the extended inverse's predictions against central differences of predict().
+  for (Eigen::Index j = 0; j < Xq.cols(); ++j) {
+    const GpPredictionWithGradient p = gp.predict_with_gradient(Xq.col(j));
+    for (Eigen::Index i = 0; i < d; ++i) {
+      Vector a = Xq.col(j), b = Xq.col(j);
+      a[i] += 1e-6;
+      b[i] -= 1e-6;
+      const GpPrediction pa = gp.predict(a), pb = gp.predict(b);
+      EXPECT_NEAR(p.mean_gradient[i], (pa.mean - pb.mean) / 2e-6, 1e-5 * (1.0 + std::abs(p.mean_gradient[i])));
+      EXPECT_NEAR(p.variance_gradient[i], (pa.variance - pb.variance) / 2e-6, 1e-5 * (1.0 + std::abs(p.variance_gradient[i])));
+    }
+  }
+}
+
+TEST(GpScaling, PrunedRawScoresKeepTheExactTopValues) {
+  const GaussianProcess gp = gp_on(4, 300, 11);
+  const LogExpectedImprovement ei(gp, gp.outputs().maxCoeff());
+  const UpperConfidenceBound ucb(gp, 4.0);
+  Rng rng(5);
+  const Matrix X = Matrix::NullaryExpr(4, 600, [&] { return rng.uniform(); });
+  for (const AcquisitionFunction* acq : {static_cast<const AcquisitionFunction*>(&ei), static_cast<const AcquisitionFunction*>(&ucb)}) {
+    const Vector all = acq->values(X), top = acq->top_values(X, 10);
+    std::vector<Eigen::Index> order(600);
+    std::iota(order.begin(), order.end(), Eigen::Index{0});
+    std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return all[a] > all[b]; });
+    for (int k = 0; k < 10; ++k) EXPECT_NEAR(top[order[k]], all[order[k]], 1e-9 * (1.0 + std::abs(all[order[k]])));
+    std::size_t pruned = 0;
+    for (Eigen::Index j = 0; j < 600; ++j) {
+      if (std::isinf(top[j])) ++pruned;
+      else EXPECT_NEAR(top[j], all[j], 1e-9 * (1.0 + std::abs(all[j])));  // never a wrong finite value
+    }
+    EXPECT_GT(pruned, 0u);  // the bound does prune
+  }
+}
+
+TEST(GpScaling, FastKernelMatrixEqualsTheDirectOne) {
+  Rng rng(2);
+  const Matrix A = Matrix::NullaryExpr(20, 300, [&] { return rng.uniform(); });
+  Matrix B = Matrix::NullaryExpr(20, 200, [&] { return rng.uniform(); });
+  B.col(0) = A.col(0);  // a zero distance
+  for (KernelType t : {KernelType::Matern52, KernelType::Matern32, KernelType::SquaredExponential}) {
+    const Kernel k(t, Vector::LinSpaced(20, 0.3, 1.5), 1.7);
+    EXPECT_LT((k.cross_fast(A, B) - k.cross(A, B)).cwiseAbs().maxCoeff(), 1e-12) << to_string(t);
+  }
+}
+
+TEST(GpScaling, SubsetKeepsTheNearestHalfAndDrawsTheRest) {
+  Rng rng(9);
+  const Matrix X = Matrix::NullaryExpr(2, 100, [&] { return rng.uniform(); });
+  const Vector centre = X.col(17);
+  const std::vector<Eigen::Index> idx = kernel_detail::subset_indices(X, centre, Vector::Ones(2), 40, 20, rng);
+  ASSERT_EQ(idx.size(), 40u);
+  EXPECT_TRUE(std::is_sorted(idx.begin(), idx.end()));
+  EXPECT_EQ(std::set<Eigen::Index>(idx.begin(), idx.end()).size(), 40u);
+  std::vector<double> dist(100);
+  for (Eigen::Index j = 0; j < 100; ++j) dist[static_cast<std::size_t>(j)] = (X.col(j) - centre).norm();
+  std::vector<double> sorted = dist;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t near = 0;
+  for (Eigen::Index j : idx) near += dist[static_cast<std::size_t>(j)] <= sorted[19] ? 1 : 0;
+  EXPECT_EQ(near, 20u) << "the 20 nearest, and only they, are within the 20th distance";
+  EXPECT_EQ(kernel_detail::subset_indices(X, centre, Vector::Ones(2), 100, 50, rng).size(), 100u);
+}
+
+// A cap far below the budget (30 of 60 points, half of them the nearest to the best point) still
+// solves Branin; a cap of 20 solved only 2 of these 5 seeds within 1e-2.
+TEST(GpScaling, CappedGpEiStillSolvesBraninAndHoldsAtMostTheCapPlusNewPoints) {
+  const Problem branin = make_problem("branin");
+  int solved = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 256}, {"max_model_points", 30}}, branin.space, branin.direction,
+                              RunContext{.seed = seed});
+    RunOptions ro;
+    ro.budget = 60;
+    const RunSummary s = optimize(*opt, branin.objective(), ro);
+    if (*s.best_f - *branin.f_star < 1e-2) ++solved;
+    const auto& gp = dynamic_cast<const GpBo&>(*opt).model();
+    EXPECT_LT(gp.size(), 60);  // capped: at most 20 plus the points since the last refit
+  }
+  EXPECT_GE(solved, 4);
+}
+
+TEST(GpScaling, TurboLocalModelIsCappedAndTheOldRecipeIsNot) {
+  const Space space = Space::box(4, 0.0, 1.0);
+  for (std::size_t cap : {std::size_t{0}, std::size_t{30}}) {
+    auto opt = make_optimizer({{"name", "turbo"}, {"max_model_points", cap}, {"refit_every", cap == 0 ? 1 : 0}, {"n_candidates", 200}, {"length_min", 1e-9}},
+                              space, Direction::Maximize, RunContext{.seed = 4});
+    Rng rng(1);
+    for (int k = 0; k < 60; ++k) {
+      const Trial t = opt->ask();
+      opt->tell(t, wavy(t.unit) + 0.01 * rng.normal());
+    }
+    const auto& turbo = dynamic_cast<const Turbo&>(*opt);
+    const auto model_size = static_cast<std::size_t>(turbo.model().size());
+    ASSERT_EQ(turbo.run_size(), 60u);  // length_min 1e-9: no restart within 60 evaluations
+    if (cap == 0) EXPECT_EQ(model_size, 60u);
+    else EXPECT_EQ(model_size, 30u);  // refit (and re-chosen) at every step below 100 points
+  }
+}
