@@ -36,7 +36,7 @@ def test_every_algorithm_runs_from_python_on_a_mixed_space(algorithm):
 
 
 def test_bad_options_raise_the_cli_errors():
-    with pytest.raises(ValueError, match=r"unknown algorithm 'gp-eii'; valid algorithms: auto, random, sobol, go-ucb"):
+    with pytest.raises(ValueError, match=r"unknown algorithm 'gp-eii'; valid algorithms: auto, random, sobol, .*gp-ei, "):
         Optimizer(SPACE, "gp-eii")
     with pytest.raises(ValueError, match=r"gp-ei: unknown option 'kernell'; valid options: kernel, prior"):
         Optimizer(SPACE, "gp-ei", kernell="rbf")
