@@ -93,8 +93,11 @@ Vector GradientEllipsoid::inverse_norms(const Matrix& J) const {
   const Matrix coef = J * basis_;  // n x r
   Vector out(J.rows());
   for (Eigen::Index i = 0; i < J.rows(); ++i) {
-    const double outside = (J.row(i).squaredNorm() - coef.row(i).squaredNorm()) / lambda_;
-    const double inside = (coef.row(i).array().square() / (eigenvalues_.transpose().array() + lambda_)).sum();
+    // r = 0 (no direction kept yet): coef has no data, and a row of it would offset a null pointer.
+    const double kept = coef.cols() ? coef.row(i).squaredNorm() : 0.0;
+    const double outside = (J.row(i).squaredNorm() - kept) / lambda_;
+    const double inside =
+        coef.cols() ? (coef.row(i).array().square() / (eigenvalues_.transpose().array() + lambda_)).sum() : 0.0;
     out[i] = std::sqrt(std::max(0.0, outside + inside));
   }
   return out;
