@@ -84,8 +84,14 @@ const ProblemInfo& problem_info(const std::string& name) {
 }
 
 Problem make_problem(const std::string& name, std::size_t dim) {
+  // Above this a dimension is a typo or an overflow, not a benchmark: refused before a space of
+  // that size is built (fuzz_config: dim = 90071992547409930 built parameters for minutes).
+  constexpr std::size_t kLargestDimension = 100000;
   const ProblemInfo& info = problem_info(name);
   const std::size_t d = dim == 0 ? info.default_dim : dim;
+  if (d > kLargestDimension)
+    throw InvalidArgument("problem '" + name + "': dimension " + std::to_string(d) +
+                          " is above the largest a built-in problem takes, " + std::to_string(kLargestDimension));
   if (d < info.min_dim || d > info.max_dim) {
     throw InvalidArgument("problem '" + name + "' does not support dimension " + std::to_string(d) +
                           " (allowed: " + allowed_dims(info) + ")");
