@@ -223,8 +223,11 @@ class LiveStudy(Case):
         self.assertEqual(b.js("return document.querySelector('#study-name').textContent"), name)
 
         # Three workers; w3 is killed (-9) while it holds a trial, which the others then fail as stale.
+        # w3's objective holds its first trial until w3 is gone: killed between two trials (a
+        # suggestion takes a few ms), it would leave no stale trial (the CI run of stop 30).
         workers = [subprocess.Popen([ARGS.optimist, "worker", "--storage", url, "--name", name, "-q", "--trust-command",
-                                     "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                     "--worker-name", f"w{k}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    env={**os.environ, "OBJECTIVE_HOLD": "1" if k == 3 else "0"})
                    for k in (1, 2, 3)]
         try:
             b.js("window.noReload = 7")
