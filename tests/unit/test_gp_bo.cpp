@@ -275,7 +275,7 @@ TEST(GpBo, AKnownNoiseSdReplacesTheFittedNoise) {
 
 TEST(GpBo, AutoBetaFollowsSrinivasTheorems) {
   GpBoOptions o;
-  o.acquisition = "ucb";
+  o.acquisition = Acquisition::Ucb;
   const GpBo cont(Space::box(4, 0.0, 1.0), Direction::Maximize, o);
   EXPECT_DOUBLE_EQ(cont.beta(10), srinivas_beta_continuous(10, 4, 0.1));
   Space discrete;

@@ -124,7 +124,7 @@ TEST(AdamFit, ImprovesTheLikelihoodStaysInBoundsAndApproachesLbfgs) {
 
 TEST(GpBoPriors, GammaIsTheDefaultAndOptionsAreChecked) {
   const Space space = Space::box(3, 0.0, 1.0);
-  EXPECT_EQ(GpBoOptions{}.prior, "gamma");
+  EXPECT_EQ(GpBoOptions{}.prior, GpPrior::Gamma);
   for (const char* prior : {"gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

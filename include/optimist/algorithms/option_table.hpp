@@ -79,6 +79,9 @@ class OptionTable {
     return *this;
   }
 
+  /// The upper end of an integer option without one (its errors then say ">= lower").
+  static constexpr std::int64_t kNoUpperLimit = std::numeric_limits<std::int64_t>::max();
+
   /// An integer option of any integer type, in [lower, upper].
   template <class Int>
   OptionTable& integer(std::string key, Int Options::*field, std::int64_t lower, std::int64_t upper, std::string help) {
@@ -87,7 +90,8 @@ class OptionTable {
       const auto x = v.get<std::int64_t>(key);
       if (x < lower || x > upper)
         option_table_detail::out_of_range(v.algorithm(), key, std::to_string(x),
-                                          "in " + std::to_string(lower) + ".." + std::to_string(upper));
+                                          upper == kNoUpperLimit ? ">= " + std::to_string(lower)
+                                                                 : "in " + std::to_string(lower) + ".." + std::to_string(upper));
       o.*field = static_cast<Int>(x);
     });
     return *this;

@@ -22,7 +22,7 @@ constexpr std::size_t kObservedStarts = 5;
 
 GpOptions model_options(const GpBoOptions& o, const Space& space) {
   GpOptions g;
-  g.kernel = parse_kernel_type(o.kernel);
+  g.kernel = o.kernel;
   // Categorical parameters get the overlap distance (Kernel::set_categories); integers keep their
   // order on the unit cube. A space without categoricals keeps the plain ARD kernel.
   const DiscreteDomain domain(space);
@@ -32,7 +32,7 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
       break;
     }
   g.fit = kernel_detail::warm_fit_options();
-  if (o.prior == "classic") {
+  if (o.prior == GpPrior::Classic) {
     // The previous default: BoTorch's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors
     // approximated by the log-normals with the same mean and variance of log theta (E log =
     // digamma(k) - log(rate), Var log = trigamma(k)), with the GP's default noise prior
@@ -41,14 +41,14 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
     // with "gamma" (18,511 vs 18,612 on Rastrigin).
     g.lengthscale_prior = LogNormalPrior{-0.869, 0.628};
     g.outputscale_prior = LogNormalPrior{2.320, 0.803};
-  } else if (o.prior == "gamma" || o.prior == "botorch") {
+  } else if (o.prior == GpPrior::Gamma || o.prior == GpPrior::Botorch) {
     // BoTorch 0.8's SingleTaskGP priors exactly: Gamma(3, 6) lengthscales, Gamma(2, 0.15)
     // outputscale (lighter upper tails than the log-normal approximation of "classic").
     g.lengthscale_prior = GammaPrior{3.0, 6.0};
     g.outputscale_prior = GammaPrior{2.0, 0.15};
     g.min_outputscale = 1e-3;
     g.max_outputscale = 1e3;
-    if (o.prior == "botorch") {
+    if (o.prior == GpPrior::Botorch) {
       // And its noise prior, Gamma(1.1, 0.05) with the lower bound 1e-4 (mode 2 in standardized
       // units). "gamma" keeps the GP's LogNormal(-4, 1) (BoTorch >= 0.12): on 20-D Rastrigin
       // (8 random points, budget 72, 30 seeds) gp-ei's mean cumulative regret is 20,800 with this
@@ -59,7 +59,7 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
     }
   }
   if (o.noise_sd) g.fixed_noise_variance = *o.noise_sd * *o.noise_sd;
-  if (o.fit == "fresh") {
+  if (o.fit == FitSchedule::Fresh) {
     g.fit.random_starts = 0;
     g.fit.restarts = 1;
     g.fit.max_iterations = 200;
@@ -70,7 +70,7 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
 }  // namespace
 
 void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
-  if (options_.fit == "warm") {
+  if (options_.fit == FitSchedule::Warm) {
     kernel_detail::fit_hyperparameters(gp, thorough, rng);
     return;
   }
@@ -81,20 +81,29 @@ void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
   gp = std::move(fresh);
 }
 
+const char* gp_bo_name(Acquisition acquisition) {
+  switch (acquisition) {
+    case Acquisition::Ucb: return "gp-ucb";
+    case Acquisition::Ei: return "gp-ei";
+    case Acquisition::Pi: return "gp-pi";
+  }
+  return "gp-?";
+}
+
 std::size_t GpBo::default_n_init(std::size_t dim) { return std::max<std::size_t>(2, std::min<std::size_t>(dim + 1, 10)); }
 
 GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const RunContext& context)
-    : Optimizer("gp-" + options.acquisition, space, direction, context),
+    : Optimizer(gp_bo_name(options.acquisition), space, direction, context),
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
       sobol_(space.dim(), true, derive_seed(context.seed, kDesignStream)),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
       data_X_(static_cast<Eigen::Index>(space.dim()), 0) {
-  const std::string& a = options_.acquisition;
-  if (a != "ucb" && a != "ei" && a != "pi")
-    throw InvalidArgument("gp-bo: acquisition must be ucb, ei or pi, got '" + a + "'");
-  if (options_.init != "sobol" && options_.init != "uniform")
-    throw InvalidArgument(name() + ": option 'init' must be sobol or uniform, got '" + options_.init + "'");
+  // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
+  if (!kAcquisitionNames.contains(options_.acquisition) || !kKernelTypeNames.contains(options_.kernel) ||
+      !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
+      !kSobolOrUniformNames.contains(options_.init))
+    throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit or init)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
@@ -102,12 +111,6 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   if (options_.noise_sd && !(*options_.noise_sd >= 0.0 && std::isfinite(*options_.noise_sd)))
     throw InvalidArgument(name() + ": option 'noise_sd' must be \"learn\" or a finite number >= 0, got " + format_double(*options_.noise_sd));
   if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
-  if (options_.prior != "gamma" && options_.prior != "botorch" && options_.prior != "classic" &&
-      options_.prior != "dimension-scaled")
-    throw InvalidArgument(name() + ": option 'prior' must be gamma, botorch, classic or dimension-scaled, got '" +
-                          options_.prior + "'");
-  if (options_.fit != "warm" && options_.fit != "fresh")
-    throw InvalidArgument(name() + ": option 'fit' must be warm or fresh, got '" + options_.fit + "'");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +
                           std::to_string(options_.max_model_points));
@@ -130,7 +133,7 @@ double GpBo::beta(double t) const {
 }
 
 Vector GpBo::design_point(std::uint64_t index, Rng& rng) const {
-  if (options_.init == "uniform") return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
+  if (options_.init == InitialDesign::Uniform) return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
   return sobol_.point(index);
 }
 
@@ -141,7 +144,7 @@ nlohmann::json GpBo::diagnostics() const {
   const GpHyperparameters& h = gp_.hyperparameters();
   j["gp_noise_variance"] = h.noise_variance * gp_.output_scale() * gp_.output_scale();
   j["gp_lengthscale_geomean"] = std::exp(h.lengthscales.array().log().mean());
-  if (options_.acquisition == "ucb") j["beta"] = beta(static_cast<double>(gp_.size() + 1));
+  if (options_.acquisition == Acquisition::Ucb) j["beta"] = beta(static_cast<double>(gp_.size() + 1));
   return j;
 }
 
@@ -208,12 +211,17 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chose
   opt.restarts = options_.restarts;
   const double best = y.size() > 0 ? y.maxCoeff() : 0.0;
   std::unique_ptr<AcquisitionFunction> acq;
-  if (options_.acquisition == "ucb")
-    acq = std::make_unique<UpperConfidenceBound>(gp, beta(static_cast<double>(gp.size() + 1)));
-  else if (options_.acquisition == "ei")
-    acq = std::make_unique<LogExpectedImprovement>(gp, best, options_.xi);
-  else
-    acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, options_.xi);
+  switch (options_.acquisition) {
+    case Acquisition::Ucb:
+      acq = std::make_unique<UpperConfidenceBound>(gp, beta(static_cast<double>(gp.size() + 1)));
+      break;
+    case Acquisition::Ei:
+      acq = std::make_unique<LogExpectedImprovement>(gp, best, options_.xi);
+      break;
+    case Acquisition::Pi:
+      acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, options_.xi);
+      break;
+  }
   if (!space().has_discrete()) return maximize_acquisition(*acq, starts, opt, rng).x;
   // Integer and categorical parameters: the acquisition over their valid values only, excluding
   // points evaluated, pending or chosen earlier in this batch (docs/discrete.md).

@@ -21,7 +21,7 @@ constexpr std::uint64_t kDesignStream = 0x7475'7262'6f00'0002ULL;
 // maximum likelihood (no priors).
 GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size_t>& categories) {
   GpOptions g;
-  g.kernel = parse_kernel_type(o.kernel);
+  g.kernel = o.kernel;
   g.categories = categories;  // the overlap distance on categorical parameters (empty: none)
   g.use_priors = false;
   g.min_lengthscale = 0.005;
@@ -31,8 +31,8 @@ GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size
   g.min_noise_variance = 5e-4;
   g.max_noise_variance = 0.2;
   g.fit = kernel_detail::warm_fit_options();
-  if (o.recipe == "reference") g.output_scaling = OutputScaling::MedianPopulationSd;
-  if (o.recipe == "ml" && o.prior == "gamma") {
+  if (o.recipe == TurboRecipe::Reference) g.output_scaling = OutputScaling::MedianPopulationSd;
+  if (o.recipe == TurboRecipe::Ml && o.prior == TurboPrior::Gamma) {
     g.use_priors = true;
     g.lengthscale_prior = GammaPrior{3.0, 6.0};
     g.outputscale_prior = GammaPrior{2.0, 0.15};
@@ -80,7 +80,7 @@ void TrustRegion::restart() {
 // ---- Turbo ----
 
 void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
-  if (options_.recipe == "ml") {
+  if (options_.recipe == TurboRecipe::Ml) {
     kernel_detail::fit_hyperparameters(gp, thorough, rng);
     return;
   }
@@ -104,17 +104,14 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : std::clamp<std::size_t>(2 * space.dim(), 2, 50)),
       n_candidates_(options_.n_candidates > 0 ? options_.n_candidates : std::min<std::size_t>(100 * space.dim(), 5000)) {
-  if (options_.init != "sobol" && options_.init != "uniform" && options_.init != "lhs")
-    throw InvalidArgument("turbo: option 'init' must be sobol, uniform or lhs, got '" + options_.init + "'");
+  // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
+  if (!kKernelTypeNames.contains(options_.kernel) || !kInitialDesignNames.contains(options_.init) ||
+      !kTurboPriorNames.contains(options_.prior) || !kTurboRecipeNames.contains(options_.recipe) ||
+      !kThompsonSamplerNames.contains(options_.sampler))
+    throw InvalidArgument("turbo: an option holds a value outside its enum (kernel, init, prior, recipe or sampler)");
   if (options_.n_candidates > kMaxRawSamples)
     throw InvalidArgument("turbo: option 'n_candidates' must be at most " + std::to_string(kMaxRawSamples) + ", got " +
                           std::to_string(options_.n_candidates));
-  if (options_.prior != "none" && options_.prior != "gamma")
-    throw InvalidArgument("turbo: option 'prior' must be none or gamma, got '" + options_.prior + "'");
-  if (options_.recipe != "reference" && options_.recipe != "ml")
-    throw InvalidArgument("turbo: option 'recipe' must be reference or ml, got '" + options_.recipe + "'");
-  if (options_.sampler != "rff" && options_.sampler != "exact")
-    throw InvalidArgument("turbo: option 'sampler' must be rff or exact, got '" + options_.sampler + "'");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument("turbo: option 'max_model_points' must be 0 (no cap) or >= 2, got " + std::to_string(options_.max_model_points));
   if (options_.batch_size == 0) throw InvalidArgument("turbo: option 'batch_size' must be >= 1");
@@ -167,13 +164,13 @@ void Turbo::sync(const Region& region) const {
     if (!p.fit) continue;
     const std::size_t n = p.run_size;
     // The reference recipe refits every step by design; "ml" follows refit_every.
-    if (options_.recipe == "ml" && region.fitted && !kernel_detail::refit_due(n, region.last_fit, options_.refit_every))
+    if (options_.recipe == TurboRecipe::Ml && region.fitted && !kernel_detail::refit_due(n, region.last_fit, options_.refit_every))
       continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).
     Rng rng(derive_seed(derive_seed(seed(), kFitStream), p.stream));
     const std::size_t cap = options_.max_model_points;
-    if (options_.recipe == "ml" && cap > 0 && n > cap) {
+    if (options_.recipe == TurboRecipe::Ml && cap > 0 && n > cap) {
       // The local model: the cap points of the run nearest its best point (the trust region's
       // centre), in the current lengthscales.
       const auto X = region.X.leftCols(static_cast<Eigen::Index>(n));
@@ -391,8 +388,8 @@ Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
   const Region& g = regions_[r];
   // Region 0 keeps TuRBO-1's streams; every other region has its own.
   const std::uint64_t stream = r == 0 ? kDesignStream : derive_seed(kDesignStream, r);
-  if (options_.init == "uniform") return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
-  if (options_.init == "lhs" && index < n_init_) {
+  if (options_.init == InitialDesign::Uniform) return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
+  if (options_.init == InitialDesign::Lhs && index < n_init_) {
     // The run's Latin hypercube (reference utils.py: shuffled cell centres plus a uniform shift
     // within the cell), drawn from a stream of the run: every ask recomputes it and takes its row.
     Rng lhs_rng(derive_seed(derive_seed(seed(), stream + 1), g.tr.restarts));
@@ -464,9 +461,9 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
       g.y.maxCoeff(&best);
       cands[r] = discrete ? discrete_candidates(gp, g, g.X.col(best), rng) : candidates(gp, g, g.X.col(best), rng);
       if (cands[r].cols() == 0) continue;
-      samples[r] = options_.sampler == "exact" ? gp.sample_posterior(cands[r], q, rng)
+      samples[r] = options_.sampler == ThompsonSampler::Exact ? gp.sample_posterior(cands[r], q, rng)
                                                : pathwise_thompson_samples(gp, cands[r], q, options_.rff_features, rng);
-      if (options_.recipe == "reference") {
+      if (options_.recipe == TurboRecipe::Reference) {
         // The reference samples y = f + noise (gp.likelihood(gp(X_cand)).sample()).
         const double sd = std::sqrt(gp.hyperparameters().noise_variance) * gp.output_scale();
         for (Eigen::Index j = 0; j < samples[r].cols(); ++j)

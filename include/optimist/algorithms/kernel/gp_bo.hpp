@@ -11,27 +11,55 @@
 
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/algorithms/bo/initial_design.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
 namespace optimist {
 
+/// The acquisition function, which also names the algorithm: gp-ucb, gp-ei, gp-pi.
+enum class Acquisition {
+  Ucb,  ///< GP-UCB: mean + sqrt(beta_t) sd
+  Ei,   ///< expected improvement, maximized as log-EI
+  Pi,   ///< probability of improvement, maximized as log-PI
+};
+inline constexpr EnumNames<Acquisition, 3> kAcquisitionNames{
+    {{{Acquisition::Ucb, "ucb"}, {Acquisition::Ei, "ei"}, {Acquisition::Pi, "pi"}}}};
+
+/// Hyperparameter priors of GP-BO's model.
+enum class GpPrior {
+  /// BoTorch 0.8 SingleTaskGP's lengthscale ~ Gamma(3, 6) and outputscale ~ Gamma(2, 0.15), the
+  /// GP's noise prior LogNormal(-4, 1).
+  Gamma,
+  Botorch,          ///< all of BoTorch 0.8's, noise ~ Gamma(1.1, 0.05) >= 1e-4 included
+  Classic,          ///< the two gammas as log-normals
+  DimensionScaled,  ///< Hvarfner et al. 2024, the GP default
+};
+inline constexpr EnumNames<GpPrior, 4> kGpPriorNames{{{{GpPrior::Gamma, "gamma"},
+                                                       {GpPrior::Botorch, "botorch"},
+                                                       {GpPrior::Classic, "classic"},
+                                                       {GpPrior::DimensionScaled, "dimension-scaled"}}}};
+
+/// When the hyperparameters are fitted.
+enum class FitSchedule {
+  /// A multi-start fit whenever the data has doubled, warm 10-iteration refits in between (on the
+  /// refit_every schedule).
+  Warm,
+  /// BoTorch's loop: a new model every step, started at the prior modes, one L-BFGS-B run to
+  /// convergence.
+  Fresh,
+};
+inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::Warm, "warm"}, {FitSchedule::Fresh, "fresh"}}}};
+
 struct GpBoOptions {
-  std::string acquisition = "ei";  ///< "ucb", "ei" (maximizes log-EI) or "pi" (maximizes log-PI)
-  std::string kernel = "matern52";  ///< "matern52", "matern32", "rbf"
-  /// Hyperparameter priors: "gamma" (BoTorch 0.8 SingleTaskGP's lengthscale ~ Gamma(3, 6) and
-  /// outputscale ~ Gamma(2, 0.15), the GP's noise prior LogNormal(-4, 1)), "botorch" (all of BoTorch
-  /// 0.8's, noise ~ Gamma(1.1, 0.05) >= 1e-4 included), "classic" (the two gammas as log-normals)
-  /// or "dimension-scaled" (Hvarfner et al. 2024, the GP default).
-  std::string prior = "gamma";
-  /// Hyperparameter fit schedule: "warm" (a multi-start fit whenever the data has doubled, warm
-  /// 10-iteration refits in between) or "fresh" (BoTorch's loop: a new model every step, started
-  /// at the prior modes, one L-BFGS-B run to convergence).
-  std::string fit = "warm";
+  Acquisition acquisition = Acquisition::Ei;
+  KernelType kernel = KernelType::Matern52;
+  GpPrior prior = GpPrior::Gamma;
+  FitSchedule fit = FitSchedule::Warm;
   /// Initial design size; 0: max(2, min(d + 1, 10)).
   std::size_t n_init = 0;
-  std::string init = "sobol";  ///< initial design: "sobol" (scrambled) or "uniform"
+  InitialDesign init = InitialDesign::Sobol;  ///< Sobol (scrambled) or uniform
   std::size_t raw_samples = 512;  ///< acquisition: Sobol candidates scored in one batch
   std::size_t restarts = 10;      ///< acquisition: L-BFGS-B runs from the best candidates
   /// Integer and categorical spaces: with at most this many combinations (and no continuous
@@ -113,6 +141,9 @@ class GpBo : public Optimizer {
   mutable Vector data_y_;
   mutable std::size_t last_thorough_fit_ = 0;  // model size at the last multi-start fit (see model_fit.hpp)
 };
+
+/// "gp-ucb", "gp-ei" or "gp-pi".
+const char* gp_bo_name(Acquisition acquisition);
 
 AlgorithmInfo gp_ucb_info();
 AlgorithmInfo gp_ei_info();

@@ -13,6 +13,7 @@
 
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/algorithms/bo/initial_design.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/pathwise_sample.hpp"
 
@@ -44,19 +45,30 @@ struct TrustRegion {
   static std::size_t default_failure_tolerance(std::size_t dim, std::size_t batch_size);
 };
 
+/// TuRBO's GP fit and sampling recipe (TurboOptions::recipe).
+enum class TurboRecipe { Ml, Reference };
+inline constexpr EnumNames<TurboRecipe, 2> kTurboRecipeNames{{{{TurboRecipe::Ml, "ml"}, {TurboRecipe::Reference, "reference"}}}};
+/// Hyperparameter priors of the "ml" recipe (TurboOptions::prior).
+enum class TurboPrior { Gamma, None };
+inline constexpr EnumNames<TurboPrior, 2> kTurboPriorNames{{{{TurboPrior::Gamma, "gamma"}, {TurboPrior::None, "none"}}}};
+/// How the Thompson samples are drawn (TurboOptions::sampler).
+enum class ThompsonSampler { Rff, Exact };
+inline constexpr EnumNames<ThompsonSampler, 2> kThompsonSamplerNames{
+    {{{ThompsonSampler::Rff, "rff"}, {ThompsonSampler::Exact, "exact"}}}};
+
 struct TurboOptions {
-  std::string kernel = "matern52";
+  KernelType kernel = KernelType::Matern52;
   /// Design size of each run; 0: 2 d capped at 50 (the paper's experiments use 2d-ish designs).
   std::size_t n_init = 0;
-  std::string init = "sobol";  ///< "sobol" (scrambled), "uniform" or "lhs" (the reference's Latin hypercube)
+  InitialDesign init = InitialDesign::Sobol;  ///< Sobol (scrambled), uniform or Lhs (the reference's Latin hypercube)
   /// Number of told values per trust-region update (the q of the failure tolerance): set it to the
   /// ask(q) batch size. Tells are grouped in order, so the state is a function of the told history.
   std::size_t batch_size = 1;
   /// Thompson-sampling candidates; 0: min(100 d, 5000).
   std::size_t n_candidates = 0;
-  /// "rff": pathwise sample (Wilson et al. 2020) with random Fourier features for the prior plus
-  /// the exact GP update, O(m) in the candidates; "exact": joint Cholesky sample, O(m^3).
-  std::string sampler = "rff";
+  /// Rff: pathwise sample (Wilson et al. 2020) with random Fourier features for the prior plus
+  /// the exact GP update, O(m) in the candidates; Exact: joint Cholesky sample, O(m^3).
+  ThompsonSampler sampler = ThompsonSampler::Rff;
   std::size_t rff_features = 1024;
   double length_init = 0.8, length_min = 0x1p-7, length_max = 1.6;
   std::size_t success_tolerance = 3;
@@ -68,11 +80,11 @@ struct TurboOptions {
   /// included). On 20-D Styblinski-Tang (8 points, budget 72) the default ("ml" with the gamma
   /// priors) is 808 +- 571 lower in cumulative regret than "reference" over seeds 100-199 (paired),
   /// and 3 times faster per step with 500 points; see docs/gp-bo.md.
-  std::string recipe = "ml";
+  TurboRecipe recipe = TurboRecipe::Ml;
   /// Hyperparameters of the "ml" recipe: "gamma" (default; MAP with gp-ei's Gamma(3, 6)
   /// lengthscale and Gamma(2, 0.15) outputscale priors) or "none" (maximum likelihood within the
   /// reference bounds).
-  std::string prior = "gamma";
+  TurboPrior prior = TurboPrior::Gamma;
   /// Number of trust regions m: 1 is TuRBO-1, m > 1 TuRBO-m (reference `turbo_m.py`): m
   /// independent runs, each with its own design of n_init points, data, GP and restarts.
   std::size_t trust_regions = 1;

@@ -16,11 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "optimist/core/enum_names.hpp"
 #include "optimist/core/types.hpp"
 
 namespace optimist {
 
 enum class KernelType { Matern52, Matern32, SquaredExponential };
+/// The names of the kernels as options (GP-BO, TuRBO).
+inline constexpr EnumNames<KernelType, 3> kKernelTypeNames{
+    {{{KernelType::Matern52, "matern52"}, {KernelType::Matern32, "matern32"}, {KernelType::SquaredExponential, "rbf"}}}};
 
 /// "matern52", "matern32", "rbf" (alias "se"). Case-sensitive; throws InvalidArgument listing the
 /// valid names.
