@@ -36,9 +36,8 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
     // The previous default: BoTorch's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors
     // approximated by the log-normals with the same mean and variance of log theta (E log =
     // digamma(k) - log(rate), Var log = trigamma(k)), with the GP's default noise prior
-    // LogNormal(-4, 1) in [1e-6, 1]. Heavier upper tails than the gammas: on 20-D Styblinski-Tang
-    // (8 random points, budget 72, 30 seeds) gp-ei's mean cumulative regret is 23,028 vs 22,677
-    // with "gamma" (18,511 vs 18,612 on Rastrigin).
+    // LogNormal(-4, 1) in [1e-6, 1]. Heavier upper tails than the gammas (measured: docs/gp-bo.md,
+    // step 4, priors).
     g.lengthscale_prior = LogNormalPrior{-0.869, 0.628};
     g.outputscale_prior = LogNormalPrior{2.320, 0.803};
   } else if (o.prior == GpPrior::Gamma || o.prior == GpPrior::Botorch) {
@@ -50,9 +49,8 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
     g.max_outputscale = 1e3;
     if (o.prior == GpPrior::Botorch) {
       // And its noise prior, Gamma(1.1, 0.05) with the lower bound 1e-4 (mode 2 in standardized
-      // units). "gamma" keeps the GP's LogNormal(-4, 1) (BoTorch >= 0.12): on 20-D Rastrigin
-      // (8 random points, budget 72, 30 seeds) gp-ei's mean cumulative regret is 20,800 with this
-      // noise prior vs 18,600, while on Styblinski-Tang the two differ by 220 +- 500 (n.s.).
+      // units). "gamma" keeps the GP's LogNormal(-4, 1) (BoTorch >= 0.12), which measured better
+      // on 20-D Rastrigin (docs/gp-bo.md, step 4, priors).
       g.noise_prior = GammaPrior{1.1, 0.05};
       g.min_noise_variance = 1e-4;
       g.max_noise_variance = 1e2;
@@ -209,6 +207,7 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chose
   BoxMaximizerOptions opt;
   opt.raw_samples = options_.raw_samples;
   opt.restarts = options_.restarts;
+  opt.value_tolerance = options_.acquisition_tolerance;
   const double best = y.size() > 0 ? y.maxCoeff() : 0.0;
   std::unique_ptr<AcquisitionFunction> acq;
   switch (options_.acquisition) {
@@ -233,6 +232,7 @@ Vector GpBo::maximize_discrete_acquisition(const AcquisitionFunction& acq, const
   MixedMaximizerOptions mo;
   mo.box.raw_samples = options_.raw_samples;
   mo.box.restarts = options_.restarts;
+  mo.box.value_tolerance = options_.acquisition_tolerance;
   mo.enumerate_limit = options_.enumerate_limit;
   const auto excluded = [&](const Vector& u) {
     if (!avoids_repeats()) return false;

@@ -49,7 +49,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .integer("raw_samples", &GpBoOptions::raw_samples, 0, static_cast<std::int64_t>(kMaxRawSamples),
                "acquisition: Sobol candidates scored before the local searches")
       .integer("restarts", &GpBoOptions::restarts, 0, static_cast<std::int64_t>(kMaxRestarts),
-               "acquisition: L-BFGS-B local searches from the best candidates");
+               "acquisition: L-BFGS-B local searches from the best candidates")
+      .real("acquisition_tolerance", &GpBoOptions::acquisition_tolerance, NumberRange::at_least(0.0),
+            "acquisition: a local search stops when an iteration changes the value by less than this (relative); "
+            "1e-9: scipy's and BoTorch's, the default before issue 20");
   number_or_keyword(t, "noise_sd", &GpBoOptions::noise_sd, "learn",
                     "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)");
   t.integer("refit_every", &GpBoOptions::refit_every, 0, kNoLimit,

@@ -77,9 +77,7 @@ struct TurboOptions {
   /// whenever the run's data doubles); Thompson samples of f. "reference": the reference code's
   /// recipe (turbo_1.py, gp.py): a new GP every step from lengthscale 0.5, outputscale 1, noise
   /// 0.005, mean at the median, 50 Adam steps with learning rate 0.1; Thompson samples of y (noise
-  /// included). On 20-D Styblinski-Tang (8 points, budget 72) the default ("ml" with the gamma
-  /// priors) is 808 +- 571 lower in cumulative regret than "reference" over seeds 100-199 (paired),
-  /// and 3 times faster per step with 500 points; see docs/gp-bo.md.
+  /// included). Why "ml" is the default (regret and speed, measured): docs/gp-bo.md, TuRBO.
   TurboRecipe recipe = TurboRecipe::Ml;
   /// Hyperparameters of the "ml" recipe: "gamma" (default; MAP with gp-ei's Gamma(3, 6)
   /// lengthscale and Gamma(2, 0.15) outputscale priors) or "none" (maximum likelihood within the
