@@ -153,11 +153,12 @@ void Bkb::set_dictionary(const std::vector<std::size_t>& next) {
   dict_ = next;
   if (removed.empty() && added.empty()) return;
   // Each change costs about A (50 + 5 m) operations (a kernel row, two products with Z); a
-  // rebuild about A (50 m + 2 m^2) (the kernel block and two triangular solves).
+  // rebuild about A (50 m + 2 m^2 + 10) (the kernel block, two triangular solves, and the passes
+  // that zero and recompute ||z||^2, q and the variance).
   const double m = static_cast<double>(next.size());
   const double k = static_cast<double>(removed.size() + added.size());
   score_model_valid_ = false;
-  if (k * (50.0 + 5.0 * m) > m * (50.0 + 2.0 * m)) {
+  if (k * (50.0 + 5.0 * m) > m * (50.0 + 2.0 * m) + 10.0) {
     engine_.rebuild(arms_, dict_, pull_stats());
     ++rebuilds_;
     return;
