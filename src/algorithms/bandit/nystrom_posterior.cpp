@@ -142,8 +142,8 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   zero(zz_, A);
   zero(q_, A);
   if (var_.size() != A) var_.setZero(A);  // touched now
-  zero(work_a_, A);
-  zero(work_b_, A);
+  if (work_a_.size() != A) work_a_.setZero(A);  // written before read: touched once, not zeroed again
+  if (work_b_.size() != A) work_b_.setZero(A);
   var_valid_ = false;
   stale_ = false;
   updates_ = 0;
