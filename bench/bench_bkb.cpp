@@ -108,16 +108,19 @@ void run_paired(benchmark::State& state, const std::string& label, const nlohman
       double regret = 0.0;
     };
     std::vector<Side> sides;
-    for (const char* name : {"bkb", "gp-ucb-arms"}) {
-      nlohmann::json spec = settings;
-      spec["name"] = name;
-      spec["arms"] = A;
-      sides.push_back({make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T, .noisy = true}),
-                       p.objective(0.05, derive_seed(seed, 0x6e6f697365ULL)), std::vector<double>(T), std::vector<double>(T)});
-    }
+    for (std::size_t i = 0; i < 2; ++i)
+      sides.push_back({nullptr, p.objective(0.05, derive_seed(seed, 0x6e6f697365ULL)), std::vector<double>(T), std::vector<double>(T)});
+    const char* names[2] = {"bkb", "gp-ucb-arms"};
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t k = 0; k < 2; ++k) {
         Side& s = sides[(t + k) % 2];  // each goes first every other step (cache effects)
+        if (!s.opt) {  // each is built just before its first step, as a user's construct-then-ask (else
+                       // the first to step pays for its data gone cold while the other was built)
+          nlohmann::json spec = settings;
+          spec["name"] = names[(t + k) % 2];
+          spec["arms"] = A;
+          s.opt = make_optimizer(spec, p.space, p.direction, RunContext{.seed = seed, .horizon = T, .noisy = true});
+        }
         const double c0 = thread_cpu_s();
         Trial tr = s.opt->ask();
         const double y = s.obj.function(tr.x);

@@ -2,7 +2,10 @@
 """Per-step CPU ratio bkb / gp-ucb-arms from the paired benchmark's CSV files.
 
 Usage: OPTIMIST_BKB_STEPS=DIR build/bench/optimist_bench --benchmark_filter=StepRatio
-       /usr/bin/python3 scripts/bkb_step_ratio.py DIR/steps-defaults-*.csv
+       /usr/bin/python3 scripts/bkb_step_ratio.py [--refit D] DIR/steps-defaults-*.csv
+
+--refit D (the problem's dimension; hartmann6: 6) also prints the maximum and median ratio over the
+refit steps of the default schedule (t = D + 1, then t + min(t, 100)).
 
 Pools every step of the given files (t, bkb_ms, exact_ms: thread CPU of ask + tell of the two
 algorithms run step by step in one thread) and prints the maximum ratio with its step, the 99th and
@@ -26,13 +29,28 @@ def summary(rows):
             f"(t = {', '.join(str(r[0]) for r in over[:12])}{', ...' if len(over) > 12 else ''})")
 
 
-def main(paths):
+def refit_steps(dim, horizon):
+    steps, t = [], dim + 1
+    while t <= horizon:
+        steps.append(t)
+        t += min(t, 100)
+    return set(steps)
+
+
+def main(args):
+    dim = None
+    if args[:1] == ["--refit"]:
+        dim, args = int(args[1]), args[2:]
     pooled = []
-    for p in paths:
+    for p in args:
         rows = ratios(p)
         pooled += rows
         print(f"{p}: {summary(rows)}")
     print(f"all: {summary(pooled)}")
+    if dim is not None:
+        refit = refit_steps(dim, max(t for t, _, _ in pooled))
+        rs = sorted((b / max(e, 1e-9), t) for t, b, e in pooled if t in refit)
+        print(f"refit steps ({len(rs)}): max {rs[-1][0]:.2f} (t = {rs[-1][1]}), median {rs[len(rs) // 2][0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,65 @@ TEST(BkbIncremental, RandomUpdatesEqualARebuildFromScratch) {
   EXPECT_LT(worst_mean, 1e-9);
 }
 
+TEST(BkbIncremental, UpdatesRightAfterARebuildEqualARebuildWithThem) {
+  // A rebuild leaves ||z||^2 and q to its first reader or update: each kind of update made before
+  // any read must see them computed, for the state of the rebuild it follows.
+  const std::size_t A = 200;
+  const Matrix arms = random_arms(3, A, 33);
+  const Kernel k(KernelType::Matern52, Vector::Constant(3, 0.25), 1.1);
+  Pulls p(A);
+  Rng rng(9);
+  for (int i = 0; i < 30; ++i) p.add(static_cast<std::size_t>(rng.below(A)), rng.normal());
+  const std::vector<std::size_t> members(p.pulled.begin(), p.pulled.begin() + 12);
+  const auto check = [&](const NystromPosterior& inc, const std::vector<std::size_t>& m, const Matrix& X, const char* what) {
+    NystromPosterior fresh(k, 0.05);
+    fresh.rebuild(X, m, p.stats());
+    Vector m1, m2;
+    inc.mean(0.1, 1.3, m1);
+    fresh.mean(0.1, 1.3, m2);
+    EXPECT_LT(max_rel_diff(inc.variance(), fresh.variance()), 1e-8) << what;
+    EXPECT_LT(max_rel_diff(m1, m2), 1e-8) << what;
+  };
+  {  // a pull
+    NystromPosterior inc(k, 0.05);
+    inc.rebuild(arms, members, p.stats());
+    p.add(members[3], 0.7);
+    inc.add_pull(members[3], 0.7);
+    check(inc, members, arms, "add_pull");
+  }
+  {  // an arm joins
+    NystromPosterior inc(k, 0.05);
+    inc.rebuild(arms, members, p.stats());
+    inc.add_member(p.pulled[14], arms, p.stats());
+    std::vector<std::size_t> m = members;
+    m.push_back(p.pulled[14]);
+    check(inc, m, arms, "add_member");
+  }
+  {  // an arm leaves
+    NystromPosterior inc(k, 0.05);
+    inc.rebuild(arms, members, p.stats());
+    inc.remove_member(members[2], arms, p.stats());
+    std::vector<std::size_t> m = members;
+    m.erase(m.begin() + 2);
+    check(inc, inc.members(), arms, "remove_member");
+    EXPECT_EQ(inc.size(), m.size());
+  }
+  {  // new arms
+    NystromPosterior inc(k, 0.05);
+    inc.rebuild(arms, members, p.stats());
+    Matrix more(3, A + 5);
+    more << arms, random_arms(3, 5, 34);
+    inc.add_arms(more);
+    Pulls q = p;
+    q.counts.resize(A + 5, 0);
+    q.sums.conservativeResize(A + 5);
+    q.sums.tail(5).setZero();
+    NystromPosterior fresh(k, 0.05);
+    fresh.rebuild(more, members, q.stats());
+    EXPECT_LT(max_rel_diff(inc.variance(), fresh.variance()), 1e-8) << "add_arms";
+  }
+}
+
 TEST(BkbIncremental, NewArmsAreEmbeddedLikeTheRest) {
   // Continuous mode appends told points as arms: z = R^-T k_B(x) for them equals a rebuild.
   const Matrix arms = random_arms(2, 120, 3);

@@ -102,6 +102,13 @@ void ArmBandit::init(const Matrix& unit_arms) {
   counts_.assign(num_arms(), 0);
   sums_ = Vector::Zero(arms_.cols());
   next_refit_ = space().dim() + 1;
+  // top_arms' A-sized work vectors, allocated and touched here: fresh memory at a step costs page
+  // faults, more than the arithmetic of the first steps.
+  mean_buf_.setZero(arms_.cols());
+  var_buf_.setZero(arms_.cols());
+  score_buf_.setZero(arms_.cols());
+  order_buf_.assign(num_arms(), 0);
+  pending_buf_.assign(num_arms(), 0);
 }
 
 std::size_t ArmBandit::match_arm(const Vector& unit) {
@@ -156,8 +163,9 @@ double ArmBandit::beta_t(double sum_sigma2_pulled) const {
   return opt_.beta == "scaled" ? opt_.beta_scale * b : b;
 }
 
-std::vector<char> ArmBandit::pending_mask() const {
-  std::vector<char> is_pending(num_arms(), 0);
+const std::vector<char>& ArmBandit::pending_mask() const {
+  std::vector<char>& is_pending = pending_buf_;
+  is_pending.assign(num_arms(), 0);
   for (const auto& p : pending())
     for (Eigen::Index j = 0; j < arms_.cols(); ++j)
       if ((arms_.col(j) - p.unit).cwiseAbs().maxCoeff() <= 1e-9) {
@@ -169,7 +177,7 @@ std::vector<char> ArmBandit::pending_mask() const {
 
 std::vector<Vector> ArmBandit::propose(std::size_t) {
   if (t_ == 0) {  // Fig. 1: x_1 uniformly at random (skipping pending arms)
-    const std::vector<char> is_pending = pending_mask();
+    const std::vector<char>& is_pending = pending_mask();
     Rng rng = rng_for_ask();
     std::size_t a = static_cast<std::size_t>(rng.below(num_arms()));
     for (std::size_t k = 0; k < num_arms() && is_pending[a]; ++k) a = (a + 1) % num_arms();
@@ -179,23 +187,26 @@ std::vector<Vector> ArmBandit::propose(std::size_t) {
 }
 
 std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
-  std::vector<char> is_pending = pending_mask();
+  pending_mask();
+  std::vector<char>& is_pending = pending_buf_;
   // A deterministic objective (RunContext::noisy false): an arm whose point has been evaluated is
   // not pulled again, as a pending one (docs/discrete.md).
   if (avoids_repeats())
     for (std::size_t a = 0; a < num_arms(); ++a)
       if (!is_pending[a] && is_taken(arms_.col(static_cast<Eigen::Index>(a)))) is_pending[a] = 1;
   const bool all_pending = std::all_of(is_pending.begin(), is_pending.end(), [](char c) { return c != 0; });
-  Vector mean, var;
+  Vector& mean = mean_buf_;
+  Vector& var = var_buf_;
   model(mean, var);
   double sum = 0.0;  // sum_{s <= t} sigma_t^2(x_s), repeated pulls counted
   for (std::size_t a : pulled_) sum += static_cast<double>(counts_[a]) * var[static_cast<Eigen::Index>(a)];
   last_beta_ = beta_t(sum);
   last_deff_ = sum;
   // eq. (4): u_t(x) = mu_t(x) + beta_t sigma_t(x); argmax over the arms (lowest index on ties).
-  Vector u = mean + last_beta_ * var.cwiseMax(0.0).cwiseSqrt();
-  std::vector<std::size_t> order;
-  order.reserve(num_arms());
+  Vector& u = score_buf_;
+  u = mean + last_beta_ * var.cwiseMax(0.0).cwiseSqrt();
+  std::vector<std::size_t>& order = order_buf_;
+  order.clear();
   for (std::size_t a = 0; a < num_arms(); ++a)
     if (!is_pending[a] || all_pending) order.push_back(a);
   k = std::min(k, order.size());
@@ -204,9 +215,8 @@ std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
                       const double ua = u[static_cast<Eigen::Index>(a)], ub = u[static_cast<Eigen::Index>(b)];
                       return ua > ub || (ua == ub && a < b);
                     });
-  order.resize(k);
-  if (scores) *scores = std::move(u);
-  return order;
+  if (scores) *scores = u;
+  return {order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k)};
 }
 
 void ArmBandit::observe(const Observation& obs, double y) {

@@ -32,14 +32,21 @@ Bkb::Bkb(const Space& space, Direction direction, const ArmBanditOptions& option
 Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
          const RunContext& context)
     : ArmBandit(std::move(name), space, direction, options, context), engine_(kernel_, opt_.lambda) {
-  engine_.rebuild(arms_, {}, pull_stats());
-  exact_ = opt_.dictionary == "all";
+  init_state();
 }
 Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
          const Matrix& user_arms, const RunContext& context)
     : ArmBandit(std::move(name), space, direction, options, user_arms, context), engine_(kernel_, opt_.lambda) {
+  init_state();
+}
+
+void Bkb::init_state() {
   engine_.rebuild(arms_, {}, pull_stats());
   exact_ = opt_.dictionary == "all";
+  // A-sized buffers allocated (and touched) here, not at the first steps: fresh memory costs page
+  // faults, more than a whole step at small t.
+  prn_.assign(num_arms(), -1.0);
+  in_next_.assign(num_arms(), 0);
 }
 
 void Bkb::model(Vector& mean, Vector& variance) const {
@@ -133,21 +140,25 @@ std::vector<std::size_t> Bkb::sample_dictionary(const std::vector<std::size_t>& 
 }
 
 void Bkb::set_dictionary(const std::vector<std::size_t>& next) {
-  std::vector<char> in_next(num_arms(), 0);
+  std::vector<char>& in_next = in_next_;  // all zero between calls
+  if (in_next.size() < num_arms()) in_next.resize(num_arms(), 0);
   for (std::size_t a : next) in_next[a] = 1;
   std::vector<std::size_t> removed, added;
   for (std::size_t a : dict_)
     if (!in_next[a]) removed.push_back(a);
-  for (std::size_t a : next)
+  for (std::size_t a : next) {
     if (!engine_.contains(a)) added.push_back(a);
+    in_next[a] = 0;
+  }
   dict_ = next;
   if (removed.empty() && added.empty()) return;
   // Each change costs about A (50 + 5 m) operations (a kernel row, two products with Z); a
-  // rebuild about A (50 m + 2 m^2) (the kernel block and two triangular solves).
+  // rebuild about A (50 m + 2 m^2 + 10) (the kernel block, two triangular solves, and the passes
+  // that zero and recompute ||z||^2, q and the variance).
   const double m = static_cast<double>(next.size());
   const double k = static_cast<double>(removed.size() + added.size());
   score_model_valid_ = false;
-  if (k * (50.0 + 5.0 * m) > m * (50.0 + 2.0 * m)) {
+  if (k * (50.0 + 5.0 * m) > m * (50.0 + 2.0 * m) + 10.0) {
     engine_.rebuild(arms_, dict_, pull_stats());
     ++rebuilds_;
     return;

@@ -132,11 +132,20 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
     Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
   }
-  b_ = Vector::Zero(Zbuf_.rows());
-  c_ = Vector::Zero(Zbuf_.rows());
-  zz_ = Vector::Zero(A);
-  q_ = Vector::Zero(A);
+  // Kept storage, zeroed in place: a new A-sized vector is fresh memory (page faults) at a step.
+  const auto zero = [](Vector& v, Eigen::Index n) {
+    if (v.size() != n) v.resize(n);
+    v.setZero();
+  };
+  zero(b_, Zbuf_.rows());
+  zero(c_, Zbuf_.rows());
+  zero(zz_, A);
+  zero(q_, A);
+  if (var_.size() != A) var_.setZero(A);  // touched now
+  if (work_a_.size() != A) work_a_.setZero(A);  // written before read: touched once, not zeroed again
+  if (work_b_.size() != A) work_b_.setZero(A);
   var_valid_ = false;
+  stale_ = false;
   updates_ = 0;
   if (r == 0) return;
   // z(x) = R^-T k_B(x) for every arm.
@@ -166,12 +175,19 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   const Eigen::LLT<Matrix> llt(V);
   if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
   Lbuf_.topLeftCorner(r, r) = llt.matrixL();
-  refresh();
+  // ||z||^2 and q = ||L_V^-1 z||^2 (the second A r^2 triangular solve) when first needed: a rebuild
+  // after a refit happens in tell, and its readers come at the next ask, so each step pays one solve.
+  stale_ = true;
+}
+
+void NystromPosterior::settle() const {
+  if (stale_) const_cast<NystromPosterior*>(this)->refresh();  // logically const: q is a cache of Z, V
 }
 
 void NystromPosterior::refresh() {
   const auto r = static_cast<Eigen::Index>(rank());
   const auto A = static_cast<Eigen::Index>(num_arms());
+  stale_ = false;
   var_valid_ = false;
   updates_ = 0;
   if (r == 0) {
@@ -194,6 +210,7 @@ void NystromPosterior::refresh() {
 // ---------------------------------------------------------------- incremental updates
 
 void NystromPosterior::add_pull(std::size_t arm, double y) {
+  settle();
   const auto r = static_cast<Eigen::Index>(rank());
   if (r == 0) return;  // z = 0: nothing moves
   const auto A = static_cast<Eigen::Index>(num_arms());
@@ -201,7 +218,9 @@ void NystromPosterior::add_pull(std::size_t arm, double y) {
   // V' = V + z z^T: z_x^T V'^-1 z_x = z_x^T V^-1 z_x - (z_x^T V^-1 z)^2 / (1 + z^T V^-1 z).
   const Vector w = solve_v(z);
   const double denom = 1.0 + z.dot(w);
-  const Vector p = Zbuf_.topLeftCorner(r, A).transpose() * w;
+  Vector& p = work_a_;
+  p.resize(A);
+  p.noalias() = Zbuf_.topLeftCorner(r, A).transpose() * w;
   q_ = (q_.array() - p.array().square() / denom).max(0.0).matrix();
   Vbuf_.topLeftCorner(r, r).noalias() += z * z.transpose();
   cholesky_rank_one_update(Lbuf_.topLeftCorner(r, r), z);
@@ -212,6 +231,7 @@ void NystromPosterior::add_pull(std::size_t arm, double y) {
 }
 
 void NystromPosterior::add_member(std::size_t arm, const Matrix& arms, const PullStats& pulls) {
+  settle();
   if (contains(arm)) return;
   const double rho2 = kernel_.variance() - zz_[static_cast<Eigen::Index>(arm)];
   if (!(rho2 > kResidualTolerance * kernel_.variance())) {  // in the span already: no new coordinate
@@ -230,7 +250,8 @@ void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, co
   reserve_rank(static_cast<std::size_t>(r) + 1);
   // New coordinate (Gram-Schmidt of phi(x_j) against the span): zeta(x) = (k(x, x_j) - z_j^T z(x)) / rho.
   const Vector zj = Zbuf_.col(j).head(r);
-  Vector zeta(A);
+  Vector& zeta = work_a_;
+  zeta.resize(A);
   for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
     const Eigen::Index n = std::min(kRefreshBlock, A - j0);
     zeta.segment(j0, n) = kernel_.cross(arms.col(j), arms.middleCols(j0, n)).transpose();
@@ -257,7 +278,9 @@ void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, co
     l = L().triangularView<Eigen::Lower>().solve(v);
     schur = vrr - l.squaredNorm();
     const Vector w = L().transpose().triangularView<Eigen::Upper>().solve(l);
-    const Vector p = zeta - Zbuf_.topLeftCorner(r, A).transpose() * w;
+    Vector& p = work_b_;
+    p.resize(A);
+    p.noalias() = zeta - Zbuf_.topLeftCorner(r, A).transpose() * w;
     schur = std::max(schur, 1e-300);
     q_ = (q_.array() + p.array().square() / schur).matrix();
   } else {
@@ -280,6 +303,7 @@ void NystromPosterior::append_coordinate(std::size_t arm, const Matrix& arms, co
 }
 
 void NystromPosterior::remove_member(std::size_t arm, const Matrix& arms, const PullStats& pulls) {
+  settle();
   if (!contains(arm)) return;
   if (member_[arm] == 2) {  // in the span of the others: the span does not change
     dependent_.erase(std::find(dependent_.begin(), dependent_.end(), arm));
@@ -311,7 +335,9 @@ void NystromPosterior::remove_member(std::size_t arm, const Matrix& arms, const 
   Vector e = Vector::Zero(r);
   e[r - 1] = 1.0;
   const Vector w = llt.solve(e);
-  const Vector p = Zr.transpose() * w;
+  Vector& p = work_a_;
+  p.resize(A);
+  p.noalias() = Zr.transpose() * w;
   q_ = (q_.array() - p.array().square() / w[r - 1]).max(0.0).matrix();
   zz_ -= Zr.row(r - 1).transpose().cwiseAbs2();
   zz_ = zz_.cwiseMax(0.0);
@@ -334,6 +360,7 @@ void NystromPosterior::retry_dependent(const Matrix& arms, const PullStats& pull
 }
 
 void NystromPosterior::add_arms(const Matrix& arms) {
+  settle();
   const auto old = static_cast<Eigen::Index>(num_arms());
   const Eigen::Index A = arms.cols();
   if (A <= old) return;
@@ -362,6 +389,7 @@ void NystromPosterior::add_arms(const Matrix& arms) {
 // ---------------------------------------------------------------- queries
 
 const Vector& NystromPosterior::variance() const {
+  settle();
   if (!var_valid_) {
     // eq. (4), DTC: sigma~^2 = (k(x,x) - z^T z) / lambda + z^T V^-1 z (uses k(x,x), not ||z||^2).
     var_ = ((kernel_.variance() - zz_.array()).max(0.0) / lambda_ + q_.array()).matrix();

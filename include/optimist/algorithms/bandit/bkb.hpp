@@ -168,8 +168,8 @@ class ArmBandit : public Optimizer {
   /// (kernel unchanged) with fewer than 3 arms.
   bool refit_kernel(const std::vector<std::size_t>& fit_arms);
   PullStats pull_stats() const { return {pulled_, counts_, sums_}; }
-  /// 1 for the arms of pending trials.
-  std::vector<char> pending_mask() const;
+  /// 1 for the arms of pending trials (a kept buffer, valid until the next call).
+  const std::vector<char>& pending_mask() const;
 
   Matrix arms_;
   Kernel kernel_;
@@ -186,6 +186,9 @@ class ArmBandit : public Optimizer {
 
  private:
   void init(const Matrix& unit_arms);
+  Vector mean_buf_, var_buf_, score_buf_;  ///< top_arms' work vectors (kept: no fresh memory per step)
+  std::vector<std::size_t> order_buf_;
+  mutable std::vector<char> pending_buf_;  ///< pending_mask's result
   std::size_t match_arm(const Vector& unit);
 };
 
@@ -265,6 +268,8 @@ class Bkb : public ArmBandit {
   void fold_deferred() const;
   /// Makes `next` the dictionary: in-place updates, or a rebuild when most of it changes.
   void set_dictionary(const std::vector<std::size_t>& next);
+  /// The empty state and the A-sized buffers, at construction.
+  void init_state();
   /// Refits when due (on the dictionary's arms) and rebuilds the state with the new kernel.
   void maybe_refit();
 
@@ -272,6 +277,7 @@ class Bkb : public ArmBandit {
   std::vector<std::size_t> dict_;
   std::vector<std::size_t> next_dict_;
   std::vector<double> prn_;  ///< coordinated sampling: each arm's permanent uniform number
+  std::vector<char> in_next_;  ///< set_dictionary's membership marks (all zero between calls)
   bool exact_ = false;
   bool deferred_ = false;  ///< a told pull not folded into the state yet (fold_deferred)
   std::size_t deferred_arm_ = 0;

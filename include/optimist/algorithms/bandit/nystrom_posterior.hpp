@@ -20,7 +20,9 @@
 //   - an arm leaves S: Givens rotations bring its coordinate to the last position (as in deleting
 //     a column of a triangular factor), q -= (e^T V^-1 z)^2 / (e^T V^-1 e), the coordinate is dropped;
 //   - a new arm (continuous mode): z = R^-T k_B(x).
-// rebuild() computes the same state from scratch (O(m^3 + A r^2)); tests check both agree.
+// rebuild() computes the same state from scratch (O(m^3 + A r^2)); tests check both agree. It leaves
+// ||z||^2 and q to the first reader or update (refresh), so a rebuild in tell splits its two
+// A r^2 solves between that step and the next.
 #pragma once
 
 #include <cstddef>
@@ -113,6 +115,7 @@ class NystromPosterior {
   Vector solve_v(const Vector& x) const;  // V^-1 x
   void append_coordinate(std::size_t arm, const Matrix& arms, const PullStats& pulls);
   void retry_dependent(const Matrix& arms, const PullStats& pulls);
+  void settle() const;  // refresh() if a rebuild left zz_ and q_ to compute
 
   Kernel kernel_;
   double lambda_;
@@ -126,6 +129,8 @@ class NystromPosterior {
   Vector zz_;     // ||z(x)||^2 (A)
   Vector q_;      // z^T V^-1 z (A)
   mutable Vector var_;
+  bool stale_ = false;  // zz_ and q_ not computed since the last rebuild (settle)
+  Vector work_a_, work_b_;  // A-sized work vectors of the updates (kept: no fresh memory per step)
   mutable bool var_valid_ = false;
   std::size_t updates_ = 0;
 };
