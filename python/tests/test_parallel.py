@@ -16,13 +16,24 @@ import optimist
 
 
 class Recorded:
-    """A slow objective (module level: picklable for a process pool) that leaves one file per call."""
+    """A slow objective (module level: picklable for a process pool) that leaves one file per call.
 
-    def __init__(self, folder, seconds=0.1, fail_at=None):
-        self.folder, self.seconds, self.fail_at = str(folder), seconds, fail_at
+    With hold_first=k the first k calls wait (up to a minute) until k calls have started, so that k
+    evaluations are in flight together however slow the asks are (a busy machine, a sanitizer build):
+    the test then checks that there are never more."""
+
+    def __init__(self, folder, seconds=0.1, fail_at=None, hold_first=None):
+        self.folder, self.seconds, self.fail_at, self.hold_first = str(folder), seconds, fail_at, hold_first
 
     def __call__(self, x):
         start = time.time()
+        if self.hold_first:
+            started = pathlib.Path(self.folder, "started")
+            started.mkdir(exist_ok=True)
+            (started / uuid.uuid4().hex).touch()
+            if len(list(started.iterdir())) <= self.hold_first:
+                while len(list(started.iterdir())) < self.hold_first and time.time() < start + 60:
+                    time.sleep(0.01)
         time.sleep(self.seconds)
         value = float(np.sum((np.asarray(x) - 0.3) ** 2))
         if self.fail_at is not None and abs(x[0] - self.fail_at) < 0.5:
@@ -62,7 +73,7 @@ def test_process_pool_keeps_k_evaluations_in_flight(tmp_path):
     folder = tmp_path / "calls"
     folder.mkdir()
     with cf.ProcessPoolExecutor(max_workers=4) as pool:
-        res = optimist.minimize(Recorded(folder), [(-1, 1), (-1, 1)], algorithm="gp-ei", budget=16, seed=0,
+        res = optimist.minimize(Recorded(folder, hold_first=4), [(-1, 1), (-1, 1)], algorithm="gp-ei", budget=16, seed=0,
                                 executor=pool, n_parallel=4, trace=tmp_path / "t.jsonl")
     records = calls(folder)
     check_run(res, records, 16, 4, tmp_path / "t.jsonl")
@@ -105,7 +116,7 @@ def test_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     folder = tmp_path / "calls"
     folder.mkdir()
-    objective = Recorded(folder)
+    objective = Recorded(folder, hold_first=4)
 
     def on_a_dask_worker(x):  # a closure: Dask's cloudpickle ships it by value to the worker processes
         return objective(x)
