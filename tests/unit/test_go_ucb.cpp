@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <Eigen/QR>
 
@@ -144,6 +145,59 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"units_per_input", 0}}).find("units_per_input"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"activation", "tanh"}}).find("tanh"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"hidden", {50}}}).find("hidden"), std::string::npos);
+  // Ranges of the option table: the option, the range and the value named.
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}), "go-ucb: option 'trust_region' must be in [0, 1], got 1.5");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"lambda", 0.0}}), "go-ucb: option 'lambda' must be > 0, got 0");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"units_per_input", 0}}), "go-ucb: option 'units_per_input' must be >= 1, got 0");
+  EXPECT_EQ(error_of({{"name", "go-ucb-workshop"}, {"budget", 10}, {"u", -1.0}}), "go-ucb-workshop: option 'u' must be >= 0, got -1");
+  EXPECT_EQ(error_of({{"name", "exploration-first"}, {"budget", 10}, {"oracle_iterations", 3000000000LL}}),
+            "exploration-first: option 'oracle_iterations' must be in 0..2147483647, got 3000000000");
+  for (const nlohmann::json& hidden : {nlohmann::json::array(), nlohmann::json({0}), nlohmann::json({-3}), nlohmann::json({"a"})})
+    EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"hidden", hidden}}).find("option 'hidden' must be a non-empty list of layer sizes >= 1, got " + hidden.dump()),
+              std::string::npos) << hidden.dump();
+}
+
+TEST(GoUcb, OptionTablesKeepEachVariantsDefaultsAndReadEveryChoice) {
+  // The workshop variant and exploration-first default to the paper's network.
+  for (const char* name : {"go-ucb-workshop", "exploration-first"}) {
+    const auto& specs = algorithm_info(name).options;
+    const auto model = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.key == "model"; });
+    ASSERT_NE(model, specs.end());
+    EXPECT_EQ(model->default_value, "mlp") << name;
+    EXPECT_EQ(model->allowed, (std::vector<std::string>{"auto", "mlp", "additive"})) << name;
+  }
+  const Space s = Space::box(3, 0, 1);
+  auto opt = make_optimizer({{"name", "go-ucb-workshop"}, {"init", "sobol"}, {"output", "uniform"}, {"oracle", "sgd"}},
+                            s, Direction::Maximize, RunContext{.horizon = 20});
+  const GoUcbOptions& w = dynamic_cast<const GoUcb&>(*opt).options();
+  EXPECT_EQ(w.variant, GoUcbVariant::Workshop);
+  EXPECT_EQ(w.model, GoUcbModel::Mlp);
+  EXPECT_EQ(w.init, InitialDesign::Sobol);
+  EXPECT_EQ(w.output, GoUcbOutput::Uniform);
+  EXPECT_EQ(w.oracle.method, OracleMethod::Sgd);
+  EXPECT_EQ(w.refit_every, 0u);  // go-ucb's deviations keep their paper values in the other variants
+  EXPECT_EQ(w.trust_region, 0.0);
+  opt = make_optimizer({{"name", "go-ucb"}, {"trust_shape", "box"}, {"trust_rule", "ratio"}, {"discrete_step", "trust-region"},
+                        {"acquisition", "joint"}, {"beta_schedule", "log"}, {"inputs", "centered"}, {"activation", "tanh"}, {"model", "mlp"}},
+                       s, Direction::Maximize, RunContext{.horizon = 20});
+  const GoUcbOptions& g = dynamic_cast<const GoUcb&>(*opt).options();
+  EXPECT_EQ(g.variant, GoUcbVariant::GoUcb);
+  EXPECT_EQ(g.trust_shape, TrustShape::Box);
+  EXPECT_EQ(g.trust_rule, TrustRule::Ratio);
+  EXPECT_EQ(g.discrete_step, DiscreteStep::TrustRegion);
+  EXPECT_EQ(g.acquisition, GoUcbAcquisition::Joint);
+  EXPECT_EQ(g.beta_schedule, BetaSchedule::Log);
+  EXPECT_EQ(g.inputs, ModelInputs::Centered);
+  EXPECT_EQ(g.activation, Activation::Tanh);
+  // A value outside its enum (a cast integer in C++) is refused, naming the option.
+  GoUcbOptions bad;
+  bad.trust_shape = static_cast<TrustShape>(9);
+  try {
+    GoUcb(s, Direction::Maximize, bad, RunContext{.horizon = 20});
+    ADD_FAILURE() << "a trust_shape outside its enum was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("'trust_shape'"), std::string::npos) << e.what();
+  }
 }
 
 namespace {
@@ -151,7 +205,7 @@ double workshop_final_regret(const std::string& algorithm, std::uint64_t seed) {
   const Problem p = make_problem("sigmoid_1d");
   auto model = std::make_shared<Mlp>(1, std::vector<std::size_t>{1}, Activation::Sigmoid);  // w2/(1+e^-(w1 x+b1)) + b2
   GoUcbOptions o;
-  o.variant = algorithm;
+  o.variant = kGoUcbVariantNames.parse(algorithm, "test variant");
   o.n_init = 5;
   o.standardize = false;
   GoUcb opt(p.space, p.direction, o, RunContext{.seed = seed, .horizon = 20}, model);
@@ -274,7 +328,7 @@ TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
   auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"stall_steps", 0}}, p.space, p.direction,
                             RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
-  ASSERT_EQ(g.options().trust_shape, "ball");
+  ASSERT_EQ(g.options().trust_shape, TrustShape::Ball);
   ASSERT_TRUE(g.options().trust_adapt);
   int grew = 0, shrank = 0;
   for (int i = 0; i < 30; ++i) {
@@ -402,27 +456,62 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
   EXPECT_EQ(opt->diagnostics().at("global_steps").get<int>(), outside);
 }
 
-TEST(GoUcb, PaperPresetRestoresEveryDeviation) {
+TEST(GoUcb, PaperPresetTurnsEveryDeviationOff) {
   const Space s = Space::box(3, 0, 1);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}, {"trust_region", 0.3}, {"refit_every", 2}, {"inputs", "centered"}, {"weight_decay", 1.0}, {"beta_schedule", "log"}}, s, Direction::Maximize, RunContext{.horizon = 30});
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}}, s, Direction::Maximize, RunContext{.horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   EXPECT_EQ(g.options().trust_region, 0.0);
   EXPECT_EQ(g.options().refit_every, 0u);
-  EXPECT_EQ(g.options().inputs, "unit");
+  EXPECT_EQ(g.options().inputs, ModelInputs::Unit);
   EXPECT_EQ(g.options().weight_decay, 0.0);
-  EXPECT_EQ(g.options().beta_schedule, "constant");
+  EXPECT_EQ(g.options().beta_schedule, BetaSchedule::Constant);
+  EXPECT_EQ(g.options().stall_steps, 0u);
   EXPECT_FALSE(g.options().global_candidate);
   EXPECT_EQ(g.model().describe().find("centered"), std::string::npos);
   const double T = 30.0 - static_cast<double>(g.n_init());
   EXPECT_NEAR(g.lambda(), std::sqrt(T) * std::pow(std::log(T), 2), 1e-12);  // appendix D.1
+  const double dw = static_cast<double>(g.model().num_params());
+  EXPECT_GT(g.beta(1), 0.0);
+  EXPECT_NEAR(g.beta(2) / g.beta(1), 2.0, 1e-12);  // d_w^3 F^4 t / T: linear in t
+  EXPECT_GT(dw, 0.0);
+  // The preset's own values may be given too (a config that spells the paper out).
+  EXPECT_NO_THROW(make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}, {"trust_region", 0.0}, {"refit_every", 0},
+                                  {"inputs", "unit"}, {"stall_steps", 0}, {"beta_schedule", "constant"}},
+                                 s, Direction::Maximize, RunContext{.horizon = 30}));
+}
+
+TEST(GoUcb, PaperPresetRejectsAnOptionItWouldOverride) {
+  const Space s = Space::box(3, 0, 1);
+  const std::vector<std::pair<std::string, nlohmann::json>> conflicts = {
+      {"trust_region", 0.3}, {"refit_every", 2},    {"inputs", "centered"}, {"weight_decay", 1.0},
+      {"beta_schedule", "log"}, {"stall_steps", 5}, {"global_candidate", true}, {"lambda", 2.0}, {"beta", 0.5}};
+  for (const auto& [key, value] : conflicts) {
+    try {
+      make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}, {key, value}}, s, Direction::Maximize, RunContext{.horizon = 30});
+      ADD_FAILURE() << key << " = " << value.dump() << " was accepted with preset=paper";
+    } catch (const InvalidArgument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("preset=paper"), std::string::npos) << what;
+      EXPECT_NE(what.find("'" + key + "'"), std::string::npos) << what;
+      const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+      EXPECT_NE(what.find("got " + shown), std::string::npos) << what;
+    }
+    // The same value with the default preset is fine.
+    EXPECT_NO_THROW(make_optimizer({{"name", "go-ucb"}, {key, value}}, s, Direction::Maximize, RunContext{.horizon = 30})) << key;
+  }
+  // In C++ too: the struct's preset is checked the same way.
+  GoUcbOptions o;
+  o.preset = GoUcbPreset::Paper;
+  o.trust_region = 0.3;
+  EXPECT_THROW(GoUcb(s, Direction::Maximize, o, RunContext{.horizon = 30}), InvalidArgument);
 }
 
 TEST(GoUcb, AutoModelIsAdditiveFromThreeInputsUnlessTheNetworkIsAskedFor) {
   auto chosen = [](std::size_t dim, nlohmann::json spec) {
     auto opt = make_optimizer(spec, Space::box(dim, 0, 1), Direction::Maximize, {.horizon = 30});
     const auto& g = dynamic_cast<const GoUcb&>(*opt);
-    EXPECT_EQ(g.diagnostics().at("model"), g.options().model);  // Phase I records name the family
-    return std::make_pair(g.options().model, g.model().num_params());
+    EXPECT_EQ(g.diagnostics().at("model"), kGoUcbModelKindNames.name(g.options().model));  // Phase I records name the family
+    return std::make_pair(std::string(kGoUcbModelKindNames.name(g.options().model)), g.model().num_params());
   };
   EXPECT_EQ(chosen(2, {{"name", "go-ucb"}}), std::make_pair(std::string("mlp"), std::size_t{25 * 2 + 51}));
   EXPECT_EQ(chosen(3, {{"name", "go-ucb"}}), std::make_pair(std::string("additive"), std::size_t{3 * 3 * 9 + 1}));

@@ -89,6 +89,24 @@ TEST(OptionTable, OutOfRangeNamesTheAlgorithmTheKeyTheValueAndTheRange) {
   EXPECT_EQ(read_error(nlohmann::json::object()), "");
 }
 
+TEST(OptionTable, DefaultsFromAGivenStructAlsoFillTheFieldsWithoutAnOption) {
+  Settings defaults;
+  defaults.rate = 0.75;
+  defaults.shape = Shape::Box;
+  defaults.flag = false;  // no option below: read() keeps it
+  const auto t = OptionTable<Settings>(defaults)
+                     .real("rate", &Settings::rate, NumberRange::open(0.0, 1.0), "a rate")
+                     .choice("shape", &Settings::shape, kShapeNames, "a shape");
+  const auto specs = t.specs();
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_DOUBLE_EQ(specs[0].default_value.get<double>(), 0.75);
+  EXPECT_EQ(specs[1].default_value, "box");
+  const Settings s = t.read(OptionValues("demo", {{"rate", 0.5}, {"shape", "ball"}}));
+  EXPECT_DOUBLE_EQ(s.rate, 0.5);
+  EXPECT_EQ(s.shape, Shape::Ball);
+  EXPECT_FALSE(s.flag);
+}
+
 TEST(OptionTable, NumberRangeDescribesItself) {
   EXPECT_EQ(NumberRange::above(0.0).describe(), "> 0");
   EXPECT_EQ(NumberRange::at_least(1.5).describe(), ">= 1.5");

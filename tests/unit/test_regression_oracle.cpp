@@ -51,7 +51,7 @@ TEST(RegressionOracle, PaperSgdRecipeLeavesTheInitialization) {
   // reproducible by oracle=sgd); a sane learning rate does reduce the error.
   const Data d = realizable(30, 5);
   RegressionOracleOptions o;
-  o.method = "sgd";
+  o.method = OracleMethod::Sgd;
   Rng rng_a(3), rng_b(3);
   const Vector start = d.model.sample_params(rng_a);
   const RegressionFit paper = fit_regression(d.model, d.X, d.y, start, o, rng_b);
@@ -81,6 +81,6 @@ TEST(RegressionOracle, BadInputIsRejected) {
   Vector bad = d.y;
   bad[0] = std::nan("");
   EXPECT_THROW(fit_regression(d.model, d.X, bad, Vector(), o, rng), InvalidArgument);
-  o.method = "adam";
+  o.method = static_cast<OracleMethod>(7);  // none of the enum's values
   EXPECT_THROW(fit_regression(d.model, d.X, d.y, Vector(), o, rng), InvalidArgument);
 }

@@ -1,7 +1,8 @@
 // One declarative table of an algorithm's options: each option is one line naming its key, the
 // field of the algorithm's Options struct it fills, its range or its enum names, and its help.
 // The default is the field's value in a default-constructed Options struct (the Ceres pattern: the
-// struct documents the defaults). The table gives the registry the OptionSpec list (`optimist
+// struct documents the defaults), or in the struct given to the constructor when an algorithm's
+// variants share a struct but not its defaults (GO-UCB's workshop variant: model=mlp). The table gives the registry the OptionSpec list (`optimist
 // list`, the type and allowed-value checks of resolve_options) and reads the validated
 // OptionValues into the struct, checking ranges with errors that name the algorithm, key and value.
 // A table can include the table of a shared part (e.g. every tree search's TreeOptions).
@@ -66,10 +67,13 @@ template <class Options>
 class OptionTable {
  public:
   OptionTable() = default;
+  /// A table whose defaults are `defaults`' fields; read() starts from it, so fields without an
+  /// option keep its values.
+  explicit OptionTable(Options defaults) : defaults_(std::move(defaults)) {}
 
   /// A floating-point option.
   OptionTable& real(std::string key, double Options::*field, NumberRange range, std::string help) {
-    add(key, Options{}.*field, std::move(help), {}, [key, field, range](
+    add(key, defaults_.*field, std::move(help), {}, [key, field, range](
                                                         const OptionValues& v, Options& o) {
       const double x = v.get<double>(key);
       if (!range.contains(x))
@@ -85,7 +89,7 @@ class OptionTable {
   /// An integer option of any integer type, in [lower, upper].
   template <class Int>
   OptionTable& integer(std::string key, Int Options::*field, std::int64_t lower, std::int64_t upper, std::string help) {
-    add(key, Options{}.*field, std::move(help), {}, [key, field, lower, upper](
+    add(key, defaults_.*field, std::move(help), {}, [key, field, lower, upper](
                                                         const OptionValues& v, Options& o) {
       const auto x = v.get<std::int64_t>(key);
       if (x < lower || x > upper)
@@ -99,7 +103,7 @@ class OptionTable {
 
   /// A true/false option.
   OptionTable& flag(std::string key, bool Options::*field, std::string help) {
-    add(key, Options{}.*field, std::move(help), {},
+    add(key, defaults_.*field, std::move(help), {},
         [key, field](const OptionValues& v, Options& o) { o.*field = v.get<bool>(key); });
     return *this;
   }
@@ -107,7 +111,7 @@ class OptionTable {
   /// A choice among the names of an enum's name table (the registry checks the name).
   template <class Enum, std::size_t N>
   OptionTable& choice(std::string key, Enum Options::*field, const EnumNames<Enum, N>& names, std::string help) {
-    add(key, std::string(names.name(Options{}.*field)), std::move(help), names.names(),
+    add(key, std::string(names.name(defaults_.*field)), std::move(help), names.names(),
         [key, field, names](const OptionValues& v, Options& o) {
           o.*field = names.parse(v.get<std::string>(key), v.algorithm() + ": option '" + key + "'");
         });
@@ -138,7 +142,7 @@ class OptionTable {
   /// The struct filled from validated values (make_optimizer's); throws InvalidArgument naming the
   /// algorithm, the key and the value when a value is out of its range.
   Options read(const OptionValues& values) const {
-    Options o{};
+    Options o = defaults_;
     for (const auto& e : entries_) e.read(values, o);
     return o;
   }
@@ -155,6 +159,7 @@ class OptionTable {
     entries_.push_back({OptionSpec{key, std::move(default_value), std::move(help), std::move(allowed)}, std::move(read)});
   }
 
+  Options defaults_{};
   std::vector<Entry> entries_;
 };
 

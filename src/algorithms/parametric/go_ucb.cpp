@@ -120,22 +120,72 @@ class OneHotInputModel : public ParametricModel {
   std::vector<std::size_t> categories_;
 };
 
-std::string variant_name(const std::string& v) {
-  if (v == "go-ucb") return "go-ucb";
-  if (v == "workshop") return "go-ucb-workshop";
-  if (v == "exploration-first") return "exploration-first";
-  throw InvalidArgument("go-ucb: unknown variant '" + v + "'; valid: go-ucb, workshop, exploration-first");
+// The registry name of each variant.
+std::string variant_name(GoUcbVariant v) {
+  if (!kGoUcbAlgorithmNames.contains(v))
+    throw InvalidArgument("go-ucb: variant " + std::to_string(static_cast<int>(v)) + " is none of " + kGoUcbVariantNames.joined());
+  return kGoUcbAlgorithmNames.name(v);
 }
+
+// A value of `o` outside its enum's table (a cast integer in C++): its option's name; else null.
+const char* enum_outside_its_table(const GoUcbOptions& o) {
+  if (!kUniformOrSobolNames.contains(o.init)) return "init";
+  if (!kGoUcbModelKindNames.contains(o.model)) return "model";
+  if (!kActivationNames.contains(o.activation)) return "activation";
+  if (!kGoUcbPresetNames.contains(o.preset)) return "preset";
+  if (!kBetaScheduleNames.contains(o.beta_schedule)) return "beta_schedule";
+  if (!kModelInputsNames.contains(o.inputs)) return "inputs";
+  if (!kTrustShapeNames.contains(o.trust_shape)) return "trust_shape";
+  if (!kTrustRuleNames.contains(o.trust_rule)) return "trust_rule";
+  if (!kDiscreteStepNames.contains(o.discrete_step)) return "discrete_step";
+  if (!kGoUcbAcquisitionNames.contains(o.acquisition)) return "acquisition";
+  if (!kGoUcbOutputNames.contains(o.output)) return "output";
+  if (!kOracleMethodNames.contains(o.oracle.method)) return "oracle";
+  return nullptr;
+}
+
+// The shortest text that reads back as x (as the config wrote it: 0.3, not 0.29999999999999999).
+std::string number_text(double x) { return nlohmann::json(x).dump(); }
 }  // namespace
 
-std::string GoUcb::auto_model(std::size_t dim, const GoUcbOptions& o, bool categorical) {
-  // docs/go-ucb.md, seventh round: from 3 inputs up the additive family was never significantly
-  // worse than the paper's network (27 tasks) and better on 11; in 2-D branin needs interactions.
-  // A categorical parameter usually changes what the others do (docs/discrete.md: on the discrete
-  // preset's mixed_large and cat_conditional the additive family stays in a wrong category).
+GoUcbModel GoUcb::auto_model(std::size_t dim, const GoUcbOptions& o, bool categorical) {
+  // Why (docs/go-ucb.md, seventh round): from 3 inputs up the additive family was never
+  // significantly worse than the paper's network; in 2-D branin needs interactions, and a
+  // categorical parameter usually changes what the others do (docs/discrete.md).
+  // The options describe the network when they differ from the defaults: configs reach GoUcb fully
+  // resolved (a trace replays from them), so an explicit default cannot be told from an absent one.
   const GoUcbOptions defaults;
-  const bool network_asked = o.hidden != defaults.hidden || o.activation != defaults.activation || o.preset == "paper";
-  return dim >= 3 && !network_asked && !categorical ? "additive" : "mlp";
+  const bool network_asked =
+      o.hidden != defaults.hidden || o.activation != defaults.activation || o.preset == GoUcbPreset::Paper;
+  return dim >= 3 && !network_asked && !categorical ? GoUcbModel::Additive : GoUcbModel::Mlp;
+}
+
+void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
+  // Each option the preset sets must be at its default or at the preset's value: anything else is
+  // a config asking for two things. (A default given explicitly cannot be told from an absent one.)
+  const GoUcbOptions d;
+  auto check = [&](const char* key, bool at_default, bool at_paper, const std::string& value, const char* paper) {
+    if (at_default || at_paper) return;
+    throw InvalidArgument(algorithm + ": preset=paper sets option '" + key + "' to " + paper + " (Algorithm 1 as stated), got " +
+                          value + "; drop '" + key + "' or use preset=default");
+  };
+  check("inputs", inputs == d.inputs, inputs == ModelInputs::Unit, kModelInputsNames.name(inputs), "unit");
+  check("weight_decay", weight_decay == d.weight_decay, weight_decay == 0.0, number_text(weight_decay), "0");
+  check("refit_every", refit_every == d.refit_every, refit_every == 0, std::to_string(refit_every), "0");
+  check("trust_region", trust_region == d.trust_region, trust_region == 0.0, number_text(trust_region), "0");
+  check("global_candidate", global_candidate == d.global_candidate, !global_candidate, global_candidate ? "true" : "false", "false");
+  check("stall_steps", stall_steps == d.stall_steps, stall_steps == 0, std::to_string(stall_steps), "0");
+  check("beta_schedule", beta_schedule == d.beta_schedule, beta_schedule == BetaSchedule::Constant,
+        kBetaScheduleNames.name(beta_schedule), "constant");
+  check("lambda", lambda == d.lambda, false, number_text(lambda), "sqrt(T) log^2 T (appendix D.1)");
+  check("beta", beta == d.beta, false, number_text(beta), "d_w^3 F^4 t / T (appendix D.1)");
+  inputs = ModelInputs::Unit;
+  weight_decay = 0.0;
+  refit_every = 0;
+  trust_region = 0.0;
+  global_candidate = false;
+  stall_steps = 0;
+  beta_schedule = BetaSchedule::Constant;
 }
 
 std::size_t GoUcb::default_n_init(std::size_t budget) {
@@ -148,45 +198,34 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
              std::shared_ptr<const ParametricModel> model)
     : Optimizer(variant_name(options.variant), space, direction, context), options_(std::move(options)), model_(std::move(model)) {
   const std::size_t budget = required_horizon(name(), context);
-  if (options_.preset == "paper") {  // Algorithm 1 as stated: no deviation
-    options_.inputs = "unit";
-    options_.weight_decay = 0.0;
-    options_.refit_every = 0;
-    options_.trust_region = 0.0;
-    options_.global_candidate = false;
-    options_.stall_steps = 0;
-    options_.beta_schedule = "constant";
-  }
+  // Options set in C++ bypass the registry's option tables: their checks here (configs pass them).
+  if (const char* key = enum_outside_its_table(options_))
+    throw InvalidArgument(name() + ": option '" + std::string(key) + "' holds a value outside its enum");
+  if (!(options_.weight_decay >= 0) || !std::isfinite(options_.weight_decay))
+    throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + number_text(options_.weight_decay));
+  if (!(options_.trust_region >= 0 && options_.trust_region <= 1))
+    throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + number_text(options_.trust_region));
+  if (!(options_.lambda > 0) || !(options_.beta >= 0)) throw InvalidArgument(name() + ": need lambda > 0 and beta >= 0");
+  if (options_.preset == GoUcbPreset::Paper) options_.apply_paper_preset(name());
   const bool user_model = model_ != nullptr;
-  if (options_.model == "auto") {
+  if (options_.model == GoUcbModel::Custom && !user_model)
+    throw InvalidArgument(name() + ": option 'model' is custom but no model was given; valid values: " + kGoUcbModelNames.joined());
+  if (options_.model == GoUcbModel::Auto) {
     const std::vector<std::size_t> cats = domain().categories();
     const bool categorical = std::any_of(cats.begin(), cats.end(), [](std::size_t k) { return k > 0; });
-    options_.model = user_model ? "custom" : auto_model(space.dim(), options_, categorical);
+    options_.model = user_model ? GoUcbModel::Custom : auto_model(space.dim(), options_, categorical);
   }
   const GoUcbOptions& o = options_;
   check_search_sizes(name(), options_.raw_samples, options_.restarts);
   if (budget < 2) throw InvalidArgument(name() + ": the horizon (the total number of evaluations N, --budget) must be >= 2, got " + std::to_string(budget));
-  if (o.inputs != "unit" && o.inputs != "centered") throw InvalidArgument(name() + ": option 'inputs' must be unit or centered, got '" + o.inputs + "'");
-  if (o.beta_schedule != "constant" && o.beta_schedule != "log")
-    throw InvalidArgument(name() + ": option 'beta_schedule' must be constant or log, got '" + o.beta_schedule + "'");
-  if (!(o.weight_decay >= 0) || !std::isfinite(o.weight_decay))
-    throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + std::to_string(o.weight_decay));
-  if (!(o.trust_region >= 0 && o.trust_region <= 1))
-    throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + std::to_string(o.trust_region));
+  // Checks of several options together.
   if (!(o.trust_max == 0 || (o.trust_max >= o.trust_region && std::isfinite(o.trust_max))))
-    throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + std::to_string(o.trust_region) + "), got " + std::to_string(o.trust_max));
-  if (o.trust_rule != "success" && o.trust_rule != "ratio")
-    throw InvalidArgument(name() + ": option 'trust_rule' must be success or ratio, got '" + o.trust_rule + "'");
-  if (o.discrete_step != "alternate" && o.discrete_step != "global" && o.discrete_step != "trust-region")
-    throw InvalidArgument(name() + ": option 'discrete_step' must be alternate, global or trust-region, got '" + o.discrete_step + "'");
-  if (o.trust_shape != "box" && o.trust_shape != "ball")
-    throw InvalidArgument(name() + ": option 'trust_shape' must be box or ball, got '" + o.trust_shape + "'");
-  if (!user_model && o.model != "mlp" && o.model != "additive")
-    throw InvalidArgument(name() + ": option 'model' must be auto, mlp or additive, got '" + o.model + "'");
-  if (o.model == "additive" && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
-  if (o.model == "additive" && o.activation != "sigmoid")
-    throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" + o.activation + "'");
-  if (o.model == "additive" && o.hidden != GoUcbOptions{}.hidden)
+    throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + number_text(o.trust_region) + "), got " + number_text(o.trust_max));
+  if (o.model == GoUcbModel::Additive && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
+  if (o.model == GoUcbModel::Additive && o.activation != Activation::Sigmoid)
+    throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" +
+                          kActivationNames.name(o.activation) + "'");
+  if (o.model == GoUcbModel::Additive && o.hidden != GoUcbOptions{}.hidden)
     throw InvalidArgument(name() + ": option 'hidden' applies to model=mlp; model=additive is sized by 'units_per_input'");
   if (!options_.standardize) options_.standardize = !user_model;
   if (!model_) {
@@ -194,11 +233,11 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     const std::vector<std::size_t> categories = domain().categories();
     const bool one_hot = std::any_of(categories.begin(), categories.end(), [](std::size_t k) { return k > 0; });
     const std::size_t inputs = one_hot ? OneHotInputModel::encoded_dim(categories) : space.dim();
-    if (o.model == "additive")
+    if (o.model == GoUcbModel::Additive)
       model_ = std::make_shared<AdditiveMlp>(inputs, o.units_per_input);
     else
-      model_ = std::make_shared<Mlp>(inputs, o.hidden, parse_activation(o.activation));
-    if (o.inputs == "centered") model_ = std::make_shared<CenteredInputModel>(model_);
+      model_ = std::make_shared<Mlp>(inputs, o.hidden, o.activation);
+    if (o.inputs == ModelInputs::Centered) model_ = std::make_shared<CenteredInputModel>(model_);
     if (one_hot) model_ = std::make_shared<OneHotInputModel>(model_, categories);
   }
   if (model_->input_dim() != space.dim())
@@ -211,35 +250,28 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
       throw InvalidArgument(name() + ": " + e.what());
     }
   }
-  if (o.variant == "exploration-first" && o.n_init == 0)
+  if (o.variant == GoUcbVariant::ExplorationFirst && o.n_init == 0)
     n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
   else
     n_init_ = o.n_init ? o.n_init : default_n_init(budget);
   if (n_init_ >= budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(budget));
   horizon_ = budget - n_init_;
-  if (o.init != "uniform" && o.init != "sobol") throw InvalidArgument(name() + ": option 'init' must be uniform or sobol, got '" + o.init + "'");
-  if (o.acquisition != "linearized" && o.acquisition != "joint")
-    throw InvalidArgument(name() + ": option 'acquisition' must be linearized or joint, got '" + o.acquisition + "'");
-  if (o.output != "model" && o.output != "best-observed" && o.output != "uniform")
-    throw InvalidArgument(name() + ": option 'output' must be model, best-observed or uniform, got '" + o.output + "'");
-  if (o.preset != "default" && o.preset != "paper") throw InvalidArgument(name() + ": option 'preset' must be default or paper, got '" + o.preset + "'");
-  if (!(o.lambda > 0) || !(o.beta >= 0)) throw InvalidArgument(name() + ": need lambda > 0 and beta >= 0");
   const double T = static_cast<double>(horizon_);
-  lambda_ = o.preset == "paper" ? std::sqrt(T) * std::pow(std::log(T), 2) : o.lambda;  // appendix D.1
+  lambda_ = o.preset == GoUcbPreset::Paper ? std::sqrt(T) * std::pow(std::log(T), 2) : o.lambda;  // appendix D.1
   if (!(lambda_ > 0)) lambda_ = 1.0;  // T = 1: log T = 0
 }
 
 double GoUcb::beta(std::size_t t) const {
-  if (options_.preset == "paper") {  // appendix D.1: beta_t = d_w^3 F^4 t / T
+  if (options_.preset == GoUcbPreset::Paper) {  // appendix D.1: beta_t = d_w^3 F^4 t / T
     const double dw = static_cast<double>(model_->num_params());
     return dw * dw * dw * std::pow(f_bound_, 4) * static_cast<double>(t) / static_cast<double>(horizon_);
   }
-  if (options_.beta_schedule == "log") return options_.beta * (1.0 + std::log(static_cast<double>(std::max<std::size_t>(t, 1))));
+  if (options_.beta_schedule == BetaSchedule::Log) return options_.beta * (1.0 + std::log(static_cast<double>(std::max<std::size_t>(t, 1))));
   return options_.beta;
 }
 
 Vector GoUcb::phase_one_point(std::uint64_t index) const {
-  if (options_.init == "sobol") {
+  if (options_.init == InitialDesign::Sobol) {
     const Vector u = SobolSequence(space().dim(), true, seed()).point(index);
     if (!space().has_discrete() || !avoids_repeats()) return u;
     return free_point_near(u).value_or(u);  // integer/categorical spaces: no repeated point
@@ -249,7 +281,7 @@ Vector GoUcb::phase_one_point(std::uint64_t index) const {
 }
 
 Vector GoUcb::current_parameters() const {
-  if (options_.variant == "workshop" && w_latest_.size()) return w_latest_;
+  if (options_.variant == GoUcbVariant::Workshop && w_latest_.size()) return w_latest_;
   if (ellipsoid_) return ellipsoid_->center();
   return w0_;
 }
@@ -312,11 +344,11 @@ void GoUcb::observe(const Observation& obs, double y) {
   if (ellipsoid_ && options_.trust_adapt && options_.trust_region > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // grow x1.5 after a Phase II improvement of the best value, shrink x0.7 after any other step,
-    // within [trust_region / 4, trust_max]. Factors chosen on seeds 101-110 (docs/go-ucb.md).
+    // within [trust_region / 4, trust_max]. The factors: docs/go-ucb.md, second round.
     const double upper = options_.trust_max > 0 ? options_.trust_max : options_.trust_region;
     const bool improved = y > best_seen_ + 1e-3 * y_scale_;
     double ratio = 1.0;
-    if (improved && options_.trust_rule == "ratio" && best_unit_.size()) {
+    if (improved && options_.trust_rule == TrustRule::Ratio && best_unit_.size()) {
       // actual / predicted improvement, both under the w_t that chose x_t (standardized units)
       const Vector& w = ellipsoid_->center();
       const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * y_scale_;
@@ -349,7 +381,7 @@ void GoUcb::observe(const Observation& obs, double y) {
   phase_two_indices_.push_back(history().size() - 1);
   ++phase_two_count_;
   const double ys = standardized(y);
-  if (options_.variant == "go-ucb") {
+  if (options_.variant == GoUcbVariant::GoUcb) {
     // Phase II steps 2-3: the rank-one update of Sigma_t (3) and w_t (5) with the gradient at the
     // center w_i that selected x_i.
     const Vector w_i = ellipsoid_->center();
@@ -357,7 +389,7 @@ void GoUcb::observe(const Observation& obs, double y) {
     const double f = model_->gradient_w(w_i, obs.trial.unit, g);
     ellipsoid_->add(g, g.dot(w_i) + ys - f);
     if (options_.refit_every > 0 && phase_two_count_ % options_.refit_every == 0) refit();
-  } else if (options_.variant == "workshop") {
+  } else if (options_.variant == GoUcbVariant::Workshop) {
     // Workshop Algorithm 1, step 2: re-fit the oracle on all data, warm-started at the last fit.
     Matrix X;
     Vector yy;
@@ -374,11 +406,11 @@ double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
   const Vector w = current_parameters();
   Vector gw, gx;
   const double f = model_->gradient_w(w, x, gw);
-  if (options_.variant == "exploration-first") {
+  if (options_.variant == GoUcbVariant::ExplorationFirst) {
     if (grad) model_->gradient_x(w, x, *grad);
     return f;
   }
-  if (options_.variant == "workshop") {
+  if (options_.variant == GoUcbVariant::Workshop) {
     // sigma ||grad_w f_x(w_t)||_2 sqrt(U/t) + U/t; the last term is constant in x.
     const double t = static_cast<double>(n_successful());
     const double scale = options_.workshop_sigma * std::sqrt(options_.workshop_u / t);
@@ -474,7 +506,7 @@ Vector GoUcb::acquire() {
   };
   Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
   const Observation* incumbent = best();
-  bool ball = options_.trust_region > 0 && incumbent && options_.trust_shape == "ball";
+  bool ball = options_.trust_region > 0 && incumbent && options_.trust_shape == TrustShape::Ball;
   Vector center;
   if (options_.trust_region > 0 && incumbent) {  // deviation trust_region: step 5 near the incumbent
     center = incumbent->trial.unit;
@@ -503,7 +535,7 @@ Vector GoUcb::acquire() {
   }
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
   Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
-  if (options_.variant == "go-ucb" && options_.global_candidate && options_.trust_region > 0 && incumbent) {
+  if (options_.variant == GoUcbVariant::GoUcb && options_.global_candidate && options_.trust_region > 0 && incumbent) {
     // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
     // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
     BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
@@ -522,7 +554,7 @@ Vector GoUcb::acquire() {
       }
     }
   }
-  if (options_.variant == "go-ucb" && options_.acquisition == "joint") {
+  if (options_.variant == GoUcbVariant::GoUcb && options_.acquisition == GoUcbAcquisition::Joint) {
     x = joint_ascent(x, lower, upper);  // ascends in the ball's bounding box; back into the ball
     const double dist = ball ? (x - center).norm() : 0.0;
     if (dist > trust_size()) x = center + (x - center) * (trust_size() / dist);
@@ -538,7 +570,7 @@ Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>
   // category of a categorical; when it holds no free point, the whole domain.
   const DiscreteDomain& dom = domain();
   // discrete_step: every value of the integers on odd Phase II steps (alternate) or always (global).
-  const bool whole = options_.discrete_step == "global" || (options_.discrete_step == "alternate" && phase_two_count_ % 2 == 1);
+  const bool whole = options_.discrete_step == DiscreteStep::Global || (options_.discrete_step == DiscreteStep::Alternate && phase_two_count_ % 2 == 1);
   if (options_.trust_region > 0 && best()) {
     const Vector& c = best()->trial.unit;
     for (std::size_t i : dom.discrete_dims()) {
@@ -557,7 +589,7 @@ Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>
   // w, and ||g||_{Sigma^-1} by one triangular solve with Sigma_t's factor, in blocks of kBlock
   // points (small temporaries: allocating large ones cost more than the products).
   BoxBatchObjective batch;
-  if (options_.variant == "go-ucb" && options_.acquisition == "linearized")
+  if (options_.variant == GoUcbVariant::GoUcb && options_.acquisition == GoUcbAcquisition::Linearized)
     batch = [this, &fn](const Matrix& X) -> Vector {
       constexpr Eigen::Index kBlock = 32;
       Vector v(X.cols());
@@ -618,8 +650,8 @@ std::vector<Vector> GoUcb::propose(std::size_t) {
 }
 
 Vector GoUcb::recommend_unit() const {
-  if (!ellipsoid_ || options_.output == "best-observed") return Optimizer::recommend_unit();
-  if (options_.output == "uniform") {  // Algorithm 1 output: x ~ U({x_1, ..., x_T})
+  if (!ellipsoid_ || options_.output == GoUcbOutput::BestObserved) return Optimizer::recommend_unit();
+  if (options_.output == GoUcbOutput::Uniform) {  // Algorithm 1 output: x ~ U({x_1, ..., x_T})
     if (phase_two_indices_.empty()) return Optimizer::recommend_unit();
     Rng rng(derive_seed(seed(), 0x6f7574 + phase_two_indices_.size()));
     return history()[phase_two_indices_[rng.below(phase_two_indices_.size())]].trial.unit;
@@ -641,7 +673,7 @@ Vector GoUcb::recommend_unit() const {
 
 nlohmann::json GoUcb::diagnostics() const {
   nlohmann::json j = {{"phase", ellipsoid_ ? 2 : 1}};
-  if (!ellipsoid_) j["model"] = options_.model;  // the family "auto" chose ("custom": a model given in C++)
+  if (!ellipsoid_) j["model"] = kGoUcbModelKindNames.name(options_.model);  // the family "auto" chose ("custom": a model given in C++)
   if (ellipsoid_) {
     j["beta"] = beta(phase_two_count_ + 1);
     j["fit_sse"] = last_fit_sse_;

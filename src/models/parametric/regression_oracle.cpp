@@ -111,17 +111,18 @@ RegressionFit fit_regression(const ParametricModel& model, const Matrix& X, cons
   if (warm_start.size() != 0 && static_cast<std::size_t>(warm_start.size()) != model.num_params())
     throw InvalidArgument("fit_regression: warm start has " + std::to_string(warm_start.size()) + " entries, the model " +
                           std::to_string(model.num_params()));
-  if (options.method != "lm" && options.method != "sgd")
-    throw InvalidArgument("fit_regression: unknown method '" + options.method + "'; valid: lm, sgd");
+  if (!kOracleMethodNames.contains(options.method))  // a cast integer
+    throw InvalidArgument("fit_regression: method " + std::to_string(static_cast<int>(options.method)) +
+                          " is none of " + kOracleMethodNames.joined());
 
-  const std::size_t starts = std::max<std::size_t>(1, options.method == "sgd" ? 1 : options.restarts);
+  const std::size_t starts = std::max<std::size_t>(1, options.method == OracleMethod::Sgd ? 1 : options.restarts);
   RegressionFit best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (std::size_t s = 0; s < starts; ++s) {
     const Vector start = (s == 0 && warm_start.size() != 0) ? warm_start : model.sample_params(rng);
-    RegressionFit fit = options.method == "sgd" ? stochastic_gradient_descent(model, X, y, start, options, rng)
+    RegressionFit fit = options.method == OracleMethod::Sgd ? stochastic_gradient_descent(model, X, y, start, options, rng)
                                                 : levenberg_marquardt(model, X, y, start, options);
-    const double cost = fit.sse + (options.method == "lm" ? options.ridge * (fit.w - start).squaredNorm() +
+    const double cost = fit.sse + (options.method == OracleMethod::Lm ? options.ridge * (fit.w - start).squaredNorm() +
                                                               options.weight_decay * fit.w.squaredNorm()
                                                             : 0.0);
     if (std::isfinite(cost) && cost < best_cost) {

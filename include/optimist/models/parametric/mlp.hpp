@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "optimist/core/enum_names.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 
 namespace optimist {
 
 /// Hidden-layer nonlinearity.
 enum class Activation { Sigmoid, Tanh, Relu, Softplus };
+inline constexpr EnumNames<Activation, 4> kActivationNames{{{{Activation::Sigmoid, "sigmoid"},
+                                                             {Activation::Tanh, "tanh"},
+                                                             {Activation::Relu, "relu"},
+                                                             {Activation::Softplus, "softplus"}}}};
 
 /// "sigmoid", "tanh", "relu", "softplus".
 std::string to_string(Activation a);

@@ -3,16 +3,20 @@
 
 #include <string>
 
+#include "optimist/core/enum_names.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 
 namespace optimist {
 
+/// Lm: Levenberg-Marquardt from several random starts (default). Sgd: plain stochastic gradient
+/// descent on the mean squared error, as GO-UCB's appendix D.1 describes it (with its learning rate
+/// 1e-11 the parameters never leave their initialization; kept to reproduce it).
+enum class OracleMethod { Lm, Sgd };
+inline constexpr EnumNames<OracleMethod, 2> kOracleMethodNames{{{{OracleMethod::Lm, "lm"}, {OracleMethod::Sgd, "sgd"}}}};
+
 struct RegressionOracleOptions {
-  /// "lm": Levenberg-Marquardt from several random starts (default). "sgd": plain stochastic
-  /// gradient descent on the mean squared error, as GO-UCB's appendix D.1 describes it (with its
-  /// learning rate 1e-11 the parameters never leave their initialization; kept to reproduce it).
-  std::string method = "lm";
+  OracleMethod method = OracleMethod::Lm;
   std::size_t restarts = 5;        ///< lm: independent starts (the warm start, if given, is one)
   int max_iterations = 100;        ///< lm: iterations per start
   double ridge = 1e-4;             ///< lm: + ridge ||w - w_start||^2; keeps n << d_w fits well posed

@@ -1,0 +1,167 @@
+// GO-UCB's options: the choice options as enums with their name tables, and GoUcbOptions, whose
+// default-constructed value holds the defaults of `go-ucb` (go_ucb_registration.cpp's option tables
+// read configs into it; docs/go-ucb.md lists every option with its paper value).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimist/algorithms/bo/initial_design.hpp"
+#include "optimist/core/enum_names.hpp"
+#include "optimist/models/parametric/mlp.hpp"
+#include "optimist/models/parametric/regression_oracle.hpp"
+
+namespace optimist {
+
+/// Which algorithm a GoUcb runs: set by the registry name, not an option.
+enum class GoUcbVariant {
+  GoUcb,             ///< Algorithm 1 (go-ucb)
+  Workshop,          ///< workshop Algorithm 1 with its section-4 surrogate (go-ucb-workshop)
+  ExplorationFirst,  ///< workshop Lemma 15 (exploration-first)
+};
+inline constexpr EnumNames<GoUcbVariant, 3> kGoUcbVariantNames{{{{GoUcbVariant::GoUcb, "go-ucb"},
+                                                                  {GoUcbVariant::Workshop, "workshop"},
+                                                                  {GoUcbVariant::ExplorationFirst, "exploration-first"}}}};
+
+/// The registry name of each variant's algorithm.
+inline constexpr EnumNames<GoUcbVariant, 3> kGoUcbAlgorithmNames{{{{GoUcbVariant::GoUcb, "go-ucb"},
+                                                                    {GoUcbVariant::Workshop, "go-ucb-workshop"},
+                                                                    {GoUcbVariant::ExplorationFirst, "exploration-first"}}}};
+
+/// Phase I design: the paper's uniform draw first (GO-UCB lists it first; same enum as GP-BO's).
+inline constexpr EnumNames<InitialDesign, 2> kUniformOrSobolNames{
+    {{{InitialDesign::Uniform, "uniform"}, {InitialDesign::Sobol, "sobol"}}}};
+
+/// The family f_w. Auto and the built-in ones are option values; the constructor replaces Auto by
+/// its choice, and by Custom when a model is passed to it.
+enum class GoUcbModel { Auto, Mlp, Additive, Custom };
+/// The option's values.
+inline constexpr EnumNames<GoUcbModel, 3> kGoUcbModelNames{
+    {{{GoUcbModel::Auto, "auto"}, {GoUcbModel::Mlp, "mlp"}, {GoUcbModel::Additive, "additive"}}}};
+/// Every value, for diagnostics ("custom": a model given in C++).
+inline constexpr EnumNames<GoUcbModel, 4> kGoUcbModelKindNames{{{{GoUcbModel::Auto, "auto"},
+                                                                  {GoUcbModel::Mlp, "mlp"},
+                                                                  {GoUcbModel::Additive, "additive"},
+                                                                  {GoUcbModel::Custom, "custom"}}}};
+
+/// Paper: Algorithm 1 as stated (appendix D.1's lambda and beta_t, no deviation; GoUcbOptions::
+/// apply_paper_preset lists what it sets).
+enum class GoUcbPreset { Default, Paper };
+inline constexpr EnumNames<GoUcbPreset, 2> kGoUcbPresetNames{{{{GoUcbPreset::Default, "default"}, {GoUcbPreset::Paper, "paper"}}}};
+
+/// beta_t = beta, or beta (1 + ln t): the radius grows like sqrt(log t) as in GP-UCB's bounds.
+enum class BetaSchedule { Constant, Log };
+inline constexpr EnumNames<BetaSchedule, 2> kBetaScheduleNames{{{{BetaSchedule::Constant, "constant"}, {BetaSchedule::Log, "log"}}}};
+
+/// What the built-in model sees: the unit-cube point u (paper) or 2u - 1 in [-1,1]^d, so a
+/// zero-centred network is symmetric about the box centre.
+enum class ModelInputs { Unit, Centered };
+inline constexpr EnumNames<ModelInputs, 2> kModelInputsNames{{{{ModelInputs::Unit, "unit"}, {ModelInputs::Centered, "centered"}}}};
+
+/// The trust region: trust_region is the side of a box or the radius of a Euclidean ball (unit-cube
+/// coordinates, intersected with the domain).
+enum class TrustShape { Box, Ball };
+inline constexpr EnumNames<TrustShape, 2> kTrustShapeNames{{{{TrustShape::Box, "box"}, {TrustShape::Ball, "ball"}}}};
+
+/// Success: grow after any improvement. Ratio: grow only when the improvement is at least half the
+/// one f_{w_t} predicted (the classical ratio test), keep the size after a smaller one, else shrink.
+enum class TrustRule { Success, Ratio };
+inline constexpr EnumNames<TrustRule, 2> kTrustRuleNames{{{{TrustRule::Success, "success"}, {TrustRule::Ratio, "ratio"}}}};
+
+/// Step 5 on integer parameters (docs/discrete.md): every value on odd Phase II steps and within the
+/// trust region on even ones, always every value (the paper's step 5), or always the trust region.
+enum class DiscreteStep { Alternate, Global, TrustRegion };
+inline constexpr EnumNames<DiscreteStep, 3> kDiscreteStepNames{
+    {{{DiscreteStep::Alternate, "alternate"}, {DiscreteStep::Global, "global"}, {DiscreteStep::TrustRegion, "trust-region"}}}};
+
+/// Step 5: the first-order bonus of Lemma 5.4, or that point improved by joint ascent over (x, w).
+enum class GoUcbAcquisition { Linearized, Joint };
+inline constexpr EnumNames<GoUcbAcquisition, 2> kGoUcbAcquisitionNames{
+    {{{GoUcbAcquisition::Linearized, "linearized"}, {GoUcbAcquisition::Joint, "joint"}}}};
+
+/// recommend(): the evaluated point f_{w_t} rates best, the best observed one, or Algorithm 1's
+/// draw among the Phase II points.
+enum class GoUcbOutput { Model, BestObserved, Uniform };
+inline constexpr EnumNames<GoUcbOutput, 3> kGoUcbOutputNames{
+    {{{GoUcbOutput::Model, "model"}, {GoUcbOutput::BestObserved, "best-observed"}, {GoUcbOutput::Uniform, "uniform"}}}};
+
+struct GoUcbOptions {
+  GoUcbVariant variant = GoUcbVariant::GoUcb;
+  std::size_t n_init = 0;  ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
+  InitialDesign init = InitialDesign::Uniform;  ///< Phase I design (kUniformOrSobolNames)
+  /// Auto: additive from 3 inputs up, the paper's network below, on a categorical space, or when
+  /// hidden or activation differ from their defaults or preset=paper (GoUcb::auto_model).
+  GoUcbModel model = GoUcbModel::Auto;
+  std::vector<std::size_t> hidden = {25};          ///< model=mlp: hidden layer sizes (the paper's: {25})
+  Activation activation = Activation::Sigmoid;     ///< model=mlp: activation
+  std::size_t units_per_input = 9;                 ///< model=additive: sigmoid units per input (d_w = 3 d_x units + 1)
+  /// Fit standardized outputs (Phase I mean and sd; the paper does not). Unset: yes for the built-in
+  /// models (their output layer absorbs any shift and scale), no for a model passed to the constructor,
+  /// whose family describes the objective's own values (a physics law cannot fit (y - mean) / sd).
+  /// Without it lambda, beta and the oracle's ridge are in the objective's units.
+  std::optional<bool> standardize;
+  /// Deviation: each refit re-standardizes with the mean and sd of all data so far (false: Phase I's
+  /// stay). After a flat Phase I its sd is the noise, and later values would be thousands of sds.
+  bool restandardize = true;
+  GoUcbPreset preset = GoUcbPreset::Default;
+  double lambda = 1.0;  ///< regularization of eqs. (3)-(5) (preset=paper: sqrt(T) log^2 T)
+  double beta = 0.1;    ///< confidence radius beta_t (preset=paper: d_w^3 F^4 t / T)
+  BetaSchedule beta_schedule = BetaSchedule::Constant;
+  /// Deviations from Algorithm 1 (each paper value available):
+  /// What the built-in model sees; a model passed to the constructor always sees unit-cube points.
+  ModelInputs inputs = ModelInputs::Unit;
+  /// Oracle (eq. 2) weight decay: + weight_decay ||w||^2 on top of the oracle's own ridge toward
+  /// the start (paper: 0).
+  double weight_decay = 0.0;
+  /// Every refit_every Phase II observations, re-run the oracle (eq. 2) on all data warm-started
+  /// at w_t, make the fit the new w_0 and rebuild Sigma_t / w_t (eqs. 3-5) from the Phase II
+  /// points' gradients at it (paper: 0, never).
+  std::size_t refit_every = 1;
+  std::size_t refit_restarts = 0;  ///< extra random oracle starts at each refit
+  /// Step 5 over a region of this size (fraction of the domain) centred at the best observed
+  /// point, clipped to the domain (paper: 0, the whole domain).
+  double trust_region = 0.1;
+  TrustShape trust_shape = TrustShape::Ball;
+  /// Adapt the trust region's size: x1.5 after a Phase II step that improves the best value, x0.7
+  /// after one that does not, within [trust_region / 4, trust_max (0: trust_region)].
+  bool trust_adapt = true;
+  /// Upper limit of the adapted size (0: trust_region, i.e. the region never grows past its start).
+  double trust_max = 0.0;
+  TrustRule trust_rule = TrustRule::Success;
+  /// Integer and categorical spaces: categorical parameters are never restricted; continuous ones
+  /// keep the trust region.
+  DiscreteStep discrete_step = DiscreteStep::Alternate;
+  /// Also maximize the acquisition over the whole domain and take that point when its pessimistic
+  /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
+  /// (the model is confident the far point is better than anything near the incumbent).
+  bool global_candidate = false;
+  /// Stall rule (docs/robust.md): this many Phase II steps in a row without improvement, each at a
+  /// point next to one already evaluated (closer than 5% of the smallest trust region), make the
+  /// next point the one farthest from every evaluated point (a space-filling step), after which
+  /// the region restarts at trust_region. Keeps the search from re-evaluating a local optimum for
+  /// the rest of the budget; 0: never.
+  std::size_t stall_steps = 3;
+  GoUcbAcquisition acquisition = GoUcbAcquisition::Linearized;
+  std::size_t raw_samples = 512;  ///< acquisition: quasi-random candidates
+  std::size_t restarts = 8;       ///< acquisition: local searches from the best candidates
+  GoUcbOutput output = GoUcbOutput::Model;
+  RegressionOracleOptions oracle;  ///< eq. (2)
+  double workshop_sigma = 0.01;    ///< workshop surrogate: sigma ||grad||_2 sqrt(U/t) + U/t
+  double workshop_u = 10.0;
+  /// A model given to the constructor is first checked against finite differences of its own
+  /// values (check_model_gradients: 3 random points, tolerance 1e-4); wrong derivatives would make
+  /// the fit, Sigma_t and the acquisition silently wrong. The built-in MLP is not checked.
+  bool check_model = true;
+
+  /// preset=paper, Algorithm 1 as stated: sets inputs=unit, weight_decay=0, refit_every=0,
+  /// trust_region=0 (no trust region, so trust_shape/trust_adapt/trust_max/trust_rule/
+  /// discrete_step do nothing), global_candidate=false, stall_steps=0, beta_schedule=constant, and
+  /// GoUcb replaces lambda and beta by appendix D.1's sqrt(T) log^2 T and d_w^3 F^4 t / T. Throws
+  /// InvalidArgument naming the option when one of these holds a value that is neither its default
+  /// nor the preset's (a config that asks for both); `algorithm` prefixes the message.
+  void apply_paper_preset(const std::string& algorithm);
+};
+
+}  // namespace optimist
