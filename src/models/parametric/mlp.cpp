@@ -13,8 +13,6 @@ namespace {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-constexpr Activation kActivations[] = {Activation::Sigmoid, Activation::Tanh, Activation::Relu, Activation::Softplus};
-
 // Elementwise act(z), act'(z) and, if requested, act''(z); M is Vector or Matrix.
 // A plain loop over std::exp/std::tanh: without -msse4.1 Eigen's packet exp for double is no faster
 // than glibc's scalar exp, and one pass avoids temporaries.
@@ -70,24 +68,14 @@ void activate(Activation act, const M& z, M& a, std::type_identity_t<M>* d1, std
 
 }  // namespace
 
-std::string to_string(Activation a) {
-  switch (a) {
-    case Activation::Sigmoid: return "sigmoid";
-    case Activation::Tanh: return "tanh";
-    case Activation::Relu: return "relu";
-    case Activation::Softplus: return "softplus";
-  }
-  return "?";
-}
+std::string to_string(Activation a) { return kActivationNames.name(a); }
 
 Activation parse_activation(const std::string& name) {
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (Activation a : kActivations)
-    if (lower == to_string(a)) return a;
-  std::string valid;
-  for (Activation a : kActivations) valid += (valid.empty() ? "" : ", ") + to_string(a);
-  throw InvalidArgument("unknown activation '" + name + "' (valid: " + valid + ")");
+  for (const auto& [a, spelled] : kActivationNames.entries)
+    if (lower == spelled) return a;
+  throw InvalidArgument("unknown activation '" + name + "' (valid: " + kActivationNames.joined() + ")");
 }
 
 std::size_t Mlp::count_params(std::size_t input_dim, const std::vector<std::size_t>& hidden) {
