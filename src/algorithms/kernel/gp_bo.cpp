@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "algorithms/kernel/model_fit.hpp"
+#include "optimist/algorithms/bo/pending_points.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/solvers/space_filling.hpp"
 #include "optimist/solvers/mixed_maximizer.hpp"
@@ -94,7 +95,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
     : Optimizer(gp_bo_name(options.acquisition), space, direction, context),
       options_(std::move(options)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
-      sobol_(space.dim(), true, derive_seed(context.seed, kDesignStream)),
+      design_(options_.init, space.dim(), n_init_, derive_seed(context.seed, kDesignStream)),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
       data_X_(static_cast<Eigen::Index>(space.dim()), 0) {
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
@@ -130,10 +131,7 @@ double GpBo::beta(double t) const {
   return srinivas_beta_continuous(t, static_cast<double>(space().dim()), options_.delta);
 }
 
-Vector GpBo::design_point(std::uint64_t index, Rng& rng) const {
-  if (options_.init == InitialDesign::Uniform) return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
-  return sobol_.point(index);
-}
+Vector GpBo::design_point(std::uint64_t index, Rng& rng) const { return design_.point(index, rng); }
 
 nlohmann::json GpBo::diagnostics() const {
   // The model as of the last ask (not synced here: the fit's cost belongs to the next ask).
@@ -299,10 +297,7 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
     if (!local) local.emplace(gp_);
     return *local;
   };
-  auto fantasize = [&](const Vector& unit_point) {
-    GaussianProcess& g = writable();
-    g.add_point(unit_point, g.predict(unit_point).mean);
-  };
+  auto fantasize = [&](const Vector& unit_point) { add_believed_point(writable(), unit_point); };
   auto as_told = [&](const Vector& u) { return space().to_unit(space().to_user(space().snap_unit(u))); };
   if (!fitted_) {
     // Only when the design is not complete (a batch reaching past it, or failed design points).

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "algorithms/kernel/model_fit.hpp"
+#include "optimist/algorithms/bo/pending_points.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/models/gp/adam_fit.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
@@ -133,7 +134,8 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
   const std::vector<std::size_t> cats = domain().categories();
   if (std::any_of(cats.begin(), cats.end(), [](std::size_t k) { return k > 0; })) categories_ = cats;
   for (std::size_t r = 0; r < options_.trust_regions; ++r)
-    regions_.push_back(Region{tr, Matrix(d, 0), Vector(), 0, 0, 0.0, 0.0, GaussianProcess(d, turbo_model_options(options_, categories_)), {}, false, 0});
+    regions_.push_back(Region{tr, Matrix(d, 0), Vector(), 0, 0, 0.0, 0.0, GaussianProcess(d, turbo_model_options(options_, categories_)),
+                              {}, false, 0, 0, make_design(r, 0)});
 }
 
 nlohmann::json Turbo::diagnostics() const {
@@ -238,6 +240,7 @@ void Turbo::observe_pending(const Trial& trial) { proposed_by_.emplace_back(tria
 void Turbo::restart(Region& g) {
   // TuRBO-1 restart: forget the run (its data and GP), start a fresh design.
   g.tr.restart();
+  g.design = make_design(static_cast<std::size_t>(&g - regions_.data()), g.tr.restarts);
   g.X.resize(g.X.rows(), 0);
   g.y.resize(0);
   g.told = 0;
@@ -384,29 +387,11 @@ Matrix Turbo::discrete_candidates(const GaussianProcess& gp, const Region& regio
   }
 }
 
-Vector Turbo::design_point(std::size_t r, std::uint64_t index, Rng& rng) const {
-  const Region& g = regions_[r];
+DesignSequence Turbo::make_design(std::size_t r, std::size_t restarts) const {
   // Region 0 keeps TuRBO-1's streams; every other region has its own.
   const std::uint64_t stream = r == 0 ? kDesignStream : derive_seed(kDesignStream, r);
-  if (options_.init == InitialDesign::Uniform) return rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
-  if (options_.init == InitialDesign::Lhs && index < n_init_) {
-    // The run's Latin hypercube (reference utils.py: shuffled cell centres plus a uniform shift
-    // within the cell), drawn from a stream of the run: every ask recomputes it and takes its row.
-    Rng lhs_rng(derive_seed(derive_seed(seed(), stream + 1), g.tr.restarts));
-    const auto d = static_cast<Eigen::Index>(space().dim());
-    const auto m = static_cast<Eigen::Index>(n_init_);
-    Matrix lhs(d, m);
-    std::vector<Eigen::Index> perm(n_init_);
-    for (Eigen::Index i = 0; i < d; ++i) {
-      for (Eigen::Index j = 0; j < m; ++j) perm[static_cast<std::size_t>(j)] = j;
-      for (std::size_t j = perm.size(); j > 1; --j) std::swap(perm[j - 1], perm[lhs_rng.below(j)]);
-      for (Eigen::Index j = 0; j < m; ++j)
-        lhs(i, j) = (static_cast<double>(perm[static_cast<std::size_t>(j)]) + lhs_rng.uniform()) / static_cast<double>(m);
-    }
-    return lhs.col(static_cast<Eigen::Index>(index));
-  }
-  const SobolSequence sobol(space().dim(), true, derive_seed(derive_seed(seed(), stream), g.tr.restarts));
-  return sobol.point(index);
+  return DesignSequence(options_.init, space().dim(), n_init_, derive_seed(derive_seed(seed(), stream), restarts),
+                        derive_seed(derive_seed(seed(), stream + 1), restarts));
 }
 
 std::vector<Vector> Turbo::propose(std::size_t n) {
@@ -427,7 +412,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
   const bool discrete = space().has_discrete() && avoids_repeats();
   PointSet chosen;
   auto design = [&](std::size_t r) {
-    Vector u = design_point(r, regions_[r].told + pending_in[r] + planned(r), rng);
+    Vector u = regions_[r].design.point(regions_[r].told + pending_in[r] + planned(r), rng);
     if (discrete) {
       if (auto v = free_point_near(u, &chosen)) u = *v;
       chosen.insert(user_point(u));
@@ -452,7 +437,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
         Rng fit_rng(derive_seed(derive_seed(seed(), kFitStream), history().size()));
         fit_run_model(gp, true, fit_rng);
       }
-      auto fantasize = [&](const Vector& unit_point) { gp.add_point(unit_point, gp.predict(unit_point).mean); };
+      auto fantasize = [&](const Vector& unit_point) { add_believed_point(gp, unit_point); };
       for (const Trial& t : pending())
         if (asked_by(t) == r) fantasize(space().to_unit(t.x));
       for (std::size_t i = 0; i < out.size(); ++i)

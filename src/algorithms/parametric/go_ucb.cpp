@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "optimist/core/sobol.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/mlp.hpp"
@@ -256,6 +255,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     n_init_ = o.n_init ? o.n_init : default_n_init(budget);
   if (n_init_ >= budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(budget));
   horizon_ = budget - n_init_;
+  if (o.init == InitialDesign::Sobol) sobol_design_.emplace(InitialDesign::Sobol, space.dim(), n_init_, seed());
   const double T = static_cast<double>(horizon_);
   lambda_ = o.preset == GoUcbPreset::Paper ? std::sqrt(T) * std::pow(std::log(T), 2) : o.lambda;  // appendix D.1
   if (!(lambda_ > 0)) lambda_ = 1.0;  // T = 1: log T = 0
@@ -271,8 +271,9 @@ double GoUcb::beta(std::size_t t) const {
 }
 
 Vector GoUcb::phase_one_point(std::uint64_t index) const {
-  if (options_.init == InitialDesign::Sobol) {
-    const Vector u = SobolSequence(space().dim(), true, seed()).point(index);
+  if (sobol_design_) {
+    Rng rng = rng_for_ask();  // (unused by a Sobol design)
+    const Vector u = sobol_design_->point(index, rng);
     if (!space().has_discrete() || !avoids_repeats()) return u;
     return free_point_near(u).value_or(u);  // integer/categorical spaces: no repeated point
   }

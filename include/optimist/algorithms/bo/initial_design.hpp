@@ -2,7 +2,13 @@
 // evaluated before a model is fitted. Each algorithm accepts the kinds its name table lists.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "optimist/core/enum_names.hpp"
+#include "optimist/core/rng.hpp"
+#include "optimist/core/sobol.hpp"
+#include "optimist/core/types.hpp"
 
 namespace optimist {
 
@@ -15,8 +21,34 @@ enum class InitialDesign {
 /// Every kind; algorithms that accept fewer have their own table of the same names.
 inline constexpr EnumNames<InitialDesign, 3> kInitialDesignNames{
     {{{InitialDesign::Sobol, "sobol"}, {InitialDesign::Uniform, "uniform"}, {InitialDesign::Lhs, "lhs"}}}};
-/// Sobol or uniform (GP-BO, GO-UCB).
+/// Sobol or uniform (GP-BO).
 inline constexpr EnumNames<InitialDesign, 2> kSobolOrUniformNames{
     {{{InitialDesign::Sobol, "sobol"}, {InitialDesign::Uniform, "uniform"}}}};
+/// The same, uniform first (GO-UCB: the paper's design is the default).
+inline constexpr EnumNames<InitialDesign, 2> kUniformOrSobolNames{
+    {{{InitialDesign::Uniform, "uniform"}, {InitialDesign::Sobol, "sobol"}}}};
+
+/// The points of one initial design in the unit cube, by index, so that an ask can take the next
+/// one after any number of told and pending points:
+/// - Sobol: the index-th point of a scrambled Sobol sequence of `sobol_seed`;
+/// - uniform: a fresh uniform point drawn from the caller's stream (the ask's);
+/// - Latin hypercube: column `index` of one hypercube of `size` points drawn from `lhs_seed`
+///   (TuRBO's reference utils.py: shuffled cell centres plus a uniform shift within the cell);
+///   past `size` (a design continued after failed points) the Sobol points of `sobol_seed`.
+/// Built once per design (GP-BO: per run; TuRBO: per trust-region run; GO-UCB: per run).
+class DesignSequence {
+ public:
+  DesignSequence(InitialDesign kind, std::size_t dim, std::size_t size, std::uint64_t sobol_seed,
+                 std::uint64_t lhs_seed = 0);
+
+  InitialDesign kind() const { return kind_; }
+  Vector point(std::uint64_t index, Rng& rng) const;
+
+ private:
+  InitialDesign kind_;
+  std::size_t dim_;
+  SobolSequence sobol_;
+  Matrix lhs_;  // dim x size, columns the hypercube's points (kind Lhs only)
+};
 
 }  // namespace optimist

@@ -12,7 +12,6 @@
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/algorithms/bo/initial_design.hpp"
-#include "optimist/core/sobol.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
@@ -133,7 +132,7 @@ class GpBo : public Optimizer {
   std::size_t n_init_;
   double log_domain_size_ = 0.0;  // log |D| when every parameter is discrete
   bool finite_domain_ = false;
-  SobolSequence sobol_;
+  DesignSequence design_;
   // The model state is a cache of the told history, brought up to date by sync().
   mutable GaussianProcess gp_;
   mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied

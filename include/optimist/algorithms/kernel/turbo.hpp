@@ -145,6 +145,7 @@ class Turbo : public Optimizer {
     mutable bool fitted = false;
     mutable std::size_t last_thorough_fit = 0;  // run's size at its last multi-start fit
     mutable std::size_t last_fit = 0;           // run's size at its last fit
+    DesignSequence design;                      // the current run's initial design
   };
 
   /// Applies region r's observations told since its last sync to its GP, in order, with the fit
@@ -166,8 +167,8 @@ class Turbo : public Optimizer {
   std::size_t asked_by(const Trial& trial) const;
   /// The region an external point is given to: the nearest best point, scaled by region length.
   std::size_t nearest_region(const Trial& trial) const;
-  /// Design point `index` of region r's current run.
-  Vector design_point(std::size_t r, std::uint64_t index, Rng& rng) const;
+  /// The initial design of region r's run after `restarts` restarts.
+  DesignSequence make_design(std::size_t r, std::size_t restarts) const;
   void restart(Region& region);
 
   TurboOptions options_;

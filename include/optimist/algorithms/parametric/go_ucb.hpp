@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "optimist/algorithms/bo/initial_design.hpp"
 #include "optimist/algorithms/parametric/go_ucb_options.hpp"
 #include "optimist/algorithms/parametric/gradient_ellipsoid.hpp"
 #include "optimist/core/optimizer.hpp"
@@ -74,6 +75,7 @@ class GoUcb : public Optimizer {
   GoUcbOptions options_;
   std::shared_ptr<const ParametricModel> model_;
   std::size_t n_init_ = 0;
+  std::optional<DesignSequence> sobol_design_;  // init=sobol: Phase I's points
   std::size_t horizon_ = 0;  // T = N - n
   double lambda_ = 1.0;
   double y_mean_ = 0.0, y_scale_ = 1.0, f_bound_ = 1.0;

@@ -30,10 +30,6 @@ inline constexpr EnumNames<GoUcbVariant, 3> kGoUcbAlgorithmNames{{{{GoUcbVariant
                                                                     {GoUcbVariant::Workshop, "go-ucb-workshop"},
                                                                     {GoUcbVariant::ExplorationFirst, "exploration-first"}}}};
 
-/// Phase I design: the paper's uniform draw first (GO-UCB lists it first; same enum as GP-BO's).
-inline constexpr EnumNames<InitialDesign, 2> kUniformOrSobolNames{
-    {{{InitialDesign::Uniform, "uniform"}, {InitialDesign::Sobol, "sobol"}}}};
-
 /// The family f_w. Auto and the built-in ones are option values; the constructor replaces Auto by
 /// its choice, and by Custom when a model is passed to it.
 enum class GoUcbModel { Auto, Mlp, Additive, Custom };

@@ -1,0 +1,39 @@
+#include "optimist/algorithms/bo/initial_design.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace optimist {
+
+DesignSequence::DesignSequence(InitialDesign kind, std::size_t dim, std::size_t size, std::uint64_t sobol_seed,
+                               std::uint64_t lhs_seed)
+    : kind_(kind), dim_(dim), sobol_(dim, true, sobol_seed) {
+  if (kind_ != InitialDesign::Lhs || size == 0) return;
+  // Per dimension: a random permutation of the size cells, then a uniform offset within each.
+  Rng rng(lhs_seed);
+  const auto d = static_cast<Eigen::Index>(dim);
+  const auto m = static_cast<Eigen::Index>(size);
+  lhs_.resize(d, m);
+  std::vector<Eigen::Index> perm(size);
+  for (Eigen::Index i = 0; i < d; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) perm[static_cast<std::size_t>(j)] = j;
+    for (std::size_t j = perm.size(); j > 1; --j) std::swap(perm[j - 1], perm[rng.below(j)]);
+    for (Eigen::Index j = 0; j < m; ++j)
+      lhs_(i, j) = (static_cast<double>(perm[static_cast<std::size_t>(j)]) + rng.uniform()) / static_cast<double>(m);
+  }
+}
+
+Vector DesignSequence::point(std::uint64_t index, Rng& rng) const {
+  switch (kind_) {
+    case InitialDesign::Uniform:
+      return rng.uniform_vector(static_cast<Eigen::Index>(dim_));
+    case InitialDesign::Lhs:
+      if (index < static_cast<std::uint64_t>(lhs_.cols())) return lhs_.col(static_cast<Eigen::Index>(index));
+      break;
+    case InitialDesign::Sobol:
+      break;
+  }
+  return sobol_.point(index);
+}
+
+}  // namespace optimist
