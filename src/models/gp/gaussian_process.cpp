@@ -46,7 +46,10 @@ double LogNormalPrior::log_density_gradient(double theta) const {
 double LogNormalPrior::mode() const { return std::exp(loc - scale * scale); }
 
 double GammaPrior::log_density(double theta) const {
-  return concentration * std::log(rate) - std::lgamma(concentration) + (concentration - 1.0) * std::log(theta) -
+  // lgamma_r, not std::lgamma: lgamma writes the global signgam, a data race when runs fit GPs in
+  // parallel threads (found by ThreadSanitizer in the bench runner's parallel runs).
+  int sign = 0;
+  return concentration * std::log(rate) - lgamma_r(concentration, &sign) + (concentration - 1.0) * std::log(theta) -
          rate * theta;
 }
 
