@@ -32,9 +32,9 @@ inline Vector draw_from_gp(const Kernel& k, const Matrix& arms, std::uint64_t se
 /// The estimator of the paper (Fig. 1 and eq. 4 as stated) with the other options of `o` (its
 /// beta included): fixed kernel, raw rewards, fresh draws, no switch to the exact formulas.
 inline ArmBanditOptions paper_estimator(ArmBanditOptions o) {
-  o.refit = "none";
+  o.refit = KernelRefit::None;
   o.standardize = false;
-  o.sampling = "fresh";
+  o.sampling = DictionarySampling::Fresh;
   o.exact_above = 2.0;
   return o;
 }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/algorithms/registry.hpp"
@@ -19,10 +20,10 @@ using optimist::test::random_arms;
 
 namespace {
 
-// The paper's estimator and beta (preset = "paper"; qbar as set, the run has no horizon).
+// The paper's estimator and beta (preset = paper; qbar as set, the run has no horizon).
 ArmBanditOptions small_options() {
   ArmBanditOptions o;
-  o.preset = "paper";
+  o.preset = ArmBanditPreset::Paper;
   o.lengthscale = 0.2;
   o.lambda = 0.01;
   o.xi = 0.1;
@@ -35,7 +36,7 @@ TEST(Bkb, FullDictionaryEqualsExactGpUcbPosterior) {
   const Space space = Space::box(2, 0.0, 1.0);
   const Matrix arms = random_arms(2, 150, 1);
   ArmBanditOptions o = small_options();
-  o.dictionary = "all";
+  o.dictionary = DictionaryKind::All;
   Bkb bkb(space, Direction::Maximize, o, arms);
   GpUcbArms exact(space, Direction::Maximize, o, arms);
   const Vector f = draw_from_gp(bkb.kernel(), arms, 2);
@@ -213,40 +214,51 @@ TEST(Bkb, BadInputNamesTheValue) {
             std::string::npos);
   EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o, Matrix::Constant(2, 5, 7.0)); }).find("7"), std::string::npos);
   o.qbar = 0.0;
-  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("qbar = 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("bkb: option 'qbar' must be > 0, got 0"), std::string::npos);
   o.qbar = -2.5;
-  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("qbar = -2.5"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms", 0}}, space); }).find("0 arms"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"lambda", -1.0}}, space); }).find("lambda = -1"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"eps", 1.0}}, space); }).find("eps = 1"), std::string::npos);
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("'qbar' must be > 0, got -2.5"), std::string::npos);
+  o = ArmBanditOptions{};
+  o.lengthscale = std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of([&] { GpUcbArms(space, Direction::Maximize, o); }).find("gp-ucb-arms: option 'lengthscale' must be > 0, got inf"),
+            std::string::npos);
+  o = ArmBanditOptions{};
+  o.arms = 0;
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("0 arms"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms", 0}}, space); }).find("'arms' must be >= 1, got 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"lambda", -1.0}}, space); }).find("bkb: option 'lambda' must be > 0, got -1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"eps", 1.0}}, space); }).find("'eps' must be in (0, 1), got 1"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"arms_file", "/nonexistent/a.csv"}}, space); }).find("/nonexistent/a.csv"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"exact_above", 0.0}}, space); }).find("exact_above = 0"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"refit_every", 0}}, space); }).find("refit_every = 0"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_optimizer({{"name", "gp-ucb-arms"}, {"beta_sd", -1.0}}, space); }).find("beta_sd = -1"),
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"exact_above", 0.0}}, space); }).find("'exact_above' must be > 0, got 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"refit_every", 0}}, space); }).find("'refit_every' must be >= 1, got 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "gp-ucb-arms"}, {"beta_sd", -1.0}}, space); }).find("gp-ucb-arms: option 'beta_sd' must be >= 0, got -1"),
             std::string::npos);
   EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"sampling", "sometimes"}}, space); }).find("sometimes"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_optimizer({{"name", "bkb"}, {"preset", "draft"}}, space); }).find("draft"), std::string::npos);
   o = ArmBanditOptions{};
-  o.preset = "draft";
-  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("preset: unknown value 'draft'"), std::string::npos);
+  o.preset = static_cast<ArmBanditPreset>(7);  // a cast integer
+  EXPECT_NE(error_of([&] { Bkb(space, Direction::Maximize, o); }).find("outside its enum"), std::string::npos);
 }
 
 TEST(Bkb, PaperPresetSetsFigure1AndTheorem4) {
   ArmBanditOptions o;
-  o.preset = "paper";
+  o.preset = ArmBanditPreset::Paper;
   Bkb bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o, RunContext{.seed = 1, .horizon = 1000});
   const ArmBanditOptions& p = bkb.options();
-  EXPECT_EQ(p.beta, "theorem4");
-  EXPECT_EQ(p.refit, "none");
+  EXPECT_EQ(p.beta, BetaSchedule::Theorem4);
+  EXPECT_EQ(p.refit, KernelRefit::None);
   EXPECT_FALSE(p.standardize);
-  EXPECT_EQ(p.sampling, "fresh");
+  EXPECT_EQ(p.sampling, DictionarySampling::Fresh);
   EXPECT_GT(p.exact_above, 1.0);
   EXPECT_DOUBLE_EQ(p.qbar, bkb_theory_qbar(0.5, 0.1, 1000));
   EXPECT_NEAR(p.qbar, 763.0, 1.0);  // 6 alpha log(4T/delta) / eps^2 with alpha = 3
   // Without a horizon the given qbar stays; the defaults are the practical setting.
   EXPECT_DOUBLE_EQ(Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o).options().qbar, ArmBanditOptions{}.qbar);
   const ArmBanditOptions d = Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, ArmBanditOptions{}).options();
-  EXPECT_EQ(d.beta, "practical");
-  EXPECT_EQ(d.refit, "ml");
-  EXPECT_EQ(d.sampling, "coordinated");
+  EXPECT_EQ(d.beta, BetaSchedule::Practical);
+  EXPECT_EQ(d.refit, KernelRefit::Ml);
+  EXPECT_EQ(d.sampling, DictionarySampling::Coordinated);
 }

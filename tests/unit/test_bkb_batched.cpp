@@ -25,7 +25,7 @@ ArmBanditOptions options() {
   o.lambda = 0.01;
   o.xi = 0.1;
   o.qbar = 2.0;
-  o.beta = "fixed";  // 2 posterior sds: exploits, so variances shrink and batches grow
+  o.beta = BetaSchedule::Fixed;  // 2 posterior sds: exploits, so variances shrink and batches grow
   o.beta_scale = 0.2;
   return optimist::test::paper_estimator(o);
 }
@@ -122,7 +122,7 @@ TEST(Bbkb, BadBatchRatioNamesTheValue) {
     make_optimizer({{"name", "bbkb"}, {"batch_ratio", 1.0}}, space);
     FAIL() << "no error";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("batch_ratio = 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bbkb: option 'batch_ratio' must be > 1, got 1"), std::string::npos) << e.what();
   }
   EXPECT_THROW(make_optimizer({{"name", "bbkb"}, {"qbar", -1.0}}, space), InvalidArgument);
   EXPECT_THROW(make_optimizer({{"name", "bbkb"}, {"mode", "continuous"}}, space), InvalidArgument);

@@ -16,10 +16,10 @@ double smooth(const Vector& x) { return 1.0 - 4.0 * (x - kPeak).squaredNorm(); }
 
 ArmBanditOptions continuous_options() {
   ArmBanditOptions o;
-  o.mode = "continuous";
+  o.mode = BkbMode::Continuous;
   o.lengthscale = 0.3;
   o.lambda = 1e-4;
-  o.beta = "fixed";
+  o.beta = BetaSchedule::Fixed;
   o.beta_scale = 0.02;  // 2 posterior sds (sd = sqrt(lambda) sigma)
   o.qbar = 2.0;
   return o;
@@ -82,7 +82,7 @@ TEST(BkbContinuous, FindsAnOptimumOffTheArmSet) {
   const Space space = Space::box(2, 0.0, 1.0);
   Bkb cont(space, Direction::Maximize, continuous_options(), coarse_grid());
   ArmBanditOptions arms_only = continuous_options();
-  arms_only.mode = "arms";
+  arms_only.mode = BkbMode::Arms;
   Bkb discrete(space, Direction::Maximize, arms_only, coarse_grid());
   Rng n1(3), n2(3);
   for (int t = 0; t < 40; ++t) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "optimist/algorithms/bandit/bkb.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
@@ -12,60 +11,22 @@ namespace optimist {
 
 namespace {
 
-[[noreturn]] void bad_option(const std::string& key, double value, const char* allowed) {
-  std::ostringstream os;
-  os << key << " = " << value << " is invalid (" << allowed << ")";
-  throw InvalidArgument(os.str());
-}
-
-void check_choice(const std::string& key, const std::string& value, std::initializer_list<const char*> allowed) {
-  std::string list;
-  for (const char* a : allowed) {
-    if (value == a) return;
-    list += list.empty() ? "" : ", ";
-    list += a;
-  }
-  throw InvalidArgument(key + ": unknown value '" + value + "' (allowed: " + list + ")");
-}
-
-void validate(const ArmBanditOptions& o, bool bkb) {
-  check_choice("preset", o.preset, {"default", "paper"});
-  if (!(o.lengthscale > 0) || !std::isfinite(o.lengthscale)) bad_option("lengthscale", o.lengthscale, "must be > 0");
-  if (!(o.outputscale > 0) || !std::isfinite(o.outputscale)) bad_option("outputscale", o.outputscale, "must be > 0");
-  if (!(o.lambda > 0) || !std::isfinite(o.lambda)) bad_option("lambda", o.lambda, "must be > 0");
-  if (!(o.xi >= 0) || !std::isfinite(o.xi)) bad_option("xi", o.xi, "must be >= 0");
-  if (!(o.F >= 0) || !std::isfinite(o.F)) bad_option("F", o.F, "must be >= 0");
-  if (!(o.delta > 0 && o.delta < 1)) bad_option("delta", o.delta, "must be in (0, 1)");
-  if (!(o.beta_scale >= 0) || !std::isfinite(o.beta_scale)) bad_option("beta_scale", o.beta_scale, "must be >= 0");
-  if (!(o.beta_sd >= 0) || !std::isfinite(o.beta_sd)) bad_option("beta_sd", o.beta_sd, "must be >= 0");
-  check_choice("beta", o.beta, {"practical", "theorem4", "scaled", "fixed"});
-  check_choice("refit", o.refit, {"ml", "none"});
-  if (o.refit_every == 0) bad_option("refit_every", 0.0, "must be >= 1");
-  if (bkb) {
-    if (!(o.eps > 0 && o.eps < 1)) bad_option("eps", o.eps, "must be in (0, 1)");
-    if (!(o.qbar > 0) || !std::isfinite(o.qbar)) bad_option("qbar", o.qbar, "must be > 0");
-    check_choice("dictionary", o.dictionary, {"sampled", "all"});
-    check_choice("sampling", o.sampling, {"coordinated", "fresh"});
-    if (!(o.exact_above > 0) || !std::isfinite(o.exact_above)) bad_option("exact_above", o.exact_above, "must be > 0");
-    check_choice("mode", o.mode, {"arms", "continuous"});
-    if (o.continuous_starts == 0) bad_option("continuous_starts", 0.0, "must be >= 1");
-  }
-}
-
-// preset = "paper": Fig. 1 and Thm. 4 as stated (docs/bkb.md lists what it sets).
+// preset = paper: Fig. 1 and Thm. 4 as stated (docs/bkb.md lists what it sets).
 ArmBanditOptions resolve_preset(ArmBanditOptions o, const RunContext& context) {
-  if (o.preset != "paper") return o;
-  o.beta = "theorem4";
-  o.refit = "none";
+  if (o.preset != ArmBanditPreset::Paper) return o;
+  o.beta = BetaSchedule::Theorem4;
+  o.refit = KernelRefit::None;
   o.standardize = false;
-  o.sampling = "fresh";
+  o.sampling = DictionarySampling::Fresh;
   o.exact_above = 2.0;  // never
   if (context.horizon) o.qbar = bkb_theory_qbar(o.eps, o.delta, *context.horizon);
   return o;
 }
 
-Kernel make_kernel(const Space& space, const ArmBanditOptions& o) {
-  return Kernel(parse_kernel_type(o.kernel), Vector::Constant(static_cast<Eigen::Index>(space.dim()), o.lengthscale),
+// The kernel of checked options (check_options first: the kernel_ member is built before opt_).
+Kernel make_kernel(const Space& space, const ArmBanditOptions& o, const std::string& algorithm) {
+  check_options(o, algorithm);
+  return Kernel(o.kernel, Vector::Constant(static_cast<Eigen::Index>(space.dim()), o.lengthscale),
                 o.outputscale);
 }
 
@@ -80,20 +41,18 @@ double bkb_theory_qbar(double eps, double delta, std::size_t horizon) {
 
 ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
                      const RunContext& context)
-    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options)), opt_(options) {
-  validate(opt_, this->name() != "gp-ucb-arms");
-  opt_ = resolve_preset(opt_, context);
+    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options, this->name())),
+      opt_(resolve_preset(options, context)) {
   if (!opt_.arms_file.empty())
     init(read_arms_file(space, opt_.arms_file));
   else
-    init(generate_arms(space, parse_arm_set(opt_.arm_set), opt_.arms, seed()));
+    init(generate_arms(space, opt_.arm_set, opt_.arms, seed()));
 }
 
 ArmBandit::ArmBandit(std::string name, const Space& space, Direction direction, const ArmBanditOptions& options,
                      const Matrix& user_arms, const RunContext& context)
-    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options)), opt_(options) {
-  validate(opt_, this->name() != "gp-ucb-arms");
-  opt_ = resolve_preset(opt_, context);
+    : Optimizer(std::move(name), space, direction, context), kernel_(make_kernel(space, options, this->name())),
+      opt_(resolve_preset(options, context)) {
   init(arms_from_user_points(space, user_arms));
 }
 
@@ -152,15 +111,15 @@ void ArmBandit::posterior(Vector& mean, Vector& variance) const {
 
 double ArmBandit::beta_t(double sum_sigma2_pulled) const {
   // Practical: mu + beta_sd posterior standard deviations, sigma_t = sd / sqrt(lambda) (eq. 8 scaling).
-  if (opt_.beta == "practical") return opt_.beta_sd * std::sqrt(opt_.lambda);
-  if (opt_.beta == "fixed") return opt_.beta_scale;
+  if (opt_.beta == BetaSchedule::Practical) return opt_.beta_sd * std::sqrt(opt_.lambda);
+  if (opt_.beta == BetaSchedule::Fixed) return opt_.beta_scale;
   // Thm. 4: beta_t = 2 xi sqrt(alpha log(kappa^2 t) sum_s sigma_t^2(x_s) + log(1/delta))
   //                  + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F.
   const double kappa2 = kernel_.variance();
   const double logk = std::max(0.0, std::log(kappa2 * static_cast<double>(std::max<std::uint64_t>(t_, 1))));
   const double b = 2.0 * opt_.xi * std::sqrt(alpha() * logk * sum_sigma2_pulled + std::log(1.0 / opt_.delta)) +
                    (1.0 + 1.0 / std::sqrt(1.0 - eps())) * std::sqrt(opt_.lambda) * opt_.F;
-  return opt_.beta == "scaled" ? opt_.beta_scale * b : b;
+  return opt_.beta == BetaSchedule::Scaled ? opt_.beta_scale * b : b;
 }
 
 const std::vector<char>& ArmBandit::pending_mask() const {
@@ -242,7 +201,7 @@ Vector ArmBandit::recommend_unit() const {
   return arms_.col(static_cast<Eigen::Index>(best));
 }
 
-bool ArmBandit::refit_due() const { return opt_.refit == "ml" && t_ >= next_refit_; }
+bool ArmBandit::refit_due() const { return opt_.refit == KernelRefit::Ml && t_ >= next_refit_; }
 
 bool ArmBandit::refit_kernel(const std::vector<std::size_t>& fit_arms) {
   // Next refit: doubling t, at most refit_every steps later.
@@ -277,114 +236,11 @@ bool ArmBandit::refit_kernel(const std::vector<std::size_t>& fit_arms) {
 
 nlohmann::json ArmBandit::diagnostics() const {
   nlohmann::json j = {{"beta", last_beta_}, {"d_eff", last_deff_}, {"distinct_pulled", pulled_.size()}, {"arms", num_arms()}};
-  if (opt_.refit == "ml") {
+  if (opt_.refit == KernelRefit::Ml) {
     j["lengthscale"] = std::exp(kernel_.lengthscales().array().log().mean());  // geometric mean
     j["outputscale"] = kernel_.variance();
   }
   return j;
-}
-
-// ---------------------------------------------------------------- registration
-
-std::vector<OptionSpec> arm_bandit_option_specs(bool bkb_only) {
-  const ArmBanditOptions d;
-  std::vector<OptionSpec> o = {
-      {"preset", d.preset,
-       "paper: Fig. 1 and Thm. 4 as stated (beta theorem4, fixed kernel, raw rewards, fresh sampling, no exact switch, "
-       "qbar of Thm. 4 from the horizon)",
-       {"default", "paper"}},
-      {"arms", d.arms, "number of generated arms A (grid: at most A)", {}},
-      {"arm_set", d.arm_set, "how arms are generated over the space", {"sobol", "uniform", "grid"}},
-      {"arms_file", d.arms_file, "JSON or CSV file of user points used as the arms (overrides arms/arm_set)", {}},
-      {"kernel", d.kernel, "kernel type", {"matern52", "matern32", "rbf"}},
-      {"lengthscale", d.lengthscale, "kernel lengthscale on unit-cube inputs: fixed (refit=none) or the first guess", {}},
-      {"outputscale", d.outputscale, "kernel variance kappa^2 = k(x,x): fixed (refit=none) or the first guess", {}},
-      {"refit", d.refit, "ml: lengthscales and outputscale by maximum marginal likelihood on the dictionary, on a schedule",
-       {"ml", "none"}},
-      {"refit_every", d.refit_every, "refits at t = d+1 and doubling t, at most this many steps apart", {}},
-      {"standardize", d.standardize, "centre the rewards on their mean and scale them by their sd (false: zero-mean model)", {}},
-      {"lambda", d.lambda, "ridge regularization lambda (noise variance, standardized units)", {}},
-      {"xi", d.xi, "noise scale xi in beta_t (Thm. 4)", {}},
-      {"F", d.F, "bound F on the RKHS norm of f (Thm. 4)", {}},
-      {"delta", d.delta, "confidence delta (Thm. 4)", {}},
-      {"beta", d.beta, "beta_t: practical (beta_sd posterior sds), Thm. 4, beta_scale x Thm. 4, or the constant beta_scale",
-       {"practical", "theorem4", "scaled", "fixed"}},
-      {"beta_sd", d.beta_sd, "beta=practical: posterior standard deviations added to the mean", {}},
-      {"beta_scale", d.beta_scale, "factor (scaled) or value (fixed) of beta_t", {}},
-  };
-  if (bkb_only) {
-    o.push_back({"eps", d.eps, "accuracy epsilon in (0,1); alpha = (1+eps)/(1-eps) (Thm. 3.2, 4)", {}});
-    o.push_back({"qbar", d.qbar, "oversampling qbar > 0: p = min(1, qbar sigma_t^2) (Fig. 1); theory: 6 alpha log(4T/delta)/eps^2", {}});
-    o.push_back({"dictionary", d.dictionary, "sampled (Fig. 1) or all pulled arms (exact)", {"sampled", "all"}});
-    o.push_back({"sampling", d.sampling, "fresh Bernoulli draws each step (Fig. 1) or coordinated (one uniform per arm)",
-                 {"coordinated", "fresh"}});
-    o.push_back({"exact_above", d.exact_above,
-                 "use every pulled arm (exact) while the expected sampled dictionary is at least this fraction of them (> 1: never)", {}});
-    o.push_back({"mode", d.mode, "arms: best arm (Fig. 1); continuous: maximize the score over the box from the best arms",
-                 {"arms", "continuous"}});
-    o.push_back({"continuous_starts", d.continuous_starts, "continuous mode: L-BFGS-B starts (the best arms)", {}});
-  }
-  return o;
-}
-
-ArmBanditOptions arm_bandit_options(const OptionValues& v, bool bkb_only) {
-  ArmBanditOptions o;
-  o.preset = v.get<std::string>("preset");
-  o.arms = v.get<std::size_t>("arms");
-  o.arm_set = v.get<std::string>("arm_set");
-  o.arms_file = v.get<std::string>("arms_file");
-  o.kernel = v.get<std::string>("kernel");
-  o.lengthscale = v.get<double>("lengthscale");
-  o.outputscale = v.get<double>("outputscale");
-  o.refit = v.get<std::string>("refit");
-  o.refit_every = v.get<std::size_t>("refit_every");
-  o.standardize = v.get<bool>("standardize");
-  o.lambda = v.get<double>("lambda");
-  o.xi = v.get<double>("xi");
-  o.F = v.get<double>("F");
-  o.delta = v.get<double>("delta");
-  o.beta = v.get<std::string>("beta");
-  o.beta_sd = v.get<double>("beta_sd");
-  o.beta_scale = v.get<double>("beta_scale");
-  if (bkb_only) {
-    o.eps = v.get<double>("eps");
-    o.qbar = v.get<double>("qbar");
-    o.dictionary = v.get<std::string>("dictionary");
-    o.sampling = v.get<std::string>("sampling");
-    o.exact_above = v.get<double>("exact_above");
-    if (v.json().contains("mode")) o.mode = v.get<std::string>("mode");
-    if (v.json().contains("continuous_starts")) o.continuous_starts = v.get<std::size_t>("continuous_starts");
-    if (v.json().contains("batch_ratio")) o.batch_ratio = v.get<double>("batch_ratio");
-  }
-  return o;
-}
-
-AlgorithmInfo bkb_info() {
-  AlgorithmInfo info;
-  info.name = "bkb";
-  info.family = "kernel";
-  info.summary = "BKB: GP-UCB on a finite arm set with an adaptively sampled Nystrom dictionary (Calandriello et al., COLT 2019)";
-  info.batch = false;
-  info.horizon = HorizonUse::Optional;
-  info.horizon_help = "preset=paper: T in the qbar of Thm. 4";
-  info.options = arm_bandit_option_specs(true);
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Bkb>(space, direction, arm_bandit_options(v, true), context);
-  };
-  return info;
-}
-
-AlgorithmInfo gp_ucb_arms_info() {
-  AlgorithmInfo info;
-  info.name = "gp-ucb-arms";
-  info.family = "kernel";
-  info.summary = "exact GP-UCB on a finite arm set (the reference of BKB: same kernel, lambda and beta)";
-  info.batch = false;
-  info.options = arm_bandit_option_specs(false);
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<GpUcbArms>(space, direction, arm_bandit_options(v, false), context);
-  };
-  return info;
 }
 
 }  // namespace optimist

@@ -9,16 +9,6 @@
 
 namespace optimist {
 
-ArmSetKind parse_arm_set(const std::string& name) {
-  if (name == "sobol") return ArmSetKind::Sobol;
-  if (name == "uniform") return ArmSetKind::Uniform;
-  if (name == "grid") return ArmSetKind::Grid;
-  std::string msg = "arm_set: unknown value '";
-  msg += name;
-  msg += "' (allowed: sobol, uniform, grid)";
-  throw InvalidArgument(msg);
-}
-
 Matrix generate_arms(const Space& space, ArmSetKind kind, std::size_t count, std::uint64_t seed) {
   const auto d = static_cast<Eigen::Index>(space.dim());
   if (d == 0) throw InvalidArgument("arms: the space has no parameters");
@@ -99,7 +89,7 @@ Matrix read_arms_file(const Space& space, const std::string& path) {
   buf << in.rdbuf();
   const std::string text = buf.str();
   std::vector<Vector> points;
-  const bool is_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+  const bool is_json = path.ends_with(".json");
   if (is_json) {
     nlohmann::json j;
     try {

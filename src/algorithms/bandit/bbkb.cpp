@@ -5,31 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace optimist {
 
 namespace {
 constexpr std::uint64_t kBatchDictionaryStream = 0x42424b42444943ULL;  // "BBKBDIC"
-
-void check_batch_ratio(double c) {
-  if (!(c > 1.0) || !std::isfinite(c)) {
-    std::ostringstream os;
-    os << "batch_ratio = " << c << " is invalid (must be > 1)";
-    throw InvalidArgument(os.str());
-  }
-}
 }  // namespace
 
 Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const RunContext& context)
-    : Bkb("bbkb", space, direction, options, context) {
-  check_batch_ratio(opt_.batch_ratio);
-}
+    : Bkb("bbkb", space, direction, options, context) {}
 Bbkb::Bbkb(const Space& space, Direction direction, const ArmBanditOptions& options, const Matrix& user_arms,
            const RunContext& context)
-    : Bkb("bbkb", space, direction, options, user_arms, context) {
-  check_batch_ratio(opt_.batch_ratio);
-}
+    : Bkb("bbkb", space, direction, options, user_arms, context) {}
 
 void Bbkb::before_update(std::size_t) {
   score_model_valid_ = false;  // resparsification waits for the batch end (after_update)
@@ -97,24 +84,6 @@ nlohmann::json Bbkb::diagnostics() const {
   j["batches"] = batch_starts_.size();
   j["batch_size"] = batch_starts_.empty() ? 0 : t_ - batch_starts_.back();
   return j;
-}
-
-AlgorithmInfo bbkb_info() {
-  AlgorithmInfo info;
-  info.name = "bbkb";
-  info.family = "kernel";
-  info.summary = "BBKB: batched BKB with adaptive batches and resparsification at batch ends (Calandriello et al., ICML 2020)";
-  info.batch = true;
-  info.horizon = HorizonUse::Optional;
-  info.horizon_help = "preset=paper: T in the qbar of Thm. 4";
-  info.options = arm_bandit_option_specs(true);
-  std::erase_if(info.options, [](const OptionSpec& s) { return s.key == "mode" || s.key == "continuous_starts"; });
-  info.options.push_back({"batch_ratio", ArmBanditOptions{}.batch_ratio,
-                          "C~ > 1: a batch goes on while 1 + the sum of its points' batch-start variances <= C~", {}});
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Bbkb>(space, direction, arm_bandit_options(v, true), context);
-  };
-  return info;
 }
 
 }  // namespace optimist

@@ -42,7 +42,7 @@ Bkb::Bkb(std::string name, const Space& space, Direction direction, const ArmBan
 
 void Bkb::init_state() {
   engine_.rebuild(arms_, {}, pull_stats());
-  exact_ = opt_.dictionary == "all";
+  exact_ = opt_.dictionary == DictionaryKind::All;
   // A-sized buffers allocated (and touched) here, not at the first steps: fresh memory costs page
   // faults, more than a whole step at small t.
   prn_.assign(num_arms(), -1.0);
@@ -113,7 +113,7 @@ std::vector<std::size_t> Bkb::sample_dictionary(const std::vector<std::size_t>& 
   };
   std::vector<std::size_t> next;
   double size = 0.0;  // fresh: expected size of the draw; coordinated: its size
-  if (opt_.sampling == "fresh") {  // Fig. 1: q_{t+1,i} ~ Bernoulli(p~), new draws at every step
+  if (opt_.sampling == DictionarySampling::Fresh) {  // Fig. 1: q_{t+1,i} ~ Bernoulli(p~), new draws at every step
     std::vector<double> incl(cand.size());
     for (std::size_t j = 0; j < cand.size(); ++j) size += incl[j] = include(cand[j], var[static_cast<Eigen::Index>(cand[j])]);
     Rng rng(derive_seed(derive_seed(seed(), stream), step));
@@ -135,7 +135,7 @@ std::vector<std::size_t> Bkb::sample_dictionary(const std::vector<std::size_t>& 
   }
   // Exact formulas while the sampled dictionary would hold nearly every pulled arm (hysteresis 0.1).
   const double threshold = exact_ ? opt_.exact_above - 0.1 : opt_.exact_above;
-  exact_ = opt_.dictionary == "all" || size >= threshold * static_cast<double>(cand.size());
+  exact_ = opt_.dictionary == DictionaryKind::All || size >= threshold * static_cast<double>(cand.size());
   return exact_ ? cand : next;
 }
 

@@ -64,7 +64,7 @@ double Bkb::score(const Vector& unit, Vector* grad) const {
 
 std::vector<Vector> Bkb::propose(std::size_t n) {
   fold_deferred();
-  if (opt_.mode != "continuous" || t_ == 0) return ArmBandit::propose(n);
+  if (opt_.mode != BkbMode::Continuous || t_ == 0) return ArmBandit::propose(n);
   Vector arm_scores;
   const std::vector<std::size_t> top = top_arms(opt_.continuous_starts, &arm_scores);
   std::vector<Vector> starts;

@@ -16,7 +16,9 @@ namespace {
 constexpr double kResidualTolerance = 1e-10;
 // Rows the embedding's buffer starts with (it grows by half when full), at most 2^20 doubles:
 // allocated and zeroed when the state is first built (the optimizer's construction), since
-// touching fresh memory (page faults) costs more than the first steps themselves.
+// touching fresh memory (page faults) costs more than the first steps themselves. Not sized from
+// the horizon: the rows are the stride between arms' embeddings, and a buffer far taller than the
+// rank spreads every pass over Z across memory (docs/bkb.md: p90 step ratio 0.10 -> 0.20).
 Eigen::Index min_rows(Eigen::Index arms) { return std::clamp<Eigen::Index>((Eigen::Index{1} << 20) / std::max<Eigen::Index>(arms, 1), 1, 16); }
 // rebuild() and refresh() work on blocks of this many arms (no A-sized temporary).
 constexpr Eigen::Index kRefreshBlock = 256;
@@ -181,10 +183,10 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
 }
 
 void NystromPosterior::settle() const {
-  if (stale_) const_cast<NystromPosterior*>(this)->refresh();  // logically const: q is a cache of Z, V
+  if (stale_) recompute_cache();
 }
 
-void NystromPosterior::refresh() {
+void NystromPosterior::recompute_cache() const {
   const auto r = static_cast<Eigen::Index>(rank());
   const auto A = static_cast<Eigen::Index>(num_arms());
   stale_ = false;

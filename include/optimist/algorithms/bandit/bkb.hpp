@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "optimist/core/enum_names.hpp"
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/algorithms/bandit/nystrom_posterior.hpp"
@@ -25,8 +26,43 @@ namespace optimist {
 
 /// How arms are generated when the user gives none.
 enum class ArmSetKind { Sobol, Uniform, Grid };
-/// "sobol", "uniform", "grid"; throws InvalidArgument naming the value.
-ArmSetKind parse_arm_set(const std::string& name);
+inline constexpr EnumNames<ArmSetKind, 3> kArmSetKindNames{
+    {{{ArmSetKind::Sobol, "sobol"}, {ArmSetKind::Uniform, "uniform"}, {ArmSetKind::Grid, "grid"}}}};
+
+/// ArmBanditOptions::preset: the practical defaults, or Fig. 1 and Thm. 4 as stated.
+enum class ArmBanditPreset { Default, Paper };
+inline constexpr EnumNames<ArmBanditPreset, 2> kArmBanditPresetNames{
+    {{{ArmBanditPreset::Default, "default"}, {ArmBanditPreset::Paper, "paper"}}}};
+
+/// The schedule of beta_t (ArmBanditOptions::beta).
+enum class BetaSchedule {
+  Practical,  ///< beta_sd posterior standard deviations: beta_t = beta_sd sqrt(lambda)
+  Theorem4,   ///< Thm. 4's beta_t
+  Scaled,     ///< beta_scale x Thm. 4's
+  Fixed,      ///< the constant beta_scale
+};
+inline constexpr EnumNames<BetaSchedule, 4> kBetaScheduleNames{{{{BetaSchedule::Practical, "practical"},
+                                                                 {BetaSchedule::Theorem4, "theorem4"},
+                                                                 {BetaSchedule::Scaled, "scaled"},
+                                                                 {BetaSchedule::Fixed, "fixed"}}}};
+
+/// Kernel hyperparameters (ArmBanditOptions::refit): maximum marginal likelihood on a schedule, or fixed.
+enum class KernelRefit { Ml, None };
+inline constexpr EnumNames<KernelRefit, 2> kKernelRefitNames{{{{KernelRefit::Ml, "ml"}, {KernelRefit::None, "none"}}}};
+
+/// BKB's dictionary (ArmBanditOptions::dictionary): sampled (Fig. 1) or every pulled arm (exact).
+enum class DictionaryKind { Sampled, All };
+inline constexpr EnumNames<DictionaryKind, 2> kDictionaryKindNames{
+    {{{DictionaryKind::Sampled, "sampled"}, {DictionaryKind::All, "all"}}}};
+
+/// How BKB draws S_{t+1} (ArmBanditOptions::sampling).
+enum class DictionarySampling { Coordinated, Fresh };
+inline constexpr EnumNames<DictionarySampling, 2> kDictionarySamplingNames{
+    {{{DictionarySampling::Coordinated, "coordinated"}, {DictionarySampling::Fresh, "fresh"}}}};
+
+/// What BKB maximizes its score over (ArmBanditOptions::mode).
+enum class BkbMode { Arms, Continuous };
+inline constexpr EnumNames<BkbMode, 2> kBkbModeNames{{{{BkbMode::Arms, "arms"}, {BkbMode::Continuous, "continuous"}}}};
 
 /// A generated arm set in the unit cube (columns), snapped to the Space's cells. Sobol: the first
 /// `count` scrambled Sobol points; uniform: `count` i.i.d. uniform points; grid: k^d cell centers
@@ -43,22 +79,22 @@ Matrix read_arms_file(const Space& space, const std::string& path);
 /// Options shared by BKB and exact GP-UCB. The defaults are the practical setting measured in
 /// docs/bkb.md; preset = "paper" runs Fig. 1 and Thm. 4 as stated.
 struct ArmBanditOptions {
-  /// "default" or "paper": beta = theorem4, fixed kernel, raw (unstandardized) rewards, Fig. 1's
-  /// fresh resampling, no switch to the exact formulas, and qbar = 6 alpha log(4T/delta)/eps^2
-  /// (Thm. 4) when the run has a horizon T; every other option as given.
-  std::string preset = "default";
+  /// Paper: beta = theorem4, fixed kernel, raw (unstandardized) rewards, Fig. 1's fresh
+  /// resampling, no switch to the exact formulas, and qbar = 6 alpha log(4T/delta)/eps^2 (Thm. 4)
+  /// when the run has a horizon T; every other option as given.
+  ArmBanditPreset preset = ArmBanditPreset::Default;
   // Arm set (ignored when user arms are passed to the constructor).
   std::size_t arms = 1024;
-  std::string arm_set = "sobol";
+  ArmSetKind arm_set = ArmSetKind::Sobol;
   std::string arms_file;  ///< if non-empty, the arms are read from this file
   // Kernel.
-  std::string kernel = "matern52";
+  KernelType kernel = KernelType::Matern52;
   double lengthscale = 0.2;  ///< on unit-cube inputs, every dimension: fixed, or the start of the refits
   double outputscale = 1.0;  ///< kappa^2 = k(x, x) (standardized units when standardize = true)
-  /// "ml": lengthscales (ARD) and outputscale refitted by maximum marginal likelihood (the shared
-  /// GP's MAP fit) on the dictionary's arms, on the schedule of refit_every; "none": fixed, as in
+  /// Ml: lengthscales (ARD) and outputscale refitted by maximum marginal likelihood (the shared
+  /// GP's MAP fit) on the dictionary's arms, on the schedule of refit_every; None: fixed, as in
   /// the paper.
-  std::string refit = "ml";
+  KernelRefit refit = KernelRefit::Ml;
   /// Refits at t = d + 1, then at doubling t, at most refit_every steps apart.
   std::size_t refit_every = 100;
   /// Rewards centred on their mean and divided by their standard deviation (running), so lambda,
@@ -70,30 +106,35 @@ struct ArmBanditOptions {
   double F = 1.0;        ///< bound on ||f||_H (Thm. 4)
   double delta = 0.1;    ///< confidence (Thm. 4)
   double eps = 0.5;      ///< accuracy epsilon in (0, 1); alpha = (1 + eps) / (1 - eps)  (BKB only)
-  /// "practical": beta_t = beta_sd sqrt(lambda), i.e. mu + beta_sd posterior standard deviations;
-  /// "theorem4"; "scaled" (beta_scale x theorem4); "fixed" (beta_scale).
-  std::string beta = "practical";
+  /// Practical: beta_t = beta_sd sqrt(lambda), i.e. mu + beta_sd posterior standard deviations;
+  /// Theorem4; Scaled (beta_scale x Theorem4); Fixed (beta_scale).
+  BetaSchedule beta = BetaSchedule::Practical;
   double beta_sd = 2.0;
   double beta_scale = 1.0;
   // BKB only.
   double qbar = 4.0;                   ///< oversampling qbar > 0 of Fig. 1; see bkb_theory_qbar
-  std::string dictionary = "sampled";  ///< "sampled" (Fig. 1) or "all" (every pulled arm: exact)
-  /// How S_{t+1} is drawn with Fig. 1's probabilities p~: "fresh" Bernoulli draws each step
-  /// (Fig. 1), or "coordinated": one uniform number per arm kept for the whole run (the same
+  DictionaryKind dictionary = DictionaryKind::Sampled;  ///< Sampled (Fig. 1) or All (every pulled arm: exact)
+  /// How S_{t+1} is drawn with Fig. 1's probabilities p~: Fresh Bernoulli draws each step
+  /// (Fig. 1), or Coordinated: one uniform number per arm kept for the whole run (the same
   /// inclusion probability at each step, but S changes only when p~ crosses that number).
-  std::string sampling = "coordinated";
+  DictionarySampling sampling = DictionarySampling::Coordinated;
   /// S_t is every distinct pulled arm (the exact formulas) while the expected size of the sampled
   /// dictionary, the sum of the inclusion probabilities, is at least this fraction of the distinct
   /// pulled arms (it leaves that mode below the fraction minus 0.1); > 1 disables the switch.
   double exact_above = 0.8;
-  /// "arms" (Fig. 1) or "continuous": maximize the same score over the box with multi-start
+  /// Arms (Fig. 1) or Continuous: maximize the same score over the box with multi-start
   /// L-BFGS-B started from the `continuous_starts` best arms (BKB only).
-  std::string mode = "arms";
+  BkbMode mode = BkbMode::Arms;
   std::size_t continuous_starts = 5;
   /// BBKB only: C~ > 1, a batch goes on while 1 + sum of the batch-start variances of its points
   /// stays <= C~ (then sigma_fb^2 / sigma_t^2 <= C~ within the batch).
   double batch_ratio = 2.0;
 };
+
+/// The constructors' check (the C++ API; the registry's options are checked by their tables, with
+/// the same ranges): throws InvalidArgument naming `algorithm`, the option and its value when a
+/// number is outside its option's range or an enum outside its names.
+void check_options(const ArmBanditOptions& options, const std::string& algorithm);
 
 /// The qbar of Thm. 3.2 / Thm. 4: 6 alpha log(4T / delta) / eps^2.
 double bkb_theory_qbar(double eps, double delta, std::size_t horizon);
@@ -313,10 +354,6 @@ class GpUcbArms : public ArmBandit {
   double alpha() const override { return 1.0; }
   double eps() const override { return 0.0; }
 };
-
-/// Options of both algorithms as an OptionSpec list (bkb_only adds eps, qbar, dictionary, mode).
-std::vector<OptionSpec> arm_bandit_option_specs(bool bkb_only);
-ArmBanditOptions arm_bandit_options(const OptionValues& v, bool bkb_only);
 
 AlgorithmInfo bkb_info();
 AlgorithmInfo gp_ucb_arms_info();

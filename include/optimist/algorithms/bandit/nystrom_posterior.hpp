@@ -103,7 +103,7 @@ class NystromPosterior {
   double leave_one_out_variance(std::size_t arm) const;
 
   /// Recomputes ||z||^2 and q from Z and V (O(A r^2)); removes the drift of many updates.
-  void refresh();
+  void refresh() { recompute_cache(); }
   /// Incremental updates since the last rebuild or refresh.
   std::size_t updates_since_refresh() const { return updates_; }
 
@@ -116,6 +116,7 @@ class NystromPosterior {
   void append_coordinate(std::size_t arm, const Matrix& arms, const PullStats& pulls);
   void retry_dependent(const Matrix& arms, const PullStats& pulls);
   void settle() const;  // refresh() if a rebuild left zz_ and q_ to compute
+  void recompute_cache() const;  // refresh(): zz_ and q_ from Z and V
 
   Kernel kernel_;
   double lambda_;
@@ -126,13 +127,15 @@ class NystromPosterior {
   Matrix Vbuf_;  // V, top-left r x r
   Matrix Lbuf_;  // Cholesky factor of V (lower), top-left r x r
   Vector b_, c_;  // sum_pulls y z, sum_pulls z (r)
-  Vector zz_;     // ||z(x)||^2 (A)
-  Vector q_;      // z^T V^-1 z (A)
+  // ||z||^2 and q are a cache of Z and V: mutable, so that a const reader completes a rebuild
+  // that left them to it (settle).
+  mutable Vector zz_;  // ||z(x)||^2 (A)
+  mutable Vector q_;   // z^T V^-1 z (A)
   mutable Vector var_;
-  bool stale_ = false;  // zz_ and q_ not computed since the last rebuild (settle)
+  mutable bool stale_ = false;  // zz_ and q_ not computed since the last rebuild (settle)
   Vector work_a_, work_b_;  // A-sized work vectors of the updates (kept: no fresh memory per step)
   mutable bool var_valid_ = false;
-  std::size_t updates_ = 0;
+  mutable std::size_t updates_ = 0;
 };
 
 }  // namespace optimist
