@@ -248,7 +248,7 @@ TEST(Bkb, PaperPresetSetsFigure1AndTheorem4) {
   o.preset = ArmBanditPreset::Paper;
   Bkb bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o, RunContext{.seed = 1, .horizon = 1000});
   const ArmBanditOptions& p = bkb.options();
-  EXPECT_EQ(p.beta, BetaSchedule::Theorem4);
+  EXPECT_EQ(p.beta, BkbBeta::Theorem4);
   EXPECT_EQ(p.refit, KernelRefit::None);
   EXPECT_FALSE(p.standardize);
   EXPECT_EQ(p.sampling, DictionarySampling::Fresh);
@@ -258,7 +258,7 @@ TEST(Bkb, PaperPresetSetsFigure1AndTheorem4) {
   // Without a horizon the given qbar stays; the defaults are the practical setting.
   EXPECT_DOUBLE_EQ(Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, o).options().qbar, ArmBanditOptions{}.qbar);
   const ArmBanditOptions d = Bkb(Space::box(2, 0.0, 1.0), Direction::Maximize, ArmBanditOptions{}).options();
-  EXPECT_EQ(d.beta, BetaSchedule::Practical);
+  EXPECT_EQ(d.beta, BkbBeta::Practical);
   EXPECT_EQ(d.refit, KernelRefit::Ml);
   EXPECT_EQ(d.sampling, DictionarySampling::Coordinated);
 }

@@ -25,7 +25,7 @@ ArmBanditOptions options() {
   o.lambda = 0.01;
   o.xi = 0.1;
   o.qbar = 2.0;
-  o.beta = BetaSchedule::Fixed;  // 2 posterior sds: exploits, so variances shrink and batches grow
+  o.beta = BkbBeta::Fixed;  // 2 posterior sds: exploits, so variances shrink and batches grow
   o.beta_scale = 0.2;
   return optimist::test::paper_estimator(o);
 }

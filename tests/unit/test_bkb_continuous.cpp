@@ -19,7 +19,7 @@ ArmBanditOptions continuous_options() {
   o.mode = BkbMode::Continuous;
   o.lengthscale = 0.3;
   o.lambda = 1e-4;
-  o.beta = BetaSchedule::Fixed;
+  o.beta = BkbBeta::Fixed;
   o.beta_scale = 0.02;  // 2 posterior sds (sd = sqrt(lambda) sigma)
   o.qbar = 2.0;
   return o;

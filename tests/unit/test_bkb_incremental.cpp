@@ -203,7 +203,7 @@ TEST(BkbIncremental, ExactSwitchGivesExactGpUcbPosteriors) {
   const Space space = Space::box(3, 0.0, 1.0);
   const Matrix arms = random_arms(3, 300, 9);
   ArmBanditOptions o;
-  o.beta = BetaSchedule::Theorem4;
+  o.beta = BkbBeta::Theorem4;
   Bkb bkb(space, Direction::Maximize, o, arms);
   GpUcbArms exact(space, Direction::Maximize, o, arms);
   const Vector f = draw_from_gp(Kernel(KernelType::Matern52, Vector::Constant(3, 0.3), 1.0), arms, 6);

@@ -14,7 +14,7 @@ namespace {
 // preset = paper: Fig. 1 and Thm. 4 as stated (docs/bkb.md lists what it sets).
 ArmBanditOptions resolve_preset(ArmBanditOptions o, const RunContext& context) {
   if (o.preset != ArmBanditPreset::Paper) return o;
-  o.beta = BetaSchedule::Theorem4;
+  o.beta = BkbBeta::Theorem4;
   o.refit = KernelRefit::None;
   o.standardize = false;
   o.sampling = DictionarySampling::Fresh;
@@ -111,15 +111,15 @@ void ArmBandit::posterior(Vector& mean, Vector& variance) const {
 
 double ArmBandit::beta_t(double sum_sigma2_pulled) const {
   // Practical: mu + beta_sd posterior standard deviations, sigma_t = sd / sqrt(lambda) (eq. 8 scaling).
-  if (opt_.beta == BetaSchedule::Practical) return opt_.beta_sd * std::sqrt(opt_.lambda);
-  if (opt_.beta == BetaSchedule::Fixed) return opt_.beta_scale;
+  if (opt_.beta == BkbBeta::Practical) return opt_.beta_sd * std::sqrt(opt_.lambda);
+  if (opt_.beta == BkbBeta::Fixed) return opt_.beta_scale;
   // Thm. 4: beta_t = 2 xi sqrt(alpha log(kappa^2 t) sum_s sigma_t^2(x_s) + log(1/delta))
   //                  + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F.
   const double kappa2 = kernel_.variance();
   const double logk = std::max(0.0, std::log(kappa2 * static_cast<double>(std::max<std::uint64_t>(t_, 1))));
   const double b = 2.0 * opt_.xi * std::sqrt(alpha() * logk * sum_sigma2_pulled + std::log(1.0 / opt_.delta)) +
                    (1.0 + 1.0 / std::sqrt(1.0 - eps())) * std::sqrt(opt_.lambda) * opt_.F;
-  return opt_.beta == BetaSchedule::Scaled ? opt_.beta_scale * b : b;
+  return opt_.beta == BkbBeta::Scaled ? opt_.beta_scale * b : b;
 }
 
 const std::vector<char>& ArmBandit::pending_mask() const {

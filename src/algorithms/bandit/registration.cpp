@@ -46,7 +46,7 @@ Table shared_table() {
       .real("xi", &ArmBanditOptions::xi, kNonNegative, "noise scale xi in beta_t (Thm. 4)")
       .real("F", &ArmBanditOptions::F, kNonNegative, "bound F on the RKHS norm of f (Thm. 4)")
       .real("delta", &ArmBanditOptions::delta, kUnitOpen, "confidence delta (Thm. 4)")
-      .choice("beta", &ArmBanditOptions::beta, kBetaScheduleNames,
+      .choice("beta", &ArmBanditOptions::beta, kBkbBetaNames,
               "beta_t: practical (beta_sd posterior sds), Thm. 4, beta_scale x Thm. 4, or the constant beta_scale")
       .real("beta_sd", &ArmBanditOptions::beta_sd, kNonNegative, "beta=practical: posterior standard deviations added to the mean")
       .real("beta_scale", &ArmBanditOptions::beta_scale, kNonNegative, "factor (scaled) or value (fixed) of beta_t");
@@ -105,7 +105,7 @@ void check_options(const ArmBanditOptions& o, const std::string& algorithm) {
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
   if (!kArmBanditPresetNames.contains(o.preset) || !kArmSetKindNames.contains(o.arm_set) ||
       !kKernelTypeNames.contains(o.kernel) || !kKernelRefitNames.contains(o.refit) ||
-      !kBetaScheduleNames.contains(o.beta) || !kDictionaryKindNames.contains(o.dictionary) ||
+      !kBkbBetaNames.contains(o.beta) || !kDictionaryKindNames.contains(o.dictionary) ||
       !kDictionarySamplingNames.contains(o.sampling) || !kBkbModeNames.contains(o.mode))
     throw InvalidArgument(algorithm +
                           ": an option holds a value outside its enum (preset, arm_set, kernel, refit, beta, "

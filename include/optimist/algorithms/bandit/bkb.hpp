@@ -34,17 +34,17 @@ enum class ArmBanditPreset { Default, Paper };
 inline constexpr EnumNames<ArmBanditPreset, 2> kArmBanditPresetNames{
     {{{ArmBanditPreset::Default, "default"}, {ArmBanditPreset::Paper, "paper"}}}};
 
-/// The schedule of beta_t (ArmBanditOptions::beta).
-enum class BetaSchedule {
+/// The schedule of beta_t (ArmBanditOptions::beta). (GO-UCB has its own BetaSchedule.)
+enum class BkbBeta {
   Practical,  ///< beta_sd posterior standard deviations: beta_t = beta_sd sqrt(lambda)
   Theorem4,   ///< Thm. 4's beta_t
   Scaled,     ///< beta_scale x Thm. 4's
   Fixed,      ///< the constant beta_scale
 };
-inline constexpr EnumNames<BetaSchedule, 4> kBetaScheduleNames{{{{BetaSchedule::Practical, "practical"},
-                                                                 {BetaSchedule::Theorem4, "theorem4"},
-                                                                 {BetaSchedule::Scaled, "scaled"},
-                                                                 {BetaSchedule::Fixed, "fixed"}}}};
+inline constexpr EnumNames<BkbBeta, 4> kBkbBetaNames{{{{BkbBeta::Practical, "practical"},
+                                                       {BkbBeta::Theorem4, "theorem4"},
+                                                       {BkbBeta::Scaled, "scaled"},
+                                                       {BkbBeta::Fixed, "fixed"}}}};
 
 /// Kernel hyperparameters (ArmBanditOptions::refit): maximum marginal likelihood on a schedule, or fixed.
 enum class KernelRefit { Ml, None };
@@ -108,7 +108,7 @@ struct ArmBanditOptions {
   double eps = 0.5;      ///< accuracy epsilon in (0, 1); alpha = (1 + eps) / (1 - eps)  (BKB only)
   /// Practical: beta_t = beta_sd sqrt(lambda), i.e. mu + beta_sd posterior standard deviations;
   /// Theorem4; Scaled (beta_scale x Theorem4); Fixed (beta_scale).
-  BetaSchedule beta = BetaSchedule::Practical;
+  BkbBeta beta = BkbBeta::Practical;
   double beta_sd = 2.0;
   double beta_scale = 1.0;
   // BKB only.
