@@ -152,7 +152,7 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_EQ(error_of({{"name", "go-ucb-workshop"}, {"budget", 10}, {"u", -1.0}}), "go-ucb-workshop: option 'u' must be >= 0, got -1");
   EXPECT_EQ(error_of({{"name", "exploration-first"}, {"budget", 10}, {"oracle_iterations", 3000000000LL}}),
             "exploration-first: option 'oracle_iterations' must be in 0..2147483647, got 3000000000");
-  for (const nlohmann::json& hidden : {nlohmann::json::array(), nlohmann::json({0}), nlohmann::json({-3}), nlohmann::json({"a"})})
+  for (const nlohmann::json& hidden : {nlohmann::json::array(), nlohmann::json::array({0}), nlohmann::json::array({-3}), nlohmann::json::array({"a"})})
     EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"hidden", hidden}}).find("option 'hidden' must be a non-empty list of layer sizes >= 1, got " + hidden.dump()),
               std::string::npos) << hidden.dump();
 }
