@@ -58,8 +58,7 @@ std::size_t Parameter::cardinality() const {
 
 void Space::check_new_name(const std::string& name) const {
   if (name.empty()) throw InvalidArgument("parameter #" + std::to_string(params_.size() + 1) + ": empty name");
-  for (const auto& p : params_)
-    if (p.name == name) fail(name, "duplicate name");
+  if (index_.count(name)) fail(name, "duplicate name");
 }
 
 Space& Space::add_continuous(const std::string& name, double lower, double upper, bool log_scale) {
@@ -70,6 +69,7 @@ Space& Space::add_continuous(const std::string& name, double lower, double upper
     fail(name, "empty or inverted bounds [" + format_double(lower) + ", " + format_double(upper) + "]; need lower < upper");
   if (log_scale && lower <= 0.0)
     fail(name, "log scale needs positive bounds, got lower = " + format_double(lower));
+  index_.emplace(name, params_.size());
   params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}});
   return *this;
 }
@@ -80,6 +80,7 @@ Space& Space::add_integer(const std::string& name, long long lower, long long up
     fail(name, "inverted bounds [" + std::to_string(lower) + ", " + std::to_string(upper) + "]; need lower <= upper");
   if (std::fabs(static_cast<double>(lower)) >= kMaxExactInteger || std::fabs(static_cast<double>(upper)) >= kMaxExactInteger)
     fail(name, "integer bounds must be below 2^53 in magnitude");
+  index_.emplace(name, params_.size());
   params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), false, {}});
   return *this;
 }
@@ -90,6 +91,7 @@ Space& Space::add_categorical(const std::string& name, const std::vector<std::st
   std::set<std::string> seen;
   for (const auto& c : choices)
     if (!seen.insert(c).second) fail(name, "duplicate choice '" + c + "'");
+  index_.emplace(name, params_.size());
   params_.push_back({name, ParameterKind::Categorical, 0.0, static_cast<double>(choices.size() - 1), false, choices});
   return *this;
 }
@@ -111,11 +113,11 @@ Space Space::box(const Vector& lower, const Vector& upper) {
 }
 
 std::size_t Space::index_of(const std::string& name) const {
+  if (const auto it = index_.find(name); it != index_.end()) return it->second;
+  constexpr std::size_t kListed = 20;  // a message, not a dump of a 10^5-parameter space
   std::string names;
-  for (std::size_t i = 0; i < params_.size(); ++i) {
-    if (params_[i].name == name) return i;
-    names += (i ? ", " : "") + params_[i].name;
-  }
+  for (std::size_t i = 0; i < params_.size() && i < kListed; ++i) names += (i ? ", " : "") + params_[i].name;
+  if (params_.size() > kListed) names += ", ... (" + std::to_string(params_.size()) + " in all)";
   throw InvalidArgument("unknown parameter '" + name + "'; parameters: " + names);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "optimist/core/types.hpp"
@@ -88,6 +89,8 @@ class Space {
  private:
   void check_new_name(const std::string& name) const;
   std::vector<Parameter> params_;
+  // name -> position: adding and looking up a parameter stays O(1) in spaces of 10^5 parameters.
+  std::unordered_map<std::string, std::size_t> index_;
 };
 
 }  // namespace optimist
