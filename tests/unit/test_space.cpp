@@ -103,6 +103,19 @@ TEST(Space, InvalidDefinitionsNameTheParameter) {
   EXPECT_NO_THROW(Space().add_integer("single", 2, 2));
 }
 
+TEST(Space, NamesAreIndexedInLargeSpaces) {
+  const Space s = Space::box(30, 0.0, 1.0);
+  EXPECT_EQ(s.index_of("x1"), 0u);
+  EXPECT_EQ(s.index_of("x30"), 29u);
+  const std::string message = error_of([&] { (void)s.index_of("x31"); });
+  EXPECT_NE(message.find("unknown parameter 'x31'"), std::string::npos) << message;
+  EXPECT_NE(message.find("x20, ... (30 in all)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("x21"), std::string::npos) << message;
+  Space copy = s;  // the index travels with a copy
+  EXPECT_NE(error_of([&] { copy.add_continuous("x7", 0, 1); }).find("duplicate name"), std::string::npos);
+  EXPECT_EQ(copy.add_continuous("extra", 0, 1).index_of("extra"), 30u);
+}
+
 TEST(Space, ValidateRejectsBadPoints) {
   const Space s = mixed_space();
   Vector x(4);
