@@ -1,4 +1,5 @@
-// TuRBO-1 and TuRBO-m: trust-region expand / shrink / restart bookkeeping (directly and through tells), the
+// TuRBO-1 and TuRBO-m: trust-region expand / shrink / restart bookkeeping through tells (the region
+// itself: test_trust_region.cpp), the
 // lengthscale-weighted region, pathwise Thompson samples, batches and the options.
 #include <gtest/gtest.h>
 
@@ -10,47 +11,6 @@
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
-
-TEST(TrustRegion, FailureToleranceOfTheReference) {
-  EXPECT_EQ(TrustRegion::default_failure_tolerance(20, 1), 20u);
-  EXPECT_EQ(TrustRegion::default_failure_tolerance(2, 1), 4u);
-  EXPECT_EQ(TrustRegion::default_failure_tolerance(20, 4), 5u);
-  EXPECT_EQ(TrustRegion::default_failure_tolerance(3, 8), 1u);
-  EXPECT_EQ(TrustRegion::default_failure_tolerance(10, 3), 4u);  // ceil(10/3)
-}
-
-TEST(TrustRegion, ExpandsShrinksAndCollapses) {
-  TrustRegion tr;
-  tr.failure_tolerance = 4;
-  EXPECT_EQ(tr.length, 0.8);
-  EXPECT_EQ(tr.update(true), TrustRegion::Event::None);
-  EXPECT_EQ(tr.update(true), TrustRegion::Event::None);
-  EXPECT_EQ(tr.update(true), TrustRegion::Event::Expanded);
-  EXPECT_DOUBLE_EQ(tr.length, 1.6);
-  for (int k = 0; k < 3; ++k) tr.update(true);
-  EXPECT_DOUBLE_EQ(tr.length, 1.6);  // capped at length_max
-  // A success in between resets the failure count.
-  for (int k = 0; k < 3; ++k) EXPECT_EQ(tr.update(false), TrustRegion::Event::None);
-  tr.update(true);
-  EXPECT_EQ(tr.failures, 0u);
-  for (int k = 0; k < 3; ++k) EXPECT_EQ(tr.update(false), TrustRegion::Event::None);
-  EXPECT_EQ(tr.update(false), TrustRegion::Event::Shrunk);
-  EXPECT_DOUBLE_EQ(tr.length, 0.8);
-  // 0.8 -> 0.4 -> ... -> 0.00625 < 2^-7: the 7th halving collapses.
-  int shrinks = 0;
-  TrustRegion::Event e = TrustRegion::Event::None;
-  while (e != TrustRegion::Event::Collapsed) {
-    e = tr.update(false);
-    if (e == TrustRegion::Event::Shrunk) ++shrinks;
-    ASSERT_LT(shrinks, 10);
-  }
-  EXPECT_EQ(shrinks, 6);
-  EXPECT_LT(tr.length, tr.length_min);
-  tr.restart();
-  EXPECT_DOUBLE_EQ(tr.length, 0.8);
-  EXPECT_EQ(tr.restarts, 1u);
-  EXPECT_EQ(tr.successes + tr.failures, 0u);
-}
 
 namespace {
 

@@ -43,41 +43,6 @@ GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size
 
 }  // namespace
 
-// ---- TrustRegion ----
-
-std::size_t TrustRegion::default_failure_tolerance(std::size_t dim, std::size_t batch_size) {
-  const double q = static_cast<double>(std::max<std::size_t>(batch_size, 1));
-  return static_cast<std::size_t>(std::ceil(std::max(4.0 / q, static_cast<double>(dim) / q)));
-}
-
-TrustRegion::Event TrustRegion::update(bool success) {
-  if (success) {
-    ++successes;
-    failures = 0;
-  } else {
-    ++failures;
-    successes = 0;
-  }
-  if (successes >= success_tolerance) {
-    length = std::min(2.0 * length, length_max);
-    successes = 0;
-    return Event::Expanded;
-  }
-  if (failures >= failure_tolerance) {
-    length /= 2.0;
-    failures = 0;
-    return length < length_min ? Event::Collapsed : Event::Shrunk;
-  }
-  return Event::None;
-}
-
-void TrustRegion::restart() {
-  length = length_init;
-  successes = 0;
-  failures = 0;
-  ++restarts;
-}
-
 // ---- Turbo ----
 
 void Turbo::fit_run_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
@@ -123,13 +88,10 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
   if (!(options_.length_min > 0.0 && options_.length_min <= options_.length_init && options_.length_init <= options_.length_max))
     throw InvalidArgument("turbo: need 0 < length_min <= length_init <= length_max, got " + std::to_string(options_.length_min) +
                           ", " + std::to_string(options_.length_init) + ", " + std::to_string(options_.length_max));
-  TrustRegion tr;
-  tr.length_init = tr.length = options_.length_init;
-  tr.length_min = options_.length_min;
-  tr.length_max = options_.length_max;
-  tr.success_tolerance = options_.success_tolerance;
-  tr.failure_tolerance = options_.failure_tolerance > 0 ? options_.failure_tolerance
-                                                        : TrustRegion::default_failure_tolerance(space.dim(), options_.batch_size);
+  const TrustRegion tr = TrustRegion::counters(
+      options_.length_init, options_.length_min, options_.length_max, options_.success_tolerance,
+      options_.failure_tolerance > 0 ? options_.failure_tolerance
+                                     : TrustRegion::default_failure_tolerance(space.dim(), options_.batch_size));
   const auto d = static_cast<Eigen::Index>(space.dim());
   const std::vector<std::size_t> cats = domain().categories();
   if (std::any_of(cats.begin(), cats.end(), [](std::size_t k) { return k > 0; })) categories_ = cats;

@@ -220,6 +220,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
   // Checks of several options together.
   if (!(o.trust_max == 0 || (o.trust_max >= o.trust_region && std::isfinite(o.trust_max))))
     throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + number_text(o.trust_region) + "), got " + number_text(o.trust_max));
+  trust_ = TrustRegion::steps(o.trust_region, o.trust_max > 0 ? o.trust_max : o.trust_region);
   if (o.model == GoUcbModel::Additive && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
   if (o.model == GoUcbModel::Additive && o.activation != Activation::Sigmoid)
     throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" +
@@ -341,12 +342,10 @@ void GoUcb::refit() {
 }
 
 void GoUcb::observe(const Observation& obs, double y) {
-  if (trust_size_ == 0.0) trust_size_ = options_.trust_region;
   if (ellipsoid_ && options_.trust_adapt && options_.trust_region > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
-    // grow x1.5 after a Phase II improvement of the best value, shrink x0.7 after any other step,
-    // within [trust_region / 4, trust_max]. The factors: docs/go-ucb.md, second round.
-    const double upper = options_.trust_max > 0 ? options_.trust_max : options_.trust_region;
+    // TrustRegion's Steps rule, x1.5 after a Phase II improvement of the best value, x0.7 after
+    // any other step, within [trust_region / 4, trust_max]. The factors: docs/go-ucb.md, second round.
     const bool improved = y > best_seen_ + 1e-3 * y_scale_;
     double ratio = 1.0;
     if (improved && options_.trust_rule == TrustRule::Ratio && best_unit_.size()) {
@@ -355,19 +354,14 @@ void GoUcb::observe(const Observation& obs, double y) {
       const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * y_scale_;
       ratio = predicted > 0 ? (y - best_seen_) / predicted : 1.0;
     }
-    const double lowest = 0.25 * options_.trust_region;
     if (stalled()) {
       // This observation is the stall rule's space-filling step: the region starts afresh (around
       // this point if it is the new best). Centring a new region on the exploration point itself,
       // as TuRBO restarts, measured worse (docs/robust.md).
-      trust_size_ = options_.trust_region;
+      trust_.restart();
       stalled_ = 0;
-      ++explorations_;
     } else {
-      if (improved && ratio >= 0.5)
-        trust_size_ = std::min(upper, 1.5 * trust_size_);
-      else if (!improved)  // (an improvement below half the prediction keeps the size)
-        trust_size_ = std::max(lowest, 0.7 * trust_size_);
+      trust_.update(improved, ratio);
       // A stalled step: no improvement, at a point next to one already evaluated (the acquisition
       // keeps returning to the incumbent: the region has nothing left to offer the model).
       stalled_ = !improved && revisits(obs) ? stalled_ + 1 : 0;
@@ -680,7 +674,7 @@ nlohmann::json GoUcb::diagnostics() const {
     j["fit_sse"] = last_fit_sse_;
     j["refits"] = refits_;
     if (options_.trust_region > 0) j["trust_size"] = trust_size();
-    if (options_.stall_steps > 0) j["explorations"] = explorations_;
+    if (options_.stall_steps > 0) j["explorations"] = trust_.restarts;
     if (options_.global_candidate) j["global_steps"] = global_steps_;
   }
   return j;

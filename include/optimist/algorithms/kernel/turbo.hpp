@@ -14,36 +14,11 @@
 #include "optimist/core/optimizer.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/algorithms/bo/initial_design.hpp"
+#include "optimist/algorithms/bo/trust_region.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/pathwise_sample.hpp"
 
 namespace optimist {
-
-/// The trust-region bookkeeping of TuRBO-1 (reference code `turbo_1.py`, `_adjust_length`).
-struct TrustRegion {
-  double length_init = 0.8;
-  double length_min = 0x1p-7;
-  double length_max = 1.6;
-  std::size_t success_tolerance = 3;
-  std::size_t failure_tolerance = 20;  ///< reference: ceil(max(4 / q, d / q))
-
-  double length = 0.8;
-  std::size_t successes = 0;  ///< consecutive
-  std::size_t failures = 0;   ///< consecutive
-  std::size_t restarts = 0;
-
-  enum class Event { None, Expanded, Shrunk, Collapsed };
-  /// One update with a batch outcome: success if it improved the run's best by more than
-  /// 1e-3 |best| (the reference's rule, decided by the caller). Expands (length doubled, capped
-  /// at length_max) after success_tolerance consecutive successes and shrinks (halved) after
-  /// failure_tolerance consecutive failures; Collapsed when the length falls below length_min (the
-  /// caller then calls restart()).
-  Event update(bool success);
-  /// A fresh run: length_init, counters 0, restarts + 1.
-  void restart();
-  /// ceil(max(4 / q, d / q)).
-  static std::size_t default_failure_tolerance(std::size_t dim, std::size_t batch_size);
-};
 
 /// TuRBO's GP fit and sampling recipe (TurboOptions::recipe).
 enum class TurboRecipe { Ml, Reference };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "optimist/algorithms/bo/initial_design.hpp"
+#include "optimist/algorithms/bo/trust_region.hpp"
 #include "optimist/algorithms/parametric/go_ucb_options.hpp"
 #include "optimist/algorithms/parametric/gradient_ellipsoid.hpp"
 #include "optimist/core/optimizer.hpp"
@@ -61,7 +62,7 @@ class GoUcb : public Optimizer {
   void standardize_with(const Vector& y);
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
-  double trust_size() const { return trust_size_ > 0 ? trust_size_ : options_.trust_region; }
+  double trust_size() const { return trust_.length; }
   double standardized(double y) const { return (y - y_mean_) / y_scale_; }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
@@ -86,10 +87,9 @@ class GoUcb : public Optimizer {
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
   double last_fit_sse_ = 0.0;
   std::size_t refits_ = 0;
-  double trust_size_ = 0.0;          // current side / radius
+  TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate
   std::size_t stalled_ = 0;          // Phase II steps at the minimum trust size without improvement
-  std::size_t explorations_ = 0;     // space-filling steps taken by the stall rule
   bool stalled() const;
   bool revisits(const Observation& obs) const;
   Vector best_unit_;                 // incumbent before the current tell (trust_rule=ratio)
