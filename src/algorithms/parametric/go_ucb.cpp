@@ -288,12 +288,6 @@ Vector GoUcb::current_parameters() const {
   return w0_;
 }
 
-void GoUcb::standardize_with(const Vector& y) {
-  y_mean_ = y.mean();
-  const double var = (y.array() - y_mean_).square().sum() / std::max<Eigen::Index>(1, y.size() - 1);
-  y_scale_ = var > 1e-24 ? std::sqrt(var) : 1.0;
-}
-
 void GoUcb::run_oracle() {
   Matrix X;
   Vector y;
@@ -301,7 +295,7 @@ void GoUcb::run_oracle() {
   if (*options_.standardize) standardize_with(y);
   f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
   Rng rng(derive_seed(seed(), kOracleStream));
-  const Vector ys = (y.array() - y_mean_) / y_scale_;
+  const Vector ys = outcome_.apply(y);
   RegressionFit fit = oracle_fit(X, ys, Vector(), options_.oracle.restarts, rng);  // Phase I step 5, eq. (2)
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
@@ -326,7 +320,7 @@ void GoUcb::refit() {
   successful_data(X, y);
   if (*options_.standardize && options_.restandardize) standardize_with(y);  // deviation restandardize
   Rng rng(derive_seed(seed(), kOracleStream + history().size()));
-  const Vector ys = (y.array() - y_mean_) / y_scale_;
+  const Vector ys = outcome_.apply(y);
   RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
@@ -346,12 +340,12 @@ void GoUcb::observe(const Observation& obs, double y) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // TrustRegion's Steps rule, x1.5 after a Phase II improvement of the best value, x0.7 after
     // any other step, within [trust_region / 4, trust_max]. The factors: docs/go-ucb.md, second round.
-    const bool improved = y > best_seen_ + 1e-3 * y_scale_;
+    const bool improved = y > best_seen_ + 1e-3 * outcome_.scale;
     double ratio = 1.0;
     if (improved && options_.trust_rule == TrustRule::Ratio && best_unit_.size()) {
       // actual / predicted improvement, both under the w_t that chose x_t (standardized units)
       const Vector& w = ellipsoid_->center();
-      const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * y_scale_;
+      const double predicted = (model_->value(w, obs.trial.unit) - model_->value(w, best_unit_)) * outcome_.scale;
       ratio = predicted > 0 ? (y - best_seen_) / predicted : 1.0;
     }
     if (stalled()) {
@@ -390,7 +384,7 @@ void GoUcb::observe(const Observation& obs, double y) {
     Vector yy;
     successful_data(X, yy);
     Rng rng(derive_seed(seed(), kOracleStream + history().size()));
-    RegressionFit fit = oracle_fit(X, (yy.array() - y_mean_) / y_scale_, w_latest_.size() ? w_latest_ : w0_, options_.oracle.restarts, rng);
+    RegressionFit fit = oracle_fit(X, outcome_.apply(yy), w_latest_.size() ? w_latest_ : w0_, options_.oracle.restarts, rng);
     w_latest_ = fit.w;
     last_fit_sse_ = fit.sse;
   }

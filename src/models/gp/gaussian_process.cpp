@@ -15,15 +15,6 @@ namespace optimist {
 
 namespace {
 
-// numpy.median: the middle value, or the mean of the two middle values.
-double median(const Vector& y) {
-  std::vector<double> v(y.data(), y.data() + y.size());
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return 0.5 * (*mid + *std::max_element(v.begin(), mid));
-}
-
 void check_range(const char* what, double lo, double hi) {
   if (!(lo > 0.0) || !(lo <= hi) || !std::isfinite(hi))
     throw InvalidArgument(std::string("GpOptions: bad ") + what + " bounds [" + std::to_string(lo) + ", " +
@@ -138,21 +129,9 @@ void GaussianProcess::set_hyperparameters(const GpHyperparameters& h) {
 }
 
 void GaussianProcess::standardize() {
-  const Eigen::Index n = size();
-  double sd = 0.0;
-  if (options_.output_scaling == OutputScaling::MeanSampleSd) {
-    y_mean_ = n > 0 ? y_.mean() : 0.0;
-    sd = n > 1 ? std::sqrt((y_.array() - y_mean_).square().sum() / static_cast<double>(n - 1)) : 0.0;
-  } else {
-    y_mean_ = n > 0 ? median(y_) : 0.0;
-    sd = n > 1 ? std::sqrt((y_.array() - y_.mean()).square().sum() / static_cast<double>(n)) : 0.0;
-    if (sd < 1e-6) sd = 1.0;  // turbo_1.py's rule
-  }
-  // A constant (or single) output would divide by zero; its relative spread below 1e-12 is
-  // round-off, so it is treated as constant and only centred.
-  const double max_abs = n > 0 ? y_.cwiseAbs().maxCoeff() : 0.0;
-  if (!(sd > 1e-12 * max_abs) || !std::isfinite(sd)) sd = 1.0;
-  y_scale_ = sd;
+  const Standardization st = Standardization::fit(y_, options_.output_scaling);
+  y_mean_ = st.center;
+  y_scale_ = st.scale;
   ys_ = (y_.array() - y_mean_) / y_scale_;
   if (options_.fixed_noise_variance) hyp_.noise_variance = *options_.fixed_noise_variance / (y_scale_ * y_scale_);
 }

@@ -13,6 +13,7 @@
 #include "optimist/algorithms/parametric/go_ucb_options.hpp"
 #include "optimist/algorithms/parametric/gradient_ellipsoid.hpp"
 #include "optimist/core/optimizer.hpp"
+#include "optimist/models/outcome_transform.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/parametric_model.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
@@ -58,12 +59,12 @@ class GoUcb : public Optimizer {
 
  private:
   void run_oracle();
-  /// y_mean_ and y_scale_ (sample sd; 1 if y is constant) from these values.
-  void standardize_with(const Vector& y);
+  /// outcome_ (sample mean and sd; only centred if y is constant) from these values.
+  void standardize_with(const Vector& y) { outcome_ = Standardization::fit(y); }
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
   double trust_size() const { return trust_.length; }
-  double standardized(double y) const { return (y - y_mean_) / y_scale_; }
+  double standardized(double y) const { return outcome_.apply(y); }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
@@ -79,7 +80,8 @@ class GoUcb : public Optimizer {
   std::optional<DesignSequence> sobol_design_;  // init=sobol: Phase I's points
   std::size_t horizon_ = 0;  // T = N - n
   double lambda_ = 1.0;
-  double y_mean_ = 0.0, y_scale_ = 1.0, f_bound_ = 1.0;
+  Standardization outcome_;  // identity unless standardize
+  double f_bound_ = 1.0;
   Vector w0_;        // oracle output
   Vector w_latest_;  // workshop: refit each round
   std::optional<GradientEllipsoid> ellipsoid_;

@@ -25,6 +25,7 @@
 #include "optimist/core/rng.hpp"
 #include "optimist/core/types.hpp"
 #include "optimist/models/gp/kernel.hpp"
+#include "optimist/models/outcome_transform.hpp"
 
 namespace optimist {
 
@@ -88,12 +89,6 @@ struct GpFitReport {
   std::size_t failed_searches = 0;  ///< runs ended by a line-search failure (best point kept)
   std::size_t points = 0;           ///< observations the hyperparameters were fitted on
   double log_posterior = 0.0;       ///< at the optimum, on those points (prior included if used)
-};
-
-/// How outputs are standardized: y_s = (y - center) / scale.
-enum class OutputScaling {
-  MeanSampleSd,        ///< sample mean, sample sd (n - 1): BoTorch's Standardize
-  MedianPopulationSd,  ///< median, population sd (n): the TuRBO reference (turbo_1.py)
 };
 
 struct GpOptions {
