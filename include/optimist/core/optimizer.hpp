@@ -197,6 +197,9 @@ class Optimizer {
   Vector free_uniform_point(Rng& rng, const PointSet* also = nullptr) const;
   /// The user point of a unit point as ask() would hand it out.
   Vector user_point(const Vector& u) const { return space_.to_user(space_.snap_unit(u)); }
+  /// The unit point a trial asked at u will carry (trial.unit, recomputed from its user point):
+  /// what a batch's earlier points are fantasized at, so they match their later observations.
+  Vector stored_unit(const Vector& u) const { return space_.to_unit(user_point(u)); }
 
  private:
   struct PointRecord {

@@ -179,7 +179,7 @@ std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
 }
 
 void ArmBandit::observe(const Observation& obs, double y) {
-  const std::size_t a = match_arm(space().to_unit(obs.trial.x));
+  const std::size_t a = match_arm(obs.trial.unit);
   before_update(a);
   if (counts_[a] == 0) pulled_.push_back(a);
   ++counts_[a];

@@ -146,7 +146,7 @@ nlohmann::json GpBo::diagnostics() const {
 
 void GpBo::observe(const Observation& obs, double y) {
   // Inputs from the user point, so that a history replayed by user points gives identical data.
-  unsynced_.emplace_back(space().to_unit(obs.trial.x), y);
+  unsynced_.emplace_back(obs.trial.unit, y);
 }
 
 const GaussianProcess& GpBo::model() const {
@@ -298,19 +298,18 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
     return *local;
   };
   auto fantasize = [&](const Vector& unit_point) { add_believed_point(writable(), unit_point); };
-  auto as_told = [&](const Vector& u) { return space().to_unit(space().to_user(space().snap_unit(u))); };
   if (!fitted_) {
     // Only when the design is not complete (a batch reaching past it, or failed design points).
     Rng fit_rng(derive_seed(derive_seed(seed(), kFitStream), n_successful()));
     fit_model(writable(), true, fit_rng);
   }
-  for (const Trial& t : pending()) fantasize(space().to_unit(t.x));
-  for (const Vector& u : out) fantasize(as_told(u));
+  for (const Trial& t : pending()) fantasize(t.unit);
+  for (const Vector& u : out) fantasize(stored_unit(u));
   while (out.size() < n) {
     const GaussianProcess& model = local ? *local : gp_;
     const Vector x = unless_stalled(model, maximize(model, rng, chosen), rng);
     take(x);
-    if (out.size() < n) fantasize(as_told(out.back()));
+    if (out.size() < n) fantasize(stored_unit(out.back()));
   }
   return out;
 }

@@ -221,7 +221,7 @@ void Turbo::observe(const Observation& obs, double y) {
   // so replaying the history rebuilds the same trust regions (state recomputed here, never in propose).
   Region& g = regions_[region_of(obs.trial)];
   ++g.told;
-  const Vector u = space().to_unit(obs.trial.x);
+  const Vector& u = obs.trial.unit;
   const auto run_size = static_cast<std::size_t>(g.y.size());
   const bool in_design = run_size < n_init_;
   const double run_best = run_size > 0 ? g.y.maxCoeff() : -std::numeric_limits<double>::infinity();
@@ -401,9 +401,9 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
       }
       auto fantasize = [&](const Vector& unit_point) { add_believed_point(gp, unit_point); };
       for (const Trial& t : pending())
-        if (asked_by(t) == r) fantasize(space().to_unit(t.x));
+        if (asked_by(t) == r) fantasize(t.unit);
       for (std::size_t i = 0; i < out.size(); ++i)
-        if (owner[i] == r) fantasize(space().to_unit(space().to_user(space().snap_unit(out[i]))));
+        if (owner[i] == r) fantasize(stored_unit(out[i]));
       Eigen::Index best = 0;
       g.y.maxCoeff(&best);
       cands[r] = discrete ? discrete_candidates(gp, g, g.X.col(best), rng) : candidates(gp, g, g.X.col(best), rng);
