@@ -89,13 +89,25 @@ const Table& bbkb_options() {
   return table;
 }
 
-AlgorithmInfo arm_bandit_info(const char* name, const char* summary, bool batch, const Table& table) {
+/// The registration shared by the three arm bandits: Algorithm is built from its table's options.
+template <class Algorithm>
+AlgorithmInfo arm_bandit_info(const char* name, const char* summary, bool batch, const Table& (*table)()) {
   AlgorithmInfo info;
   info.name = name;
   info.family = "kernel";
   info.summary = summary;
   info.batch = batch;
-  info.options = table.specs();
+  info.options = table().specs();
+  info.create = [table](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
+    return std::make_unique<Algorithm>(space, direction, table().read(v), context);
+  };
+  return info;
+}
+
+/// BKB and BBKB take the horizon when they get one: preset=paper reads T (qbar of Thm. 4).
+AlgorithmInfo with_paper_horizon(AlgorithmInfo info) {
+  info.horizon = HorizonUse::Optional;
+  info.horizon_help = "preset=paper: T in the qbar of Thm. 4";
   return info;
 }
 
@@ -131,38 +143,22 @@ void check_options(const ArmBanditOptions& o, const std::string& algorithm) {
 }
 
 AlgorithmInfo gp_ucb_arms_info() {
-  AlgorithmInfo info = arm_bandit_info(
+  return arm_bandit_info<GpUcbArms>(
       "gp-ucb-arms", "exact GP-UCB on a finite arm set (the reference of BKB: same kernel, lambda and beta)", false,
-      gp_ucb_arms_options());
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<GpUcbArms>(space, direction, gp_ucb_arms_options().read(v), context);
-  };
-  return info;
+      gp_ucb_arms_options);
 }
 
 AlgorithmInfo bkb_info() {
-  AlgorithmInfo info = arm_bandit_info(
+  return with_paper_horizon(arm_bandit_info<Bkb>(
       "bkb", "BKB: GP-UCB on a finite arm set with an adaptively sampled Nystrom dictionary (Calandriello et al., COLT 2019)",
-      false, bkb_options());
-  info.horizon = HorizonUse::Optional;
-  info.horizon_help = "preset=paper: T in the qbar of Thm. 4";
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Bkb>(space, direction, bkb_options().read(v), context);
-  };
-  return info;
+      false, bkb_options));
 }
 
 AlgorithmInfo bbkb_info() {
-  AlgorithmInfo info = arm_bandit_info(
+  return with_paper_horizon(arm_bandit_info<Bbkb>(
       "bbkb",
       "BBKB: batched BKB with adaptive batches and resparsification at batch ends (Calandriello et al., ICML 2020)",
-      true, bbkb_options());
-  info.horizon = HorizonUse::Optional;
-  info.horizon_help = "preset=paper: T in the qbar of Thm. 4";
-  info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<Bbkb>(space, direction, bbkb_options().read(v), context);
-  };
-  return info;
+      true, bbkb_options));
 }
 
 }  // namespace optimist
