@@ -1,15 +1,17 @@
 #include "optimist/algorithms/option_table.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace optimist {
 
 namespace option_table_detail {
 
+// The shortest text that reads back as x, as a config wrote it: 0.3, not 0.29999999999999999; 1, not 1.0.
 std::string number_text(double x) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
 }
 
 void out_of_range(const std::string& algorithm, const std::string& key, const std::string& value,

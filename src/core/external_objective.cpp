@@ -1,3 +1,6 @@
+// An objective that is a program: one process per evaluation or a JSON-lines worker, with
+// timeouts, signals and process groups. Above 400 lines: the POSIX process handling (spawn, poll,
+// kill of the group, reaping) is one piece whose failure paths must be read together.
 #include "optimist/core/external_objective.hpp"
 
 #include <fcntl.h>

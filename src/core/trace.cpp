@@ -1,4 +1,5 @@
-// JSON Lines trace writer and reader; the format is specified in docs/trace-format.md.
+// JSON Lines trace writer and reader; the format is specified in docs/trace-format.md. Above 400
+// lines: the writer and the reader of one format are kept in one file so they change together.
 #include "optimist/core/trace.hpp"
 
 #include <fcntl.h>

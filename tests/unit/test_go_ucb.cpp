@@ -483,8 +483,8 @@ TEST(GoUcb, PaperPresetTurnsEveryDeviationOff) {
 TEST(GoUcb, PaperPresetRejectsAnOptionItWouldOverride) {
   const Space s = Space::box(3, 0, 1);
   const std::vector<std::pair<std::string, nlohmann::json>> conflicts = {
-      {"trust_region", 0.3}, {"refit_every", 2},    {"inputs", "centered"}, {"weight_decay", 1.0},
-      {"beta_schedule", "log"}, {"stall_steps", 5}, {"global_candidate", true}, {"lambda", 2.0}, {"beta", 0.5}};
+      {"trust_region", 0.3}, {"refit_every", 2},    {"inputs", "centered"}, {"weight_decay", 1.5},
+      {"beta_schedule", "log"}, {"stall_steps", 5}, {"global_candidate", true}, {"lambda", 2.5}, {"beta", 0.5}};
   for (const auto& [key, value] : conflicts) {
     try {
       make_optimizer({{"name", "go-ucb"}, {"preset", "paper"}, {key, value}}, s, Direction::Maximize, RunContext{.horizon = 30});

@@ -1,4 +1,6 @@
 // BKB's eq. (4) estimator kept between steps (nystrom_posterior.hpp explains the representation).
+// Above 400 lines on purpose: the rank-one update, adding and removing members and the rebuild share one
+// factorization's invariants, which read best side by side.
 #include "optimist/algorithms/bandit/nystrom_posterior.hpp"
 
 #include <Eigen/Cholesky>

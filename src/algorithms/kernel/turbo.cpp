@@ -1,3 +1,6 @@
+// TuRBO-1 and TuRBO-m (Eriksson et al. 2019): the regions' runs, their GP fits, Thompson candidates
+// (continuous and discrete) and the batch. Above 400 lines: the discrete and continuous candidate
+// sets share the region's geometry; the trust region itself is bo/trust_region.hpp.
 #include "optimist/algorithms/kernel/turbo.hpp"
 
 #include <algorithm>

@@ -1,123 +1,23 @@
+// GO-UCB (Liu & Wang, ICML 2023, Algorithm 1): the run's state, Phase I, the oracle fits and the
+// trust region. The acquisition (step 5's optimistic maximization): go_ucb_acquisition.cpp.
 #include "optimist/algorithms/parametric/go_ucb.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "optimist/algorithms/option_table.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
+#include "optimist/models/parametric/input_encodings.hpp"
 #include "optimist/models/parametric/mlp.hpp"
-#include "optimist/solvers/box_maximizer.hpp"
 #include "optimist/solvers/space_filling.hpp"
-#include "optimist/solvers/mixed_maximizer.hpp"
 
 namespace optimist {
 
 namespace {
 constexpr std::uint64_t kOracleStream = 0x6f7261636c65;  // "oracle"
 constexpr std::uint64_t kModelCheckStream = 0x636865636b;   // "check"
-
-// Deviation inputs=centered: the network sees 2u - 1 in [-1,1]^d instead of the unit-cube point u.
-// Every derivative in x picks up the factor 2 of the affine map; derivatives in w are unchanged.
-class CenteredInputModel : public ParametricModel {
- public:
-  explicit CenteredInputModel(std::shared_ptr<const ParametricModel> inner) : inner_(std::move(inner)) {}
-  std::size_t input_dim() const override { return inner_->input_dim(); }
-  std::size_t num_params() const override { return inner_->num_params(); }
-  std::string describe() const override { return "centered-inputs(" + inner_->describe() + ")"; }
-  double value(const Vector& w, const Vector& x) const override { return inner_->value(w, map(x)); }
-  double gradient_w(const Vector& w, const Vector& x, Vector& grad) const override { return inner_->gradient_w(w, map(x), grad); }
-  double gradient_x(const Vector& w, const Vector& x, Vector& grad) const override {
-    const double f = inner_->gradient_x(w, map(x), grad);
-    grad *= 2.0;
-    return f;
-  }
-  Vector values(const Vector& w, const Matrix& X) const override { return inner_->values(w, map(X)); }
-  Matrix jacobian_w(const Vector& w, const Matrix& X) const override { return inner_->jacobian_w(w, map(X)); }
-  double mixed_product(const Vector& w, const Vector& x, const Vector& v, Vector& grad_x) const override {
-    const double s = inner_->mixed_product(w, map(x), v, grad_x);
-    grad_x *= 2.0;
-    return s;
-  }
-  Vector sample_params(Rng& rng) const override { return inner_->sample_params(rng); }
-
- private:
-  static Vector map(const Vector& x) { return (2.0 * x.array() - 1.0).matrix(); }
-  static Matrix map(const Matrix& X) { return (2.0 * X.array() - 1.0).matrix(); }
-  std::shared_ptr<const ParametricModel> inner_;
-};
-
-// Categorical parameters as one-hot inputs (docs/discrete.md): the network sees, for a categorical
-// with k choices, k inputs (1 for its choice, 0 otherwise) instead of one unit-cube coordinate whose
-// order means nothing; continuous and integer parameters keep their unit-cube coordinate. The
-// derivative in x of a categorical coordinate is 0 (the encoding is piecewise constant: the
-// acquisition's maximizer changes categories by discrete moves, maximize_mixed).
-class OneHotInputModel : public ParametricModel {
- public:
-  OneHotInputModel(std::shared_ptr<const ParametricModel> inner, std::vector<std::size_t> categories)
-      : inner_(std::move(inner)), categories_(std::move(categories)) {}
-  static std::size_t encoded_dim(const std::vector<std::size_t>& categories) {
-    std::size_t n = 0;
-    for (std::size_t k : categories) n += k > 0 ? k : 1;
-    return n;
-  }
-  std::size_t input_dim() const override { return categories_.size(); }
-  std::size_t num_params() const override { return inner_->num_params(); }
-  std::string describe() const override { return "one-hot(" + inner_->describe() + ")"; }
-  double value(const Vector& w, const Vector& x) const override { return inner_->value(w, map(x)); }
-  double gradient_w(const Vector& w, const Vector& x, Vector& grad) const override { return inner_->gradient_w(w, map(x), grad); }
-  double gradient_x(const Vector& w, const Vector& x, Vector& grad) const override {
-    Vector g;
-    const double f = inner_->gradient_x(w, map(x), g);
-    grad = back(g);
-    return f;
-  }
-  Vector values(const Vector& w, const Matrix& X) const override { return inner_->values(w, map(X)); }
-  Matrix jacobian_w(const Vector& w, const Matrix& X) const override { return inner_->jacobian_w(w, map(X)); }
-  double mixed_product(const Vector& w, const Vector& x, const Vector& v, Vector& grad_x) const override {
-    Vector g;
-    const double s = inner_->mixed_product(w, map(x), v, g);
-    grad_x = back(g);
-    return s;
-  }
-  Vector sample_params(Rng& rng) const override { return inner_->sample_params(rng); }
-
- private:
-  std::size_t category(std::size_t i, double u) const {
-    const std::size_t k = categories_[i];
-    return std::min(static_cast<std::size_t>(std::floor(std::clamp(u, 0.0, 1.0) * static_cast<double>(k))), k - 1);
-  }
-  Vector map(const Vector& x) const {
-    Vector z = Vector::Zero(static_cast<Eigen::Index>(encoded_dim(categories_)));
-    Eigen::Index r = 0;
-    for (std::size_t i = 0; i < categories_.size(); ++i) {
-      const double u = x[static_cast<Eigen::Index>(i)];
-      if (categories_[i] == 0) {
-        z[r++] = u;
-      } else {
-        z[r + static_cast<Eigen::Index>(category(i, u))] = 1.0;
-        r += static_cast<Eigen::Index>(categories_[i]);
-      }
-    }
-    return z;
-  }
-  Matrix map(const Matrix& X) const {
-    Matrix Z(static_cast<Eigen::Index>(encoded_dim(categories_)), X.cols());
-    for (Eigen::Index j = 0; j < X.cols(); ++j) Z.col(j) = map(Vector(X.col(j)));
-    return Z;
-  }
-  Vector back(const Vector& g) const {
-    Vector out = Vector::Zero(static_cast<Eigen::Index>(categories_.size()));
-    Eigen::Index r = 0;
-    for (std::size_t i = 0; i < categories_.size(); ++i) {
-      if (categories_[i] == 0) out[static_cast<Eigen::Index>(i)] = g[r++];
-      else r += static_cast<Eigen::Index>(categories_[i]);
-    }
-    return out;
-  }
-  std::shared_ptr<const ParametricModel> inner_;
-  std::vector<std::size_t> categories_;
-};
 
 // The registry name of each variant.
 std::string variant_name(GoUcbVariant v) {
@@ -143,8 +43,7 @@ const char* enum_outside_its_table(const GoUcbOptions& o) {
   return nullptr;
 }
 
-// The shortest text that reads back as x (as the config wrote it: 0.3, not 0.29999999999999999).
-std::string number_text(double x) { return nlohmann::json(x).dump(); }
+using option_table_detail::number_text;
 }  // namespace
 
 GoUcbModel GoUcb::auto_model(std::size_t dim, const GoUcbOptions& o, bool categorical) {
@@ -229,16 +128,16 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     throw InvalidArgument(name() + ": option 'hidden' applies to model=mlp; model=additive is sized by 'units_per_input'");
   if (!options_.standardize) options_.standardize = !user_model;
   if (!model_) {
-    // Categorical parameters enter the built-in network one-hot encoded (OneHotInputModel).
+    // Categorical parameters enter the built-in network one-hot encoded (one_hot_inputs).
     const std::vector<std::size_t> categories = domain().categories();
     const bool one_hot = std::any_of(categories.begin(), categories.end(), [](std::size_t k) { return k > 0; });
-    const std::size_t inputs = one_hot ? OneHotInputModel::encoded_dim(categories) : space.dim();
+    const std::size_t inputs = one_hot ? one_hot_dim(categories) : space.dim();
     if (o.model == GoUcbModel::Additive)
       model_ = std::make_shared<AdditiveMlp>(inputs, o.units_per_input);
     else
       model_ = std::make_shared<Mlp>(inputs, o.hidden, o.activation);
-    if (o.inputs == ModelInputs::Centered) model_ = std::make_shared<CenteredInputModel>(model_);
-    if (one_hot) model_ = std::make_shared<OneHotInputModel>(model_, categories);
+    if (o.inputs == ModelInputs::Centered) model_ = centered_inputs(model_);
+    if (one_hot) model_ = one_hot_inputs(model_, categories);
   }
   if (model_->input_dim() != space.dim())
     throw InvalidArgument(name() + ": the model takes " + std::to_string(model_->input_dim()) + " inputs, the space has " + std::to_string(space.dim()));
@@ -389,217 +288,6 @@ void GoUcb::observe(const Observation& obs, double y) {
     last_fit_sse_ = fit.sse;
   }
   // exploration-first (Lemma 15): w stays at w_0.
-}
-
-double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
-  const Vector w = current_parameters();
-  Vector gw, gx;
-  const double f = model_->gradient_w(w, x, gw);
-  if (options_.variant == GoUcbVariant::ExplorationFirst) {
-    if (grad) model_->gradient_x(w, x, *grad);
-    return f;
-  }
-  if (options_.variant == GoUcbVariant::Workshop) {
-    // sigma ||grad_w f_x(w_t)||_2 sqrt(U/t) + U/t; the last term is constant in x.
-    const double t = static_cast<double>(n_successful());
-    const double scale = options_.workshop_sigma * std::sqrt(options_.workshop_u / t);
-    const double norm = gw.norm();
-    if (grad) {
-      model_->gradient_x(w, x, *grad);
-      if (norm > 0) {
-        model_->mixed_product(w, x, gw, gx);  // d/dx ||g||^2 / 2 = (dg/dx)^T g
-        *grad += scale * gx / norm;
-      }
-    }
-    return f + scale * norm + options_.workshop_u / t;
-  }
-  // Lemma 5.4: f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}.
-  const double rb = std::sqrt(beta(phase_two_count_ + 1));
-  const Vector v = ellipsoid_->inverse_apply(gw);
-  const double norm = std::sqrt(std::max(0.0, gw.dot(v)));
-  if (grad) {
-    model_->gradient_x(w, x, *grad);
-    if (norm > 0) {
-      model_->mixed_product(w, x, v, gx);  // (dg/dx)^T Sigma^{-1} g
-      *grad += rb * gx / norm;
-    }
-  }
-  return f + rb * norm;
-}
-
-std::pair<double, double> GoUcb::mean_and_bonus(const Vector& x) const {
-  Vector gw;
-  const double f = model_->gradient_w(ellipsoid_->center(), x, gw);
-  const double norm = std::sqrt(std::max(0.0, gw.dot(ellipsoid_->inverse_apply(gw))));
-  return {f, std::sqrt(beta(phase_two_count_ + 1)) * norm};
-}
-
-Vector GoUcb::joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const {
-  // Step 5 jointly over (x, u): maximize f_x(w_t + sqrt(beta) S^{-T} u), x in the box, ||u|| <= 1,
-  // by projected gradient ascent with backtracking. Starts at the linearization's optimal u.
-  const double beta_t = beta(phase_two_count_ + 1);
-  Vector x = x_start, g;
-  model_->gradient_w(ellipsoid_->center(), x, g);
-  Vector u = ellipsoid_->ball_gradient(g, beta_t);
-  u = u.norm() > 0 ? Vector(u / u.norm()) : Vector(Vector::Zero(u.size()));
-  auto value = [&](const Vector& xx, const Vector& uu) { return model_->value(ellipsoid_->from_ball(uu, beta_t), xx); };
-  double current = value(x, u);
-  double step = 0.1;
-  for (int it = 0; it < 100 && step > 1e-8; ++it) {
-    const Vector w = ellipsoid_->from_ball(u, beta_t);
-    Vector gx, gwv;
-    model_->gradient_x(w, x, gx);
-    model_->gradient_w(w, x, gwv);
-    const Vector gu = ellipsoid_->ball_gradient(gwv, beta_t);
-    const double gnorm = std::sqrt(gx.squaredNorm() + gu.squaredNorm());
-    if (gnorm < 1e-12) break;
-    bool improved = false;
-    while (step > 1e-8) {
-      Vector x_new = (x + step * gx / gnorm).cwiseMax(lower).cwiseMin(upper);
-      Vector u_new = u + step * gu / gnorm;
-      if (u_new.norm() > 1.0) u_new /= u_new.norm();  // exact projection in whitened coordinates
-      const double v_new = value(x_new, u_new);
-      if (v_new > current) {
-        x = std::move(x_new);
-        u = std::move(u_new);
-        current = v_new;
-        step *= 1.5;
-        improved = true;
-        break;
-      }
-      step *= 0.5;
-    }
-    if (!improved) break;
-  }
-  return x;
-}
-
-Vector GoUcb::acquire() {
-  const std::size_t d = space().dim();
-  std::vector<Vector> starts;
-  if (const Observation* b = best()) starts.push_back(b->trial.unit);
-  // The last Phase II query (from the told history, so that a replayed optimizer starts alike).
-  if (!phase_two_indices_.empty()) starts.push_back(history()[phase_two_indices_.back()].trial.unit);
-  for (const auto& t : pending()) starts.push_back(t.unit);
-  BoxMaximizerOptions bo;
-  bo.raw_samples = options_.raw_samples;
-  bo.restarts = options_.restarts;
-  Rng rng = rng_for_ask();
-  // A model that overflows somewhere scores -inf there instead of aborting the ask.
-  const auto fn = [this](const Vector& x, Vector* grad) -> double {
-    try {
-      return acquisition_value(x, grad);
-    } catch (const NumericalError&) {
-      return -std::numeric_limits<double>::infinity();
-    }
-  };
-  Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
-  const Observation* incumbent = best();
-  bool ball = options_.trust_region > 0 && incumbent && options_.trust_shape == TrustShape::Ball;
-  Vector center;
-  if (options_.trust_region > 0 && incumbent) {  // deviation trust_region: step 5 near the incumbent
-    center = incumbent->trial.unit;
-    const double half = ball ? trust_size() : 0.5 * trust_size();
-    lower = (center.array() - half).max(0.0).matrix();
-    upper = (center.array() + half).min(1.0).matrix();
-  }
-  const double r2 = trust_size() * trust_size();
-  // Ball: a smooth penalty outside ||x - c|| <= r (kappa makes a 1% overshoot of r^2 cost ~1
-  // standardized unit), then the exact radial projection of the result.
-  const auto ball_fn = [&](const Vector& x, Vector* grad) -> double {
-    double v = fn(x, grad);
-    const double excess = (x - center).squaredNorm() - r2;
-    if (excess > 0) {
-      const double kappa = 1e4 / (r2 * r2);
-      v -= kappa * excess * excess;
-      if (grad) *grad -= 4.0 * kappa * excess * (x - center);
-    }
-    return v;
-  };
-  if (space().has_discrete()) return acquire_discrete(fn, starts, lower, upper, rng);
-  BoxMaximizerResult r = ball ? maximize_in_box(ball_fn, lower, upper, starts, bo, rng) : maximize_in_box(fn, lower, upper, starts, bo, rng);
-  if (ball && r.found()) {
-    const double dist = (r.x - center).norm();
-    if (dist > trust_size()) r.x = center + (r.x - center) * (trust_size() / dist);
-  }
-  // Documented recovery: if the model is non-finite everywhere, sample uniformly.
-  Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
-  if (options_.variant == GoUcbVariant::GoUcb && options_.global_candidate && options_.trust_region > 0 && incumbent) {
-    // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
-    // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
-    BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
-    if (g.found()) {
-      try {
-        const auto [fg, bg] = mean_and_bonus(g.x);
-        const auto [fc, bc] = mean_and_bonus(center);
-        if (fg - bg > fc + bc) {
-          ++global_steps_;
-          ball = false;
-          x = g.x;
-          lower = Vector::Zero(d);
-          upper = Vector::Ones(d);
-        }
-      } catch (const NumericalError&) {
-      }
-    }
-  }
-  if (options_.variant == GoUcbVariant::GoUcb && options_.acquisition == GoUcbAcquisition::Joint) {
-    x = joint_ascent(x, lower, upper);  // ascends in the ball's bounding box; back into the ball
-    const double dist = ball ? (x - center).norm() : 0.0;
-    if (dist > trust_size()) x = center + (x - center) * (trust_size() / dist);
-  }
-  return x;
-}
-
-Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper,
-                               Rng& rng) const {
-  // Step 5 over the valid integer and categorical values, excluding evaluated and pending points
-  // (maximize_mixed). The trust region (deviation trust_region) is a box here: its side on the
-  // continuous coordinates, at least one value either side of the incumbent on an integer, every
-  // category of a categorical; when it holds no free point, the whole domain.
-  const DiscreteDomain& dom = domain();
-  // discrete_step: every value of the integers on odd Phase II steps (alternate) or always (global).
-  const bool whole = options_.discrete_step == DiscreteStep::Global || (options_.discrete_step == DiscreteStep::Alternate && phase_two_count_ % 2 == 1);
-  if (options_.trust_region > 0 && best()) {
-    const Vector& c = best()->trial.unit;
-    for (std::size_t i : dom.discrete_dims()) {
-      const auto ii = static_cast<Eigen::Index>(i);
-      const double step = (dom.is_categorical(i) || whole) ? 1.0 : 1.0 / static_cast<double>(dom.cardinality(i));
-      lower[ii] = std::max(0.0, std::min(lower[ii], c[ii] - step));
-      upper[ii] = std::min(1.0, std::max(upper[ii], c[ii] + step));
-    }
-  }
-  MixedMaximizerOptions mo;
-  mo.box.raw_samples = options_.raw_samples;
-  mo.box.restarts = options_.restarts;
-  const auto excluded = [&](const Vector& u) { return avoids_repeats() && is_taken(u); };
-  const auto d = static_cast<Eigen::Index>(space().dim());
-  // Lemma 5.4's optimistic value of many candidates at once: the network's values and Jacobian in
-  // w, and ||g||_{Sigma^-1} by one triangular solve with Sigma_t's factor, in blocks of kBlock
-  // points (small temporaries: allocating large ones cost more than the products).
-  BoxBatchObjective batch;
-  if (options_.variant == GoUcbVariant::GoUcb && options_.acquisition == GoUcbAcquisition::Linearized)
-    batch = [this, &fn](const Matrix& X) -> Vector {
-      constexpr Eigen::Index kBlock = 32;
-      Vector v(X.cols());
-      const Vector w = current_parameters();
-      const double rb = std::sqrt(beta(phase_two_count_ + 1));
-      for (Eigen::Index j0 = 0; j0 < X.cols(); j0 += kBlock) {
-        const Eigen::Index n = std::min(kBlock, X.cols() - j0);
-        const Matrix Xb = X.middleCols(j0, n);
-        try {
-          v.segment(j0, n) = model_->values(w, Xb) + rb * ellipsoid_->inverse_norms(model_->jacobian_w(w, Xb));
-        } catch (const NumericalError&) {  // non-finite somewhere in the block: point by point (fn gives -inf)
-          for (Eigen::Index j = 0; j < n; ++j) v[j0 + j] = fn(Xb.col(j), nullptr);
-        }
-      }
-      return v;
-    };
-  MixedMaximizerResult r = maximize_mixed(dom, fn, batch, lower, upper, starts, excluded, mo, rng);
-  if (!r.x && ((lower.array() > 0.0).any() || (upper.array() < 1.0).any()))
-    r = maximize_mixed(dom, fn, batch, Vector::Zero(d), Vector::Ones(d), starts, excluded, mo, rng);
-  if (r.x) return *r.x;
-  return free_uniform_point(rng);  // the model is non-finite everywhere (documented recovery)
 }
 
 bool GoUcb::revisits(const Observation& obs) const {
