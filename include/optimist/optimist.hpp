@@ -24,8 +24,10 @@
 #include "optimist/algorithms/baseline/random_search.hpp"
 #include "optimist/algorithms/baseline/sobol_search.hpp"
 #include "optimist/algorithms/kernel/gp_bo.hpp"
+#include "optimist/algorithms/bo/trust_region.hpp"
 #include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/algorithms/parametric/go_ucb.hpp"
+#include "optimist/algorithms/parametric/go_ucb_variants.hpp"
 #include "optimist/algorithms/tree/hoo.hpp"
 #include "optimist/algorithms/tree/poo.hpp"
 #include "optimist/algorithms/tree/stosoo.hpp"
@@ -33,8 +35,10 @@
 
 // shared models and solvers
 #include "optimist/models/gp/gaussian_process.hpp"
+#include "optimist/models/outcome_transform.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/autodiff_model.hpp"
+#include "optimist/models/parametric/input_encodings.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 #include "optimist/solvers/box_maximizer.hpp"

@@ -4,6 +4,7 @@
 #include <Eigen/QR>
 
 #include "optimist/algorithms/parametric/go_ucb.hpp"
+#include "optimist/algorithms/parametric/go_ucb_variants.hpp"
 #include "optimist/core/driver.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/mlp.hpp"
@@ -208,13 +209,32 @@ double workshop_final_regret(const std::string& algorithm, std::uint64_t seed) {
   o.variant = kGoUcbVariantNames.parse(algorithm, "test variant");
   o.n_init = 5;
   o.standardize = false;
-  GoUcb opt(p.space, p.direction, o, RunContext{.seed = seed, .horizon = 20}, model);
+  const std::unique_ptr<GoUcb> opt = make_go_ucb_variant(p.space, p.direction, o, RunContext{.seed = seed, .horizon = 20}, model);
   RunOptions ro;
   ro.budget = 20;
-  const RunSummary s = optimize(opt, p.objective(0.01, seed), ro);
+  const RunSummary s = optimize(*opt, p.objective(0.01, seed), ro);
   return *s.simple_regret;
 }
 }  // namespace
+
+TEST(GoUcb, EachVariantIsItsOwnType) {
+  const Space s = Space::box(2, 0, 1);
+  const RunContext run{.horizon = 20};
+  GoUcbOptions o;
+  o.variant = GoUcbVariant::Workshop;
+  EXPECT_NE(dynamic_cast<GoUcbWorkshop*>(make_go_ucb_variant(s, Direction::Maximize, o, run).get()), nullptr);
+  o.variant = GoUcbVariant::ExplorationFirst;
+  EXPECT_NE(dynamic_cast<ExplorationFirst*>(make_go_ucb_variant(s, Direction::Maximize, o, run).get()), nullptr);
+  // A variant's options given to Algorithm 1's type would silently run Algorithm 1 under its name.
+  try {
+    GoUcb(s, Direction::Maximize, o, run);
+    ADD_FAILURE() << "GoUcb accepted exploration-first's options";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("make_go_ucb_variant"), std::string::npos) << e.what();
+  }
+  auto registry_built = make_optimizer({{"name", "go-ucb-workshop"}}, s, Direction::Maximize, run);
+  EXPECT_NE(dynamic_cast<GoUcbWorkshop*>(registry_built.get()), nullptr);
+}
 
 TEST(GoUcb, WorkshopRealizableSigmoidTask) {
   for (const std::string variant : {"workshop", "go-ucb"}) {

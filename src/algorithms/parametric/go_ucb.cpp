@@ -94,7 +94,14 @@ std::size_t GoUcb::default_n_init(std::size_t budget) {
 
 GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
              std::shared_ptr<const ParametricModel> model)
+    : GoUcb(space, direction, std::move(options), context, std::move(model), GoUcbVariant::GoUcb) {}
+
+GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
+             std::shared_ptr<const ParametricModel> model, GoUcbVariant built)
     : Optimizer(variant_name(options.variant), space, direction, context), options_(std::move(options)), model_(std::move(model)) {
+  if (options_.variant != built)
+    throw InvalidArgument(name() + ": options.variant is " + kGoUcbVariantNames.name(options_.variant) + " but a " +
+                          kGoUcbVariantNames.name(built) + " is being built; make_go_ucb_variant builds the type of each variant");
   const std::size_t budget = required_horizon(name(), context);
   // Options set in C++ bypass the registry's option tables: their checks here (configs pass them).
   if (const char* key = enum_outside_its_table(options_))
@@ -182,7 +189,6 @@ Vector GoUcb::phase_one_point(std::uint64_t index) const {
 }
 
 Vector GoUcb::current_parameters() const {
-  if (options_.variant == GoUcbVariant::Workshop && w_latest_.size()) return w_latest_;
   if (ellipsoid_) return ellipsoid_->center();
   return w0_;
 }
@@ -210,17 +216,21 @@ RegressionFit GoUcb::oracle_fit(const Matrix& X, const Vector& ys, const Vector&
   return fit_regression(*model_, X, ys, warm_start, o, rng);
 }
 
+RegressionFit GoUcb::fit_on_all_data(const Vector& warm_start, std::size_t restarts, bool restandardize) {
+  Matrix X;
+  Vector y;
+  successful_data(X, y);
+  if (restandardize) standardize_with(y);
+  Rng rng(derive_seed(seed(), kOracleStream + history().size()));
+  return oracle_fit(X, outcome_.apply(y), warm_start, restarts, rng);
+}
+
 void GoUcb::refit() {
   // Deviation refit_every: eq. (2) on all data so far, warm-started at w_t; the fit becomes w_0 and
   // Sigma_t = lambda I + sum_i g_i g_i^T (eq. 3) and w_t (eq. 5) are rebuilt with g_i the gradients
   // of the Phase II points at the new w_0 (targets c_i = g_i^T w_0 + y_i - f_{x_i}(w_0)).
-  Matrix X;
-  Vector y;
-  successful_data(X, y);
-  if (*options_.standardize && options_.restandardize) standardize_with(y);  // deviation restandardize
-  Rng rng(derive_seed(seed(), kOracleStream + history().size()));
-  const Vector ys = outcome_.apply(y);
-  RegressionFit fit = oracle_fit(X, ys, ellipsoid_->center(), 1 + options_.refit_restarts, rng);
+  // (deviation restandardize: the outcome transform refitted too)
+  RegressionFit fit = fit_on_all_data(ellipsoid_->center(), 1 + options_.refit_restarts, *options_.standardize && options_.restandardize);
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
   ++refits_;
@@ -268,26 +278,17 @@ void GoUcb::observe(const Observation& obs, double y) {
   }
   phase_two_indices_.push_back(history().size() - 1);
   ++phase_two_count_;
-  const double ys = standardized(y);
-  if (options_.variant == GoUcbVariant::GoUcb) {
-    // Phase II steps 2-3: the rank-one update of Sigma_t (3) and w_t (5) with the gradient at the
-    // center w_i that selected x_i.
-    const Vector w_i = ellipsoid_->center();
-    Vector g;
-    const double f = model_->gradient_w(w_i, obs.trial.unit, g);
-    ellipsoid_->add(g, g.dot(w_i) + ys - f);
-    if (options_.refit_every > 0 && phase_two_count_ % options_.refit_every == 0) refit();
-  } else if (options_.variant == GoUcbVariant::Workshop) {
-    // Workshop Algorithm 1, step 2: re-fit the oracle on all data, warm-started at the last fit.
-    Matrix X;
-    Vector yy;
-    successful_data(X, yy);
-    Rng rng(derive_seed(seed(), kOracleStream + history().size()));
-    RegressionFit fit = oracle_fit(X, outcome_.apply(yy), w_latest_.size() ? w_latest_ : w0_, options_.oracle.restarts, rng);
-    w_latest_ = fit.w;
-    last_fit_sse_ = fit.sse;
-  }
-  // exploration-first (Lemma 15): w stays at w_0.
+  update_phase_two(obs, standardized(y));
+}
+
+void GoUcb::update_phase_two(const Observation& obs, double ys) {
+  // Phase II steps 2-3: the rank-one update of Sigma_t (3) and w_t (5) with the gradient at the
+  // center w_i that selected x_i.
+  const Vector w_i = ellipsoid_->center();
+  Vector g;
+  const double f = model_->gradient_w(w_i, obs.trial.unit, g);
+  ellipsoid_->add(g, g.dot(w_i) + ys - f);
+  if (options_.refit_every > 0 && phase_two_count_ % options_.refit_every == 0) refit();
 }
 
 bool GoUcb::revisits(const Observation& obs) const {

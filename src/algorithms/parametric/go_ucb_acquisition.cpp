@@ -15,24 +15,6 @@ double GoUcb::acquisition_value(const Vector& x, Vector* grad) const {
   const Vector w = current_parameters();
   Vector gw, gx;
   const double f = model_->gradient_w(w, x, gw);
-  if (options_.variant == GoUcbVariant::ExplorationFirst) {
-    if (grad) model_->gradient_x(w, x, *grad);
-    return f;
-  }
-  if (options_.variant == GoUcbVariant::Workshop) {
-    // sigma ||grad_w f_x(w_t)||_2 sqrt(U/t) + U/t; the last term is constant in x.
-    const double t = static_cast<double>(n_successful());
-    const double scale = options_.workshop_sigma * std::sqrt(options_.workshop_u / t);
-    const double norm = gw.norm();
-    if (grad) {
-      model_->gradient_x(w, x, *grad);
-      if (norm > 0) {
-        model_->mixed_product(w, x, gw, gx);  // d/dx ||g||^2 / 2 = (dg/dx)^T g
-        *grad += scale * gx / norm;
-      }
-    }
-    return f + scale * norm + options_.workshop_u / t;
-  }
   // Lemma 5.4: f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}.
   const double rb = std::sqrt(beta(phase_two_count_ + 1));
   const Vector v = ellipsoid_->inverse_apply(gw);

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "optimist/algorithms/option_table.hpp"
-#include "optimist/algorithms/parametric/go_ucb.hpp"
+#include "optimist/algorithms/parametric/go_ucb_variants.hpp"
 
 namespace optimist {
 
@@ -158,7 +158,7 @@ AlgorithmInfo go_ucb_family_info(const char* name, const char* summary) {
   const OptionTable<GoUcbOptions>& table = options_of(name);
   info.options = table.specs();
   info.create = [&table](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
-    return std::make_unique<GoUcb>(space, direction, table.read(v), context);
+    return make_go_ucb_variant(space, direction, table.read(v), context);
   };
   return info;
 }
@@ -187,7 +187,7 @@ std::unique_ptr<GoUcb> make_go_ucb(const nlohmann::json& spec, const Space& spac
   GoUcbOptions o = options_of(name).read(OptionValues(name, resolved));
   // Unset unless asked for: GoUcb then standardizes for its built-in models only (see GoUcbOptions).
   if (!spec.contains("standardize")) o.standardize.reset();
-  return std::make_unique<GoUcb>(space, direction, std::move(o), context, std::move(model));
+  return make_go_ucb_variant(space, direction, std::move(o), context, std::move(model));
 }
 
 }  // namespace optimist

@@ -21,8 +21,10 @@
 
 namespace optimist {
 
-/// Ask/tell GO-UCB. Inputs of the model are unit-cube points (integer and categorical parameters
-/// as the centers of equal-length intervals, appendix D.2).
+/// Ask/tell GO-UCB, Algorithm 1. Inputs of the model are unit-cube points (integer and categorical
+/// parameters as the centers of equal-length intervals, appendix D.2). The workshop version's
+/// variants, GoUcbWorkshop and ExplorationFirst (go_ucb_variants.hpp), share its Phase I, oracle and
+/// acquisition maximizer and replace the Phase II update and the acquisition value.
 class GoUcb : public Optimizer {
  public:
   /// context.horizon is the total number of evaluations N = n + T (required).
@@ -30,6 +32,7 @@ class GoUcb : public Optimizer {
   /// maximizes (the objective for Direction::Maximize, its negative for Minimize), over unit-cube
   /// points; null builds the MLP of the options. Throws InvalidArgument on inconsistent options
   /// (naming them) and on a model whose derivatives disagree with its values (options.check_model).
+  /// options.variant must be GoUcbVariant::GoUcb (make_go_ucb_variant builds any variant).
   GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
         std::shared_ptr<const ParametricModel> model = nullptr);
 
@@ -46,7 +49,7 @@ class GoUcb : public Optimizer {
   std::size_t n_init() const { return n_init_; }
   bool in_phase_two() const { return ellipsoid_.has_value(); }
   /// Current parameter estimate (w_0 after Phase I, then w_t); empty before the oracle ran.
-  Vector current_parameters() const;
+  virtual Vector current_parameters() const;
   /// lambda and beta_t as used by the next ask.
   double lambda() const { return lambda_; }
   double beta(std::size_t t) const;
@@ -56,6 +59,19 @@ class GoUcb : public Optimizer {
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
   Vector recommend_unit() const override;
+
+  /// For the variants: the same construction, checked against the variant being built.
+  GoUcb(const Space& space, Direction direction, GoUcbOptions options, const RunContext& context,
+        std::shared_ptr<const ParametricModel> model, GoUcbVariant built);
+  /// Phase II, after a successful observation (ys: its standardized value): Algorithm 1 steps 2-3.
+  virtual void update_phase_two(const Observation& obs, double ys);
+  /// The acquisition maximized over x in step 5, and its gradient in x when grad is given.
+  virtual double acquisition_value(const Vector& x, Vector* grad) const;
+  /// Eq. (2) on every successful observation so far, warm-started (a refit's random stream).
+  RegressionFit fit_on_all_data(const Vector& warm_start, std::size_t restarts, bool restandardize);
+  const Vector& initial_parameters() const { return w0_; }
+  GoUcbOptions options_;
+  double last_fit_sse_ = 0.0;
 
  private:
   void run_oracle();
@@ -69,12 +85,10 @@ class GoUcb : public Optimizer {
   Vector acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
   Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;
-  double acquisition_value(const Vector& x, Vector* grad) const;
   /// f_{w_t}(x) and the bonus sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^-1} (go-ucb variant).
   std::pair<double, double> mean_and_bonus(const Vector& x) const;
   Vector joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const;
 
-  GoUcbOptions options_;
   std::shared_ptr<const ParametricModel> model_;
   std::size_t n_init_ = 0;
   std::optional<DesignSequence> sobol_design_;  // init=sobol: Phase I's points
@@ -82,12 +96,10 @@ class GoUcb : public Optimizer {
   double lambda_ = 1.0;
   Standardization outcome_;  // identity unless standardize
   double f_bound_ = 1.0;
-  Vector w0_;        // oracle output
-  Vector w_latest_;  // workshop: refit each round
+  Vector w0_;  // oracle output
   std::optional<GradientEllipsoid> ellipsoid_;
   std::size_t phase_two_count_ = 0;
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
-  double last_fit_sse_ = 0.0;
   std::size_t refits_ = 0;
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate
