@@ -69,9 +69,10 @@ class GoUcb : public Optimizer {
   virtual double acquisition_value(const Vector& x, Vector* grad) const;
   /// Eq. (2) on every successful observation so far, warm-started (a refit's random stream).
   RegressionFit fit_on_all_data(const Vector& warm_start, std::size_t restarts, bool restandardize);
+  /// w_0: Phase I's oracle fit (or refit_every's latest).
   const Vector& initial_parameters() const { return w0_; }
-  GoUcbOptions options_;
-  double last_fit_sse_ = 0.0;
+  GoUcbOptions options_;       // as resolved at construction (preset=paper applied, model=auto decided)
+  double last_fit_sse_ = 0.0;  // the last oracle fit's squared error (diagnostics)
 
  private:
   void run_oracle();
