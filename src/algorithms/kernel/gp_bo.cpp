@@ -145,7 +145,7 @@ nlohmann::json GpBo::diagnostics() const {
 }
 
 void GpBo::observe(const Observation& obs, double y) {
-  // Inputs from the user point, so that a history replayed by user points gives identical data.
+  // trial.unit is the base class's to_unit(user point): a history replayed by user points gives identical data.
   unsynced_.emplace_back(obs.trial.unit, y);
 }
 
