@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "optimist/study/study.hpp"
+#include "sanitizer_build.hpp"
 #include "study/postgres_server.hpp"
 #include "study/study_backends.hpp"
 
@@ -165,13 +166,14 @@ INSTANTIATE_TEST_SUITE_P(Backends, Reliability, ::testing::ValuesIn(study_backen
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // kill -9 at random points of a worker's life (starting, asking, evaluating, telling,
-// heartbeating), 200 times (OPTIMIST_STUDY_FULL=1: 500): the SQLite file stays consistent, no
+// heartbeating), 200 times (OPTIMIST_STUDY_FULL=1: 500; under ASan, where each worker starts
+// several times slower, 60): the SQLite file stays consistent, no
 // complete trial is lost or changed, every stored value is one the objective answered at that
 // point, and at most one answered value per kill (the evaluation in flight) is not stored.
 TEST(ReliabilitySqlite, KillDuringCommitsKeepsTheDatabaseConsistent) {
   const fs::path dir = study_test_dir();
   const std::string url = "sqlite:///" + (dir / "kill.db").string();
-  const std::size_t kills = full_size_reliability() ? 500 : 200;
+  const std::size_t kills = full_size_reliability() ? 500 : kAddressSanitizer ? 60 : 200;
   const fs::path log_file = dir / "objective.log";
   std::ofstream(dir / "space.json") << kSpace;
   const std::string objective = "env LOG='" + log_file.string() + "' SLEEP_MS=0-15 '" + OPTIMIST_FAULT_OBJECTIVE + "'";

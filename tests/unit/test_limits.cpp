@@ -9,6 +9,7 @@
 #include <string>
 
 #include "optimist/algorithms/registry.hpp"
+#include "sanitizer_build.hpp"
 
 using namespace optimist;
 
@@ -26,17 +27,7 @@ std::vector<std::string> algorithm_names() {
   return names;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using optimist::testing::kAddressSanitizer;
 
 /// Resident memory of this process (bytes), from /proc/self/statm.
 double resident_bytes() {
