@@ -147,7 +147,7 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"activation", "tanh"}}).find("tanh"), std::string::npos);
   EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"model", "additive"}, {"hidden", {50}}}).find("hidden"), std::string::npos);
   // Ranges of the option table: the option, the range and the value named.
-  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}), "go-ucb: option 'trust_region' must be in [0, 1], got 1.5");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}), "go-ucb: option 'trust_region' must be \"auto\" or a finite number in [0, 1], got 1.5");
   EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"lambda", 0.0}}), "go-ucb: option 'lambda' must be > 0, got 0");
   EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"units_per_input", 0}}), "go-ucb: option 'units_per_input' must be >= 1, got 0");
   EXPECT_EQ(error_of({{"name", "go-ucb-workshop"}, {"budget", 10}, {"u", -1.0}}), "go-ucb-workshop: option 'u' must be >= 0, got -1");
@@ -345,7 +345,7 @@ TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
   // The stall rule's space-filling steps leave the region by design: off here (tested below).
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"stall_steps", 0}}, p.space, p.direction,
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", 0}, {"stall_steps", 0}}, p.space, p.direction,
                             RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   ASSERT_EQ(g.options().trust_shape, TrustShape::Ball);
@@ -408,7 +408,7 @@ TEST(GoUcb, RatioRuleNeverGrowsWithoutAnImprovement) {
   const double radius = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_rule", "ratio"}, {"stall_steps", 0}}, p.space,
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", 0}, {"trust_rule", "ratio"}, {"stall_steps", 0}}, p.space,
                             p.direction, RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   int kept_or_grown = 0;
@@ -657,12 +657,15 @@ TEST(GoUcb, MakeGoUcbTakesTheRegistryOptionsAndAModelOfYourOwn) {
 // The stall rule (docs/robust.md): on a 1-D function with jumps, the trust region settles on the
 // edge of a wrong cell and re-evaluates it; after stall_steps such steps one space-filling step
 // lets the search leave. Without the rule these seeds end with regret ~0.1 (the cell's jump).
+// The region of the 20-D defaults (0.1, never growing), where the rule matters most: the
+// low-dimensional "auto" region (0.2 up to 0.5) leaves such cells more often by itself.
 TEST(GoUcb, StallRuleLeavesAStalledRegionAndStaysReplayable) {
   const Problem p = make_problem("steps_1d");
   int solved = 0, solved_without = 0;
   for (std::uint64_t seed : {4, 5, 6, 7}) {
     for (const std::size_t stall : {std::size_t{3}, std::size_t{0}}) {
-      auto opt = make_optimizer({{"name", "go-ucb"}, {"stall_steps", stall}}, p.space, p.direction, {.seed = seed, .horizon = 60});
+      const nlohmann::json options = {{"name", "go-ucb"}, {"stall_steps", stall}, {"trust_region", 0.1}, {"trust_max", 0}};
+      auto opt = make_optimizer(options, p.space, p.direction, {.seed = seed, .horizon = 60});
       Objective obj;
       obj.direction = p.direction;
       obj.function = p.f;
@@ -674,11 +677,31 @@ TEST(GoUcb, StallRuleLeavesAStalledRegionAndStaysReplayable) {
       if (stall == 0) continue;
       EXPECT_GT(opt->diagnostics().at("explorations").get<int>(), 0) << "seed " << seed;
       // A fresh optimizer fed the same history asks the same point (the rule's state is the history's).
-      auto replay = make_optimizer({{"name", "go-ucb"}, {"stall_steps", stall}}, p.space, p.direction, {.seed = seed, .horizon = 60});
+      auto replay = make_optimizer(options, p.space, p.direction, {.seed = seed, .horizon = 60});
       for (const auto& o : opt->history()) replay->tell(o.trial.x, o.value);
       EXPECT_EQ(replay->ask().x, opt->ask().x) << "seed " << seed;
     }
   }
   EXPECT_GE(solved, 3);
   EXPECT_LE(solved_without, 1);
+}
+
+// trust_region / trust_max = "auto" (the defaults): a larger region that may grow up to 5
+// parameters (docs/robust.md, "GO-UCB in low dimensions"), the papers' 0.1 above; a value given
+// is kept.
+TEST(GoUcb, AutoTrustRegionDependsOnTheDimension) {
+  const auto resolved = [](std::size_t dim, const nlohmann::json& options) {
+    auto opt = make_optimizer(options, Space::box(dim, 0.0, 1.0), Direction::Maximize, RunContext{.horizon = 40});
+    const auto& g = dynamic_cast<const GoUcb&>(*opt);
+    return std::pair{*g.options().trust_region, *g.options().trust_max};
+  };
+  const nlohmann::json defaults = {{"name", "go-ucb"}};
+  EXPECT_EQ(resolved(1, defaults), (std::pair{0.2, 0.5}));
+  EXPECT_EQ(resolved(5, defaults), (std::pair{0.2, 0.5}));
+  EXPECT_EQ(resolved(6, defaults), (std::pair{0.1, 0.1}));
+  EXPECT_EQ(resolved(20, defaults), (std::pair{0.1, 0.1}));
+  EXPECT_EQ(resolved(2, {{"name", "go-ucb"}, {"trust_region", 0.7}}), (std::pair{0.7, 0.7}));
+  EXPECT_EQ(resolved(2, {{"name", "go-ucb"}, {"trust_region", "auto"}, {"trust_max", 0}}), (std::pair{0.2, 0.0}));
+  EXPECT_EQ(resolved(20, {{"name", "go-ucb"}, {"trust_max", 0.3}}), (std::pair{0.1, 0.3}));
+  EXPECT_EQ(resolved(2, {{"name", "go-ucb"}, {"preset", "paper"}}).first, 0.0);
 }

@@ -229,6 +229,40 @@ TEST(Gp, PosteriorMatchesDirectFormula) {
   }
 }
 
+TEST(Gp, SetOutputsKeepsTheStandardizationAndMatchesTheDirectFormula) {
+  // After set_outputs(y2) the posterior is the direct formula with y2 and y1's standardization
+  // (output_mean, output_scale), the one a rank warp between refits relies on.
+  Matrix X(1, 4);
+  X << 0.1, 0.4, 0.6, 0.9;
+  const Vector y1 = (Vector(4) << 1.0, 2.0, 4.0, -3.0).finished();
+  const Vector y2 = (Vector(4) << 1.0, 2.0, 4.0, -0.5).finished();
+  GaussianProcess gp(1);
+  gp.set_data(X, y1);
+  GpHyperparameters h;
+  h.lengthscales = Vector::Constant(1, 0.3);
+  h.outputscale = 1.2;
+  h.noise_variance = 0.02;
+  h.mean = -0.1;
+  gp.set_hyperparameters(h);
+  const double ym = gp.output_mean(), ysd = gp.output_scale();
+  gp.set_outputs(y2);
+  EXPECT_EQ(gp.output_mean(), ym);
+  EXPECT_EQ(gp.output_scale(), ysd);
+  EXPECT_EQ(gp.outputs(), y2);
+  const Kernel k(KernelType::Matern52, h.lengthscales, h.outputscale * ysd * ysd);
+  const double m = ym + ysd * h.mean;
+  Matrix A = k.gram(X);
+  A.diagonal().array() += h.noise_variance * ysd * ysd;
+  const Vector r = y2.array() - m;
+  for (double x : {0.25, 0.7, 0.95}) {
+    const Vector xs = Vector::Constant(1, x);
+    const Vector ks = k.cross(X, xs);
+    EXPECT_NEAR(gp.predict(xs).mean, m + ks.dot(A.inverse() * r), 1e-12) << x;
+  }
+  EXPECT_THROW(gp.set_outputs(Vector::Zero(3)), InvalidArgument);
+  EXPECT_THROW(gp.set_outputs(Vector::Constant(4, std::nan(""))), InvalidArgument);
+}
+
 TEST(Gp, TurboReferenceScalingUsesMedianAndPopulationSd) {
   // turbo_1.py: (fX - np.median(fX)) / fX.std(), the std 1 when below 1e-6.
   GpOptions opt;

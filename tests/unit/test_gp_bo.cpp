@@ -394,3 +394,35 @@ TEST(GpBo, StallRuleNeverReEvaluatesAKnownPointOnAPlateau) {
     EXPECT_GT(best, 0.5) << "seed " << seed;  // a ridge climbed (without the rule: 0.16 for seed 4)
   }
 }
+
+// output_warp = half-rank (models/outcome_transform.hpp): Branin with a region of catastrophic
+// values (1e6 wherever x1 > 7, a fifth of the domain, hiding the third minimum). Standardized
+// by mean and sd, a few such values squash every other value to nearly one number; warped, the
+// worse half is mapped to normal quantiles and the GP still sees Branin's shape.
+TEST(GpBo, HalfRankWarpSolvesBraninWithCatastrophicValues) {
+  const Problem branin = make_problem("branin");
+  const auto objective = [&](const Vector& x) { return x[0] > 7.0 ? 1e6 : branin.f(x); };
+  const auto solved_with = [&](const std::string& warp, std::string& log) {
+    int solved = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 256}, {"output_warp", warp}}, branin.space,
+                                branin.direction, RunContext{.seed = seed});
+      double best = 1e300;
+      for (int i = 0; i < 40; ++i) {
+        const Trial t = opt->ask();
+        const double y = objective(t.x);
+        best = std::min(best, y);
+        opt->tell(t, y);
+      }
+      const double regret = best - *branin.f_star;
+      log += ' ';
+      log += std::to_string(regret);
+      solved += regret < 1e-2;
+    }
+    return solved;
+  };
+  std::string warped_log, plain_log;
+  EXPECT_GE(solved_with("half-rank", warped_log), 9) << "regrets:" << warped_log;
+  // The cause it fixes: unwarped, the same runs end 0.4 to 3.9 above the optimum.
+  EXPECT_LE(solved_with("none", plain_log), 3) << "regrets:" << plain_log;
+}

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "optimist/core/normal_quantile.hpp"
 #include "optimist/models/outcome_transform.hpp"
 
 using namespace optimist;
@@ -43,4 +44,46 @@ TEST(Standardization, ConstantSingleOrEmptyOutputsAreOnlyCentred) {
     EXPECT_EQ(none.center, 0.0);
     EXPECT_EQ(none.scale, 1.0);
   }
+}
+
+// ---- half-rank warping ----
+
+TEST(HalfRankWarp, KeepsTheUpperHalfAndTheOrder) {
+  Vector y(7);
+  y << 3.0, -1e6, 2.0, 5.0, 1.0, 4.0, 0.5;  // median 2
+  const Vector w = half_rank_warp(y);
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    if (y[i] >= 2.0) {
+      EXPECT_EQ(w[i], y[i]);
+    }
+    for (Eigen::Index j = 0; j < y.size(); ++j) {
+      if (y[i] < y[j]) {
+        EXPECT_LT(w[i], w[j]) << i << " " << j;
+      }
+    }
+  }
+  // sigma = RMS distance of {2, 3, 4, 5} from 2 = sqrt(14 / 4); the outlier has mid-rank 0:
+  // 2 + sigma * Phi^-1(0.5 / 7) = 2 - 1.4652 sigma.
+  const double sigma = std::sqrt(14.0 / 4.0);
+  EXPECT_NEAR(w[1], 2.0 + sigma * normal_quantile(0.5 / 7.0), 1e-12);
+  EXPECT_NEAR(w[1], 2.0 - 1.4652 * sigma, 1e-3);
+}
+
+TEST(HalfRankWarp, TiesShareOneValue) {
+  Vector y(6);
+  y << -7.0, 1.0, -7.0, 2.0, 3.0, 4.0;  // median 1.5; the two -7 have ranks 0 and 1
+  const Vector w = half_rank_warp(y);
+  EXPECT_EQ(w[0], w[2]);
+  const double sigma = std::sqrt((0.25 + 2.25 + 6.25) / 3.0);
+  EXPECT_NEAR(w[0], 1.5 + sigma * normal_quantile(1.0 / 6.0), 1e-12);
+}
+
+TEST(HalfRankWarp, LeavesPlateausAndTinySamplesAlone) {
+  Vector plateau(5);
+  plateau << 0.0, 0.0, 0.0, -3.0, 0.0;  // upper half all at the median
+  EXPECT_EQ(half_rank_warp(plateau), plateau);
+  Vector two(2);
+  two << 1.0, -1e9;
+  EXPECT_EQ(half_rank_warp(two), two);
+  EXPECT_EQ(warp_outputs(two, OutputWarp::None), two);
 }

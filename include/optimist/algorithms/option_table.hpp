@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,24 @@ class OptionTable {
       o.*field = x;
     });
     return *this;
+  }
+
+  /// A number in `range`, or null / `keyword` for "unset" (resolved by the algorithm, e.g. gp-ucb's
+  /// beta = "auto", gp-*'s noise_sd = "learn", GO-UCB's trust_region = "auto"). The null default
+  /// accepts either JSON type.
+  OptionTable& number_or_keyword(std::string key, std::optional<double> Options::*field, std::string keyword,
+                                 NumberRange range, std::string help) {
+    return custom({key, nullptr, std::move(help), {}}, [key, field, keyword, range](const OptionValues& v, Options& o) {
+      const nlohmann::json& j = v.json().at(key);
+      if (j.is_null() || (j.is_string() && j.get<std::string>() == keyword)) {
+        o.*field = std::nullopt;
+        return;
+      }
+      if (!j.is_number() || !range.contains(j.get<double>()) || !std::isfinite(j.get<double>()))
+        throw InvalidArgument(v.algorithm() + ": option '" + key + "' must be \"" + keyword + "\" or a finite number " +
+                              range.describe() + ", got " + j.dump());
+      o.*field = j.get<double>();
+    });
   }
 
   /// The upper end of an integer option without one (its errors then say ">= lower").

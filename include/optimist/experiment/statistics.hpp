@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "optimist/core/normal_quantile.hpp"
+
 namespace optimist::experiment {
 
 /// Mean with a Wald interval mean +- z sd / sqrt(n), z the standard normal quantile of
@@ -19,9 +21,7 @@ struct WaldInterval {
 /// Throws InvalidArgument when values is empty, a value is not finite or level is not in (0, 1).
 WaldInterval wald_interval(const std::vector<double>& values, double level);
 
-/// The p-quantile of the standard normal distribution, p in (0, 1) (Acklam's rational
-/// approximation refined by one Halley step: relative error below 1e-15).
-double normal_quantile(double p);
+using optimist::normal_quantile;  // core/normal_quantile.hpp
 
 /// Median (mean of the two middle values for an even count); throws InvalidArgument when empty.
 double median(std::vector<double> values);

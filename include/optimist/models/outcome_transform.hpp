@@ -1,8 +1,10 @@
 // The outcome transform of the model-based algorithms: y_s = (y - center) / scale, fitted on the
 // observed values. Shared by the GP (GP-BO, TuRBO, BKB's refits) and GO-UCB's network, so a
-// plateau (a constant output) is handled once, the same way.
+// plateau (a constant output) is handled once, the same way. An optional rank warp before it
+// (OutputWarp) keeps a few catastrophic values from flattening the rest.
 #pragma once
 
+#include "optimist/core/enum_names.hpp"
 #include "optimist/core/types.hpp"
 
 namespace optimist {
@@ -25,5 +27,26 @@ struct Standardization {
   Vector apply(const Vector& y) const { return (y.array() - center) / scale; }
   double restore(double y_standardized) const { return center + scale * y_standardized; }
 };
+
+/// A monotone warp of the outputs applied before standardization (larger is better).
+enum class OutputWarp {
+  None,      ///< the values as observed
+  HalfRank,  ///< half_rank_warp: the worse half mapped to normal quantiles (Vizier's half-rank warping)
+};
+
+inline constexpr EnumNames<OutputWarp, 2> kOutputWarpNames{{{{OutputWarp::None, "none"}, {OutputWarp::HalfRank, "half-rank"}}}};
+
+/// Vizier's half-rank warping (the output warper of OSS Vizier's GP-UCB-PE): the values at or
+/// above the median m are kept; each value below it is replaced by m + sigma z, z the standard
+/// normal quantile of its mid-rank (rank + 1/2) / n (ties share their average rank) and sigma the
+/// root-mean-square distance of the upper half from m (the sd of a normal whose upper half that
+/// is). The order of the values is kept; a value far below the others (a diverged training run, a
+/// failed simulation given a huge loss) lands about 2-3 sigma below m instead of stretching the
+/// scale so far that every other value looks equal. Fewer than 3 values, or an upper half equal
+/// to m (a plateau), are returned unchanged.
+Vector half_rank_warp(const Vector& y);
+
+/// y warped by the rule.
+Vector warp_outputs(const Vector& y, OutputWarp warp);
 
 }  // namespace optimist

@@ -101,8 +101,8 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
   if (!kAcquisitionNames.contains(options_.acquisition) || !kKernelTypeNames.contains(options_.kernel) ||
       !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
-      !kSobolOrUniformNames.contains(options_.init))
-    throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit or init)");
+      !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp))
+    throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init or output_warp)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
@@ -161,7 +161,15 @@ void GpBo::sync() const {
     data_X_.col(k) = u;
     data_y_.conservativeResize(k + 1);
     data_y_[k] = y;
-    gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept
+    model_points_.push_back(k);
+    if (options_.output_warp == OutputWarp::None) {
+      gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept
+    } else {
+      // A rank warp moves earlier values too: O(n^2) to re-solve with the same factor.
+      const Vector warped = warp_outputs(data_y_, options_.output_warp);
+      gp_.add_point(u, warped[k]);
+      gp_.set_outputs(warped(model_points_));
+    }
     const auto n = static_cast<std::size_t>(k + 1);
     if (n < n_init_) continue;  // no model needed during the design
     if (fitted_ && !kernel_detail::refit_due(n, last_fit_n_, options_.refit_every)) continue;
@@ -179,8 +187,9 @@ void GpBo::sync() const {
           kernel_detail::subset_indices(data_X_, data_X_.col(best), gp_.hyperparameters().lengthscales, cap, cap / 2, rng);
       GaussianProcess sub(gp_.dim(), gp_.options());
       sub.set_hyperparameters(gp_.hyperparameters());
-      sub.set_data(data_X_(Eigen::all, idx), data_y_(idx));
+      sub.set_data(data_X_(Eigen::all, idx), warp_outputs(data_y_, options_.output_warp)(idx));
       gp_ = std::move(sub);
+      model_points_ = idx;
     }
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
     fit_model(gp_, thorough, rng);

@@ -16,25 +16,6 @@ namespace {
 constexpr std::int64_t kNoLimit = OptionTable<GpBoOptions>::kNoUpperLimit;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// An option whose null default accepts any JSON type: a number >= 0, or null / `keyword` for
-// "unset" (gp-ucb's beta, gp-*'s noise_sd).
-template <class Options>
-OptionTable<Options>& number_or_keyword(OptionTable<Options>& table, const std::string& key,
-                                        std::optional<double> Options::*field, const std::string& keyword,
-                                        std::string help) {
-  return table.custom({key, nullptr, std::move(help), {}}, [key, field, keyword](const OptionValues& v, Options& o) {
-    const nlohmann::json& j = v.json().at(key);
-    if (j.is_null() || (j.is_string() && j.get<std::string>() == keyword)) {
-      o.*field = std::nullopt;
-      return;
-    }
-    if (!j.is_number() || !(j.get<double>() >= 0.0) || !std::isfinite(j.get<double>()))
-      throw InvalidArgument(v.algorithm() + ": option '" + key + "' must be \"" + keyword +
-                            "\" or a finite number >= 0, got " + j.dump());
-    o.*field = j.get<double>();
-  });
-}
-
 // The options every gp-* shares, then `extra` (the acquisition's own).
 OptionTable<GpBoOptions> gp_bo_table() {
   OptionTable<GpBoOptions> t;
@@ -53,22 +34,25 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .real("acquisition_tolerance", &GpBoOptions::acquisition_tolerance, NumberRange::at_least(0.0),
             "acquisition: a local search stops when an iteration changes the value by less than this (relative); "
             "1e-9: scipy's and BoTorch's, the default before issue 20");
-  number_or_keyword(t, "noise_sd", &GpBoOptions::noise_sd, "learn",
-                    "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)");
+  t.number_or_keyword("noise_sd", &GpBoOptions::noise_sd, "learn", NumberRange::at_least(0.0),
+                      "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)");
   t.integer("refit_every", &GpBoOptions::refit_every, 0, kNoLimit,
             "refit the GP hyperparameters every this many observations (1: every step); 0: auto, every step up to 100 "
             "points, then each time the data grows by 5%")
       .integer("max_model_points", &GpBoOptions::max_model_points, 0, kNoLimit,
                "past this many observations the GP conditions on a subset (half nearest the best point, half random) "
-               "chosen at each refit; 0: all");
+               "chosen at each refit; 0: all")
+      .choice("output_warp", &GpBoOptions::output_warp, kOutputWarpNames,
+              "warp of the observed values before the GP: none, or half-rank (Vizier's: the worse half mapped to normal "
+              "quantiles, so a few catastrophic values do not flatten the rest)");
   return t;
 }
 
 const OptionTable<GpBoOptions>& gp_ucb_options() {
   static const auto table = [] {
     OptionTable<GpBoOptions> t = gp_bo_table();
-    number_or_keyword(t, "beta", &GpBoOptions::beta, "auto",
-                      "UCB weight beta_t (mean + sqrt(beta_t) sd): \"auto\"/null = Srinivas et al. 2010 (Theorem 1 on "
+    t.number_or_keyword("beta", &GpBoOptions::beta, "auto", NumberRange::at_least(0.0),
+                        "UCB weight beta_t (mean + sqrt(beta_t) sd): \"auto\"/null = Srinivas et al. 2010 (Theorem 1 on "
                       "discrete spaces, Theorem 2 with a = b = r = 1 otherwise), or a number");
     t.real("delta", &GpBoOptions::delta, NumberRange::open(0.0, 1.0), "confidence parameter delta of the auto beta_t, in (0, 1)");
     return t;

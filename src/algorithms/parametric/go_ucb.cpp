@@ -70,7 +70,7 @@ void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
   check("inputs", inputs == d.inputs, inputs == ModelInputs::Unit, kModelInputsNames.name(inputs), "unit");
   check("weight_decay", weight_decay == d.weight_decay, weight_decay == 0.0, number_text(weight_decay), "0");
   check("refit_every", refit_every == d.refit_every, refit_every == 0, std::to_string(refit_every), "0");
-  check("trust_region", trust_region == d.trust_region, trust_region == 0.0, number_text(trust_region), "0");
+  check("trust_region", trust_region == d.trust_region, trust_region == 0.0, number_text(trust_region.value_or(0.0)), "0");
   check("global_candidate", global_candidate == d.global_candidate, !global_candidate, global_candidate ? "true" : "false", "false");
   check("stall_steps", stall_steps == d.stall_steps, stall_steps == 0, std::to_string(stall_steps), "0");
   check("beta_schedule", beta_schedule == d.beta_schedule, beta_schedule == BetaSchedule::Constant,
@@ -108,10 +108,13 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     throw InvalidArgument(name() + ": option '" + std::string(key) + "' holds a value outside its enum");
   if (!(options_.weight_decay >= 0) || !std::isfinite(options_.weight_decay))
     throw InvalidArgument(name() + ": option 'weight_decay' must be >= 0, got " + number_text(options_.weight_decay));
-  if (!(options_.trust_region >= 0 && options_.trust_region <= 1))
-    throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + number_text(options_.trust_region));
+  if (options_.trust_region && !(*options_.trust_region >= 0 && *options_.trust_region <= 1))
+    throw InvalidArgument(name() + ": option 'trust_region' must be in [0, 1] (0: the whole domain), got " + number_text(*options_.trust_region));
   if (!(options_.lambda > 0) || !(options_.beta >= 0)) throw InvalidArgument(name() + ": need lambda > 0 and beta >= 0");
   if (options_.preset == GoUcbPreset::Paper) options_.apply_paper_preset(name());
+  // "auto" sizes: from here on both hold a value.
+  if (!options_.trust_region) options_.trust_region = auto_trust_region(space.dim());
+  if (!options_.trust_max) options_.trust_max = auto_trust_max(space.dim(), *options_.trust_region);
   const bool user_model = model_ != nullptr;
   if (options_.model == GoUcbModel::Custom && !user_model)
     throw InvalidArgument(name() + ": option 'model' is custom but no model was given; valid values: " + kGoUcbModelNames.joined());
@@ -124,9 +127,10 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
   check_search_sizes(name(), options_.raw_samples, options_.restarts);
   if (budget < 2) throw InvalidArgument(name() + ": the horizon (the total number of evaluations N, --budget) must be >= 2, got " + std::to_string(budget));
   // Checks of several options together.
-  if (!(o.trust_max == 0 || (o.trust_max >= o.trust_region && std::isfinite(o.trust_max))))
-    throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + number_text(o.trust_region) + "), got " + number_text(o.trust_max));
-  trust_ = TrustRegion::steps(o.trust_region, o.trust_max > 0 ? o.trust_max : o.trust_region);
+  if (!(*o.trust_max == 0 || (*o.trust_max >= *o.trust_region && std::isfinite(*o.trust_max))))
+    throw InvalidArgument(name() + ": option 'trust_max' must be 0 or >= trust_region (" + number_text(*o.trust_region) + "), got " +
+                          number_text(*o.trust_max));
+  trust_ = TrustRegion::steps(*o.trust_region, *o.trust_max > 0 ? *o.trust_max : *o.trust_region);
   if (o.model == GoUcbModel::Additive && o.units_per_input == 0) throw InvalidArgument(name() + ": option 'units_per_input' must be >= 1, got 0");
   if (o.model == GoUcbModel::Additive && o.activation != Activation::Sigmoid)
     throw InvalidArgument(name() + ": option 'activation' applies to model=mlp; model=additive has sigmoid units, got activation '" +
@@ -245,7 +249,7 @@ void GoUcb::refit() {
 }
 
 void GoUcb::observe(const Observation& obs, double y) {
-  if (ellipsoid_ && options_.trust_adapt && options_.trust_region > 0) {
+  if (ellipsoid_ && options_.trust_adapt && trust_region() > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // TrustRegion's Steps rule, x1.5 after a Phase II improvement of the best value, x0.7 after
     // any other step, within [trust_region / 4, trust_max]. The factors: docs/go-ucb.md, second round.
@@ -293,7 +297,7 @@ void GoUcb::update_phase_two(const Observation& obs, double ys) {
 
 bool GoUcb::revisits(const Observation& obs) const {
   // Closer to an earlier point than 5% of the smallest trust region: a step of no consequence.
-  const double near = 0.05 * 0.25 * options_.trust_region;
+  const double near = 0.05 * 0.25 * trust_region();
   const std::size_t n = history().size() - 1;  // obs is the last entry
   for (std::size_t i = 0; i < n; ++i)
     if ((history()[i].trial.unit - obs.trial.unit).norm() < near) return true;
@@ -301,7 +305,7 @@ bool GoUcb::revisits(const Observation& obs) const {
 }
 
 bool GoUcb::stalled() const {
-  return avoids_repeats() && options_.stall_steps > 0 && options_.trust_adapt && options_.trust_region > 0 && ellipsoid_ &&
+  return avoids_repeats() && options_.stall_steps > 0 && options_.trust_adapt && trust_region() > 0 && ellipsoid_ &&
          stalled_ >= options_.stall_steps;
 }
 
@@ -356,7 +360,7 @@ nlohmann::json GoUcb::diagnostics() const {
     j["beta"] = beta(phase_two_count_ + 1);
     j["fit_sse"] = last_fit_sse_;
     j["refits"] = refits_;
-    if (options_.trust_region > 0) j["trust_size"] = trust_size();
+    if (trust_region() > 0) j["trust_size"] = trust_size();
     if (options_.stall_steps > 0) j["explorations"] = trust_.restarts;
     if (options_.global_candidate) j["global_steps"] = global_steps_;
   }

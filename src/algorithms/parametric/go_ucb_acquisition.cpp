@@ -97,9 +97,9 @@ Vector GoUcb::acquire() {
   };
   Vector lower = Vector::Zero(d), upper = Vector::Ones(d);
   const Observation* incumbent = best();
-  bool ball = options_.trust_region > 0 && incumbent && options_.trust_shape == TrustShape::Ball;
+  bool ball = trust_region() > 0 && incumbent && options_.trust_shape == TrustShape::Ball;
   Vector center;
-  if (options_.trust_region > 0 && incumbent) {  // deviation trust_region: step 5 near the incumbent
+  if (trust_region() > 0 && incumbent) {  // deviation trust_region: step 5 near the incumbent
     center = incumbent->trial.unit;
     const double half = ball ? trust_size() : 0.5 * trust_size();
     lower = (center.array() - half).max(0.0).matrix();
@@ -126,7 +126,7 @@ Vector GoUcb::acquire() {
   }
   // Documented recovery: if the model is non-finite everywhere, sample uniformly.
   Vector x = r.found() ? r.x : (lower.array() + (upper - lower).array() * rng.uniform_vector(static_cast<Eigen::Index>(d)).array()).matrix();
-  if (options_.variant == GoUcbVariant::GoUcb && options_.global_candidate && options_.trust_region > 0 && incumbent) {
+  if (options_.variant == GoUcbVariant::GoUcb && options_.global_candidate && trust_region() > 0 && incumbent) {
     // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
     // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
     BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
@@ -162,7 +162,7 @@ Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>
   const DiscreteDomain& dom = domain();
   // discrete_step: every value of the integers on odd Phase II steps (alternate) or always (global).
   const bool whole = options_.discrete_step == DiscreteStep::Global || (options_.discrete_step == DiscreteStep::Alternate && phase_two_count_ % 2 == 1);
-  if (options_.trust_region > 0 && best()) {
+  if (trust_region() > 0 && best()) {
     const Vector& c = best()->trial.unit;
     for (std::size_t i : dom.discrete_dims()) {
       const auto ii = static_cast<Eigen::Index>(i);

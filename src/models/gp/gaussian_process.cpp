@@ -148,6 +148,17 @@ void GaussianProcess::set_data(const Matrix& X, const Vector& y) {
   refactorize();
 }
 
+void GaussianProcess::set_outputs(const Vector& y) {
+  if (y.size() != size())
+    throw InvalidArgument("GaussianProcess::set_outputs: " + std::to_string(y.size()) + " outputs for " +
+                          std::to_string(size()) + " points");
+  if (!y.allFinite()) throw InvalidArgument("GaussianProcess::set_outputs: non-finite output");
+  if (size() == 0) return;
+  y_ = y;
+  ys_ = (y_.array() - y_mean_) / y_scale_;
+  update_alpha();
+}
+
 void GaussianProcess::update_alpha() {
   const Eigen::Index n = size();
   const Vector r = ys_.array() - hyp_.mean;

@@ -84,6 +84,9 @@ struct GpBoOptions {
   /// noise variance is a hyperparameter fitted with the others (MAP, the standard recipe). 0 is
   /// allowed (deterministic objective; the Cholesky's adaptive jitter keeps it factorizable).
   std::optional<double> noise_sd;
+  /// A monotone warp of the observed values before the GP sees them (models/outcome_transform.hpp):
+  /// none, or half-rank (the worse half mapped to normal quantiles, against outliers).
+  OutputWarp output_warp = OutputWarp::None;
 };
 
 class GpBo : public Optimizer {
@@ -142,6 +145,7 @@ class GpBo : public Optimizer {
   // capped by max_model_points.
   mutable Matrix data_X_;
   mutable Vector data_y_;
+  mutable std::vector<Eigen::Index> model_points_;  // gp_'s points as indices into data_X_ / data_y_
   mutable std::size_t last_thorough_fit_ = 0;  // model size at the last multi-start fit (see model_fit.hpp)
 };
 

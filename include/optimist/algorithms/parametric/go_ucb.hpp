@@ -81,6 +81,8 @@ class GoUcb : public Optimizer {
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
   double trust_size() const { return trust_.length; }
+  /// The trust region's initial size, "auto" resolved (0: none, step 5 over the whole domain).
+  double trust_region() const { return *options_.trust_region; }
   double standardized(double y) const { return outcome_.apply(y); }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();

@@ -155,6 +155,10 @@ class GaussianProcess {
   /// not safely positive, e.g. a duplicate point with a tiny fixed noise. On an empty model this
   /// is set_data with one point.
   void add_point(const Vector& x, double y);
+  /// Replaces the outputs of the current points (same count; finite), e.g. after a rank warp moved
+  /// them: O(n^2), the factor, standardization and hyperparameters kept (the next fit
+  /// re-standardizes).
+  void set_outputs(const Vector& y);
   /// Re-standardizes the data, maximizes the log posterior over the hyperparameters (warm start
   /// from the current ones plus options().fit random starts; rng seeds those) and refactorizes.
   /// A no-op without data.
