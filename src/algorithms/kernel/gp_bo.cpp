@@ -162,14 +162,7 @@ void GpBo::sync() const {
     data_y_.conservativeResize(k + 1);
     data_y_[k] = y;
     model_points_.push_back(k);
-    if (options_.output_warp == OutputWarp::None) {
-      gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept
-    } else {
-      // A rank warp moves earlier values too: O(n^2) to re-solve with the same factor.
-      const Vector warped = warp_outputs(data_y_, options_.output_warp);
-      gp_.add_point(u, warped[k]);
-      gp_.set_outputs(warped(model_points_));
-    }
+    gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
     const auto n = static_cast<std::size_t>(k + 1);
     if (n < n_init_) continue;  // no model needed during the design
     if (fitted_ && !kernel_detail::refit_due(n, last_fit_n_, options_.refit_every)) continue;
@@ -191,13 +184,22 @@ void GpBo::sync() const {
       gp_ = std::move(sub);
       model_points_ = idx;
     }
+    apply_output_warp();
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
     fit_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
     fitted_ = true;
     last_fit_n_ = n;
   }
+  if (!unsynced_.empty()) apply_output_warp();
   unsynced_.clear();
+}
+
+void GpBo::apply_output_warp() const {
+  // A rank warp moves earlier values too when a new one arrives: the model's outputs are replaced
+  // before each fit and once per sync, O(n^2) with the same factor.
+  if (options_.output_warp == OutputWarp::None) return;
+  gp_.set_outputs(warp_outputs(data_y_, options_.output_warp)(model_points_));
 }
 
 Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chosen) const {

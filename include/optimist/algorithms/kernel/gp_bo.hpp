@@ -136,6 +136,7 @@ class GpBo : public Optimizer {
   double log_domain_size_ = 0.0;  // log |D| when every parameter is discrete
   bool finite_domain_ = false;
   DesignSequence design_;
+  void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (options_.output_warp)
   // The model state is a cache of the told history, brought up to date by sync().
   mutable GaussianProcess gp_;
   mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied
