@@ -9,7 +9,8 @@
 # commit and its traces are cached under $OPTIMIST_CHECK_CACHE (default /tmp/optimist-preset-check),
 # so re-running after each refactor step only re-runs this checkout. This checkout is built in
 # $BUILD_DIR (default: build). Runs use --jobs ${JOBS:-2} under `nice -n 10`. BASE_ONLY=1 stops
-# after the base side (to prepare the cache).
+# after the base side (to prepare the cache). IGNORE_OPTIONS="a b" passes --ignore-option for each
+# (options a change added, or whose default became "auto"; compare_traces.py).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -65,7 +66,9 @@ run_presets "$head_root/optimist" "$head_root"
 
 status=0
 for p in "${presets[@]}"; do
-  "$python" "$repo/scripts/compare_traces.py" "$base_root/out/$p/traces" "$head_root/$p/traces" --label "$p" || status=1
+  ignore=()
+  for o in ${IGNORE_OPTIONS:-}; do ignore+=(--ignore-option "$o"); done
+  "$python" "$repo/scripts/compare_traces.py" "$base_root/out/$p/traces" "$head_root/$p/traces" --label "$p" "${ignore[@]}" || status=1
 done
 if [[ $status -eq 0 ]]; then rm -rf "$head_root"; else echo "traces of this checkout kept in $head_root"; fi
 exit $status

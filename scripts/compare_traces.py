@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Compares two folders of traces (bench output `traces/`) line by line, ignoring wall-clock fields.
 
-    compare_traces.py BASE_TRACES HEAD_TRACES [--label NAME]
+    compare_traces.py BASE_TRACES HEAD_TRACES [--label NAME] [--ignore-option KEY ...]
 
 Every trace of either side must exist on the other with the same evaluation and recommend lines,
 compared as parsed JSON (so the doubles compare bit for bit) without the timing fields
 suggest_s, tell_s and eval_s. The meta lines are compared after moving the seed and the planning
 horizon out of the options: traces written before the RunContext change (issue 22) recorded them
 as options "seed" and "budget", later ones as the meta's "seed" and "horizon"
-(docs/trace-format.md, "Older traces"). Exit status 1 on any difference, listing the first ones.
+(docs/trace-format.md, "Older traces"). --ignore-option drops an option from both metas: one a
+change added (its default keeps the old arithmetic) or whose default became "auto" resolving to
+the old value. Exit status 1 on any difference, listing the first ones.
 """
 import argparse
 import json
@@ -16,6 +18,7 @@ import pathlib
 import sys
 
 TIMING = {"suggest_s", "tell_s", "eval_s"}
+IGNORED_OPTIONS = set()
 
 
 def normalized_meta(meta):
@@ -23,6 +26,8 @@ def normalized_meta(meta):
     options = dict(m.get("options", {}))
     legacy = "seed" in options  # written before the RunContext change
     options.pop("seed", None)
+    for key in IGNORED_OPTIONS:
+        options.pop(key, None)
     horizon = m.pop("horizon", None)
     if legacy:
         budget = options.pop("budget", None)
@@ -67,7 +72,9 @@ def main():
     ap.add_argument("base")
     ap.add_argument("head")
     ap.add_argument("--label", default="")
+    ap.add_argument("--ignore-option", action="append", default=[])
     args = ap.parse_args()
+    IGNORED_OPTIONS.update(args.ignore_option)
     base, head = pathlib.Path(args.base), pathlib.Path(args.head)
     names = sorted({p.relative_to(base) for p in base.rglob("*.jsonl")} | {p.relative_to(head) for p in head.rglob("*.jsonl")})
     problems, lines = [], 0
