@@ -9,19 +9,12 @@
 #include <optional>
 #include <string>
 
+#include "temp_test_dir.hpp"
+
 namespace optimist::testing {
 
-/// A fresh folder named after the running test (ctest runs tests in parallel).
-inline std::filesystem::path study_test_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  const auto dir = std::filesystem::temp_directory_path() / ("optimist_study_" + std::to_string(getpid()) + "_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+/// The running test's folder (temp_test_dir.hpp: removed when the test passes).
+inline std::filesystem::path study_test_dir() { return test_dir("optimist_study"); }
 
 /// A URL of an empty database of `backend` ("sqlite" or "postgresql") for the running test.
 /// Fails the test (with the reason) when the PostgreSQL test server cannot be started.

@@ -12,6 +12,7 @@
 
 #include "optimist/core/space.hpp"
 #include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
 
 namespace dashboard_test {
 
@@ -20,18 +21,8 @@ namespace fs = std::filesystem;
 // A fresh folder per test (tests run in parallel under ctest -j), removed when the test passed.
 class DashboardTest : public ::testing::Test {
  protected:
-  fs::path dir() const {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return fs::temp_directory_path() /
-           ("optimist_dashboard_" + std::to_string(getpid()) + "_" + info->test_suite_name() + "_" + info->name());
-  }
-  void SetUp() override {
-    fs::remove_all(dir());
-    fs::create_directories(dir());
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir());
-  }
+  fs::path dir() const { return optimist::testing::test_dir("optimist_dashboard"); }
+  void SetUp() override { dir(); }
 };
 
 inline std::string meta_line(optimist::Direction direction = optimist::Direction::Minimize, double f_star = 0.5) {

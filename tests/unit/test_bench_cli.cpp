@@ -11,6 +11,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "temp_test_dir.hpp"
 
 namespace {
 
@@ -29,12 +30,7 @@ std::string slurp(const fs::path& p) {
   return os.str();
 }
 
-fs::path test_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() / ("optimist_bench_cli_" + std::to_string(getpid()) + "_" + info->name());
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path test_dir() { return optimist::testing::test_dir("optimist_bench_cli"); }
 
 Result cli(const std::string& args) {
   const fs::path dir = test_dir();

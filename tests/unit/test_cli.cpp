@@ -20,6 +20,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
 #include "optimist/problems/problem.hpp"
+#include "temp_test_dir.hpp"
 
 namespace {
 
@@ -39,13 +40,7 @@ std::string slurp(const fs::path& p) {
 }
 
 // A fresh folder per test: ctest runs tests in parallel.
-fs::path test_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() /
-                       ("optimist_cli_" + std::to_string(getpid()) + "_" + info->name());
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path test_dir() { return optimist::testing::test_dir("optimist_cli"); }
 
 // Runs the binary through the shell with `args` (already quoted as needed) in folder `cwd`.
 Result cli(const std::string& args, const fs::path& cwd = fs::temp_directory_path()) {
@@ -76,13 +71,7 @@ std::size_t count_lines(const std::string& s) {
   return n;
 }
 
-// Removes the test's folder after it passed (kept on failure, to inspect).
-class Cli : public ::testing::Test {
- protected:
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(test_dir());
-  }
-};
+class Cli : public ::testing::Test {};  // the test's folder goes when it passes (temp_test_dir.hpp)
 
 struct BadInput {
   std::string args;

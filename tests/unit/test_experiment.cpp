@@ -15,6 +15,7 @@
 #include "optimist/experiment/summary.hpp"
 #include "optimist/experiment/sweep.hpp"
 #include "optimist/problems/problem.hpp"
+#include "temp_test_dir.hpp"
 
 namespace {
 
@@ -22,13 +23,7 @@ namespace fs = std::filesystem;
 namespace ex = optimist::experiment;
 using nlohmann::json;
 
-fs::path fresh_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() / ("optimist_experiment_" + std::to_string(getpid()) + "_" + info->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir() { return optimist::testing::test_dir("optimist_experiment"); }
 
 std::string error_of(const std::function<void()>& f) {
   try {

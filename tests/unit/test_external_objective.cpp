@@ -16,6 +16,7 @@
 #include "optimist/core/external_objective.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
 
 using namespace optimist;
 
@@ -214,13 +215,7 @@ CliResult run_cli(const std::filesystem::path& dir, const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, os.str()};
 }
 
-std::filesystem::path fresh_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("optimist_ext_" + std::to_string(::getpid()) + "_" + info->name());
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path fresh_dir() { return optimist::testing::test_dir("optimist_ext"); }
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 
 #include "optimist/core/external_objective.hpp"
 #include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
 
 namespace {
 
@@ -33,16 +34,7 @@ std::string slurp(const fs::path& p) {
   return os.str();
 }
 
-fs::path test_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  const fs::path dir = fs::temp_directory_path() / ("optimist_hostile_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path test_dir() { return optimist::testing::test_dir("optimist_hostile"); }
 
 Result cli(const std::string& args, const fs::path& cwd) {
   const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' " + args +

@@ -10,6 +10,7 @@
 
 #include "optimist/problems/hpo_problems.hpp"
 #include "optimist/problems/problem.hpp"
+#include "temp_test_dir.hpp"
 
 using namespace optimist;
 
@@ -150,7 +151,7 @@ TEST(HpoCatalog, MissingDatasetOrWorkerNamesThePathsTried) {
     EXPECT_NE(msg.find("/nonexistent/datasets/diabetes.dat"), std::string::npos) << msg;
   }
   // A data set that exists (a placeholder file: the worker is looked up before anything reads it).
-  const auto dir = std::filesystem::temp_directory_path() / "optimist-test-hpo-datasets";
+  const auto dir = optimist::testing::test_dir("optimist_hpo_datasets");
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "australian.dat") << "1 2 -1\n";
   const ScopedEnv data("OPTIMIST_DATASETS", dir.c_str());

@@ -8,6 +8,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/run_recorder.hpp"
 #include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
 
 using namespace optimist;
 
@@ -32,7 +33,7 @@ TEST(RunRecorder, RecordsCompletionsInTheOrderTheyArrive) {
   RunOptions options;
   options.budget = 3;
   options.on_failure = FailurePolicy::MarkFailed;
-  const std::string path = (std::filesystem::temp_directory_path() / "optimist_run_recorder.jsonl").string();
+  const std::string path = (optimist::testing::test_dir("optimist_run_recorder") / "trace.jsonl").string();
   TraceWriter trace(path, TraceMeta{}, opt->space());
   options.trace = &trace;
   RunRecorder run(*opt, objective, options);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
 
 namespace {
 
@@ -21,24 +22,11 @@ using optimist::TraceWriter;
 using optimist::Vector;
 
 // A fresh folder per test, so tests may run in parallel (ctest -j).
-std::filesystem::path test_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::filesystem::temp_directory_path() /
-         ("optimist_trace_" + std::to_string(getpid()) + "_" + info->name());
-}
+std::filesystem::path test_dir() { return optimist::testing::test_dir("optimist_trace"); }
 
-std::string temp_path(const std::string& name) {
-  std::filesystem::create_directories(test_dir());
-  return (test_dir() / name).string();
-}
+std::string temp_path(const std::string& name) { return (test_dir() / name).string(); }
 
-// Removes the test's folder after it passed (kept on failure, to inspect).
-class Trace : public ::testing::Test {
- protected:
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(test_dir());
-  }
-};
+class Trace : public ::testing::Test {};  // the test's folder goes when it passes (temp_test_dir.hpp)
 
 Space mixed_space() {
   Space s;
