@@ -3,14 +3,22 @@
 
 Usage: OPTIMIST_BKB_STEPS=DIR build/bench/optimist_bench --benchmark_filter=StepRatio
        /usr/bin/python3 scripts/bkb_step_ratio.py [--refit D] DIR/steps-defaults-*.csv
+       /usr/bin/python3 scripts/bkb_step_ratio.py [--refit D] DIR1/steps-defaults-*.csv DIR2/steps-defaults-*.csv ...
 
 --refit D (the problem's dimension; hartmann6: 6) also prints the maximum and median ratio over the
 refit steps of the default schedule (t = D + 1, then t + min(t, 100)).
 
 Pools every step of the given files (t, bkb_ms, exact_ms: thread CPU of ask + tell of the two
 algorithms run step by step in one thread) and prints the maximum ratio with its step, the 99th and
-90th percentiles, the steps above 1.2, and per file the same."""
+90th percentiles, the steps above 1.2, and per file the same.
+
+Files of the same name from several folders are repeated runs of the same (deterministic) benchmark:
+each step's time is then the median of its runs, for each algorithm, which removes the one-off
+costs of a single run (an interrupt, a page fault, a cache flushed by another process) that decide
+the ratio of steps of a few microseconds."""
 import csv
+import os
+import statistics
 import sys
 
 
@@ -41,11 +49,18 @@ def main(args):
     dim = None
     if args[:1] == ["--refit"]:
         dim, args = int(args[1]), args[2:]
-    pooled = []
+    groups = {}
     for p in args:
-        rows = ratios(p)
+        groups.setdefault(os.path.basename(p), []).append(ratios(p))
+    pooled = []
+    for name, runs in groups.items():
+        if len(runs) == 1:
+            rows = runs[0]
+        else:
+            rows = [(steps[0][0], statistics.median(b for _, b, _ in steps), statistics.median(e for _, _, e in steps))
+                    for steps in zip(*runs)]
         pooled += rows
-        print(f"{p}: {summary(rows)}")
+        print(f"{name} ({len(runs)} run{'s' if len(runs) > 1 else ''}): {summary(rows)}")
     print(f"all: {summary(pooled)}")
     if dim is not None:
         refit = refit_steps(dim, max(t for t, _, _ in pooled))

@@ -12,6 +12,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/rng.hpp"
 #include "bandit_test_helpers.hpp"
+#include "temp_test_dir.hpp"
 
 using namespace optimist;
 using optimist::test::arm_index;
@@ -179,11 +180,11 @@ TEST(Bkb, ArmSets) {
   auto opt = make_optimizer({{"name", "gp-ucb-arms"}, {"arms", 50}, {"arm_set", "uniform"}}, space);
   EXPECT_EQ(dynamic_cast<ArmBandit&>(*opt).num_arms(), 50u);
   // arms_file (CSV with header, and JSON)
-  const std::string csv = testing::TempDir() + "bkb_arms.csv";
+  const std::string csv = (optimist::testing::test_dir("optimist_bkb") / "arms.csv").string();
   std::ofstream(csv) << "x1,x2\n0.5,0.5\n-0.5,0.25\n";
   auto o2 = make_optimizer({{"name", "bkb"}, {"arms_file", csv}}, space);
   EXPECT_EQ(dynamic_cast<ArmBandit&>(*o2).num_arms(), 2u);
-  const std::string js = testing::TempDir() + "bkb_arms.json";
+  const std::string js = (optimist::testing::test_dir("optimist_bkb") / "arms.json").string();
   std::ofstream(js) << "[[0.1, 0.2], [0.3, 0.4], [0.0, 0.0]]";
   auto o3 = make_optimizer({{"name", "bkb"}, {"arms_file", js}}, space);
   EXPECT_EQ(dynamic_cast<ArmBandit&>(*o3).num_arms(), 3u);

@@ -18,6 +18,7 @@
 #include "optimist/models/gp/pathwise_sample.hpp"
 #include "optimist/problems/problem.hpp"
 #include "optimist/solvers/mixed_maximizer.hpp"
+#include "temp_test_dir.hpp"
 
 using namespace optimist;
 
@@ -318,7 +319,7 @@ TEST(FiniteSpaceRun, BudgetLargerThanTheSpaceStopsWhenEveryPointIsEvaluated) {
   auto opt = make_optimizer({{"name", "random"}}, p.space, p.direction, {.seed = 1});
   RunOptions options;
   options.budget = 100;
-  const std::string path = ::testing::TempDir() + "/exhausted.jsonl";
+  const std::string path = (optimist::testing::test_dir("optimist_discrete") / "exhausted.jsonl").string();
   {
     TraceMeta meta = p.trace_meta("random", resolve_options({{"name", "random"}}), 1, 0.0, 100);
     TraceWriter writer(path, meta, p.space);
