@@ -15,6 +15,8 @@ namespace {
 
 constexpr std::uint64_t kDictionaryStream = 0x424b42444943ULL;  // "BKBDIC"
 constexpr std::uint64_t kPermanentStream = 0x424b42505256ULL;   // "BKBPRV"
+// Largest dictionary whose rebuild after a refit is split with the next read (fold_pull, docs/bkb.md).
+constexpr std::size_t kSplitRebuildMax = 12;
 
 Matrix gather(const Matrix& arms, const std::vector<std::size_t>& idx) {
   Matrix out(arms.rows(), static_cast<Eigen::Index>(idx.size()));
@@ -77,10 +79,13 @@ void Bkb::after_update(std::size_t arm, double y) {
 }
 
 void Bkb::fold_deferred() const {
-  if (!deferred_) return;
+  if (!deferred_ && !engine_.rebuild_pending()) return;
   auto* self = const_cast<Bkb*>(this);  // logically const (see the header)
-  self->deferred_ = false;
-  self->fold_pull(deferred_arm_, deferred_y_);
+  self->engine_.finish_rebuild(arms_);  // the rest of a refit's rebuild (fold_pull), if any
+  if (deferred_) {
+    self->deferred_ = false;
+    self->fold_pull(deferred_arm_, deferred_y_);
+  }
 }
 
 void Bkb::fold_pull(std::size_t arm, double y) {
@@ -92,7 +97,12 @@ void Bkb::fold_pull(std::size_t arm, double y) {
     // The refit rebuilds the state from the pull counts: no in-place update before it.
     dict_ = next_dict_;
     if (refit_kernel(dict_)) {  // marginal likelihood on the dictionary's arms
-      engine_.set_kernel(kernel_, arms_, dict_, pull_stats());
+      // The state for the new kernel. A small one is mostly kernel rows, which exact GP-UCB
+      // computes in its next ask: a third of it now, the rest at the next read (fold_deferred), so
+      // that neither step pays the fit and all of it. A larger one is built now but for its
+      // second solve, left to the next reader (docs/bkb.md, refit steps).
+      const bool small = dict_.size() <= kSplitRebuildMax;
+      engine_.set_kernel(kernel_, arms_, dict_, pull_stats(), small ? RebuildCache::Split : RebuildCache::Later);
       ++rebuilds_;
       return;
     }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace optimist {
 
@@ -16,12 +17,11 @@ namespace {
 // An arm adds a coordinate when its residual variance exceeds this fraction of k(x,x); below it
 // the arm is numerically in the span (the pseudo-inverse of eq. 4 drops such directions).
 constexpr double kResidualTolerance = 1e-10;
-// Rows the embedding's buffer starts with (it grows by half when full), at most 2^20 doubles:
-// allocated and zeroed when the state is first built (the optimizer's construction), since
-// touching fresh memory (page faults) costs more than the first steps themselves. Not sized from
-// the horizon: the rows are the stride between arms' embeddings, and a buffer far taller than the
-// rank spreads every pass over Z across memory (docs/bkb.md: p90 step ratio 0.10 -> 0.20).
-Eigen::Index min_rows(Eigen::Index arms) { return std::clamp<Eigen::Index>((Eigen::Index{1} << 20) / std::max<Eigen::Index>(arms, 1), 1, 16); }
+// Rows the embedding's buffer starts with (it grows by half when full). The rows are the stride
+// between arms' embeddings, so rows beyond the rank spread every pass over Z across memory: a
+// 16-row start made BKB's second step 1.3x exact GP-UCB's, a horizon-sized buffer its p90 step
+// ratio 0.10 -> 0.20 (docs/bkb.md).
+constexpr Eigen::Index kMinRows = 2;
 // rebuild() and refresh() work on blocks of this many arms (no A-sized temporary).
 constexpr Eigen::Index kRefreshBlock = 256;
 
@@ -52,9 +52,9 @@ void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, cons
 }
 
 void NystromPosterior::set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members,
-                                  const PullStats& pulls) {
+                                  const PullStats& pulls, RebuildCache cache) {
   kernel_ = kernel;
-  rebuild(arms, members, pulls);
+  rebuild(arms, members, pulls, cache);
 }
 
 std::vector<std::size_t> NystromPosterior::members() const {
@@ -97,12 +97,14 @@ Vector NystromPosterior::solve_v(const Vector& x) const {
 
 // ---------------------------------------------------------------- rebuild
 
-void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls) {
+void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls,
+                               RebuildCache cache) {
   const Eigen::Index A = arms.cols();
   const double kxx = kernel_.variance();
   basis_.clear();
   dependent_.clear();
   member_.assign(static_cast<std::size_t>(A), 0);
+  pending_from_ = -1;
   // Sec. 3.1: K_S and its (pseudo-)inverse square root, here an in-order Cholesky factor R of
   // K_B (K_B = R^T R) that skips the arms already in the span (residual <= tolerance).
   Matrix Xs(arms.rows(), static_cast<Eigen::Index>(members.size()));
@@ -130,9 +132,15 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     }
   }
   const auto r = static_cast<Eigen::Index>(basis_.size());
-  // The buffers are kept when large enough (a fresh A x r buffer is mostly page faults).
+  // The buffers are kept when large enough (a fresh A x r buffer is mostly page faults). The first
+  // is zeroed (touched at construction); a larger one grows by half, as reserve_rank, and is not:
+  // the rows below r are written below, the others are never read.
   if (Zbuf_.rows() < std::max<Eigen::Index>(r, 1) || Zbuf_.cols() < A) {
-    Zbuf_.setZero(std::max<Eigen::Index>(r, min_rows(A)), A);
+    const Eigen::Index rows = std::max<Eigen::Index>({r, kMinRows, Zbuf_.rows() + Zbuf_.rows() / 2});
+    if (Zbuf_.size() == 0)
+      Zbuf_.setZero(rows, A);
+    else
+      Zbuf_.resize(rows, A);
     Vbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
     Lbuf_.resize(Zbuf_.rows(), Zbuf_.rows());
   }
@@ -143,34 +151,35 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   };
   zero(b_, Zbuf_.rows());
   zero(c_, Zbuf_.rows());
-  zero(zz_, A);
-  zero(q_, A);
   if (var_.size() != A) var_.setZero(A);  // touched now
   if (work_a_.size() != A) work_a_.setZero(A);  // written before read: touched once, not zeroed again
   if (work_b_.size() != A) work_b_.setZero(A);
   var_valid_ = false;
   stale_ = false;
   updates_ = 0;
-  if (r == 0) return;
-  // z(x) = R^-T k_B(x) for every arm.
-  Matrix Xb(arms.rows(), r);
-  for (Eigen::Index i = 0; i < r; ++i) Xb.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
-  auto Zr = Zbuf_.topLeftCorner(r, A);
-  for (Eigen::Index j0 = 0; j0 < A; j0 += kRefreshBlock) {  // in blocks: no A-sized temporary
-    const Eigen::Index n = std::min(kRefreshBlock, A - j0);
-    auto Zn = Zr.middleCols(j0, n);
-    Zn = kernel_.cross(Xb, arms.middleCols(j0, n));
-    R.topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(Zn);
+  if (r == 0) {
+    zero(zz_, A);
+    zero(q_, A);
+    return;
   }
-  // V_t = sum_a n_a z_a z_a^T + lambda I and the sums over pulls, from the pull counts (Sec. 3.2).
-  Matrix Zu(r, static_cast<Eigen::Index>(pulls.pulled.size()));
-  Vector n(Zu.cols()), s(Zu.cols());
+  if (zz_.size() != A) zz_.setZero(A);  // written below or by the first reader (stale_)
+  if (q_.size() != A) q_.setZero(A);
+  embed_basis_.resize(arms.rows(), r);
+  for (Eigen::Index i = 0; i < r; ++i) embed_basis_.col(i) = arms.col(static_cast<Eigen::Index>(basis_[static_cast<std::size_t>(i)]));
+  embed_factor_ = R.topLeftCorner(r, r);
+  const auto Rt = embed_factor_.transpose().triangularView<Eigen::Lower>();
+  // V_t = sum_a n_a z_a z_a^T + lambda I and the sums over pulls, from the pull counts (Sec. 3.2),
+  // with z = R^-T k_B(x) of the pulled arms.
+  Matrix Xu(arms.rows(), static_cast<Eigen::Index>(pulls.pulled.size()));
+  Vector n(Xu.cols()), s(Xu.cols());
   for (std::size_t j = 0; j < pulls.pulled.size(); ++j) {
     const auto a = static_cast<Eigen::Index>(pulls.pulled[j]);
-    Zu.col(static_cast<Eigen::Index>(j)) = Zr.col(a);
+    Xu.col(static_cast<Eigen::Index>(j)) = arms.col(a);
     n[static_cast<Eigen::Index>(j)] = static_cast<double>(pulls.counts[pulls.pulled[j]]);
     s[static_cast<Eigen::Index>(j)] = pulls.sums[a];
   }
+  Matrix Zu = kernel_.cross(embed_basis_, Xu);
+  Rt.solveInPlace(Zu);
   auto V = Vbuf_.topLeftCorner(r, r);
   V.noalias() = Zu * n.asDiagonal() * Zu.transpose();
   V.diagonal().array() += lambda_;
@@ -179,12 +188,49 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
   const Eigen::LLT<Matrix> llt(V);
   if (llt.info() != Eigen::Success) throw NumericalError("bkb: Cholesky of V_t failed");
   Lbuf_.topLeftCorner(r, r) = llt.matrixL();
-  // ||z||^2 and q = ||L_V^-1 z||^2 (the second A r^2 triangular solve) when first needed: a rebuild
-  // after a refit happens in tell, and its readers come at the next ask, so each step pays one solve.
-  stale_ = true;
+  // z(x) = R^-T k_B(x) for every arm: with Later (the default), ||z||^2 and q = ||L_V^-1 z||^2
+  // (the second A r^2 solve) are left to the first reader: a rebuild after a refit happens in tell,
+  // its readers come at the next ask, so each step pays one solve.
+  if (cache == RebuildCache::Later) {
+    embed_arms(arms, 0, A, false);
+    stale_ = true;
+    return;
+  }
+  // Now: everything in one pass. Split: a third of the arms now, the rest by finish_rebuild.
+  const Eigen::Index now = cache == RebuildCache::Now ? A : std::min(A, (A / 3 + kRefreshBlock - 1) / kRefreshBlock * kRefreshBlock);
+  embed_arms(arms, 0, now, true);
+  if (now < A) pending_from_ = now;
+}
+
+void NystromPosterior::finish_rebuild(const Matrix& arms) {
+  if (!rebuild_pending()) return;
+  embed_arms(arms, pending_from_, static_cast<Eigen::Index>(num_arms()), true);
+  pending_from_ = -1;
+}
+
+void NystromPosterior::embed_arms(const Matrix& arms, Eigen::Index from, Eigen::Index to, bool with_cache) {
+  // z(x) = R^-T k_B(x) for arms [from, to), in blocks (no A-sized temporary), and with_cache their
+  // ||z||^2 and q in the same pass.
+  const auto r = static_cast<Eigen::Index>(rank());
+  const auto Rt = embed_factor_.transpose().triangularView<Eigen::Lower>();
+  Matrix P(with_cache ? r : 0, std::min(to - from, kRefreshBlock));
+  for (Eigen::Index j0 = from; j0 < to; j0 += kRefreshBlock) {
+    const Eigen::Index nb = std::min(kRefreshBlock, to - j0);
+    auto Zn = Zbuf_.block(0, j0, r, nb);
+    Zn = kernel_.cross(embed_basis_, arms.middleCols(j0, nb));
+    Rt.solveInPlace(Zn);
+    if (with_cache) {
+      zz_.segment(j0, nb) = Zn.colwise().squaredNorm().transpose();
+      auto Pn = P.leftCols(nb);
+      Pn = Zn;
+      L().triangularView<Eigen::Lower>().solveInPlace(Pn);
+      q_.segment(j0, nb) = Pn.colwise().squaredNorm().transpose();
+    }
+  }
 }
 
 void NystromPosterior::settle() const {
+  if (rebuild_pending()) throw std::logic_error("NystromPosterior: read or updated before finish_rebuild()");
   if (stale_) recompute_cache();
 }
 

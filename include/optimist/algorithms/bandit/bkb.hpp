@@ -292,8 +292,10 @@ class Bkb : public ArmBandit {
   void on_new_arms() override;
   void before_update(std::size_t arm) override;
   void after_update(std::size_t arm, double y) override;
-  double alpha() const override { return (1.0 + opt_.eps) / (1.0 - opt_.eps); }
-  double eps() const override { return opt_.eps; }
+  // Thm. 4's alpha and eps bound the sketch's error (Thm. 1); in exact mode (S_t = every pulled arm)
+  // the variances are exact, so eps = 0 and beta_t is exact GP-UCB's (docs/bkb.md, beta_t).
+  double alpha() const override { return exact_ ? 1.0 : (1.0 + opt_.eps) / (1.0 - opt_.eps); }
+  double eps() const override { return exact_ ? 0.0 : opt_.eps; }
 
   /// Fig. 1: S_{t+1} drawn from `cand` with p~ = min(1, qbar sigma~_t^2) from the current state (an
   /// arm pulled n times, counting `extra` once more, joins with 1 - (1 - p~)^n), or every candidate
@@ -304,8 +306,9 @@ class Bkb : public ArmBandit {
   /// draw of S_{t+1} from the state before it, V += z z^T, the new dictionary, a refit when due.
   void fold_pull(std::size_t arm, double y);
   /// A tell is folded lazily, at the next ask, tell or read of the state (the work of step t+1's
-  /// model, as exact GP-UCB builds its model in ask), except when a refit is due: then at once.
-  /// Logically const: the state a reader sees is the same either way.
+  /// model, as exact GP-UCB builds its model in ask), except when a refit is due: then the refit
+  /// runs at once (in tell, as exact GP-UCB's), and a small state's rebuild for the new kernel is
+  /// finished at the next read. Logically const: the state a reader sees is the same either way.
   void fold_deferred() const;
   /// Makes `next` the dictionary: in-place updates, or a rebuild when most of it changes.
   void set_dictionary(const std::vector<std::size_t>& next);

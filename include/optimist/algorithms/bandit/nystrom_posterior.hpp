@@ -20,9 +20,10 @@
 //   - an arm leaves S: Givens rotations bring its coordinate to the last position (as in deleting
 //     a column of a triangular factor), q -= (e^T V^-1 z)^2 / (e^T V^-1 e), the coordinate is dropped;
 //   - a new arm (continuous mode): z = R^-T k_B(x).
-// rebuild() computes the same state from scratch (O(m^3 + A r^2)); tests check both agree. It leaves
-// ||z||^2 and q to the first reader or update (refresh), so a rebuild in tell splits its two
-// A r^2 solves between that step and the next.
+// rebuild() computes the same state from scratch (O(m^3 + A r^2)); tests check both agree. By
+// default it leaves ||z||^2 and q to the first reader or update (refresh), so a rebuild in tell
+// splits its two A r^2 solves between that step and the next; a rebuild by the reader itself
+// computes them in the same pass over the arms (RebuildCache::Now).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +43,12 @@ struct PullStats {
   const Vector& sums;
 };
 
+/// How rebuild() splits its work. Later: the embedding now, ||z||^2 and q at the first read or
+/// update (a rebuild in one step, its readers in the next, split the two A r^2 solves between
+/// them). Now: all of it in one pass over the arms. Split: that pass over the first third of the
+/// arms now, over the rest in finish_rebuild(), which must come before any read or update.
+enum class RebuildCache { Later, Now, Split };
+
 class NystromPosterior {
  public:
   NystromPosterior(Kernel kernel, double lambda);
@@ -51,10 +58,15 @@ class NystromPosterior {
   /// New kernel hyperparameters; the state is rebuilt.
   void set_kernel(const Kernel& kernel, const Matrix& arms, const PullStats& pulls);
   /// New kernel hyperparameters and dictionary `members`; the state is rebuilt.
-  void set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls);
+  void set_kernel(const Kernel& kernel, const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls,
+                  RebuildCache cache = RebuildCache::Later);
 
   /// The state for dictionary `members` (arm indices, in order) and all pulls, from scratch.
-  void rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls);
+  void rebuild(const Matrix& arms, const std::vector<std::size_t>& members, const PullStats& pulls,
+               RebuildCache cache = RebuildCache::Later);
+  /// Completes a rebuild(..., RebuildCache::Split) (`arms` as given to it); no-op otherwise.
+  void finish_rebuild(const Matrix& arms);
+  bool rebuild_pending() const { return pending_from_ >= 0; }
   /// One more pull of `arm` with reward y (the caller has counted it in PullStats already or not:
   /// only y and the arm are used).
   void add_pull(std::size_t arm, double y);
@@ -115,6 +127,7 @@ class NystromPosterior {
   Vector solve_v(const Vector& x) const;  // V^-1 x
   void append_coordinate(std::size_t arm, const Matrix& arms, const PullStats& pulls);
   void retry_dependent(const Matrix& arms, const PullStats& pulls);
+  void embed_arms(const Matrix& arms, Eigen::Index from, Eigen::Index to, bool with_cache);  // rebuild's pass
   void settle() const;  // refresh() if a rebuild left zz_ and q_ to compute
   void recompute_cache() const;  // refresh(): zz_ and q_ from Z and V
 
@@ -127,6 +140,8 @@ class NystromPosterior {
   Matrix Vbuf_;  // V, top-left r x r
   Matrix Lbuf_;  // Cholesky factor of V (lower), top-left r x r
   Vector b_, c_;  // sum_pulls y z, sum_pulls z (r)
+  Matrix embed_basis_, embed_factor_;  // the last rebuild's basis arms and R (K_B = R^T R)
+  Eigen::Index pending_from_ = -1;     // Split: the arms from this on wait for finish_rebuild (-1: none)
   // ||z||^2 and q are a cache of Z and V: mutable, so that a const reader completes a rebuild
   // that left them to it (settle).
   mutable Vector zz_;  // ||z(x)||^2 (A)
