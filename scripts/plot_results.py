@@ -106,8 +106,10 @@ def plot(directory):
         for k in range(n, rows * cols):
             axes[k // cols][k % cols].axis("off")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        # About four labels fit in one panel's width; the bottom margin grows with the legend's rows.
-        ncol = min(len(labels), 4 * cols) if handles else 1
+        # As many columns as the longest label allows in the figure's width (about 0.075 in per
+        # character at 10 pt, 0.6 in for the line and the gap); the bottom margin grows with the rows.
+        col_width = 0.6 + 0.075 * max((len(l) for l in labels), default=1)
+        ncol = max(1, min(len(labels), int(4.6 * cols / col_width))) if handles else 1
         legend_height = 0.3 * math.ceil(len(labels) / ncol) / (3.6 * rows) if handles else 0
         if handles:
             fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
