@@ -197,7 +197,8 @@ void NystromPosterior::rebuild(const Matrix& arms, const std::vector<std::size_t
     return;
   }
   // Now: everything in one pass. Split: a third of the arms now, the rest by finish_rebuild.
-  const Eigen::Index now = cache == RebuildCache::Now ? A : std::min(A, (A / 3 + kRefreshBlock - 1) / kRefreshBlock * kRefreshBlock);
+  const Eigen::Index third = (A / 3 + kRefreshBlock - 1) / kRefreshBlock * kRefreshBlock;  // whole blocks
+  const Eigen::Index now = cache == RebuildCache::Now ? A : std::min(A, third);
   embed_arms(arms, 0, now, true);
   if (now < A) pending_from_ = now;
 }
