@@ -20,7 +20,10 @@ TEST(Auto, FirstChoiceFollowsTheDimensionAndTheBudget) {
   EXPECT_EQ(first(41, 100), "go-ucb");  // and far behind it at 100
   EXPECT_EQ(first(100, 200), "go-ucb");
   EXPECT_EQ(first(41, std::nullopt), "turbo");  // GO-UCB plans with the horizon
-  EXPECT_EQ(first(20, 22), "sobol");            // budget <= d + 2
+  EXPECT_EQ(first(20, 22), "go-ucb");           // budget <= d + 2: no room for a GP's design
+  EXPECT_EQ(first(100, 100), "go-ucb");
+  EXPECT_EQ(first(2, 2), "go-ucb");  // GO-UCB's smallest horizon
+  EXPECT_EQ(first(2, 1), "sobol");
   EXPECT_EQ(first(20, 23), "gp-ei");
 }
 

@@ -21,10 +21,13 @@ AutoChoice AutoOptimizer::first_choice(const Space& space, const RunContext& con
   const std::string shape = count_text(d, "parameter") + " (" + std::to_string(continuous) + " continuous, " +
                             std::to_string(discrete) + " integer or categorical)";
   const std::optional<std::size_t> h = context.horizon;
-  // Too few evaluations for a model to pay back its initial design: spread them evenly.
+  // Too few evaluations for a GP's design: GO-UCB sizes its uniform Phase I to the budget (Theorem
+  // 4.1's n >= sqrt(N - n)) and models the rest; never worse than Sobol points there (docs/robust.md).
+  if (h && *h < 2) return {"sobol", nlohmann::json::object(), "budget " + std::to_string(*h) + ": one Sobol point"};
   if (h && *h <= d + 2)
-    return {"sobol", nlohmann::json::object(),
-            "budget " + std::to_string(*h) + " <= d + 2 for " + shape + ": no room for a model after its design; Sobol points"};
+    return {"go-ucb", nlohmann::json::object(),
+            "budget " + std::to_string(*h) + " <= d + 2 for " + shape +
+                ": too few for a GP's design; GO-UCB spends about sqrt(budget) points on its uniform start and the rest on its model"};
   if (d <= kGpEiMaxDimension)
     return {"gp-ei", nlohmann::json::object(), shape + ": a Gaussian process with log-EI (docs/robust.md)"};
   if (h)
