@@ -126,7 +126,8 @@ AlgorithmInfo auto_info() {
   info.summary = "chooses the algorithm from the space, the budget and the noise (docs/robust.md); the default";
   info.batch = true;
   info.horizon = HorizonUse::Optional;
-  info.horizon_help = "the budget: with it, budgets of at most d + 2 and more than 40 parameters get GO-UCB";
+  info.horizon_help = "the budget: with it, budgets of at most d + 2 and more than " + std::to_string(kGpEiMaxDimension) +
+                      " parameters get GO-UCB";
   info.create = [](const Space& space, Direction direction, const OptionValues&, const RunContext& context) {
     return std::make_unique<AutoOptimizer>(space, direction, context);
   };
