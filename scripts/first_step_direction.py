@@ -5,7 +5,7 @@ On 20-D Styblinski-Tang (unit-cube coordinates), draws 8 uniform points, takes t
 the mean cosine between the true descent direction there and the ascent direction of simple fits
 to the 8 standardized values (GP posterior means of several lengthscales, min-norm linear and
 separable quadratic least squares), and of two fixed directions. Pure numpy; needs no build:
-  /usr/bin/python3 bench/first_step_direction.py [--draws 2000] [--dim 20] [--points 8]
+  /usr/bin/python3 scripts/first_step_direction.py [--draws 2000] [--dim 20] [--points 8]
 """
 import argparse
 
