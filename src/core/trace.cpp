@@ -317,6 +317,7 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   for (const auto& r : earlier) out_ << evaluation_line(r, space_).dump() << '\n';
   out_ << std::flush;
   if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
+  complete_bytes_ = static_cast<std::uintmax_t>(out_.tellp());
   if (first_name != path) {
     // POSIX rename keeps the open stream writing to the renamed file.
     std::error_code ec;
@@ -347,8 +348,14 @@ void TraceWriter::write_line(const std::string& text) {
   out_ << text << '\n' << std::flush;
   if (!out_) {
     const int e = errno;  // ENOSPC, EFBIG, EIO: what the failed write(2) said
+    // No part of the failed line stays: a line cut just before its newline would read back as
+    // complete, unlike what the error says. Closed first, so that no buffered byte lands later.
+    out_.close();
+    std::error_code ec;
+    std::filesystem::resize_file(path_, complete_bytes_, ec);
     throw std::runtime_error("error writing trace file '" + path_ + "'" + (e != 0 ? ": " + std::string(std::strerror(e)) : ""));
   }
+  complete_bytes_ += text.size() + 1;
 }
 
 Trace read_trace(const std::string& path) {

@@ -1,10 +1,14 @@
 // Fault injection, the trace (docs/reliability.md, "Fault matrix"): a trace cut in the middle of
-// a line and resumed, two processes resuming one trace at once, and a full disk under the trace.
+// a line and resumed, two processes resuming one trace at once, a write that fails at a line's
+// newline (the full disk under a whole run: test_disk_full.cpp).
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,4 +113,63 @@ TEST(TraceFault, TwoProcessesResumeOneTrace) {
   EXPECT_EQ(t.evaluations.size(), 80u);
   for (const auto& problem : compare_log_with_trace(read_objective_log(dir / "log.txt"), dir / "t.jsonl"))
     ADD_FAILURE() << problem;
+}
+
+// A write that fails exactly at a line's newline (every byte of the line fits but the last): the
+// line must not stay, since the error says that evaluation is not in the trace and the reader would
+// take a complete line without its newline. The full-disk test met this once in a few hundred runs;
+// here a file-size limit (RLIMIT_FSIZE, in a child process) puts the end of the disk there.
+TEST(TraceFault, LineCutAtItsNewlineIsNotKept) {
+  const fs::path dir = study_test_dir();
+  Space space;
+  space.add_continuous("x", 0.0, 1.0);
+  TraceMeta meta;
+  meta.algorithm = "random";
+  meta.problem = "toy";
+  meta.dim = 1;
+  meta.space = space.to_json();
+  std::vector<EvaluationRecord> records(2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    records[k].i = k + 1;
+    records[k].x = Vector::Constant(1, 0.25 * static_cast<double>(k + 1));
+    records[k].y = records[k].f = 1.0 / 3.0 + static_cast<double>(k);
+  }
+  // The file's length after each line, from an unlimited writer.
+  std::uintmax_t after_first = 0, after_second = 0;
+  {
+    TraceWriter w((dir / "whole.jsonl").string(), meta, space);
+    w.write(records[0]);
+    after_first = fs::file_size(dir / "whole.jsonl");
+    w.write(records[1]);
+    after_second = fs::file_size(dir / "whole.jsonl");
+  }
+  ASSERT_GT(after_second, after_first + 1);
+  const std::string path = (dir / "t.jsonl").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+    int code = 3;
+    try {
+      TraceWriter w(path, meta, space);
+      w.write(records[0]);
+      const rlimit limit{static_cast<rlim_t>(after_second - 1), static_cast<rlim_t>(after_second - 1)};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(4);
+      w.write(records[1]);
+      code = 1;  // the write did not fail
+    } catch (const std::runtime_error& e) {
+      code = std::string(e.what()).find("File too large") != std::string::npos ? 0 : 2;
+    } catch (...) {
+      code = 3;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "1: the write did not fail; 2: another error; 3: other exception; 4: setrlimit failed";
+  EXPECT_EQ(fs::file_size(path), after_first);
+  const Trace kept = read_trace(path);
+  ASSERT_EQ(kept.evaluations.size(), 1u);
+  EXPECT_EQ(kept.evaluations[0].at("i"), 1);
 }

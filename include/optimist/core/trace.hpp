@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -78,6 +79,8 @@ class TraceWriter {
   /// before the trace was read to resume it (it stays with the caller).
   TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
               const std::vector<EvaluationRecord>& earlier = {}, const TraceLock* held = nullptr);
+  /// Writes one line and flushes it. A failed write (a full disk) throws, naming the path and the
+  /// system's reason, and leaves the file ending at its last complete line.
   void write(const EvaluationRecord& record);
   /// The final line; x empty when the algorithm has no answer. stop_reason as to_string(StopReason).
   void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
@@ -90,6 +93,7 @@ class TraceWriter {
   Space space_;
   std::optional<TraceLock> lock_;
   std::ofstream out_;
+  std::uintmax_t complete_bytes_ = 0;  ///< the file's length up to its last complete line
 };
 
 /// A trace read back.
