@@ -317,7 +317,6 @@ TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const S
   for (const auto& r : earlier) out_ << evaluation_line(r, space_).dump() << '\n';
   out_ << std::flush;
   if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
-  complete_bytes_ = static_cast<std::uintmax_t>(out_.tellp());
   if (first_name != path) {
     // POSIX rename keeps the open stream writing to the renamed file.
     std::error_code ec;
@@ -344,6 +343,7 @@ void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
 
 void TraceWriter::write_line(const std::string& text) {
   // Flushed per line: a killed run keeps every line written so far.
+  const std::streamoff complete = out_.tellp();  // the file's length up to its last complete line
   errno = 0;
   out_ << text << '\n' << std::flush;
   if (!out_) {
@@ -352,10 +352,9 @@ void TraceWriter::write_line(const std::string& text) {
     // complete, unlike what the error says. Closed first, so that no buffered byte lands later.
     out_.close();
     std::error_code ec;
-    std::filesystem::resize_file(path_, complete_bytes_, ec);
+    if (complete >= 0) std::filesystem::resize_file(path_, static_cast<std::uintmax_t>(complete), ec);
     throw std::runtime_error("error writing trace file '" + path_ + "'" + (e != 0 ? ": " + std::string(std::strerror(e)) : ""));
   }
-  complete_bytes_ += text.size() + 1;
 }
 
 Trace read_trace(const std::string& path) {

@@ -3,7 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -93,7 +92,6 @@ class TraceWriter {
   Space space_;
   std::optional<TraceLock> lock_;
   std::ofstream out_;
-  std::uintmax_t complete_bytes_ = 0;  ///< the file's length up to its last complete line
 };
 
 /// A trace read back.
