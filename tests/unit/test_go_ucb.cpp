@@ -686,7 +686,7 @@ TEST(GoUcb, StallRuleLeavesAStalledRegionAndStaysReplayable) {
   EXPECT_LE(solved_without, 1);
 }
 
-// trust_region / trust_max = "auto" (the defaults): a larger region that may grow up to 5
+// trust_region / trust_max = "auto" (the defaults): a larger region that may grow up to 10
 // parameters (docs/robust.md, "GO-UCB in low dimensions"), the papers' 0.1 above; a value given
 // is kept.
 TEST(GoUcb, AutoTrustRegionDependsOnTheDimension) {
@@ -698,7 +698,8 @@ TEST(GoUcb, AutoTrustRegionDependsOnTheDimension) {
   const nlohmann::json defaults = {{"name", "go-ucb"}};
   EXPECT_EQ(resolved(1, defaults), (std::pair{0.2, 0.5}));
   EXPECT_EQ(resolved(5, defaults), (std::pair{0.2, 0.5}));
-  EXPECT_EQ(resolved(6, defaults), (std::pair{0.1, 0.1}));
+  EXPECT_EQ(resolved(10, defaults), (std::pair{0.2, 0.5}));
+  EXPECT_EQ(resolved(11, defaults), (std::pair{0.1, 0.1}));
   EXPECT_EQ(resolved(20, defaults), (std::pair{0.1, 0.1}));
   EXPECT_EQ(resolved(2, {{"name", "go-ucb"}, {"trust_region", 0.7}}), (std::pair{0.7, 0.7}));
   EXPECT_EQ(resolved(2, {{"name", "go-ucb"}, {"trust_region", "auto"}, {"trust_max", 0}}), (std::pair{0.2, 0.0}));
