@@ -1,6 +1,7 @@
 // Registry entries of go-ucb, go-ucb-workshop and exploration-first: one option table each
 // (option_table.hpp), sharing the options of the common part.
 #include <climits>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -87,14 +88,14 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
         .integer("refit_restarts", &GoUcbOptions::refit_restarts, 0, kNoLimit, "extra random oracle starts at each refit")
         .number_or_keyword("trust_region", &GoUcbOptions::trust_region, "auto", NumberRange::closed(0.0, 1.0),
                            "step 5 over a region of this size (unit-cube coordinates) centred at the best observed point; 0: "
-                           "whole domain (paper); \"auto\"/null: 0.2 up to 10 parameters, 0.1 above")
+                           "whole domain (paper); \"auto\"/null: 0.2 up to " + std::to_string(kLowDimension) + " parameters, 0.1 above")
         .choice("trust_shape", &GoUcbOptions::trust_shape, kTrustShapeNames,
                 "trust region shape: box (trust_region = side) or ball (trust_region = Euclidean radius), unit-cube coordinates")
         .flag("trust_adapt", &GoUcbOptions::trust_adapt,
               "trust region size x1.5 after an improving step, x0.7 otherwise, within [trust_region/4, trust_max or trust_region]")
         .number_or_keyword("trust_max", &GoUcbOptions::trust_max, "auto", NumberRange::at_least(0.0),
-                           "upper limit of the adapted trust region size; 0: trust_region; \"auto\"/null: 0.5 up to 10 "
-                           "parameters, trust_region above")
+                           "upper limit of the adapted trust region size; 0: trust_region; \"auto\"/null: 0.5 up to " +
+                               std::to_string(kLowDimension) + " parameters, trust_region above")
         .choice("trust_rule", &GoUcbOptions::trust_rule, kTrustRuleNames,
                 "grow the trust region after any improvement (success) or only when it reaches half the model's prediction (ratio)")
         .flag("global_candidate", &GoUcbOptions::global_candidate,
