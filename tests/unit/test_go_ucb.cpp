@@ -83,6 +83,62 @@ TEST(GradientEllipsoid, IncrementalFactorEqualsFullRecomputation) {
   }
 }
 
+TEST(GradientEllipsoid, AddManyIsBitForBitTheSameAsAddingOneByOne) {
+  // A refit rebuilds Sigma_t from all Phase II gradients at once (add_many): the same state as
+  // the one-by-one adds it replaced, so that runs keep their points exactly.
+  // (t = 150 crosses the point where LowRank becomes Dense, 128.)
+  for (auto [rep, t] : {std::pair{Rep::Dense, 40}, std::pair{Rep::LowRank, 40}, std::pair{Rep::LowRank, 150}}) {
+    const Eigen::Index d = 25;
+    const LinearizedData data = linearized_data(d, t, 21);
+    const GradientEllipsoid one_by_one = build(data, 0.8, rep);
+    GradientEllipsoid batch(data.w0, 0.8, rep);
+    batch.add(data.g[0], data.c[0]);  // a batch can follow single adds
+    Matrix G(t - 1, d);
+    Vector c(t - 1);
+    for (Eigen::Index i = 0; i < t - 1; ++i) {
+      G.row(i) = data.g[static_cast<std::size_t>(i + 1)].transpose();
+      c[i] = data.c[static_cast<std::size_t>(i + 1)];
+    }
+    batch.add_many(G, c);
+    EXPECT_EQ(batch.size(), static_cast<std::size_t>(t));
+    EXPECT_EQ(batch.representation(), t >= 128 ? Rep::Dense : rep);
+    EXPECT_TRUE(batch.center() == one_by_one.center());
+    Rng rng(4);
+    for (int k = 0; k < 5; ++k) {
+      const Vector g = rng.normal_vector(d);
+      EXPECT_EQ(batch.inverse_norm(g), one_by_one.inverse_norm(g));
+    }
+    EXPECT_THROW(batch.add_many(G, c.head(3)), InvalidArgument);
+  }
+}
+
+TEST(GradientEllipsoid, LowRankBecomesDenseAtManyObservationsAndStaysExact) {
+  // Past dense_from(d_w) = max(128, d_w / 2) observations a LowRank ellipsoid's O(t^3) update costs
+  // more than Dense's; it converts itself, and Sigma, w_t and the bonus stay those of eq. (3)-(5).
+  const Eigen::Index d = 30;
+  const double lambda = 1.5;
+  const LinearizedData data = linearized_data(d, 200, 8);
+  EXPECT_EQ(GradientEllipsoid::dense_from(30), 128u);
+  EXPECT_EQ(GradientEllipsoid::dense_from(541), 270u);  // d_w / 2
+  EXPECT_EQ(GradientEllipsoid::dense_from(2701), 900u);  // cbrt(100 d_w^2): the additive model at d_x = 100
+  GradientEllipsoid e(data.w0, lambda, Rep::LowRank);
+  Matrix sigma = lambda * Matrix::Identity(d, d);
+  for (std::size_t i = 0; i < data.g.size(); ++i) {
+    e.add(data.g[i], data.c[i]);
+    sigma += data.g[i] * data.g[i].transpose();
+    EXPECT_EQ(e.representation(), i + 1 >= 128 ? Rep::Dense : Rep::LowRank) << i;
+  }
+  EXPECT_LT((e.sigma() - sigma).norm(), 1e-9 * sigma.norm());
+  const GradientEllipsoid dense = build(data, lambda, Rep::Dense);
+  EXPECT_LT((e.center() - dense.center()).norm(), 1e-9 * (1 + dense.center().norm()));
+  Rng rng(6);
+  for (int k = 0; k < 5; ++k) {
+    const Vector g = rng.normal_vector(d);
+    const double exact = std::sqrt(g.dot(sigma.llt().solve(g)));
+    EXPECT_NEAR(e.inverse_norm(g), exact, 1e-9 * exact);
+  }
+}
+
 TEST(GradientEllipsoid, ProjectionIsTheExactMahalanobisProjection) {
   for (Rep rep : {Rep::Dense, Rep::LowRank}) {
     const Eigen::Index d = 8;
@@ -319,6 +375,47 @@ TEST(GoUcb, RefitCenterFitsAllTheData) {
     sst += std::pow(ys - all_mean, 2);
   }
   EXPECT_LT(sse, 0.1 * sst) << "R^2 = " << 1 - sse / sst;
+}
+
+TEST(GoUcb, AutomaticRefitScheduleRefitsEveryStepUpToThreeHundredPointsThenEveryFivePercent) {
+  // refit_every "auto" (the default): refit_due's schedule on the number of data points, every
+  // step up to kGoUcbRefitEveryStepUpTo (300).
+  ASSERT_EQ(kGoUcbRefitEveryStepUpTo, 300u);
+  const RunContext run{.seed = 4, .horizon = 341};  // n_init = 18 (Theorem 4.1)
+  // A small model and a light acquisition keep 340 steps cheap; the schedule does not depend on them.
+  const nlohmann::json spec = {{"name", "go-ucb"}, {"units_per_input", 2}, {"raw_samples", 16}, {"restarts", 1}, {"oracle_iterations", 20}};
+  std::vector<Trial> trials;
+  std::vector<double> values;
+  auto a = run_steps(spec, run, 300, &trials, &values);
+  EXPECT_FALSE(dynamic_cast<const GoUcb&>(*a).options().refit_every.has_value());
+  EXPECT_EQ(a->diagnostics().at("refits").get<std::size_t>(), 282u);  // after each of the points 19..300
+  const Problem p = make_problem("styblinski_tang", 4);
+  const Objective obj = p.objective(0.01, 3);
+  for (std::size_t n = 301; n <= 340; ++n) {
+    const Trial t = a->ask();
+    trials.push_back(t);
+    values.push_back(obj.function(p.space.to_user(t.unit)));
+    a->tell(t, values.back());
+  }
+  // Then at 315 (period 315 / 20 = 15) and 331 (period 16).
+  EXPECT_EQ(a->diagnostics().at("refits").get<std::size_t>(), 284u);
+  // refit_every = 1 refits after every Phase II step.
+  nlohmann::json every_step = spec;
+  every_step["refit_every"] = 1;
+  auto every = run_steps(every_step, run, 340);
+  EXPECT_EQ(every->diagnostics().at("refits").get<std::size_t>(), 322u);
+  // A replay of the tells refits at the same sizes and asks the same point.
+  auto b = make_optimizer(spec, Space::box(4, 0, 1), Direction::Maximize, run);
+  for (std::size_t i = 0; i < trials.size(); ++i) b->tell(trials[i].x, values[i]);
+  EXPECT_EQ(b->diagnostics().at("refits"), a->diagnostics().at("refits"));
+  EXPECT_LT((a->ask().unit - b->ask().unit).norm(), 1e-12);
+  try {
+    make_optimizer({{"name", "go-ucb"}, {"refit_every", "sometimes"}}, Space::box(4, 0, 1), Direction::Maximize, run);
+    ADD_FAILURE() << "refit_every \"sometimes\" accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("option 'refit_every' must be \"auto\" or an integer >= 0, got \"sometimes\""), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {

@@ -45,7 +45,6 @@ GaussianProcess gp_on(Eigen::Index d, Eigen::Index n, std::uint64_t seed) {
 }  // namespace
 
 TEST(RefitSchedule, EveryStepUpToOneHundredThenEveryFivePercent) {
-  using kernel_detail::refit_due;
   EXPECT_TRUE(refit_due(10, 0, 0));  // never fitted
   for (std::size_t n = 11; n <= 100; ++n) EXPECT_TRUE(refit_due(n, n - 1, 0)) << n;
   EXPECT_FALSE(refit_due(501, 500, 0));
@@ -55,7 +54,6 @@ TEST(RefitSchedule, EveryStepUpToOneHundredThenEveryFivePercent) {
 }
 
 TEST(RefitSchedule, FixedPeriodAndTheOldRecipe) {
-  using kernel_detail::refit_due;
   for (std::size_t n = 101; n <= 2000; n += 37) EXPECT_TRUE(refit_due(n, n - 1, 1)) << n;  // refit_every = 1: every step
   EXPECT_FALSE(refit_due(104, 100, 5));
   EXPECT_TRUE(refit_due(105, 100, 5));

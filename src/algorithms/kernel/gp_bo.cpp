@@ -165,7 +165,7 @@ void GpBo::sync() const {
     gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
     const auto n = static_cast<std::size_t>(k + 1);
     if (n < n_init_) continue;  // no model needed during the design
-    if (fitted_ && !kernel_detail::refit_due(n, last_fit_n_, options_.refit_every)) continue;
+    if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every)) continue;
     // Warm start from the last hyperparameters; the seed depends only on the number of
     // observations, so a replayed history runs the same chain of fits (determinism and replay).
     // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.

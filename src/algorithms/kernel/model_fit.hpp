@@ -1,4 +1,4 @@
-// Hyperparameter fits shared by GP-BO and TuRBO: when to refit (refit_due), a thorough multi-start
+// Hyperparameter fits shared by GP-BO and TuRBO (when to refit: refit_schedule.hpp): a thorough multi-start
 // fit whenever the data has doubled since the last one, cheap warm-started refits in between, and
 // the subset a GP conditions on past a size cap (subset_indices). Measured costs: docs/gp-bo.md,
 // "Speed as the history grows".
@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "algorithms/refit_schedule.hpp"
 #include "optimist/models/gp/gaussian_process.hpp"
 
 namespace optimist::kernel_detail {
@@ -23,25 +24,8 @@ inline GpFitOptions warm_fit_options() {
   return f;
 }
 
-/// Data size up to which the automatic schedule refits after every observation.
-inline constexpr std::size_t kRefitEveryStepUpTo = 100;
-/// Past kRefitEveryStepUpTo the automatic schedule refits once the data has grown by 1/kRefitGrowth.
-inline constexpr std::size_t kRefitGrowth = 20;
 /// Largest data the multi-start part of a thorough fit runs on (a random subset beyond it).
 inline constexpr std::size_t kThoroughFitPoints = 512;
-
-/// Whether the hyperparameters are due for a refit with n observations when the last fit was at
-/// last_fit observations (0: never fitted). refit_every >= 1: every refit_every-th observation (1:
-/// every step, the recipe before issue 20). refit_every == 0, the automatic schedule: every step
-/// up to kRefitEveryStepUpTo points, then whenever the data has grown by n / kRefitGrowth (5%) since
-/// the last fit, so that the amortized cost of the O(n^3) refits grows like n^2, as the rest of a
-/// step. A function of the data size only: a replayed history refits at the same sizes.
-inline bool refit_due(std::size_t n, std::size_t last_fit, std::size_t refit_every) {
-  if (last_fit == 0 || n < last_fit) return true;
-  std::size_t period = refit_every;
-  if (period == 0) period = n <= kRefitEveryStepUpTo ? 1 : n / kRefitGrowth;
-  return n - last_fit >= std::max<std::size_t>(period, 1);
-}
 
 /// Fits gp's hyperparameters. Callers run a thorough fit at the first fit and whenever the data
 /// has doubled since the last thorough one: a warm chain can stay in a local optimum found with few

@@ -131,7 +131,7 @@ void Turbo::sync(const Region& region) const {
     if (!p.fit) continue;
     const std::size_t n = p.run_size;
     // The reference recipe refits every step by design; "ml" follows refit_every.
-    if (options_.recipe == TurboRecipe::Ml && region.fitted && !kernel_detail::refit_due(n, region.last_fit, options_.refit_every))
+    if (options_.recipe == TurboRecipe::Ml && region.fitted && !refit_due(n, region.last_fit, options_.refit_every))
       continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).

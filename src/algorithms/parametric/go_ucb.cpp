@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "algorithms/refit_schedule.hpp"
 #include "optimist/algorithms/option_table.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
@@ -69,7 +70,7 @@ void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
   };
   check("inputs", inputs == d.inputs, inputs == ModelInputs::Unit, kModelInputsNames.name(inputs), "unit");
   check("weight_decay", weight_decay == d.weight_decay, weight_decay == 0.0, number_text(weight_decay), "0");
-  check("refit_every", refit_every == d.refit_every, refit_every == 0, std::to_string(refit_every), "0");
+  check("refit_every", refit_every == d.refit_every, refit_every == 0u, refit_every ? std::to_string(*refit_every) : "auto", "0");
   check("trust_region", trust_region == d.trust_region, trust_region == 0.0, number_text(trust_region.value_or(0.0)), "0");
   check("global_candidate", global_candidate == d.global_candidate, !global_candidate, global_candidate ? "true" : "false", "false");
   check("stall_steps", stall_steps == d.stall_steps, stall_steps == 0, std::to_string(stall_steps), "0");
@@ -208,6 +209,7 @@ void GoUcb::run_oracle() {
   RegressionFit fit = oracle_fit(X, ys, Vector(), options_.oracle.restarts, rng);  // Phase I step 5, eq. (2)
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
+  last_fit_n_ = static_cast<std::size_t>(y.size());
   const auto rep = model_->num_params() <= horizon_ ? GradientEllipsoid::Representation::Dense
                                                     : GradientEllipsoid::Representation::LowRank;
   ellipsoid_.emplace(w0_, lambda_, rep);
@@ -237,15 +239,26 @@ void GoUcb::refit() {
   RegressionFit fit = fit_on_all_data(ellipsoid_->center(), 1 + options_.refit_restarts, *options_.standardize && options_.restandardize);
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
+  last_fit_n_ = n_successful();
   ++refits_;
   ellipsoid_.emplace(w0_, lambda_, ellipsoid_->representation());
+  Matrix G(static_cast<Eigen::Index>(phase_two_indices_.size()), static_cast<Eigen::Index>(model_->num_params()));
+  Vector targets(G.rows());
+  Eigen::Index rows = 0;
   for (std::size_t idx : phase_two_indices_) {
     const Observation& obs = history()[idx];
     if (obs.failed) continue;
     Vector g;
     const double f = model_->gradient_w(w0_, obs.trial.unit, g);
-    ellipsoid_->add(g, g.dot(w0_) + standardized(maximized(obs)) - f);
+    targets[rows] = g.dot(w0_) + standardized(maximized(obs)) - f;
+    G.row(rows++) = g.transpose();
   }
+  ellipsoid_->add_many(G.topRows(rows), targets.head(rows));
+}
+
+bool GoUcb::refit_due_now() const {
+  if (!options_.refit_every) return refit_due(n_successful(), last_fit_n_, 0, kGoUcbRefitEveryStepUpTo);  // "auto"
+  return *options_.refit_every > 0 && phase_two_count_ % *options_.refit_every == 0;
 }
 
 void GoUcb::observe(const Observation& obs, double y) {
@@ -292,7 +305,7 @@ void GoUcb::update_phase_two(const Observation& obs, double ys) {
   Vector g;
   const double f = model_->gradient_w(w_i, obs.trial.unit, g);
   ellipsoid_->add(g, g.dot(w_i) + ys - f);
-  if (options_.refit_every > 0 && phase_two_count_ % options_.refit_every == 0) refit();
+  if (refit_due_now()) refit();
 }
 
 bool GoUcb::revisits(const Observation& obs) const {

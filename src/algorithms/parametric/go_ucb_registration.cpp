@@ -40,6 +40,18 @@ void read_hidden(const OptionValues& v, GoUcbOptions& o) {
   o.hidden = j.get<std::vector<std::size_t>>();
 }
 
+// refit_every: "auto" or null (the schedule of refit_due), or an integer k >= 0.
+void read_refit_every(const OptionValues& v, GoUcbOptions& o) {
+  const nlohmann::json& j = v.json().at("refit_every");
+  if (j.is_null() || (j.is_string() && j.get<std::string>() == "auto")) {
+    o.refit_every.reset();
+    return;
+  }
+  if (!j.is_number_integer() || j.get<std::int64_t>() < 0)
+    throw InvalidArgument(v.algorithm() + ": option 'refit_every' must be \"auto\" or an integer >= 0, got " + j.dump());
+  o.refit_every = j.get<std::size_t>();
+}
+
 // The options every variant has, with the defaults of `defaults`.
 OptionTable<GoUcbOptions> common_table(const GoUcbOptions& defaults, const std::string& n_init_help) {
   OptionTable<GoUcbOptions> t(defaults);
@@ -83,8 +95,12 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
                 "beta_t (preset default): constant beta, or beta (1 + ln t) (radius ~ sqrt(log t))")
         .choice("acquisition", &GoUcbOptions::acquisition, kGoUcbAcquisitionNames,
                 "step 5: first-order bonus (Lemma 5.4) or joint ascent over (x, w)")
-        .integer("refit_every", &GoUcbOptions::refit_every, 0, kNoLimit,
-                 "every k Phase II steps re-run eq. (2) on all data (warm start w_t), reset w_0 and rebuild Sigma_t, w_t; 0: never (paper)")
+        .custom({"refit_every", nullptr,
+                 "every k Phase II steps re-run eq. (2) on all data (warm start w_t), reset w_0 and rebuild Sigma_t, w_t; 0: never "
+                 "(paper); \"auto\"/null: every step up to " + std::to_string(kGoUcbRefitEveryStepUpTo) +
+                     " points, then once the data has grown by 5%",
+                 {}},
+                read_refit_every)
         .integer("refit_restarts", &GoUcbOptions::refit_restarts, 0, kNoLimit, "extra random oracle starts at each refit")
         .number_or_keyword("trust_region", &GoUcbOptions::trust_region, "auto", NumberRange::closed(0.0, 1.0),
                            "step 5 over a region of this size (unit-cube coordinates) centred at the best observed point; 0: "

@@ -23,6 +23,22 @@ GradientEllipsoid::GradientEllipsoid(Vector w0, double lambda, Representation re
 }
 
 void GradientEllipsoid::add(const Vector& g, double target) {
+  append(g, target);
+  if (representation_ == Representation::LowRank) update_low_rank();
+  update_center();
+}
+
+void GradientEllipsoid::add_many(const Matrix& G, const Vector& targets) {
+  if (G.rows() != targets.size())
+    throw InvalidArgument("GradientEllipsoid::add_many: " + std::to_string(G.rows()) + " gradients and " +
+                          std::to_string(targets.size()) + " targets");
+  if (G.rows() == 0) return;
+  for (Eigen::Index i = 0; i < G.rows(); ++i) append(G.row(i).transpose(), targets[i]);
+  if (representation_ == Representation::LowRank) update_low_rank();
+  update_center();
+}
+
+void GradientEllipsoid::append(const Vector& g, double target) {
   if (g.size() != w0_.size())
     throw InvalidArgument("GradientEllipsoid::add: gradient has " + std::to_string(g.size()) + " entries, expected " +
                           std::to_string(w0_.size()));
@@ -40,9 +56,21 @@ void GradientEllipsoid::add(const Vector& g, double target) {
     gram_.conservativeResize(t + 1, t + 1);
     gram_.row(t) = cross.transpose();
     gram_.col(t) = cross;
-    update_low_rank();
+    if (static_cast<std::size_t>(t + 1) >= dense_from(num_params())) become_dense();
   }
-  update_center();
+}
+
+void GradientEllipsoid::become_dense() {
+  // Sigma = lambda I + G^T G (eq. 3) in one product and one factorization; rhs_ is unchanged.
+  const Eigen::Index d = w0_.size();
+  Matrix sigma = lambda_ * Matrix::Identity(d, d);
+  sigma.selfadjointView<Eigen::Lower>().rankUpdate(gradients_.transpose());
+  llt_.compute(sigma);
+  representation_ = Representation::Dense;
+  gradients_.resize(0, 0);
+  gram_.resize(0, 0);
+  basis_.resize(0, 0);
+  eigenvalues_.resize(0);
 }
 
 void GradientEllipsoid::update_low_rank() {

@@ -74,7 +74,7 @@ struct GpBoOptions {
   double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
   /// with fixed hyperparameters in between); 1: every step (the recipe before issue 20); 0 (auto):
-  /// every step up to 100 points, then whenever the data has grown by 5% (kernel_detail::refit_due).
+  /// every step up to 100 points, then whenever the data has grown by 5% (refit_due, src/algorithms/refit_schedule.hpp).
   std::size_t refit_every = 0;
   /// Past this many observations the GP conditions on a subset of them, chosen at each refit (the
   /// half nearest the best point, the rest uniformly at random; kernel_detail::subset_indices),

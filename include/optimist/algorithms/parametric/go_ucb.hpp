@@ -80,6 +80,8 @@ class GoUcb : public Optimizer {
   void standardize_with(const Vector& y) { outcome_ = Standardization::fit(y); }
   RegressionFit oracle_fit(const Matrix& X, const Vector& ys, const Vector& warm_start, std::size_t restarts, Rng& rng) const;
   void refit();
+  /// After a Phase II observation: whether refit_every's schedule asks for refit() now.
+  bool refit_due_now() const;
   double trust_size() const { return trust_.length; }
   /// The trust region's initial size, "auto" resolved (0: none, step 5 over the whole domain).
   double trust_region() const { return *options_.trust_region; }
@@ -104,6 +106,7 @@ class GoUcb : public Optimizer {
   std::size_t phase_two_count_ = 0;
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
   std::size_t refits_ = 0;
+  std::size_t last_fit_n_ = 0;  // successful observations at the last oracle fit (Phase I's or a refit)
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate
   std::size_t stalled_ = 0;          // Phase II steps at the minimum trust size without improvement

@@ -74,6 +74,12 @@ inline double auto_trust_max(std::size_t dimension, double trust_region) {
   return dimension <= kLowDimension ? std::max(0.5, trust_region) : trust_region;
 }
 
+/// refit_every = "auto" refits eq. (2) after every step up to this many data points, then once
+/// the data has grown by 5% (refit_due). Later than the GP methods' 100: a GP's hyperparameters
+/// change slowly, GO-UCB's fit is its model, and from 100 to 300 points the 5% schedule cost
+/// regret (docs/go-ucb.md, "A growing history").
+inline constexpr std::size_t kGoUcbRefitEveryStepUpTo = 300;
+
 /// Success: grow after any improvement. Ratio: grow only when the improvement is at least half the
 /// one f_{w_t} predicted (the classical ratio test), keep the size after a smaller one, else shrink.
 enum class TrustRule { Success, Ratio };
@@ -126,8 +132,10 @@ struct GoUcbOptions {
   double weight_decay = 0.0;
   /// Every refit_every Phase II observations, re-run the oracle (eq. 2) on all data warm-started
   /// at w_t, make the fit the new w_0 and rebuild Sigma_t / w_t (eqs. 3-5) from the Phase II
-  /// points' gradients at it (paper: 0, never).
-  std::size_t refit_every = 1;
+  /// points' gradients at it (paper: 0, never). Unset ("auto"): after every observation up to
+  /// kGoUcbRefitEveryStepUpTo (300) data points, then once the data has grown by 5% since the
+  /// last fit (refit_due); eq. (5)'s rank-one updates carry w_t in between.
+  std::optional<std::size_t> refit_every;
   std::size_t refit_restarts = 0;  ///< extra random oracle starts at each refit
   /// Step 5 over a region of this size (fraction of the domain) centred at the best observed
   /// point, clipped to the domain (paper: 0, the whole domain). Unset ("auto"):

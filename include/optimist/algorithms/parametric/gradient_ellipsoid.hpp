@@ -4,6 +4,8 @@
 
 #include <Eigen/Cholesky>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "optimist/core/types.hpp"
@@ -20,7 +22,10 @@ namespace optimist {
 ///    expected relative to d_w.
 ///  - LowRank: the gradients G (t x d_w) and the eigendecomposition of G G^T; by Woodbury every
 ///    operation costs O(t d_w) and a new observation O(t^2 d_w + t^3). Best when t << d_w (a
-///    551-parameter network with a budget of 72: ~10x cheaper per bonus evaluation).
+///    551-parameter network with a budget of 72: ~10x cheaper per bonus evaluation). Once t
+///    reaches dense_from(d_w) it turns itself into Dense (Sigma = lambda I + G^T G, one Cholesky):
+///    past that an observation's O(t^3) costs more than Dense's bonus evaluations save (docs/
+///    go-ucb.md, "A growing history").
 /// Ball points are parameterized as w = w_t + sqrt(beta) S^{-T} u with ||u|| <= 1 and S S^T =
 /// Sigma (S = L for Dense, the symmetric square root for LowRank), so clamping u to the unit
 /// ball is the exact Mahalanobis projection onto Ball_t.
@@ -28,15 +33,30 @@ class GradientEllipsoid {
  public:
   enum class Representation { Dense, LowRank };
 
+  /// The number of observations at which a LowRank ellipsoid of d_w parameters becomes Dense:
+  /// max(128, min(d_w / 2, cbrt(100 d_w^2))). A LowRank update costs ~10 t^3 (the eigensolver), and
+  /// Dense's bonus costs ~d_w^2 more than LowRank's ~t d_w at each of a step's ~1,000 evaluations:
+  /// they cross near t = cbrt(100 d_w^2) for large d_w, near d_w / 2 for a few hundred parameters.
+  static std::size_t dense_from(std::size_t d_w) {
+    const double dw = static_cast<double>(d_w);
+    return std::max<std::size_t>(128, static_cast<std::size_t>(std::min(dw / 2.0, std::cbrt(100.0 * dw * dw))));
+  }
+
   /// Contract: lambda > 0 and finite; w0 non-empty and finite.
   GradientEllipsoid(Vector w0, double lambda, Representation representation);
 
   /// Adds one observation: g = grad_w f_{x}(w_i) and its linearization target c (see above).
   void add(const Vector& g, double target);
+  /// Adds the rows of G (t x d_w) with their targets, as t calls of add() would (the same state,
+  /// bit for bit), but refreshes w_t and the LowRank eigenbasis once at the end instead of after
+  /// each row: a rebuild after a refit costs O(t d_w^2) (Dense) or O(t^2 d_w + t^3) (LowRank)
+  /// instead of t times that.
+  void add_many(const Matrix& G, const Vector& targets);
 
   std::size_t num_params() const { return static_cast<std::size_t>(w0_.size()); }
   std::size_t size() const { return count_; }
   double lambda() const { return lambda_; }
+  /// The representation now (a LowRank one becomes Dense at dense_from(d_w) observations).
   Representation representation() const { return representation_; }
 
   /// w_t of eq. (5).
@@ -65,6 +85,8 @@ class GradientEllipsoid {
   Matrix dense_factor() const;
 
  private:
+  void append(const Vector& g, double target);  // add() without refreshing the center or eigenbasis
+  void become_dense();
   void update_center();
   void update_low_rank();
   // Symmetric square-root helpers of the LowRank form.

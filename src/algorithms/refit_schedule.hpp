@@ -1,0 +1,30 @@
+// When a model is refitted as the history grows, shared by the GP methods (gp-ucb/gp-ei/gp-pi and
+// TuRBO's "ml" recipe: their hyperparameters) and GO-UCB (eq. 2's oracle on all data). Measured:
+// docs/gp-bo.md and docs/go-ucb.md, "Speed as the history grows".
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+namespace optimist {
+
+/// Data size up to which the automatic schedule refits after every observation.
+inline constexpr std::size_t kRefitEveryStepUpTo = 100;
+/// Past kRefitEveryStepUpTo the automatic schedule refits once the data has grown by 1/kRefitGrowth.
+inline constexpr std::size_t kRefitGrowth = 20;
+
+/// Whether a model is due for a refit with n observations when the last fit was at last_fit
+/// observations (0: never fitted). refit_every >= 1: every refit_every-th observation (1: every
+/// step). refit_every == 0, the automatic schedule: every step up to every_step_up_to points,
+/// then whenever the data has grown by n / kRefitGrowth (5%) since the last fit, so that the
+/// amortized cost of refits that cost O(n) to O(n^3) each grows no faster than the rest of a step.
+/// A function of the data size only: a replayed history refits at the same sizes.
+inline bool refit_due(std::size_t n, std::size_t last_fit, std::size_t refit_every,
+                      std::size_t every_step_up_to = kRefitEveryStepUpTo) {
+  if (last_fit == 0 || n < last_fit) return true;
+  std::size_t period = refit_every;
+  if (period == 0) period = n <= every_step_up_to ? 1 : n / kRefitGrowth;
+  return n - last_fit >= std::max<std::size_t>(period, 1);
+}
+
+}  // namespace optimist
