@@ -1,6 +1,6 @@
 // When a model is refitted as the history grows, shared by the GP methods (gp-ucb/gp-ei/gp-pi and
 // TuRBO's "ml" recipe: their hyperparameters) and GO-UCB (eq. 2's oracle on all data). Measured:
-// docs/gp-bo.md and docs/go-ucb.md, "Speed as the history grows".
+// docs/gp-bo.md, "Speed as the history grows", and docs/go-ucb.md, "A growing history".
 #pragma once
 
 #include <algorithm>
