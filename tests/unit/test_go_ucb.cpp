@@ -383,7 +383,7 @@ TEST(GoUcb, AutomaticRefitScheduleRefitsEveryStepUpToThreeHundredPointsThenEvery
   ASSERT_EQ(kGoUcbRefitEveryStepUpTo, 300u);
   const RunContext run{.seed = 4, .horizon = 341};  // n_init = 18 (Theorem 4.1)
   // A small model and a light acquisition keep 340 steps cheap; the schedule does not depend on them.
-  const nlohmann::json spec = {{"name", "go-ucb"}, {"units_per_input", 2}, {"raw_samples", 16}, {"restarts", 1}, {"oracle_iterations", 20}};
+  const nlohmann::json spec = {{"name", "go-ucb"}, {"units_per_input", 2}, {"raw_samples", 16}, {"restarts", 1}, {"oracle_iterations", 2}};
   std::vector<Trial> trials;
   std::vector<double> values;
   auto a = run_steps(spec, run, 300, &trials, &values);
