@@ -94,16 +94,22 @@ BENCHMARK(BM_GpBoWarmFit)->Arg(72)->Arg(500)->Unit(benchmark::kMillisecond);
 void BM_GpBoLogEiMaximization(benchmark::State& state) {
   const Fixture fx(state.range(0));
   const LogExpectedImprovement acq(fx.gp, fx.gp.outputs().maxCoeff());
+  BoxMaximizerOptions options;  // the box maximizer's defaults: no merging
+  options.value_tolerance = 1e-6;  // gp-ei's acquisition_tolerance
+  // merge:1: gp-ei's merged restarts past 100 points (half the shortest lengthscale).
+  if (state.range(1) == 1) options.merge_radius = 0.5 * fx.gp.hyperparameters().lengthscales.minCoeff();
   std::uint64_t k = 0;
-  double evaluations = 0.0;
+  double evaluations = 0.0, merged = 0.0;
   for (auto _ : state) {
     Rng rng(++k);
-    const BoxMaximizerResult r = maximize_acquisition(acq, {}, BoxMaximizerOptions{}, rng);
+    const BoxMaximizerResult r = maximize_acquisition(acq, {}, options, rng);
     evaluations += static_cast<double>(r.evaluations);
+    merged += static_cast<double>(r.merged_searches);
   }
   state.counters["evaluations"] = benchmark::Counter(evaluations, benchmark::Counter::kAvgIterations);
+  state.counters["merged"] = benchmark::Counter(merged, benchmark::Counter::kAvgIterations);
 }
-BENCHMARK(BM_GpBoLogEiMaximization)->Arg(72)->Arg(500)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpBoLogEiMaximization)->ArgNames({"n", "merge"})->Args({72, 0})->Args({500, 0})->Args({500, 1})->Unit(benchmark::kMillisecond);
 
 // One LML + gradient evaluation, the unit of the fit's cost.
 void BM_GpBoLmlGradient(benchmark::State& state) {

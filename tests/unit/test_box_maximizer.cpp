@@ -1,5 +1,5 @@
 // The shared multi-start L-BFGS-B box maximizer: global maximum of a multimodal function, bounds,
-// non-finite values, line-search failures, determinism and the batch scorer.
+// non-finite values, line-search failures, determinism, the batch scorer and merged restarts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,6 +52,52 @@ TEST(BoxMaximizer, FindsGlobalMaximumOfBumps) {
   EXPECT_LT((r.x - f.centres[1]).norm(), 1e-4);
   EXPECT_EQ(r.local_searches, 10u);
   EXPECT_GT(r.evaluations, 512u);
+}
+
+TEST(BoxMaximizer, MergedRestartsFindTheSameMaximumWithFewerEvaluations) {
+  const Bumps f = five_d_bumps();
+  BoxMaximizerOptions merged;
+  merged.merge_radius = 0.05;
+  Rng rng_a(1), rng_b(1);
+  const BoxMaximizerResult all = maximize_in_box(f, Vector::Zero(5), Vector::Ones(5), {}, {}, rng_a);
+  const BoxMaximizerResult r = maximize_in_box(f, Vector::Zero(5), Vector::Ones(5), {}, merged, rng_b);
+  EXPECT_EQ(all.merged_searches, 0u);
+  EXPECT_GT(r.merged_searches, 0u);
+  EXPECT_EQ(r.local_searches, 10u);
+  EXPECT_LT(r.evaluations, all.evaluations);
+  EXPECT_NEAR(r.value, 1.0, 1e-8);
+  EXPECT_LT((r.x - f.centres[1]).norm(), 1e-4);
+}
+
+TEST(BoxMaximizer, ASearchStopsWhereItMeetsAnEarlierClimbAndOnlyThere) {
+  // Starts by value: 0.02 from the tallest centre, 0.03 from it (within the radius of the first
+  // search's climb, lower: merged at its first evaluation), 0.02 from a lower bump far away.
+  const Bumps f = five_d_bumps();
+  Vector e = Vector::Zero(5);
+  e[0] = 1.0;
+  const std::vector<Vector> starts = {f.centres[1] + 0.02 * e, f.centres[1] - 0.03 * e, f.centres[0] + 0.02 * e};
+  BoxMaximizerOptions o;
+  o.raw_samples = 0;
+  o.restarts = 3;
+  o.merge_radius = 0.05;
+  Rng rng(1);
+  const BoxMaximizerResult r = maximize_in_box(f, Vector::Zero(5), Vector::Ones(5), starts, o, rng);
+  EXPECT_EQ(r.local_searches, 3u);
+  EXPECT_EQ(r.merged_searches, 1u);
+  EXPECT_EQ(r.failed_searches, 0u);
+  EXPECT_NEAR(r.value, 1.0, 1e-8);
+  o.merge_radius = 0.0;
+  Rng rng_all(1);
+  const BoxMaximizerResult all = maximize_in_box(f, Vector::Zero(5), Vector::Ones(5), starts, o, rng_all);
+  EXPECT_EQ(all.merged_searches, 0u);
+  EXPECT_GT(all.evaluations, r.evaluations + 1);
+  // Without the far bump's search the count drops by more than one evaluation: it was not merged.
+  o.merge_radius = 0.05;
+  o.restarts = 2;
+  Rng rng_two(1);
+  const BoxMaximizerResult two = maximize_in_box(f, Vector::Zero(5), Vector::Ones(5), starts, o, rng_two);
+  EXPECT_EQ(two.merged_searches, 1u);
+  EXPECT_GT(r.evaluations, two.evaluations + 1);
 }
 
 TEST(BoxMaximizer, RespectsBoundsAndStopsAtTheBoundary) {

@@ -127,6 +127,42 @@ TEST(GpScaling, PrunedRawScoresKeepTheExactTopValues) {
   }
 }
 
+// Merged restarts (merge_restarts, docs/gp-bo.md "Merged restarts"): a run is bit-for-bit the
+// same while the model holds at most 100 points, and beyond that the acquisition's maximum found
+// with half the shortest lengthscale as the radius is the one every restart run to its end finds.
+TEST(GpScaling, MergedRestartsStartPastAHundredPointsAndFindTheSameMaximum) {
+  const Problem branin = make_problem("branin");
+  const Objective f = branin.objective();
+  std::vector<Vector> proposals[2];
+  std::size_t merged_after_100 = 0;
+  for (int merge = 0; merge < 2; ++merge) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 95}, {"merge_restarts", merge == 1}}, branin.space,
+                              branin.direction, RunContext{.seed = 4});
+    for (int k = 0; k < 110; ++k) {  // proposal k comes from a model of k points
+      const Trial t = opt->ask();
+      const nlohmann::json d = opt->diagnostics();
+      const std::size_t merged = d.value("acquisition_merged_restarts", std::size_t{0});
+      if (k <= 100 || merge == 0) EXPECT_EQ(merged, 0u) << "proposal " << k << " merge " << merge;
+      else merged_after_100 += merged;
+      if (k <= 100) proposals[merge].push_back(t.unit);
+      opt->tell(t, f.function(t.x));
+    }
+  }
+  for (std::size_t k = 0; k < proposals[0].size(); ++k) EXPECT_EQ(proposals[0][k], proposals[1][k]) << "proposal " << k;
+  EXPECT_GT(merged_after_100, 0u);
+
+  const GaussianProcess gp = gp_on(6, 300, 3);
+  const LogExpectedImprovement ei(gp, gp.outputs().maxCoeff());
+  BoxMaximizerOptions o;
+  Rng rng_all(8), rng_merged(8);
+  const BoxMaximizerResult all = maximize_acquisition(ei, {}, o, rng_all);
+  o.merge_radius = 0.5 * gp.hyperparameters().lengthscales.minCoeff();
+  const BoxMaximizerResult merged = maximize_acquisition(ei, {}, o, rng_merged);
+  EXPECT_GT(merged.merged_searches, 0u);
+  EXPECT_LT(merged.evaluations, all.evaluations);
+  EXPECT_NEAR(merged.value, all.value, 1e-6 * (1.0 + std::abs(all.value)));
+}
+
 TEST(GpScaling, FastKernelMatrixEqualsTheDirectOne) {
   Rng rng(2);
   const Matrix A = Matrix::NullaryExpr(20, 300, [&] { return rng.uniform(); });

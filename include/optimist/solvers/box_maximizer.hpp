@@ -36,6 +36,12 @@ struct BoxMaximizerOptions {
   double value_tolerance = 1e-9;
   /// L-BFGS history length.
   int memory = 6;
+  /// A local search stops once it evaluates a point within this Euclidean distance of a point an
+  /// earlier search (one that did not fail) evaluated, with a value no higher than that one's: it is
+  /// in the basin that search climbed and would end where it did (multi-level single linkage's
+  /// rule, Rinnooy Kan & Timmer 1987). The best point seen is kept either way. 0: every search runs
+  /// to its own end (the default; callers opt in, docs/gp-bo.md "Merged restarts").
+  double merge_radius = 0.0;
 };
 
 /// Upper limits of raw_samples and restarts as algorithm options: beyond them a step would take
@@ -51,6 +57,7 @@ struct BoxMaximizerResult {
   std::size_t evaluations = 0;           ///< calls of f (value-only and with gradient), batch points included
   std::size_t local_searches = 0;        ///< L-BFGS-B runs started
   std::size_t failed_searches = 0;       ///< runs ended by a line-search failure or a non-finite value
+  std::size_t merged_searches = 0;       ///< runs stopped in the basin of an earlier run (merge_radius)
   bool found() const { return std::isfinite(value); }
 };
 

@@ -21,6 +21,18 @@ constexpr std::uint64_t kDesignStream = 0x6670'6465'7300'0002ULL;
 // Best observed points added as local-search starts of the acquisition maximizer.
 constexpr std::size_t kObservedStarts = 5;
 
+// Restarts of the acquisition's L-BFGS-B that reach the basin of an earlier one stop there
+// (merge_restarts, BoxMaximizerOptions::merge_radius) once the model holds more than
+// kRefitEveryStepUpTo points:
+// there each evaluation is an O(n^2) product and most of the 10 restarts climb to one of two or
+// three optima (docs/gp-bo.md, "Merged restarts"); smaller runs stay as they were.
+// The radius: half the shortest lengthscale, so that merged points are within half a lengthscale
+// of each other in the kernel's metric, where the posterior barely changes.
+double merge_radius(const GaussianProcess& gp, bool merge) {
+  if (!merge || static_cast<std::size_t>(gp.size()) <= kRefitEveryStepUpTo) return 0.0;
+  return 0.5 * gp.hyperparameters().lengthscales.minCoeff();
+}
+
 GpOptions model_options(const GpBoOptions& o, const Space& space) {
   GpOptions g;
   g.kernel = o.kernel;
@@ -141,6 +153,8 @@ nlohmann::json GpBo::diagnostics() const {
   j["gp_noise_variance"] = h.noise_variance * gp_.output_scale() * gp_.output_scale();
   j["gp_lengthscale_geomean"] = std::exp(h.lengthscales.array().log().mean());
   if (options_.acquisition == Acquisition::Ucb) j["beta"] = beta(static_cast<double>(gp_.size() + 1));
+  // Only when some were merged: the traces of runs whose model stays within 100 points keep their fields.
+  if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
   return j;
 }
 
@@ -217,6 +231,7 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chose
   opt.raw_samples = options_.raw_samples;
   opt.restarts = options_.restarts;
   opt.value_tolerance = options_.acquisition_tolerance;
+  opt.merge_radius = merge_radius(gp, options_.merge_restarts);
   const double best = y.size() > 0 ? y.maxCoeff() : 0.0;
   std::unique_ptr<AcquisitionFunction> acq;
   switch (options_.acquisition) {
@@ -230,7 +245,11 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chose
       acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, options_.xi);
       break;
   }
-  if (!space().has_discrete()) return maximize_acquisition(*acq, starts, opt, rng).x;
+  if (!space().has_discrete()) {
+    BoxMaximizerResult r = maximize_acquisition(*acq, starts, opt, rng);
+    merged_restarts_ += r.merged_searches;
+    return std::move(r.x);
+  }
   // Integer and categorical parameters: the acquisition over their valid values only, excluding
   // points evaluated, pending or chosen earlier in this batch (docs/discrete.md).
   return maximize_discrete_acquisition(*acq, starts, chosen, rng);
@@ -282,6 +301,7 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
 
 std::vector<Vector> GpBo::propose(std::size_t n) {
   sync();
+  merged_restarts_ = 0;
   Rng rng = rng_for_ask();
   const std::uint64_t asked = history().size() + pending().size();
   std::vector<Vector> out;

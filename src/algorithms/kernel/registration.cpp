@@ -33,7 +33,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
                "acquisition: L-BFGS-B local searches from the best candidates")
       .real("acquisition_tolerance", &GpBoOptions::acquisition_tolerance, NumberRange::at_least(0.0),
             "acquisition: a local search stops when an iteration changes the value by less than this (relative); "
-            "1e-9: scipy's and BoTorch's, the default before issue 20");
+            "1e-9: scipy's and BoTorch's, the default before issue 20")
+      .flag("merge_restarts", &GpBoOptions::merge_restarts,
+            "acquisition: past 100 observations a local search stops where it meets the climb of an earlier one (within "
+            "half the shortest lengthscale, no higher); false: every search runs to its end, the earlier recipe");
   t.number_or_keyword("noise_sd", &GpBoOptions::noise_sd, "learn", NumberRange::at_least(0.0),
                       "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)");
   t.integer("refit_every", &GpBoOptions::refit_every, 0, kNoLimit,

@@ -65,6 +65,11 @@ struct GpBoOptions {
   /// than this (relative to max(1, |value|)); 1e-9 (scipy's and BoTorch's) before issue 20, 1e-6
   /// needs a fifth fewer evaluations at equal regret (docs/gp-bo.md, "Speed as the history grows").
   double acquisition_tolerance = 1e-6;
+  /// acquisition: once the model holds more than 100 points, an L-BFGS-B run stops where it comes
+  /// within half the shortest lengthscale of a point an earlier run climbed through, no higher
+  /// (BoxMaximizerOptions::merge_radius): it would end where that run did. false: every run to its
+  /// end, the earlier recipe (docs/gp-bo.md, "Merged restarts").
+  bool merge_restarts = true;
   /// Integer and categorical spaces: with at most this many combinations (and no continuous
   /// parameter) the acquisition is maximized by enumerating every free point (maximize_mixed).
   std::size_t enumerate_limit = 2048;
@@ -142,6 +147,7 @@ class GpBo : public Optimizer {
   mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied
   mutable bool fitted_ = false;
   mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
+  mutable std::size_t merged_restarts_ = 0;  // acquisition local searches merged in the last ask (diagnostics)
   // Every observation applied so far (unit points, values); gp_ holds a subset of them when it is
   // capped by max_model_points.
   mutable Matrix data_X_;
