@@ -23,11 +23,11 @@ constexpr std::size_t kObservedStarts = 5;
 
 // Restarts of the acquisition's L-BFGS-B that reach the basin of an earlier one stop there
 // (merge_restarts, BoxMaximizerOptions::merge_radius) once the model holds more than
-// kRefitEveryStepUpTo points:
-// there each evaluation is an O(n^2) product and most of the 10 restarts climb to one of two or
-// three optima (docs/gp-bo.md, "Merged restarts"); smaller runs stay as they were.
-// The radius: half the shortest lengthscale, so that merged points are within half a lengthscale
-// of each other in the kernel's metric, where the posterior barely changes.
+// kRefitEveryStepUpTo points: there each evaluation is an O(n^2) product and most restarts climb
+// to one of two or three optima (docs/gp-bo.md, "Merged restarts"); smaller runs stay as they
+// were. The radius, half the shortest lengthscale, keeps merged points within half a lengthscale
+// of each other in the kernel's metric, where the posterior barely changes. Continuous spaces
+// only: the mixed maximizer runs one local search per call.
 double merge_radius(const GaussianProcess& gp, bool merge) {
   if (!merge || static_cast<std::size_t>(gp.size()) <= kRefitEveryStepUpTo) return 0.0;
   return 0.5 * gp.hyperparameters().lengthscales.minCoeff();
