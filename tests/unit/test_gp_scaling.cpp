@@ -1,6 +1,7 @@
 // Issue 20, suggestions that stay fast as the history grows: the refit schedule, the explicit
-// inverse and its O(n^2) extension, the exact pruning of raw acquisition samples, the fast kernel
-// matrix, and the capped models of gp-ei and turbo (they still solve their problems).
+// inverse and its O(n^2) extension, the exact pruning of raw acquisition samples and its sd
+// bound, merged restarts, the fast kernel matrix, and the capped models of gp-ei and turbo (they
+// still solve their problems).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,6 +162,29 @@ TEST(GpScaling, MergedRestartsStartPastAHundredPointsAndFindTheSameMaximum) {
   EXPECT_GT(merged.merged_searches, 0u);
   EXPECT_LT(merged.evaluations, all.evaluations);
   EXPECT_NEAR(merged.value, all.value, 1e-6 * (1.0 + std::abs(all.value)));
+}
+
+// The pruning's sd bound: the variance given the nearest observation alone is never below the
+// posterior variance, and next to the data it is far below the prior's.
+TEST(GpScaling, NearestPointVarianceBoundHoldsAndIsTightNextToTheData) {
+  const GaussianProcess gp = gp_on(4, 300, 11);
+  Rng rng(6);
+  Matrix X(4, 400);
+  for (Eigen::Index j = 0; j < 200; ++j) X.col(j) = rng.uniform_vector(4);
+  for (Eigen::Index j = 200; j < 400; ++j)  // within 0.01 of an observation
+    X.col(j) = (gp.inputs().col(j - 200).array() + 0.01 * (rng.uniform_vector(4).array() - 0.5)).min(1.0).max(0.0).matrix();
+  Vector mean, var, mean_b, bound, mean_only;
+  gp.predict(X, mean, var);
+  gp.predict_mean_and_variance_bound(X, mean_b, bound);
+  gp.predict_mean(X, mean_only);
+  EXPECT_EQ(mean_b, mean_only);  // the same product: the pruning's means are predict_mean's
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    EXPECT_GE(bound[j], var[j]) << "column " << j;
+    EXPECT_LE(bound[j], gp.prior_variance() * (1.0 + 1e-8));
+    if (j >= 200) {
+      EXPECT_LT(bound[j], 0.1 * gp.prior_variance()) << "column " << j;
+    }
+  }
 }
 
 TEST(GpScaling, FastKernelMatrixEqualsTheDirectOne) {

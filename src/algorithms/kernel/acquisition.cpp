@@ -150,13 +150,13 @@ Vector AcquisitionFunction::top_values(const Matrix& X, std::size_t keep) const 
   if (!increasing_in_sd() || gp_.size() < GaussianProcess::kExplicitInverseFrom || keep == 0 ||
       static_cast<Eigen::Index>(keep) >= m)
     return values(X);
-  // Upper bounds from the exact means and the prior sd, in decreasing order.
-  Vector mean;
-  gp_.predict_mean(X, mean);
-  const double prior_sd = std::max(std::sqrt(gp_.prior_variance()), min_sd_);
+  // Upper bounds from the exact means and an upper bound of each sd (the variance given the
+  // nearest observation alone), in decreasing order.
+  Vector mean, variance_bound;
+  gp_.predict_mean_and_variance_bound(X, mean, variance_bound);
   Vector bound(m);
   for (Eigen::Index j = 0; j < m; ++j) {
-    bound[j] = transform(mean[j], prior_sd, nullptr, nullptr);
+    bound[j] = transform(mean[j], std::max(std::sqrt(variance_bound[j]), min_sd_), nullptr, nullptr);
     if (std::isnan(bound[j])) bound[j] = std::numeric_limits<double>::infinity();  // never pruned
   }
   std::vector<Eigen::Index> order(static_cast<std::size_t>(m));

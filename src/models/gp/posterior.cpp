@@ -97,6 +97,23 @@ void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
   mean = (y_mean_ + y_scale_ * mean.array()).matrix();
 }
 
+void GaussianProcess::predict_mean_and_variance_bound(const Matrix& X, Vector& mean, Vector& variance_bound) const {
+  check_points(X, dim_, "predict_mean_and_variance_bound");
+  const double s = kernel_.variance();
+  mean = Vector::Constant(X.cols(), hyp_.mean);
+  variance_bound = Vector::Constant(X.cols(), s);
+  if (size() > 0) {
+    const Matrix K = kernel_.cross_fast(X, X_);  // m x n, the same product as predict_mean's
+    mean.noalias() += K * alpha_;
+    const double diagonal = s + hyp_.noise_variance + jitter_;
+    Vector nearest = K.col(0).cwiseAbs();  // max over each row, column by column (contiguous)
+    for (Eigen::Index j = 1; j < K.cols(); ++j) nearest = nearest.cwiseMax(K.col(j).cwiseAbs());
+    variance_bound = (s - nearest.array().square() / diagonal).max(0.0) + 1e-9 * s;
+  }
+  mean = (y_mean_ + y_scale_ * mean.array()).matrix();
+  variance_bound *= y_scale_ * y_scale_;
+}
+
 void GaussianProcess::predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
                                             Matrix& variance_gradient, bool with_noise) const {
   check_points(X, dim_, "predict_with_gradient");

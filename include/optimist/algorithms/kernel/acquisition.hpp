@@ -69,9 +69,9 @@ class AcquisitionFunction {
   Vector values(const Matrix& X) const;
   /// alpha at the columns of X that can be among the `keep` largest values, -infinity at the
   /// others. Exact pruning for an alpha nondecreasing in sd (increasing_in_sd()): alpha at the
-  /// posterior mean and the PRIOR sd bounds alpha from above (the posterior variance never exceeds
-  /// the prior's), so only the columns whose bound reaches the keep-th largest exact value need
-  /// their O(n^2) variance. With a GP of fewer than GaussianProcess::kExplicitInverseFrom points,
+  /// posterior mean and an upper bound of the sd (GaussianProcess::predict_mean_and_variance_bound,
+  /// the variance given the nearest observation alone) bounds alpha from above, so only the
+  /// columns whose bound reaches the keep-th largest exact value need their O(n^2) variance. With a GP of fewer than GaussianProcess::kExplicitInverseFrom points,
   /// or an alpha not monotone in sd, the same as values(X).
   Vector top_values(const Matrix& X, std::size_t keep) const;
   /// Whether transform() is nondecreasing in sd at every mean (UCB, EI, log-EI; not PI).
