@@ -164,6 +164,39 @@ TEST(GpScaling, MergedRestartsStartPastAHundredPointsAndFindTheSameMaximum) {
   EXPECT_NEAR(merged.value, all.value, 1e-6 * (1.0 + std::abs(all.value)));
 }
 
+// Warm refits past 100 points stop once an iteration gains less than kLargeRefitValueTolerance:
+// fewer O(n^3) evaluations for a log posterior within 0.01 nats of the full run's. Up to 100
+// points they are the GP's own fit, bit for bit.
+TEST(GpScaling, WarmRefitsPastAHundredPointsStopWhenAnIterationGainsLittle) {
+  for (const Eigen::Index n : {80, 250}) {
+    GaussianProcess gp = gp_on(6, n, 21);
+    GpOptions o = gp.options();
+    o.fit = kernel_detail::warm_fit_options();
+    o.fit.max_iterations = 50;  // room to see where each run stops
+    GaussianProcess warm(6, o);
+    warm.set_hyperparameters(gp.hyperparameters());
+    warm.set_data(gp.inputs(), gp.outputs());
+    Rng thorough_rng(1);
+    kernel_detail::fit_hyperparameters(warm, true, thorough_rng);
+    Rng data_rng(22);
+    for (int k = 0; k < 20; ++k) {  // 5% more data moves the optimum a little, as between refits
+      const Vector x = data_rng.uniform_vector(6);
+      warm.add_point(x, wavy(x) + 0.01 * data_rng.normal());
+    }
+    GaussianProcess full = warm, stopped = warm;
+    Rng rng_full(3), rng_stopped(3);
+    full.fit(rng_full);
+    kernel_detail::warm_refit(stopped, rng_stopped);
+    if (n <= static_cast<Eigen::Index>(kRefitEveryStepUpTo)) {
+      EXPECT_EQ(stopped.parameters(), full.parameters()) << "n = " << n;
+      EXPECT_EQ(stopped.last_fit().evaluations, full.last_fit().evaluations);
+      continue;
+    }
+    EXPECT_LT(stopped.last_fit().evaluations, full.last_fit().evaluations) << "n = " << n;
+    EXPECT_NEAR(stopped.last_fit().log_posterior, full.last_fit().log_posterior, 0.01) << "n = " << n;
+  }
+}
+
 // The pruning's sd bound: the variance given the nearest observation alone is never below the
 // posterior variance, and next to the data it is far below the prior's.
 TEST(GpScaling, NearestPointVarianceBoundHoldsAndIsTightNextToTheData) {

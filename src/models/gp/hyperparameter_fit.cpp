@@ -123,13 +123,13 @@ double GaussianProcess::log_marginal_likelihood(const Vector& theta, Vector* gra
   return evaluate(X_, ys_, theta, grad, with_prior, ws);
 }
 
-void GaussianProcess::fit(Rng& rng) {
+void GaussianProcess::fit(Rng& rng, const GpFitOptions& fit_options) {
   if (size() == 0) return;
   standardize();
   // Optional random subset for the fit (partial Fisher-Yates, in the original order).
   Matrix Xsub;
   Vector ysub;
-  const std::size_t cap = options_.fit.max_points;
+  const std::size_t cap = fit_options.max_points;
   const bool subset = cap > 0 && static_cast<std::size_t>(size()) > cap;
   if (subset) {
     std::vector<Eigen::Index> idx(static_cast<std::size_t>(size()));
@@ -160,10 +160,11 @@ void GaussianProcess::fit(Rng& rng) {
     return v;
   };
   BoxMaximizerOptions opt;
-  opt.raw_samples = options_.fit.random_starts;
-  opt.restarts = options_.fit.restarts;
-  opt.max_iterations = options_.fit.max_iterations;
-  opt.gradient_tolerance = options_.fit.gradient_tolerance;
+  opt.raw_samples = fit_options.random_starts;
+  opt.restarts = fit_options.restarts;
+  opt.max_iterations = fit_options.max_iterations;
+  opt.gradient_tolerance = fit_options.gradient_tolerance;
+  opt.value_tolerance = fit_options.value_tolerance;
   const BoxMaximizerResult best = maximize_in_box(objective, lower, upper, {start}, opt, rng);
   last_fit_ = {best.evaluations, best.local_searches, best.failed_searches, static_cast<std::size_t>(X.cols()),
                best.value * n};

@@ -76,6 +76,9 @@ struct GpFitOptions {
   int max_iterations = 100;
   /// Projected-gradient tolerance on the log posterior divided by n.
   double gradient_tolerance = 1e-5;
+  /// Stop when an iteration improves the log posterior divided by n by less than this times
+  /// max(1, |that value|) (LBFGSpp's delta with past = 1).
+  double value_tolerance = 1e-9;
   /// If > 0 and there are more observations, the hyperparameters are fitted on a random subset
   /// of this many (drawn from the fit's rng), and the model then conditions on all of them. Each
   /// evaluation costs O(m^3), so 250 instead of 500 points makes a fit about 8x cheaper.
@@ -162,7 +165,9 @@ class GaussianProcess {
   /// Re-standardizes the data, maximizes the log posterior over the hyperparameters (warm start
   /// from the current ones plus options().fit random starts; rng seeds those) and refactorizes.
   /// A no-op without data.
-  void fit(Rng& rng);
+  void fit(Rng& rng) { fit(rng, options_.fit); }
+  /// The same with these fit options instead of options().fit (e.g. a tolerance for one refit).
+  void fit(Rng& rng, const GpFitOptions& fit_options);
   /// Full O(n^3) factorization with the current standardization and hyperparameters.
   void refactorize();
 
