@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -67,6 +68,53 @@ TEST(RefitSchedule, FixedPeriodAndTheOldRecipe) {
     }
   EXPECT_GE(fits, 55u);
   EXPECT_LE(fits, 65u);  // 20 ln(20) = 60
+}
+
+TEST(RefitSchedule, SettledRefitsStretchThePeriodUpToFourfold) {
+  EXPECT_FALSE(refit_due(526, 500, 0, kRefitEveryStepUpTo, 2));  // period 2 x 26
+  EXPECT_FALSE(refit_due(553, 500, 0, kRefitEveryStepUpTo, 2));  // 53 < 2 x 27
+  EXPECT_TRUE(refit_due(554, 500, 0, kRefitEveryStepUpTo, 2));
+  EXPECT_FALSE(refit_due(623, 500, 0, kRefitEveryStepUpTo, 4));  // 123 < 4 x 31
+  EXPECT_TRUE(refit_due(624, 500, 0, kRefitEveryStepUpTo, 4));
+  for (std::size_t n = 11; n <= 100; ++n) EXPECT_TRUE(refit_due(n, n - 1, 0, kRefitEveryStepUpTo, 4)) << n;
+  EXPECT_TRUE(refit_due(505, 500, 5, kRefitEveryStepUpTo, 4));  // a fixed refit_every ignores it
+  EXPECT_EQ(next_refit_stretch(1, 0.5), 2u);
+  EXPECT_EQ(next_refit_stretch(2, 0.99), 4u);
+  EXPECT_EQ(next_refit_stretch(4, 0.0), kMaxRefitStretch);
+  EXPECT_EQ(next_refit_stretch(4, kSettledRefitGain), 1u);
+  EXPECT_EQ(next_refit_stretch(2, std::numeric_limits<double>::quiet_NaN()), 1u);
+}
+
+// The fit report's start value is the log posterior at the hyperparameters the fit started from,
+// and the fit never ends below it.
+TEST(GpScaling, FitReportsTheLogPosteriorItStartedFrom) {
+  GaussianProcess gp = gp_on(3, 60, 5);
+  const double before = gp.log_marginal_likelihood(gp.parameters(), nullptr, true);
+  Rng rng(2);
+  gp.fit(rng);
+  EXPECT_NEAR(gp.last_fit().start_log_posterior, before, 1e-9 * (1.0 + std::abs(before)));
+  EXPECT_GT(gp.last_fit().log_posterior, gp.last_fit().start_log_posterior + 1.0);  // 0.4 lengthscales were far off
+  EXPECT_NEAR(gp.last_fit().log_posterior, gp.log_marginal_likelihood(gp.parameters(), nullptr, true), 1e-9 * (1.0 + std::abs(before)));
+}
+
+// On a settled model gp-ei's refits past 100 points gain less than a nat and stretch the period
+// (the diagnostic refit_stretch); up to 100 points the schedule refits at every step, as before.
+TEST(GpScaling, GpEiStretchesItsRefitPeriodOnceTheFitIsSettled) {
+  const Problem branin = make_problem("branin");
+  const Objective f = branin.objective();
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 90}}, branin.space, branin.direction, RunContext{.seed = 6});
+  std::size_t largest = 0;
+  for (int k = 0; k < 220; ++k) {
+    const Trial t = opt->ask();
+    const std::size_t stretch = opt->diagnostics().value("refit_stretch", std::size_t{1});
+    if (k <= 100) {
+      EXPECT_EQ(stretch, 1u) << "proposal " << k;
+    }
+    largest = std::max(largest, stretch);
+    opt->tell(t, f.function(t.x));
+  }
+  EXPECT_GE(largest, 2u);
+  EXPECT_LE(largest, kMaxRefitStretch);
 }
 
 TEST(GpScaling, ExplicitInversePredictionsEqualTheTriangularSolvesAndSurviveAddPoint) {

@@ -155,6 +155,7 @@ nlohmann::json GpBo::diagnostics() const {
   if (options_.acquisition == Acquisition::Ucb) j["beta"] = beta(static_cast<double>(gp_.size() + 1));
   // Only when some were merged: the traces of runs whose model stays within 100 points keep their fields.
   if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
+  if (refit_stretch_ > 1) j["refit_stretch"] = refit_stretch_;
   return j;
 }
 
@@ -179,7 +180,7 @@ void GpBo::sync() const {
     gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
     const auto n = static_cast<std::size_t>(k + 1);
     if (n < n_init_) continue;  // no model needed during the design
-    if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every)) continue;
+    if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) continue;
     // Warm start from the last hyperparameters; the seed depends only on the number of
     // observations, so a replayed history runs the same chain of fits (determinism and replay).
     // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
@@ -202,6 +203,10 @@ void GpBo::sync() const {
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
     fit_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
+    // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
+    // not for a capped model, whose refits also choose its subset again.
+    const bool settles = !thorough && n > kRefitEveryStepUpTo && options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
+    refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gp_.last_fit().log_posterior - gp_.last_fit().start_log_posterior) : 1;
     fitted_ = true;
     last_fit_n_ = n;
   }

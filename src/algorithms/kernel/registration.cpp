@@ -41,7 +41,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
                       "known observation-noise sd in the objective's units (a fixed-noise GP); \"learn\"/null: fitted (MAP)");
   t.integer("refit_every", &GpBoOptions::refit_every, 0, kNoLimit,
             "refit the GP hyperparameters every this many observations (1: every step); 0: auto, every step up to 100 "
-            "points, then each time the data grows by 5%")
+            "points, then each time the data grows by 5% (10%, 20% while refits gain less than a nat)")
       .integer("max_model_points", &GpBoOptions::max_model_points, 0, kNoLimit,
                "past this many observations the GP conditions on a subset (half nearest the best point, half random) "
                "chosen at each refit; 0: all")

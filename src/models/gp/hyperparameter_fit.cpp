@@ -154,8 +154,15 @@ void GaussianProcess::fit(Rng& rng, const GpFitOptions& fit_options) {
   // Divided by n so that the tolerances mean the same at every data size (as GPyTorch's
   // ExactMarginalLogLikelihood).
   const double n = static_cast<double>(X.cols());
+  // The first evaluation is the start's score (maximize_in_box scores the given starts first).
+  double start_value = std::numeric_limits<double>::quiet_NaN();
+  bool first = true;
   const BoxObjective objective = [&](const Vector& theta, Vector* grad) {
     const double v = evaluate(X, ys, theta, grad, true, ws) / n;
+    if (first) {
+      first = false;
+      if (std::isfinite(v)) start_value = v * n;
+    }
     if (grad) *grad /= n;
     return v;
   };
@@ -167,7 +174,7 @@ void GaussianProcess::fit(Rng& rng, const GpFitOptions& fit_options) {
   opt.value_tolerance = fit_options.value_tolerance;
   const BoxMaximizerResult best = maximize_in_box(objective, lower, upper, {start}, opt, rng);
   last_fit_ = {best.evaluations, best.local_searches, best.failed_searches, static_cast<std::size_t>(X.cols()),
-               best.value * n};
+               best.value * n, start_value};
   if (best.found()) apply(unpack(best.x));
   refactorize();
 }

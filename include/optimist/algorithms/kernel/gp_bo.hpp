@@ -154,6 +154,7 @@ class GpBo : public Optimizer {
   mutable Vector data_y_;
   mutable std::vector<Eigen::Index> model_points_;  // gp_'s points as indices into data_X_ / data_y_
   mutable std::size_t last_thorough_fit_ = 0;  // model size at the last multi-start fit (see model_fit.hpp)
+  mutable std::size_t refit_stretch_ = 1;      // the automatic schedule's stretch (next_refit_stretch)
 };
 
 /// "gp-ucb", "gp-ei" or "gp-pi".

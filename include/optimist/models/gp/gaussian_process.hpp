@@ -92,6 +92,9 @@ struct GpFitReport {
   std::size_t failed_searches = 0;  ///< runs ended by a line-search failure (best point kept)
   std::size_t points = 0;           ///< observations the hyperparameters were fitted on
   double log_posterior = 0.0;       ///< at the optimum, on those points (prior included if used)
+  /// At the hyperparameters the fit started from (before it, on the same points); NaN if that
+  /// value was not finite. log_posterior - start_log_posterior: what the fit gained.
+  double start_log_posterior = 0.0;
 };
 
 struct GpOptions {
