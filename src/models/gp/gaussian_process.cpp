@@ -183,6 +183,13 @@ void GaussianProcess::refactorize() {
   K.diagonal().array() += hyp_.noise_variance;
   jitter_ = cholesky_with_jitter(K, L_);
   update_alpha();
+  form_explicit_inverse_if_due();
+}
+
+void GaussianProcess::form_explicit_inverse_if_due() {
+  if (kinv_ready_ || size() < kExplicitInverseFrom) return;
+  inverse_from_cholesky(Matrix(factor()), Kinv_);
+  kinv_ready_ = true;
 }
 
 void GaussianProcess::add_point(const Vector& x, double y) {
@@ -231,6 +238,7 @@ void GaussianProcess::add_point(const Vector& x, double y) {
     Kinv_(n, n) = 1.0 / d2;
   }
   update_alpha();
+  form_explicit_inverse_if_due();  // the data just reached kExplicitInverseFrom points
 }
 
 }  // namespace optimist

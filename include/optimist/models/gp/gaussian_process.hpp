@@ -217,6 +217,10 @@ class GaussianProcess {
   /// From this many observations on, predict_with_gradient uses an explicit (K + noise I)^-1,
   /// formed once per factorization and extended in O(n^2) by add_point: one symmetric
   /// matrix-vector product per point instead of two triangular solves. Below it, the solves.
+  /// It is formed eagerly (at each factorization of that many points, and when add_point
+  /// reaches that size), never on first use: its round-off then depends only on the sequence of
+  /// data and fits, not on when predictions were made, so a replayed history (a resumed run)
+  /// predicts bit for bit as the run it replays.
   static constexpr Eigen::Index kExplicitInverseFrom = 128;
   /// Batch with gradients: column j of mean_gradient / variance_gradient (d x m) is at X.col(j).
   void predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
@@ -239,6 +243,7 @@ class GaussianProcess {
   void standardize();
   void apply(const GpHyperparameters& h);  // sets hyp_ and kernel_, no factorization
   void update_alpha();                      // alpha_ and lml_ from L_
+  void form_explicit_inverse_if_due();      // Kinv_ from L_ if not formed and size() >= kExplicitInverseFrom
   void check_point(const Vector& x) const;
 
   Eigen::Index dim_;
