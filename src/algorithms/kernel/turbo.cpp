@@ -35,6 +35,7 @@ GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size
   g.min_noise_variance = 5e-4;
   g.max_noise_variance = 0.2;
   g.fit = kernel_detail::warm_fit_options();
+  g.explicit_inverse = false;  // its Thompson samples use the factor, never predict_with_gradient
   if (o.recipe == TurboRecipe::Reference) g.output_scaling = OutputScaling::MedianPopulationSd;
   if (o.recipe == TurboRecipe::Ml && o.prior == TurboPrior::Gamma) {
     g.use_priors = true;

@@ -187,7 +187,7 @@ void GaussianProcess::refactorize() {
 }
 
 void GaussianProcess::form_explicit_inverse_if_due() {
-  if (kinv_ready_ || size() < kExplicitInverseFrom) return;
+  if (kinv_ready_ || !options_.explicit_inverse || size() < kExplicitInverseFrom) return;
   inverse_from_cholesky(Matrix(factor()), Kinv_);
   kinv_ready_ = true;
 }

@@ -46,7 +46,7 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
   GpPredictionWithGradient out;
   double mean = hyp_.mean, var = kernel_.variance();
   Vector dmean = Vector::Zero(dim_), dvar = Vector::Zero(dim_);
-  if (size() >= kExplicitInverseFrom) {
+  if (options_.explicit_inverse && size() >= kExplicitInverseFrom) {
     Matrix J;
     const Vector k = kernel_.cross_with_gradient(x, X_, &J);
     mean += k.dot(alpha_);

@@ -117,6 +117,10 @@ struct GpOptions {
   double min_outputscale = 0.01, max_outputscale = 100.0;  // standardized outputs
   double min_noise_variance = 1e-6, max_noise_variance = 1.0;
   double max_abs_mean = 5.0;
+  /// From kExplicitInverseFrom points on, keep the explicit inverse that predict_with_gradient
+  /// uses (O(n^3) at each factorization, O(n^2) per add_point). False for a model that never
+  /// predicts gradients (TuRBO's): predict_with_gradient then uses the triangular solves.
+  bool explicit_inverse = true;
   GpFitOptions fit;
 };
 
