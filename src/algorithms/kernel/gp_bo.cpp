@@ -205,7 +205,9 @@ void GpBo::sync() const {
     if (thorough) last_thorough_fit_ = n;
     // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
     // not for a capped model, whose refits also choose its subset again.
-    const bool settles = !thorough && n > kRefitEveryStepUpTo && options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
+    // Only the automatic schedule stretches (a fixed refit_every ignores it; no misleading diagnostic).
+    const bool settles = options_.refit_every == 0 && !thorough && n > kRefitEveryStepUpTo &&
+                         options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
     refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gp_.last_fit().log_posterior - gp_.last_fit().start_log_posterior) : 1;
     fitted_ = true;
     last_fit_n_ = n;
