@@ -300,10 +300,37 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
     for (Eigen::Index j = 0; data && j < data->cols() && !returned; ++j)
       returned = ((data->col(j) - x).array() / ls.array()).matrix().norm() < 1e-3;
   if (!returned) return x;
+  return space_filling(gp, x, rng);
+}
+
+Vector GpBo::space_filling(const GaussianProcess& gp, const Vector& otherwise, Rng& rng) const {
   SpaceFillingOptions sf;
   sf.snap = [this](const Vector& u) { return space().snap_unit(u); };
-  Vector far = farthest_point(capped ? data_X_ : gp.inputs(), space().dim(), rng, sf);
-  return far.size() > 0 ? far : x;
+  Vector far = farthest_point(gp_.size() < data_X_.cols() ? data_X_ : gp.inputs(), space().dim(), rng, sf);
+  return far.size() > 0 ? far : otherwise;
+}
+
+bool GpBo::repeats_incumbent_value() const {
+  // A categorical whose landscape is flat: the kernel's lengthscales, shared by every category, are
+  // set by the categories that vary, so in the flat one each new point still looks uncertain and
+  // log-EI keeps exploring it without ever returning to a point (docs/robust.md, "A stall in a
+  // flat category"). The sign: the last kValueStallSteps values told equal the incumbent's, bit
+  // for bit. Only on spaces with a categorical: on continuous plateaus the positional rule above
+  // is enough, and this one measured worse there.
+  constexpr int kValueStallSteps = 3;
+  if (!avoids_repeats() || !pending().empty()) return false;
+  const DiscreteDomain& dom = domain();
+  if (std::none_of(dom.discrete_dims().begin(), dom.discrete_dims().end(), [&](std::size_t i) { return dom.is_categorical(i); }))
+    return false;
+  const Observation* incumbent = best();
+  if (!incumbent) return false;
+  int equal = 0;
+  for (auto it = history().rbegin(); it != history().rend() && equal < kValueStallSteps; ++it) {
+    if (it->failed) continue;
+    if (it->value != incumbent->value) return false;
+    ++equal;
+  }
+  return equal == kValueStallSteps;
 }
 
 std::vector<Vector> GpBo::propose(std::size_t n) {
@@ -343,9 +370,14 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   }
   for (const Trial& t : pending()) fantasize(t.unit);
   for (const Vector& u : out) fantasize(stored_unit(u));
+  // The value stall rule: one space-filling point, the first of the batch (the stall rule above
+  // handles the points that return to the data).
+  bool value_stalled = out.empty() && repeats_incumbent_value();
   while (out.size() < n) {
     const GaussianProcess& model = local ? *local : gp_;
-    const Vector x = unless_stalled(model, maximize(model, rng, chosen), rng);
+    Vector x = maximize(model, rng, chosen);
+    x = value_stalled ? space_filling(model, x, rng) : unless_stalled(model, std::move(x), rng);
+    value_stalled = false;
     take(x);
     if (out.size() < n) fantasize(stored_unit(out.back()));
   }

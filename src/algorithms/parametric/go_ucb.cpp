@@ -284,7 +284,11 @@ void GoUcb::observe(const Observation& obs, double y) {
       trust_.update(improved, ratio);
       // A stalled step: no improvement, at a point next to one already evaluated (the acquisition
       // keeps returning to the incumbent: the region has nothing left to offer the model).
-      stalled_ = !improved && revisits(obs) ? stalled_ + 1 : 0;
+      // The alternate whole-domain steps of integer spaces (discrete_step) are not region steps:
+      // unless they improve or revisit, they leave the count as it is.
+      if (improved) stalled_ = 0;
+      else if (revisits(obs)) ++stalled_;
+      else if (!whole_domain_step()) stalled_ = 0;
     }
   }
   if (y > best_seen_) best_unit_ = obs.trial.unit;
@@ -309,12 +313,30 @@ void GoUcb::update_phase_two(const Observation& obs, double ys) {
 }
 
 bool GoUcb::revisits(const Observation& obs) const {
-  // Closer to an earlier point than 5% of the smallest trust region: a step of no consequence.
+  // Next to an earlier point: closer than 5% of the smallest trust region on the continuous
+  // coordinates, at most one value away on the integers and the same category on the categoricals
+  // (no point is evaluated twice, and the smallest region on an integer is one value either side).
   const double near = 0.05 * 0.25 * trust_region();
+  const DiscreteDomain& dom = domain();
   const std::size_t n = history().size() - 1;  // obs is the last entry
-  for (std::size_t i = 0; i < n; ++i)
-    if ((history()[i].trial.unit - obs.trial.unit).norm() < near) return true;
+  for (std::size_t i = 0; i < n; ++i) {
+    Vector diff = history()[i].trial.unit - obs.trial.unit;
+    bool adjacent = true;
+    for (std::size_t k : dom.discrete_dims()) {
+      const auto kk = static_cast<Eigen::Index>(k);
+      const auto a = static_cast<long long>(dom.index(k, history()[i].trial.unit[kk]));
+      const auto b = static_cast<long long>(dom.index(k, obs.trial.unit[kk]));
+      adjacent = adjacent && std::llabs(a - b) <= (dom.is_categorical(k) ? 0 : 1);
+      diff[kk] = 0.0;
+    }
+    if (adjacent && diff.norm() < near) return true;
+  }
   return false;
+}
+
+bool GoUcb::whole_domain_step() const {
+  return space().has_discrete() && (options_.discrete_step == DiscreteStep::Global ||
+                                    (options_.discrete_step == DiscreteStep::Alternate && phase_two_count_ % 2 == 1));
 }
 
 bool GoUcb::stalled() const {

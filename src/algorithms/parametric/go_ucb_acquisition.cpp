@@ -161,7 +161,7 @@ Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>
   // category of a categorical; when it holds no free point, the whole domain.
   const DiscreteDomain& dom = domain();
   // discrete_step: every value of the integers on odd Phase II steps (alternate) or always (global).
-  const bool whole = options_.discrete_step == DiscreteStep::Global || (options_.discrete_step == DiscreteStep::Alternate && phase_two_count_ % 2 == 1);
+  const bool whole = whole_domain_step();
   if (trust_region() > 0 && best()) {
     const Vector& c = best()->trial.unit;
     for (std::size_t i : dom.discrete_dims()) {

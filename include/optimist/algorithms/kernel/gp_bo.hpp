@@ -128,6 +128,12 @@ class GpBo : public Optimizer {
   /// data (closer than 0.001 lengthscales); then the point farthest from the model's data, a
   /// space-filling step.
   Vector unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const;
+  /// The point farthest from the model's data (every observation when the model is capped), or
+  /// `otherwise` if there is none.
+  Vector space_filling(const GaussianProcess& gp, const Vector& otherwise, Rng& rng) const;
+  /// The value stall rule (docs/robust.md): on a space with a categorical, with nothing pending,
+  /// the last three values told are bit-equal to the incumbent's.
+  bool repeats_incumbent_value() const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
   void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
   /// Applies the observations told since the last sync, in order, exactly as if each had been

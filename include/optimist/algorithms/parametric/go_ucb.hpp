@@ -109,9 +109,10 @@ class GoUcb : public Optimizer {
   std::size_t last_fit_n_ = 0;  // successful observations at the last oracle fit (Phase I's or a refit)
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate
-  std::size_t stalled_ = 0;          // Phase II steps at the minimum trust size without improvement
+  std::size_t stalled_ = 0;          // the stall rule's run of steps (stall_steps)
   bool stalled() const;
   bool revisits(const Observation& obs) const;
+  bool whole_domain_step() const;  // this step 5 is over every integer value (discrete_step)
   Vector best_unit_;                 // incumbent before the current tell (trust_rule=ratio)
   double best_seen_ = -std::numeric_limits<double>::infinity();
 };

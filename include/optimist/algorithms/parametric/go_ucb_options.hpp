@@ -157,7 +157,9 @@ struct GoUcbOptions {
   /// (the model is confident the far point is better than anything near the incumbent).
   bool global_candidate = false;
   /// Stall rule (docs/robust.md): this many Phase II steps in a row without improvement, each at a
-  /// point next to one already evaluated (closer than 5% of the smallest trust region), make the
+  /// point next to one already evaluated (closer than 5% of the smallest trust region on the
+  /// continuous coordinates, at most one value away on the integers, in the same categories; the
+  /// alternate whole-domain steps of discrete_step neither count nor break the run), make the
   /// next point the one farthest from every evaluated point (a space-filling step), after which
   /// the region restarts at trust_region. Keeps the search from re-evaluating a local optimum for
   /// the rest of the budget; 0: never.
