@@ -316,9 +316,10 @@ bool GpBo::repeats_incumbent_value() const {
   // log-EI keeps exploring it without ever returning to a point (docs/robust.md, "A stall in a
   // flat category"). The sign: the last kValueStallSteps values told equal the incumbent's, bit
   // for bit. Only on spaces with a categorical: on continuous plateaus the positional rule above
-  // is enough, and this one measured worse there.
+  // is enough, and this one measured worse there. Pending points do not hold it back: in an
+  // asynchronous study something is always pending (docs/gp-bo.md, step 5).
   constexpr int kValueStallSteps = 3;
-  if (!avoids_repeats() || !pending().empty()) return false;
+  if (!avoids_repeats()) return false;
   const DiscreteDomain& dom = domain();
   if (std::none_of(dom.discrete_dims().begin(), dom.discrete_dims().end(), [&](std::size_t i) { return dom.is_categorical(i); }))
     return false;
