@@ -131,7 +131,7 @@ class GpBo : public Optimizer {
   /// The point farthest from the model's data (every observation when the model is capped), or
   /// `otherwise` if there is none.
   Vector space_filling(const GaussianProcess& gp, const Vector& otherwise, Rng& rng) const;
-  /// The value stall rule (docs/robust.md): on a space with a categorical, with nothing pending,
+  /// The value stall rule (docs/robust.md): on a space with a categorical (pending points or not),
   /// the last three values told are bit-equal to the incumbent's.
   bool repeats_incumbent_value() const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
