@@ -844,3 +844,33 @@ TEST(GoUcb, StallRuleLeavesARidgeOnADiscreteSpace) {
   }
   EXPECT_GE(solved, solved_without + 2);
 }
+
+// The flat-history rule (docs/go-ucb.md, "The stall rule"): while every value told is bit-equal
+// (a plateau), the model has nothing to fit and the region around an arbitrary incumbent nothing
+// to offer, so every Phase II step is space-filling. Before, the region crawled over the plateau
+// between explorations: on plateau_ridge seeds 25 and 28 it never left the plateau in 50
+// evaluations (now at evaluation 12); a constant objective had 1 exploration in 30, not 25.
+TEST(GoUcb, FlatHistoryMakesEveryStepSpaceFilling) {
+  const Space box = Space::box(2, 0.0, 1.0);
+  auto flat = make_optimizer({{"name", "go-ucb"}}, box, Direction::Maximize, {.seed = 3, .horizon = 30});
+  Objective constant;
+  constant.function = [](const Vector&) { return 0.5; };
+  RunOptions ro;
+  ro.budget = 30;
+  optimize(*flat, constant, ro);
+  EXPECT_EQ(flat->diagnostics().at("explorations").get<std::size_t>(), 30 - GoUcb::default_n_init(30));
+
+  const Problem p = make_problem("plateau_ridge");
+  for (std::uint64_t seed : {25, 28}) {
+    auto opt = make_optimizer({{"name", "go-ucb"}}, p.space, p.direction, {.seed = seed, .horizon = 50});
+    Objective obj;
+    obj.direction = p.direction;
+    obj.function = p.f;
+    ro.budget = 50;
+    const RunSummary run = optimize(*opt, obj, ro);
+    EXPECT_GT(*run.best_y, 0.0) << "seed " << seed << ": never left the plateau";
+    auto replay = make_optimizer({{"name", "go-ucb"}}, p.space, p.direction, {.seed = seed, .horizon = 50});
+    for (const auto& o : opt->history()) replay->tell(o.trial.x, o.value);
+    EXPECT_EQ(replay->ask().x, opt->ask().x) << "seed " << seed;
+  }
+}

@@ -118,7 +118,8 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
               "also maximize over the whole domain; take that point when its lower bound beats the incumbent's upper bound")
         .integer("stall_steps", &GoUcbOptions::stall_steps, 0, kNoLimit,
                  "after this many steps in a row that neither improve nor leave the evaluated points' neighbourhood, one "
-                 "space-filling step (the point farthest from the data), then the region restarts; 0: never")
+                 "space-filling step (the point farthest from the data), then the region restarts; every step while all values "
+                 "are equal; 0: never")
         .choice("discrete_step", &GoUcbOptions::discrete_step, kDiscreteStepNames,
                 "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
                 "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "
