@@ -308,3 +308,23 @@ TEST(Turbo, RejectsBadOptions) {
   EXPECT_EQ(t.trust_region().failure_tolerance, 20u);
   EXPECT_EQ(t.n_init(), 40u);
 }
+
+// rff_features = 0 (the default): 1024 features below 300 points, so shorter runs keep their
+// traces, and 512 from then (docs/gp-bo.md, "Fewer features past 300 points").
+TEST(Turbo, DefaultFeatureCountHalvesPastThreeHundredPoints) {
+  const Space space = Space::box(3, 0.0, 1.0);
+  const auto next_point = [&](std::size_t points, const nlohmann::json& features) {
+    nlohmann::json spec = {{"name", "turbo"}, {"n_candidates", 300}, {"max_model_points", 40}};
+    if (!features.is_null()) spec["rff_features"] = features;
+    auto opt = make_optimizer(spec, space, Direction::Maximize, RunContext{.seed = 4});
+    // Increasing values at random points: every tell a success (the run never restarts into a new
+    // design) and a rough posterior, whose Thompson samples depend on the features drawn.
+    Rng rng(9);
+    for (std::size_t k = 0; k < points; ++k) opt->tell(rng.uniform_vector(3), static_cast<double>(k));
+    return opt->ask().x;
+  };
+  EXPECT_EQ(next_point(299, nullptr), next_point(299, 1024));
+  EXPECT_NE(next_point(299, nullptr), next_point(299, 512));
+  EXPECT_EQ(next_point(300, nullptr), next_point(300, 512));
+  EXPECT_NE(next_point(300, nullptr), next_point(300, 1024));
+}

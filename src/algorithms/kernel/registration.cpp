@@ -107,7 +107,8 @@ const OptionTable<TurboOptions>& turbo_options() {
                    "Thompson-sampling candidates; 0: min(100 d, 5000)")
           .choice("sampler", &TurboOptions::sampler, kThompsonSamplerNames,
                   "posterior draws: random-Fourier-feature pathwise (O(m)) or exact joint Cholesky (O(m^3))")
-          .integer("rff_features", &TurboOptions::rff_features, 1, kNoLimit, "random Fourier features of the rff sampler")
+          .integer("rff_features", &TurboOptions::rff_features, 0, kNoLimit,
+                   "random Fourier features of the rff sampler; 0: 1024 below 300 points, 512 from then")
           .real("length_init", &TurboOptions::length_init, NumberRange::above(0.0), "initial trust-region side L")
           .real("length_min", &TurboOptions::length_min, NumberRange::above(0.0), "restart when L falls below this (2^-7)")
           .real("length_max", &TurboOptions::length_max, NumberRange::above(0.0), "largest L")

@@ -85,7 +85,6 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument("turbo: option 'max_model_points' must be 0 (no cap) or >= 2, got " + std::to_string(options_.max_model_points));
   if (options_.batch_size == 0) throw InvalidArgument("turbo: option 'batch_size' must be >= 1");
-  if (options_.rff_features == 0) throw InvalidArgument("turbo: option 'rff_features' must be >= 1");
   if (options_.success_tolerance == 0) throw InvalidArgument("turbo: option 'success_tolerance' must be >= 1");
   if (options_.trust_regions == 0 || options_.trust_regions > 100)
     throw InvalidArgument("turbo: option 'trust_regions' must be in [1, 100], got " + std::to_string(options_.trust_regions));
@@ -256,6 +255,14 @@ void Turbo::observe(const Observation& obs, double y) {
   g.unsynced.push_back({u, y, true, history().size(), run_size + 1});
 }
 
+std::size_t Turbo::rff_features() const {
+  // Past 300 points half the features: the step's largest cost at n = 500 (docs/gp-bo.md, "Fewer
+  // features past 300 points"); Matheron's update corrects the prior draw at the data, where the
+  // candidates of a shrunken region lie. Shorter runs keep their traces.
+  if (options_.rff_features > 0) return options_.rff_features;
+  return history().size() < 300 ? 1024 : 512;
+}
+
 Matrix Turbo::candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng,
                          std::optional<Vector> lower, std::optional<Vector> upper) const {
   const auto d = static_cast<Eigen::Index>(space().dim());
@@ -413,7 +420,7 @@ std::vector<Vector> Turbo::propose(std::size_t n) {
       cands[r] = discrete ? discrete_candidates(gp, g, g.X.col(best), rng) : candidates(gp, g, g.X.col(best), rng);
       if (cands[r].cols() == 0) continue;
       samples[r] = options_.sampler == ThompsonSampler::Exact ? gp.sample_posterior(cands[r], q, rng)
-                                               : pathwise_thompson_samples(gp, cands[r], q, options_.rff_features, rng);
+                                               : pathwise_thompson_samples(gp, cands[r], q, rff_features(), rng);
       if (options_.recipe == TurboRecipe::Reference) {
         // The reference samples y = f + noise (gp.likelihood(gp(X_cand)).sample()).
         const double sd = std::sqrt(gp.hyperparameters().noise_variance) * gp.output_scale();

@@ -44,7 +44,9 @@ struct TurboOptions {
   /// Rff: pathwise sample (Wilson et al. 2020) with random Fourier features for the prior plus
   /// the exact GP update, O(m) in the candidates; Exact: joint Cholesky sample, O(m^3).
   ThompsonSampler sampler = ThompsonSampler::Rff;
-  std::size_t rff_features = 1024;
+  /// Random Fourier features of the Rff sampler; 0: 1024 while the history holds fewer than 300
+  /// points, 512 from then (docs/gp-bo.md, "Fewer features past 300 points").
+  std::size_t rff_features = 0;
   double length_init = 0.8, length_min = 0x1p-7, length_max = 1.6;
   std::size_t success_tolerance = 3;
   std::size_t failure_tolerance = 0;  ///< 0: ceil(max(4 / q, d / q))
@@ -127,6 +129,8 @@ class Turbo : public Optimizer {
   /// each one triggered at its tell: the GP is a function of the told history, its cost is paid
   /// in ask().
   void sync(const Region& region) const;
+  /// The Rff sampler's feature count this ask (options().rff_features; 0: by the history's size).
+  std::size_t rff_features() const;
   Matrix candidates(const GaussianProcess& gp, const Region& region, const Vector& center, Rng& rng,
                     std::optional<Vector> lower = std::nullopt, std::optional<Vector> upper = std::nullopt) const;
   /// Candidates on a space with integer or categorical parameters: valid values only, free points
