@@ -263,9 +263,8 @@ bool GoUcb::refit_due_now() const {
 
 void GoUcb::observe(const Observation& obs, double y) {
   // A history whose values are all bit-equal (a plateau) carries no information for the model.
-  const bool flat = flat_history_ && (!first_value_ || y == *first_value_);
+  flat_history_ = flat_history_ && (!first_value_ || y == *first_value_);
   if (!first_value_) first_value_ = y;
-  flat_history_ = flat;
   if (ellipsoid_ && options_.trust_adapt && trust_region() > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // TrustRegion's Steps rule, x1.5 after a Phase II improvement of the best value, x0.7 after
@@ -289,10 +288,10 @@ void GoUcb::observe(const Observation& obs, double y) {
       // A stalled step: no improvement, at a point next to one already evaluated (the acquisition
       // keeps returning to the incumbent: the region has nothing left to offer the model).
       // The alternate whole-domain steps of integer spaces (discrete_step) are not region steps:
-      // unless they improve or revisit, they leave the count as it is. A flat history (every value
-      // bit-equal: a plateau) counts every step as stalled; see also stalled().
+      // unless they improve or revisit, they leave the count as it is. (A flat history makes every
+      // step a space-filling one: stalled().)
       if (improved) stalled_ = 0;
-      else if (revisits(obs) || flat) ++stalled_;
+      else if (revisits(obs)) ++stalled_;
       else if (!whole_domain_step()) stalled_ = 0;
     }
   }
