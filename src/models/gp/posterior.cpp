@@ -52,7 +52,10 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
     mean += k.dot(alpha_);
     dmean.noalias() = J * alpha_;
     // w = K^-1 k: var -= k^T w (eq. 2.26), d/dx (k^T K^-1 k) = 2 J w.
-    const Vector w = (k.transpose() * explicit_inverse()).transpose();  // K^-1 symmetric: column dots
+    // The symmetric product reads one triangle: half the memory traffic of a general one (at
+    // n = 500, 33 instead of 41 us; docs/gp-bo.md, "A symmetric product").
+    Vector w(k.size());
+    w.noalias() = explicit_inverse().selfadjointView<Eigen::Lower>() * k;
     var -= k.dot(w);
     dvar.noalias() = -2.0 * (J * w);
   } else if (size() > 0) {
