@@ -8,7 +8,6 @@
 #include <limits>
 #include <numeric>
 #include <set>
-#include <string>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
@@ -250,64 +249,6 @@ TEST(GpScaling, WarmRefitsPastAHundredPointsStopWhenAnIterationGainsLittle) {
     }
     EXPECT_LT(stopped.last_fit().evaluations, full.last_fit().evaluations) << "n = " << n;
     EXPECT_NEAR(stopped.last_fit().log_posterior, full.last_fit().log_posterior, 0.01) << "n = " << n;
-  }
-}
-
-// Past 300 points a warm refit fits on a random subset of 256 points (the model conditions on all)
-// and keeps the subset's optimum only if all the data likes it better than the start. Settled
-// hyperparameters (a refit after 5% more data) stay where they are; unsettled ones (lengthscales
-// 3x too long) move most of the way a refit on all the points goes. The returned gain is measured
-// on all the points. Up to 300 points, and without on_subset (a thorough fit's polish, a fixed
-// refit_every, TuRBO), it is the refit on all points, bit for bit.
-TEST(GpScaling, WarmRefitsPastThreeHundredPointsRunOnASubsetAndNeverLoseOnAllPoints) {
-  for (const std::uint64_t seed : {31}) {
-    for (const Eigen::Index n : {260, 480}) {
-      for (const bool settled : {true, false}) {
-        GaussianProcess gp = gp_on(6, n, seed);
-        GpOptions o = gp.options();
-        o.fit = kernel_detail::warm_fit_options();
-        GaussianProcess warm(6, o);
-        warm.set_hyperparameters(gp.hyperparameters());
-        warm.set_data(gp.inputs(), gp.outputs());
-        Rng thorough_rng(1);
-        kernel_detail::fit_hyperparameters(warm, true, thorough_rng);
-        Rng data_rng(seed + 100);
-        for (int k = 0; k < 24; ++k) {  // 5% more data, as between refits
-          const Vector x = data_rng.uniform_vector(6);
-          warm.add_point(x, wavy(x) + 0.01 * data_rng.normal());
-        }
-        if (!settled) {
-          GpHyperparameters h = warm.hyperparameters();
-          h.lengthscales *= 3.0;
-          warm.set_hyperparameters(h);
-        }
-        GaussianProcess all = warm, sub = warm;
-        Rng rng_all(3), rng_sub(3);
-        const double gain_all = kernel_detail::warm_refit(all, rng_all);
-        const double gain_sub = kernel_detail::warm_refit(sub, rng_sub, /*on_subset=*/true);
-        const auto size = static_cast<std::size_t>(warm.size());
-        EXPECT_EQ(all.last_fit().points, size);
-        EXPECT_DOUBLE_EQ(gain_all, all.last_fit().log_posterior - all.last_fit().start_log_posterior);
-        if (size <= kernel_detail::kSubsetRefitFrom) {
-          EXPECT_EQ(sub.parameters(), all.parameters()) << "n = " << size;
-          continue;
-        }
-        EXPECT_EQ(sub.last_fit().points, kernel_detail::kSubsetRefitPoints);
-        // Judged on all the data, in the standardization both fits chose.
-        const double at_all = all.log_marginal_likelihood(all.parameters(), nullptr, true);
-        const double at_sub = all.log_marginal_likelihood(sub.parameters(), nullptr, true);
-        const double at_start = all.log_marginal_likelihood(warm.parameters(), nullptr, true);
-        const std::string where = "seed " + std::to_string(seed) + (settled ? ", settled" : ", unsettled");
-        EXPECT_GE(at_sub, at_start) << where;
-        EXPECT_NEAR(gain_sub, at_sub - at_start, 1e-9 * std::abs(at_start)) << where;
-        if (settled) {
-          EXPECT_LT(at_all - at_sub, 1.0) << where;  // nats: the full refit gains little either
-        } else {
-          EXPECT_GT(at_all - at_start, 50.0) << where;  // far from the optimum
-          EXPECT_GT(at_sub - at_start, 0.9 * (at_all - at_start)) << where;
-        }
-      }
-    }
   }
 }
 

@@ -80,15 +80,16 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
 
 }  // namespace
 
-double GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
-  // Subset refits under the automatic schedule only (a fixed refit_every keeps the full refits).
-  if (options_.fit == FitSchedule::Warm) return kernel_detail::fit_hyperparameters(gp, thorough, rng, options_.refit_every == 0);
+void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
+  if (options_.fit == FitSchedule::Warm) {
+    kernel_detail::fit_hyperparameters(gp, thorough, rng);
+    return;
+  }
   // "fresh": a new model at the prior modes, one local search (BoTorch's fit_gpytorch_mll).
   GaussianProcess fresh(gp.dim(), gp.options());
   fresh.set_data(gp.inputs(), gp.outputs());
   fresh.fit(rng);
   gp = std::move(fresh);
-  return gp.last_fit().log_posterior - gp.last_fit().start_log_posterior;
 }
 
 const char* gp_bo_name(Acquisition acquisition) {
@@ -200,14 +201,14 @@ void GpBo::sync() const {
     }
     apply_output_warp();
     const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
-    const double gain = fit_model(gp_, thorough, rng);
+    fit_model(gp_, thorough, rng);
     if (thorough) last_thorough_fit_ = n;
     // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
     // not for a capped model, whose refits also choose its subset again.
     // Only the automatic schedule stretches (a fixed refit_every ignores it; no misleading diagnostic).
     const bool settles = options_.refit_every == 0 && !thorough && n > kRefitEveryStepUpTo &&
                          options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
-    refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gain) : 1;
+    refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gp_.last_fit().log_posterior - gp_.last_fit().start_log_posterior) : 1;
     fitted_ = true;
     last_fit_n_ = n;
   }

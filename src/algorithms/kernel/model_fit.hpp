@@ -5,8 +5,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <cstddef>
 #include <numeric>
 #include <vector>
@@ -32,43 +30,15 @@ inline GpFitOptions warm_fit_options() {
 /// past 100 points"). Up to 100 points refits are cheap and run to the gradient tolerance.
 inline constexpr double kLargeRefitValueTolerance = 1e-6;
 
-/// Past kSubsetRefitFrom points a warm refit fits the hyperparameters on a random subset of
-/// kSubsetRefitPoints of them (GpFitOptions::max_points; the model still conditions on all): each
-/// evaluation is O(m^3), so at n = 500 a refit costs about a fifth. The subset's optimum is kept
-/// only if it raises the log posterior of all the points (one Cholesky each for it and the start):
-/// a subset can move the hyperparameters to where the whole data likes them less (docs/gp-bo.md,
-/// "Warm refits on a subset past 300 points"). Runs of up to 300 points are as before.
-inline constexpr std::size_t kSubsetRefitFrom = 300;
-inline constexpr std::size_t kSubsetRefitPoints = 256;
-
-/// gp.fit with its own (warm) options, and kLargeRefitValueTolerance past kRefitEveryStepUpTo points;
-/// with on_subset, on a subset past kSubsetRefitFrom points (gp-* under the automatic refit schedule;
-/// not a thorough fit's polish, nor TuRBO, whose local model is capped at 300 points anyway).
-/// Returns the log posterior gained on all of gp's points (the refit schedule's stretch reads it).
-inline double warm_refit(GaussianProcess& gp, Rng& rng, bool on_subset = false) {
-  const auto gain = [&gp] { return gp.last_fit().log_posterior - gp.last_fit().start_log_posterior; };
-  const auto n = static_cast<std::size_t>(gp.size());
-  if (n <= kRefitEveryStepUpTo) {
+/// gp.fit with its own (warm) options, and kLargeRefitValueTolerance past kRefitEveryStepUpTo points.
+inline void warm_refit(GaussianProcess& gp, Rng& rng) {
+  if (static_cast<std::size_t>(gp.size()) <= kRefitEveryStepUpTo) {
     gp.fit(rng);
-    return gain();
+    return;
   }
   GpFitOptions f = gp.options().fit;
   f.value_tolerance = std::max(f.value_tolerance, kLargeRefitValueTolerance);
-  if (n <= kSubsetRefitFrom || !on_subset || f.max_points > 0) {
-    gp.fit(rng, f);
-    return gain();
-  }
-  const Vector start = gp.parameters();
-  f.max_points = kSubsetRefitPoints;
   gp.fit(rng, f);
-  // Both judged on all the points, in the standardization the fit chose (the start's numbers are
-  // where the fit began).
-  const double before = gp.log_marginal_likelihood(start, nullptr, true);
-  const double after = gp.log_marginal_likelihood(gp.parameters(), nullptr, true);
-  if (!std::isfinite(before)) return std::numeric_limits<double>::infinity();
-  if (after >= before) return after - before;
-  gp.set_hyperparameters(gp.unpack(start));
-  return 0.0;
 }
 
 /// Largest data the multi-start part of a thorough fit runs on (a random subset beyond it).
@@ -81,10 +51,12 @@ inline constexpr std::size_t kThoroughFitPoints = 512;
 /// run on a copy with default fit options and installed in gp with the same data and
 /// standardization; past kThoroughFitPoints points the multi-start runs on a random subset of that
 /// many and a warm refit on all the data polishes its result. Otherwise gp.fit with gp's own
-/// (warm) options, on a subset past kSubsetRefitFrom points if subset_refits. Returns warm_refit's
-/// gain; NaN after a thorough fit.
-inline double fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng, bool subset_refits = false) {
-  if (!thorough) return warm_refit(gp, rng, subset_refits);
+/// (warm) options.
+inline void fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng) {
+  if (!thorough) {
+    warm_refit(gp, rng);
+    return;
+  }
   GpOptions o = gp.options();
   o.fit = GpFitOptions{};
   const bool subset = static_cast<std::size_t>(gp.size()) > kThoroughFitPoints;
@@ -98,7 +70,6 @@ inline double fit_hyperparameters(GaussianProcess& gp, bool thorough, Rng& rng, 
   refitted.set_hyperparameters(multi.hyperparameters());
   if (subset) warm_refit(refitted, rng);
   gp = std::move(refitted);
-  return std::numeric_limits<double>::quiet_NaN();
 }
 
 /// The columns of X (d x n) a model capped at `cap` points conditions on, sorted: all of them if

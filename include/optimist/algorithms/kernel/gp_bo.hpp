@@ -134,9 +134,8 @@ class GpBo : public Optimizer {
   /// The value stall rule (docs/robust.md): on a space with a categorical (pending points or not),
   /// the last three values told are bit-equal to the incumbent's.
   bool repeats_incumbent_value() const;
-  /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters); returns
-  /// the log posterior it gained on the model's points (NaN after a thorough warm-schedule fit).
-  double fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
+  /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
+  void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
   /// Applies the observations told since the last sync, in order, exactly as if each had been
   /// applied at its tell (add_point, then the fit due at that size with that size's seed): the
   /// model is a function of the told history, but its cost is paid in ask() (and counted in the
