@@ -52,8 +52,8 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
     mean += k.dot(alpha_);
     dmean.noalias() = J * alpha_;
     // w = K^-1 k: var -= k^T w (eq. 2.26), d/dx (k^T K^-1 k) = 2 J w.
-    // The symmetric product reads one triangle: half the memory traffic of a general one (at
-    // n = 500, 33 instead of 41 us; docs/gp-bo.md, "A symmetric product").
+    // A symmetric product: it reads one triangle, half the memory traffic of a general one
+    // (docs/gp-bo.md, "Candidate work").
     Vector w(k.size());
     w.noalias() = explicit_inverse().selfadjointView<Eigen::Lower>() * k;
     var -= k.dot(w);
