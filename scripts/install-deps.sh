@@ -8,6 +8,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   # build and C++ dependencies
   build-essential cmake pkg-config ccache libeigen3-dev liblbfgspp-dev nlohmann-json3-dev
+  # LAPACK/BLAS for the GP's large matrices (the single-threaded OpenBLAS)
+  libopenblas-serial-dev
   libcli11-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
   # studies: SQLite (embedded) and PostgreSQL (client library; the server for the tests)
   libsqlite3-dev libpqxx-dev postgresql-15

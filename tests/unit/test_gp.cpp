@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <numbers>
+#include <thread>
+#include <vector>
+#include <utility>
 
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/kernel.hpp"
@@ -155,21 +159,80 @@ TEST(Kernel, GramGradientsMatchFiniteDifferencesInLogHyperparameters) {
 }
 
 TEST(Kernel, InverseFromCholeskyMatchesDenseInverse) {
-  for (Eigen::Index n : {1, 5, 33, 100}) {
+  // Both sides of kLapackFrom: Eigen below it, LAPACK from it on.
+  for (Eigen::Index n : {Eigen::Index{1}, Eigen::Index{5}, Eigen::Index{33}, Eigen::Index{100}, kLapackFrom - 1,
+                         kLapackFrom, Eigen::Index{300}}) {
     Rng rng(static_cast<std::uint64_t>(n));
     const Matrix A = Matrix::NullaryExpr(n, n + 3, [&] { return rng.normal(); });
     const Matrix K = A * A.transpose() + 0.1 * Matrix::Identity(n, n);
     Matrix L, Kinv;
     EXPECT_EQ(cholesky_with_jitter(K, L), 0.0);
+    EXPECT_TRUE(L.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().isZero(0.0)) << n;
+    EXPECT_LT((L * L.transpose() - K).norm() / K.norm(), 1e-14) << n;
     inverse_from_cholesky(L, Kinv);
     EXPECT_LT((Kinv - K.inverse()).norm() / K.inverse().norm(), 1e-12) << n;
     EXPECT_EQ(Kinv, Kinv.transpose());
   }
-  // A singular matrix needs jitter; a NaN matrix throws.
-  Matrix L;
-  EXPECT_GT(cholesky_with_jitter(Matrix::Ones(4, 4), L), 0.0);
-  EXPECT_THROW(cholesky_with_jitter(Matrix::Constant(2, 2, std::nan("")), L), NumericalError);
-  EXPECT_THROW(cholesky_with_jitter(-Matrix::Identity(2, 2), L), NumericalError);
+  // A singular matrix needs jitter; a NaN matrix throws; on both sides of kLapackFrom.
+  for (Eigen::Index n : {Eigen::Index{4}, kLapackFrom + 72}) {
+    Matrix L;
+    const double jitter = cholesky_with_jitter(Matrix::Ones(n, n), L);
+    EXPECT_GT(jitter, 0.0) << n;
+    EXPECT_LT((L * L.transpose() - Matrix::Ones(n, n)).diagonal().maxCoeff(), 1.5 * jitter) << n;
+    Matrix bad = Matrix::Identity(n, n);
+    bad(n - 1, n - 1) = std::nan("");
+    EXPECT_THROW(cholesky_with_jitter(bad, L), NumericalError) << n;
+    EXPECT_THROW(cholesky_with_jitter(-Matrix::Identity(n, n), L), NumericalError) << n;
+  }
+}
+
+// Runs and study workers fit GPs in parallel threads of one process, so LAPACK must be safe to
+// call concurrently (OpenBLAS's serial build shares a buffer pool between calls, under a lock).
+TEST(Kernel, LapackFactorsAreTheSameWhenThreadsCallConcurrently) {
+  const Eigen::Index n = kLapackFrom + 72;
+  Rng rng(4);
+  const Matrix A = Matrix::NullaryExpr(n, n + 3, [&] { return rng.normal(); });
+  const Matrix K = A * A.transpose() + 0.1 * Matrix::Identity(n, n);
+  Matrix L0, Kinv0;
+  cholesky_with_jitter(K, L0);
+  inverse_from_cholesky(L0, Kinv0);
+  std::atomic<int> differing{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 40; ++r) {
+        Matrix L, Kinv;
+        cholesky_with_jitter(K, L);
+        inverse_from_cholesky(L, Kinv);
+        if (L != L0 || Kinv != Kinv0) ++differing;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(differing.load(), 0);
+}
+
+TEST(Kernel, SymmetricProductAndTriangularSolveReadTheLowerTriangle) {
+  for (Eigen::Index n : {Eigen::Index{7}, kLapackFrom + 13}) {
+    Rng rng(static_cast<std::uint64_t>(n));
+    const Matrix A = Matrix::NullaryExpr(n, n, [&] { return rng.normal(); });
+    const Matrix S = A + A.transpose();
+    // A block of a larger buffer (the GP's inverse lives in one), with garbage above the diagonal.
+    Matrix buffer = Matrix::Constant(n + 5, n + 5, 1e300);
+    buffer.topLeftCorner(n, n).triangularView<Eigen::Lower>() = S;
+    const Vector x = rng.normal_vector(n);
+    Vector y;
+    symmetric_product(std::as_const(buffer).topLeftCorner(n, n), x, y);
+    EXPECT_LT((y - S * x).norm() / (S * x).norm(), 1e-14) << n;
+    EXPECT_THROW(symmetric_product(S, Vector::Zero(n + 1), y), InvalidArgument);
+    // L^-1 B with a lower triangle of the same buffer (diagonal moved away from 0).
+    buffer.topLeftCorner(n, n).diagonal().array() = 2.0 * std::sqrt(static_cast<double>(n));
+    const Matrix L = buffer.topLeftCorner(n, n).triangularView<Eigen::Lower>();
+    const Matrix B = Matrix::NullaryExpr(n, 3, [&] { return rng.normal(); });
+    Matrix Y = B;
+    lower_solve_in_place(std::as_const(buffer).topLeftCorner(n, n), Y);
+    EXPECT_LT((L * Y - B).norm() / B.norm(), 1e-13) << n;
+    EXPECT_THROW(lower_solve_in_place(L, Y.topRows(n - 1)), InvalidArgument);
+  }
 }
 
 // ---------------------------------------------------------------- GP posterior

@@ -2,11 +2,31 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <cstddef>
 #include <string>
+
+// LAPACK (OpenBLAS, Debian libopenblas-serial-dev). The trailing lengths are the hidden string
+// arguments of the Fortran calling convention; OpenBLAS's own C implementations ignore them.
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len, std::size_t diag_len);
+void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb, std::size_t side_len,
+            std::size_t uplo_len, std::size_t transa_len, std::size_t diag_len);
+void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda, const double* x,
+            const int* incx, const double* beta, double* y, const int* incy, std::size_t uplo_len);
+}
 
 namespace optimist {
 
 namespace {
+
+int lapack_int(Eigen::Index n) {
+  if (n > static_cast<Eigen::Index>(1) << 30) throw InvalidArgument("linear algebra: matrix of " + std::to_string(n) + " rows is too large");
+  return static_cast<int>(n);
+}
 
 using MatrixRef = Eigen::Ref<Matrix>;
 
@@ -49,8 +69,15 @@ void lower_gram(MatrixRef A) {
 bool try_cholesky(const Matrix& K, double jitter, Matrix& L) {
   L = K;
   L.diagonal().array() += jitter;
-  Eigen::LLT<MatrixRef> llt(L);  // in place: the factor overwrites the lower triangle
-  if (llt.info() != Eigen::Success) return false;
+  if (L.rows() >= kLapackFrom) {
+    const int n = lapack_int(L.rows());
+    int info = 0;
+    dpotrf_("L", &n, L.data(), &n, &info, 1);
+    if (info != 0) return false;
+  } else {
+    Eigen::LLT<MatrixRef> llt(L);  // in place: the factor overwrites the lower triangle
+    if (llt.info() != Eigen::Success) return false;
+  }
   // LLT only rejects non-positive pivots; NaN pivots pass, so check the diagonal too.
   for (Eigen::Index i = 0; i < L.rows(); ++i)
     if (!(L(i, i) > 0.0) || !std::isfinite(L(i, i))) return false;
@@ -78,10 +105,47 @@ double cholesky_with_jitter(const Matrix& K, Matrix& L) {
 
 void inverse_from_cholesky(const Matrix& L, Matrix& Kinv) {
   Kinv = L.triangularView<Eigen::Lower>();
-  invert_lower(Kinv);
-  lower_gram(Kinv);
+  if (L.rows() >= kLapackFrom) {
+    // LAPACK's dpotri: the same two steps, trtri then lauum.
+    const int n = lapack_int(L.rows());
+    int info = 0;
+    dtrtri_("L", "N", &n, Kinv.data(), &n, &info, 1, 1);
+    if (info != 0) throw NumericalError("inverse_from_cholesky: the factor is singular at pivot " + std::to_string(info));
+    dlauum_("L", &n, Kinv.data(), &n, &info, 1);
+  } else {
+    invert_lower(Kinv);
+    lower_gram(Kinv);
+  }
   for (Eigen::Index j = 0; j + 1 < Kinv.cols(); ++j)
     Kinv.row(j).tail(Kinv.cols() - j - 1) = Kinv.col(j).tail(Kinv.cols() - j - 1).transpose();
+}
+
+void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vector& y) {
+  if (A.rows() != A.cols() || A.cols() != x.size())
+    throw InvalidArgument("symmetric_product: a " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                          " matrix times a vector of " + std::to_string(x.size()));
+  y.resize(x.size());
+  if (A.rows() < kLapackFrom) {
+    y.noalias() = A.selfadjointView<Eigen::Lower>() * x;
+    return;
+  }
+  const int n = lapack_int(A.rows()), lda = lapack_int(A.outerStride()), one = 1;
+  const double alpha = 1.0, beta = 0.0;
+  dsymv_("L", &n, &alpha, A.data(), &lda, x.data(), &one, &beta, y.data(), &one, 1);
+}
+
+void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> B) {
+  if (L.rows() != L.cols() || L.cols() != B.rows())
+    throw InvalidArgument("lower_solve_in_place: a " + std::to_string(L.rows()) + " x " + std::to_string(L.cols()) +
+                          " factor and " + std::to_string(B.rows()) + " right-hand-side rows");
+  if (L.rows() < kLapackFrom || B.cols() == 0) {
+    L.triangularView<Eigen::Lower>().solveInPlace(B);
+    return;
+  }
+  const int n = lapack_int(L.rows()), m = lapack_int(B.cols()), lda = lapack_int(L.outerStride()),
+            ldb = lapack_int(B.outerStride());
+  const double one = 1.0;
+  dtrsm_("L", "L", "N", "N", &n, &m, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
 }
 
 }  // namespace optimist

@@ -54,8 +54,8 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
     // w = K^-1 k: var -= k^T w (eq. 2.26), d/dx (k^T K^-1 k) = 2 J w.
     // A symmetric product: it reads one triangle, half the memory traffic of a general one
     // (docs/gp-bo.md, "Candidate work").
-    Vector w(k.size());
-    w.noalias() = explicit_inverse().selfadjointView<Eigen::Lower>() * k;
+    Vector w;
+    symmetric_product(explicit_inverse(), k, w);
     var -= k.dot(w);
     dvar.noalias() = -2.0 * (J * w);
   } else if (size() > 0) {
@@ -85,7 +85,7 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
   if (size() > 0) {
     Matrix Ks = kernel_.cross(X_, X);  // n x m
     mean.noalias() += Ks.transpose() * alpha_;
-    factor().triangularView<Eigen::Lower>().solveInPlace(Ks);
+    lower_solve_in_place(factor(), Ks);
     variance -= Ks.colwise().squaredNorm().transpose();
   }
   variance = variance.cwiseMax(0.0).array() + (with_noise ? hyp_.noise_variance : 0.0);

@@ -1,10 +1,16 @@
-// Dense linear algebra shared by the GP model: a jittered Cholesky and the inverse of a matrix
-// from its Cholesky factor.
+// Dense linear algebra shared by the GP model: a jittered Cholesky, the inverse of a matrix from
+// its Cholesky factor, triangular solves and a symmetric matrix-vector product. From kLapackFrom rows on they call
+// LAPACK and BLAS (OpenBLAS, whose kernels use the CPU's vector width: about twice Eigen's speed
+// in the portable SSE2 build, docs/gp-bo.md "Stop 51"); below it Eigen, which is as fast there.
 #pragma once
 
 #include "optimist/core/types.hpp"
 
 namespace optimist {
+
+/// Matrices of this many rows or more go to LAPACK/BLAS. The same as the GP's explicit-inverse
+/// threshold, so every model of fewer points computes exactly as before OpenBLAS was used.
+inline constexpr Eigen::Index kLapackFrom = 128;
 
 /// Writes the lower Cholesky factor of K + jitter I into the lower triangle of L (strict upper
 /// triangle zeroed) and returns the jitter. Tries jitter 0, then 1e-10, 1e-9, ..., 1e-4 times the
@@ -15,5 +21,11 @@ double cholesky_with_jitter(const Matrix& K, Matrix& L);
 /// inverse and L^-T L^-1 product (the LAPACK trtri + lauum scheme): about 2n^3/3 flops instead of
 /// the 2n^3 of solving against the identity.
 void inverse_from_cholesky(const Matrix& L, Matrix& Kinv);
+
+/// B <- L^-1 B for a lower triangular L (its strict upper triangle is not read).
+void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> B);
+
+/// y = A x for a symmetric A of which only the lower triangle is read.
+void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vector& y);
 
 }  // namespace optimist
