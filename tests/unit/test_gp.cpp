@@ -211,7 +211,7 @@ TEST(Kernel, LapackFactorsAreTheSameWhenThreadsCallConcurrently) {
   EXPECT_EQ(differing.load(), 0);
 }
 
-TEST(Kernel, SymmetricProductAndTriangularSolveReadTheLowerTriangle) {
+TEST(Kernel, BlasWrappersMatchEigen) {
   for (Eigen::Index n : {Eigen::Index{7}, kLapackFrom + 13}) {
     Rng rng(static_cast<std::uint64_t>(n));
     const Matrix A = Matrix::NullaryExpr(n, n, [&] { return rng.normal(); });
@@ -232,6 +232,18 @@ TEST(Kernel, SymmetricProductAndTriangularSolveReadTheLowerTriangle) {
     lower_solve_in_place(std::as_const(buffer).topLeftCorner(n, n), Y);
     EXPECT_LT((L * Y - B).norm() / B.norm(), 1e-13) << n;
     EXPECT_THROW(lower_solve_in_place(L, Y.topRows(n - 1)), InvalidArgument);
+    // C = alpha op(A) B by BLAS and by Eigen, into a block of a larger buffer.
+    for (bool transpose : {false, true}) {
+      const Matrix G = Matrix::NullaryExpr(transpose ? 4 : n, transpose ? n : 4, [&] { return rng.normal(); });
+      Matrix blas = Matrix::Zero(n + 2, 3), eigen = blas;
+      scaled_product(-2.0, G, transpose, B.topRows(4), blas.topRows(n), true);
+      scaled_product(-2.0, G, transpose, B.topRows(4), eigen.topRows(n), false);
+      const Matrix expected = -2.0 * (transpose ? Matrix(G.transpose()) : G) * B.topRows(4);
+      EXPECT_LT((blas.topRows(n) - expected).norm() / expected.norm(), 1e-14) << n;
+      EXPECT_LT((eigen.topRows(n) - expected).norm() / expected.norm(), 1e-14) << n;
+      EXPECT_TRUE(blas.bottomRows(2).isZero(0.0));
+      EXPECT_THROW(scaled_product(1.0, G, !transpose, B.topRows(4), blas.topRows(n), true), InvalidArgument);
+    }
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optimist/models/gp/linalg.hpp"
+
 namespace optimist {
 
 namespace {
@@ -165,7 +167,8 @@ Matrix Kernel::cross_fast(const Matrix& X1, const Matrix& X2) const {
   const Vector n1 = Z1.colwise().squaredNorm().transpose();
   const Vector n2 = Z2.colwise().squaredNorm().transpose();
   Matrix K(X1.cols(), X2.cols());
-  K.noalias() = -2.0 * Z1.transpose() * Z2;
+  // BLAS once X2 (the GP's data in every caller) has kLapackFrom points (linalg.hpp).
+  scaled_product(-2.0, Z1, true, Z2, K, X2.cols() >= kLapackFrom);
   K.colwise() += n1;
   K.rowwise() += n2.transpose();
   // The profile entry by entry: glibc's scalar exp beats Eigen's vectorized one here.

@@ -15,6 +15,9 @@ void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* inf
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb, std::size_t side_len,
             std::size_t uplo_len, std::size_t transa_len, std::size_t diag_len);
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, std::size_t transa_len, std::size_t transb_len);
 void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda, const double* x,
             const int* incx, const double* beta, double* y, const int* incy, std::size_t uplo_len);
 }
@@ -146,6 +149,26 @@ void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> 
             ldb = lapack_int(B.outerStride());
   const double one = 1.0;
   dtrsm_("L", "L", "N", "N", &n, &m, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
+}
+
+void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transpose_a, const Eigen::Ref<const Matrix>& B,
+                    Eigen::Ref<Matrix> C, bool use_blas) {
+  const Eigen::Index m = transpose_a ? A.cols() : A.rows(), k = transpose_a ? A.rows() : A.cols();
+  if (k != B.rows() || C.rows() != m || C.cols() != B.cols())
+    throw InvalidArgument("scaled_product: " + std::to_string(m) + " x " + std::to_string(k) + " times " +
+                          std::to_string(B.rows()) + " x " + std::to_string(B.cols()) + " into " +
+                          std::to_string(C.rows()) + " x " + std::to_string(C.cols()));
+  if (!use_blas || C.size() == 0 || k == 0) {
+    if (transpose_a)
+      C.noalias() = alpha * A.transpose() * B;
+    else
+      C.noalias() = alpha * A * B;
+    return;
+  }
+  const int mi = lapack_int(m), ni = lapack_int(B.cols()), ki = lapack_int(k), lda = lapack_int(A.outerStride()),
+            ldb = lapack_int(B.outerStride()), ldc = lapack_int(C.outerStride());
+  const double beta = 0.0;
+  dgemm_(transpose_a ? "T" : "N", "N", &mi, &ni, &ki, &alpha, A.data(), &lda, B.data(), &ldb, &beta, C.data(), &ldc, 1, 1);
 }
 
 }  // namespace optimist

@@ -57,6 +57,7 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
   // was 60% of a TuRBO step): each feature is then within ~1e-7 of its double value, far below the
   // O(1/sqrt(D)) error of the features themselves.
   constexpr Eigen::Index kBlock = 64;
+  const bool use_blas = n >= kLapackFrom;  // as the GP's own linear algebra (linalg.hpp)
   constexpr double kTwoPi = 2.0 * std::numbers::pi;
   constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
   Matrix arg(D, kBlock);
@@ -68,7 +69,7 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
     for (Eigen::Index j0 = 0; j0 < P.cols(); j0 += kBlock) {
       const Eigen::Index b = std::min(kBlock, P.cols() - j0);
       auto a = arg.leftCols(b);
-      a.noalias() = omega * P.middleCols(j0, b);
+      scaled_product(1.0, omega, false, P.middleCols(j0, b), a, use_blas);
       a.colwise() += phase;
       // Nearest multiple of 2 pi by the 1.5 * 2^52 rounding trick: plain arithmetic, so it
       // vectorizes where std::round does not.

@@ -1,7 +1,8 @@
 // Dense linear algebra shared by the GP model: a jittered Cholesky, the inverse of a matrix from
-// its Cholesky factor, triangular solves and a symmetric matrix-vector product. From kLapackFrom rows on they call
-// LAPACK and BLAS (OpenBLAS, whose kernels use the CPU's vector width: about twice Eigen's speed
-// in the portable SSE2 build, docs/gp-bo.md "Stop 51"); below it Eigen, which is as fast there.
+// its Cholesky factor, triangular solves, and symmetric and general products. From kLapackFrom
+// rows on they call LAPACK and BLAS (OpenBLAS, whose kernels use the CPU's vector width: about
+// twice Eigen's speed in the portable SSE2 build, docs/gp-bo.md "Stop 51"); below it Eigen, which
+// is as fast there.
 #pragma once
 
 #include "optimist/core/types.hpp"
@@ -24,6 +25,12 @@ void inverse_from_cholesky(const Matrix& L, Matrix& Kinv);
 
 /// B <- L^-1 B for a lower triangular L (its strict upper triangle is not read).
 void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> B);
+
+/// C = alpha op(A) B, op(A) = A^T if transpose_a, by BLAS's dgemm if use_blas, else by Eigen. The
+/// caller decides (a GP of kLapackFrom points or more), since the product's own size does not tell
+/// whether the run is past the threshold.
+void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transpose_a, const Eigen::Ref<const Matrix>& B,
+                    Eigen::Ref<Matrix> C, bool use_blas);
 
 /// y = A x for a symmetric A of which only the lower triangle is read.
 void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vector& y);
