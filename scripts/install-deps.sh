@@ -61,7 +61,36 @@ else
   exit 1
 fi
 
+# OpenBLAS's packages make themselves the system's BLAS and LAPACK (update-alternatives, priority
+# 90). That would change numpy's and so scikit-learn's arithmetic, and with it the values of the
+# hpo and robust tasks (docs/gp-bo.md, "Stop 51"). optimist links OpenBLAS by its own path and
+# needs none of it, so the selections stay what they were (Debian's reference BLAS and LAPACK on a
+# machine that had no other).
+arch="$(uname -m)-linux-gnu"
+blas_alternatives=("libblas.so.3-$arch" "liblapack.so.3-$arch")
+declare -A blas_before=()
+for name in "${blas_alternatives[@]}"; do
+  blas_before[$name]="$(update-alternatives --query "$name" 2>/dev/null | awk '/^Value:/ {print $2}')"
+done
+keep_blas_selection() {
+  local name old reference
+  for name in "${blas_alternatives[@]}"; do
+    old="${blas_before[$name]}"
+    case "$name" in
+      libblas*) reference="/usr/lib/$arch/blas/libblas.so.3" ;;
+      *) reference="/usr/lib/$arch/lapack/liblapack.so.3" ;;
+    esac
+    [[ -z "$old" ]] && old="$reference"
+    [[ "$old" == *openblas* || ! -e "$old" ]] && continue
+    if [[ "$(update-alternatives --query "$name" 2>/dev/null | awk '/^Value:/ {print $2}')" != "$old" ]]; then
+      echo "install-deps: keeping $old as the system's ${name%%-*}"
+      "${as_root[@]}" update-alternatives --set "$name" "$old" >/dev/null
+    fi
+  done
+}
+
 echo "install-deps: installing ${missing[*]}"
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+[[ " ${missing[*]} " == *" libopenblas-serial-dev "* ]] && keep_blas_selection
 install_web
