@@ -209,6 +209,9 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_EQ(error_of({{"name", "go-ucb-workshop"}, {"budget", 10}, {"u", -1.0}}), "go-ucb-workshop: option 'u' must be >= 0, got -1");
   EXPECT_EQ(error_of({{"name", "exploration-first"}, {"budget", 10}, {"oracle_iterations", 3000000000LL}}),
             "exploration-first: option 'oracle_iterations' must be in 0..2147483647, got 3000000000");
+  // As the acquisition's restarts: a count that would make a tell run for hours is refused.
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"oracle_restarts", 10001}}),
+            "go-ucb: option 'oracle_restarts' must be in 0..10000, got 10001");
   for (const nlohmann::json& hidden : {nlohmann::json::array(), nlohmann::json::array({0}), nlohmann::json::array({-3}), nlohmann::json::array({"a"})})
     EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"hidden", hidden}}).find("option 'hidden' must be a non-empty list of layer sizes >= 1, got " + hidden.dump()),
               std::string::npos) << hidden.dump();

@@ -19,7 +19,8 @@ const OptionTable<RegressionOracleOptions>& oracle_options() {
       OptionTable<RegressionOracleOptions>()
           .choice("oracle", &RegressionOracleOptions::method, kOracleMethodNames,
                   "regression oracle, eq. (2): Levenberg-Marquardt, or appendix D.1's SGD")
-          .integer("oracle_restarts", &RegressionOracleOptions::restarts, 0, kNoLimit, "oracle: random starts")
+          .integer("oracle_restarts", &RegressionOracleOptions::restarts, 0, static_cast<std::int64_t>(kMaxRestarts),
+                   "oracle: random starts")
           .integer("oracle_iterations", &RegressionOracleOptions::max_iterations, 0, INT_MAX,
                    "oracle (lm): iterations per start")
           .real("oracle_ridge", &RegressionOracleOptions::ridge, NumberRange::at_least(0.0), "oracle (lm): ridge toward the start")
