@@ -83,6 +83,35 @@ TEST(GradientEllipsoid, IncrementalFactorEqualsFullRecomputation) {
   }
 }
 
+TEST(GradientEllipsoid, InverseNormsOfManyRowsEqualTheExactBonusNorm) {
+  // Step 5 scores its raw samples in blocks through inverse_norms (a triangular solve or one
+  // product with the low-rank basis): each row must be ||g||_{Sigma^-1} of eq. (3), also before
+  // any Phase II gradient (t = 0: Sigma = lambda I).
+  const Eigen::Index d = 20;
+  const double lambda = 0.9;
+  for (Rep rep : {Rep::Dense, Rep::LowRank}) {
+    for (int t : {0, 1, 7, 35}) {
+      const LinearizedData data = linearized_data(d, t, 31 + t);
+      const GradientEllipsoid e = build(data, lambda, rep);
+      Matrix sigma = lambda * Matrix::Identity(d, d);
+      for (const auto& g : data.g) sigma += g * g.transpose();
+      Rng rng(9);
+      Matrix J(6, d);
+      for (Eigen::Index i = 0; i < J.rows(); ++i) J.row(i) = rng.normal_vector(d).transpose();
+      if (t > 0) J.row(2) = data.g[0].transpose();  // a kept direction
+      J.row(3).setZero();
+      const Vector norms = e.inverse_norms(J);
+      ASSERT_EQ(norms.size(), J.rows());
+      for (Eigen::Index i = 0; i < J.rows(); ++i) {
+        const Vector g = J.row(i).transpose();
+        const double exact = std::sqrt(g.dot(sigma.llt().solve(g)));
+        EXPECT_NEAR(norms[i], exact, 1e-9 * (1 + exact)) << "t = " << t << ", row " << i;
+        EXPECT_NEAR(norms[i], e.inverse_norm(g), 1e-12 * (1 + exact)) << "t = " << t << ", row " << i;
+      }
+    }
+  }
+}
+
 TEST(GradientEllipsoid, AddManyIsBitForBitTheSameAsAddingOneByOne) {
   // A refit rebuilds Sigma_t from all Phase II gradients at once (add_many): the same state as
   // the one-by-one adds it replaced, so that runs keep their points exactly.

@@ -76,6 +76,30 @@ Vector GoUcb::joint_ascent(const Vector& x_start, const Vector& lower, const Vec
   return x;
 }
 
+BoxBatchObjective GoUcb::batch_acquisition(const BoxObjective& fn) const {
+  if (options_.variant != GoUcbVariant::GoUcb || options_.acquisition != GoUcbAcquisition::Linearized) return {};
+  // Lemma 5.4's optimistic value of many candidates at once: the network's values and Jacobian in
+  // w, and ||g||_{Sigma^-1} by one triangular solve with Sigma_t's factor (or one product with the
+  // low-rank basis), in blocks of kBlock points (small temporaries: allocating large ones cost more
+  // than the products).
+  return [this, &fn](const Matrix& X) -> Vector {
+    constexpr Eigen::Index kBlock = 32;
+    Vector v(X.cols());
+    const Vector w = current_parameters();
+    const double rb = std::sqrt(beta(phase_two_count_ + 1));
+    for (Eigen::Index j0 = 0; j0 < X.cols(); j0 += kBlock) {
+      const Eigen::Index n = std::min(kBlock, X.cols() - j0);
+      const Matrix Xb = X.middleCols(j0, n);
+      try {
+        v.segment(j0, n) = model_->values(w, Xb) + rb * ellipsoid_->inverse_norms(model_->jacobian_w(w, Xb));
+      } catch (const NumericalError&) {  // non-finite somewhere in the block: point by point (fn gives -inf)
+        for (Eigen::Index j = 0; j < n; ++j) v[j0 + j] = fn(Xb.col(j), nullptr);
+      }
+    }
+    return v;
+  };
+}
+
 Vector GoUcb::acquire() {
   const std::size_t d = space().dim();
   std::vector<Vector> starts;
@@ -105,21 +129,32 @@ Vector GoUcb::acquire() {
     lower = (center.array() - half).max(0.0).matrix();
     upper = (center.array() + half).min(1.0).matrix();
   }
+  if (space().has_discrete()) return acquire_discrete(fn, starts, lower, upper, rng);
   const double r2 = trust_size() * trust_size();
   // Ball: a smooth penalty outside ||x - c|| <= r (kappa makes a 1% overshoot of r^2 cost ~1
   // standardized unit), then the exact radial projection of the result.
-  const auto ball_fn = [&](const Vector& x, Vector* grad) -> double {
-    double v = fn(x, grad);
+  const auto ball_penalty = [&](const Vector& x, Vector* grad) -> double {
     const double excess = (x - center).squaredNorm() - r2;
-    if (excess > 0) {
-      const double kappa = 1e4 / (r2 * r2);
-      v -= kappa * excess * excess;
-      if (grad) *grad -= 4.0 * kappa * excess * (x - center);
-    }
-    return v;
+    if (excess <= 0) return 0.0;
+    const double kappa = 1e4 / (r2 * r2);
+    if (grad) *grad -= 4.0 * kappa * excess * (x - center);
+    return kappa * excess * excess;
   };
-  if (space().has_discrete()) return acquire_discrete(fn, starts, lower, upper, rng);
-  BoxMaximizerResult r = ball ? maximize_in_box(ball_fn, lower, upper, starts, bo, rng) : maximize_in_box(fn, lower, upper, starts, bo, rng);
+  const auto ball_fn = [&](const Vector& x, Vector* grad) -> double {
+    const double v = fn(x, grad);
+    return v - ball_penalty(x, grad);
+  };
+  // The raw samples are scored in blocks (the same values as fn's, but one product for the block).
+  const BoxBatchObjective batch = batch_acquisition(fn);
+  BoxBatchObjective ball_batch;
+  if (batch)
+    ball_batch = [&](const Matrix& X) -> Vector {
+      Vector v = batch(X);
+      for (Eigen::Index j = 0; j < X.cols(); ++j) v[j] -= ball_penalty(X.col(j), nullptr);
+      return v;
+    };
+  BoxMaximizerResult r = ball ? maximize_in_box(ball_fn, lower, upper, starts, bo, rng, ball_batch)
+                              : maximize_in_box(fn, lower, upper, starts, bo, rng, batch);
   if (ball && r.found()) {
     const double dist = (r.x - center).norm();
     if (dist > trust_size()) r.x = center + (r.x - center) * (trust_size() / dist);
@@ -129,7 +164,7 @@ Vector GoUcb::acquire() {
   if (options_.variant == GoUcbVariant::GoUcb && options_.global_candidate && trust_region() > 0 && incumbent) {
     // Deviation global_candidate: the unrestricted step 5 wins only when even its pessimistic value
     // (Ball_t's lower end, first order) exceeds the optimistic value at the incumbent.
-    BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng);
+    BoxMaximizerResult g = maximize_in_box(fn, Vector::Zero(d), Vector::Ones(d), starts, bo, rng, batch);
     if (g.found()) {
       try {
         const auto [fg, bg] = mean_and_bonus(g.x);
@@ -176,27 +211,7 @@ Vector GoUcb::acquire_discrete(const BoxObjective& fn, const std::vector<Vector>
   mo.box.restarts = options_.restarts;
   const auto excluded = [&](const Vector& u) { return avoids_repeats() && is_taken(u); };
   const auto d = static_cast<Eigen::Index>(space().dim());
-  // Lemma 5.4's optimistic value of many candidates at once: the network's values and Jacobian in
-  // w, and ||g||_{Sigma^-1} by one triangular solve with Sigma_t's factor, in blocks of kBlock
-  // points (small temporaries: allocating large ones cost more than the products).
-  BoxBatchObjective batch;
-  if (options_.variant == GoUcbVariant::GoUcb && options_.acquisition == GoUcbAcquisition::Linearized)
-    batch = [this, &fn](const Matrix& X) -> Vector {
-      constexpr Eigen::Index kBlock = 32;
-      Vector v(X.cols());
-      const Vector w = current_parameters();
-      const double rb = std::sqrt(beta(phase_two_count_ + 1));
-      for (Eigen::Index j0 = 0; j0 < X.cols(); j0 += kBlock) {
-        const Eigen::Index n = std::min(kBlock, X.cols() - j0);
-        const Matrix Xb = X.middleCols(j0, n);
-        try {
-          v.segment(j0, n) = model_->values(w, Xb) + rb * ellipsoid_->inverse_norms(model_->jacobian_w(w, Xb));
-        } catch (const NumericalError&) {  // non-finite somewhere in the block: point by point (fn gives -inf)
-          for (Eigen::Index j = 0; j < n; ++j) v[j0 + j] = fn(Xb.col(j), nullptr);
-        }
-      }
-      return v;
-    };
+  const BoxBatchObjective batch = batch_acquisition(fn);
   MixedMaximizerResult r = maximize_mixed(dom, fn, batch, lower, upper, starts, excluded, mo, rng);
   if (!r.x && ((lower.array() > 0.0).any() || (upper.array() < 1.0).any()))
     r = maximize_mixed(dom, fn, batch, Vector::Zero(d), Vector::Ones(d), starts, excluded, mo, rng);

@@ -90,6 +90,8 @@ class GoUcb : public Optimizer {
   Vector acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
   Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;
+  /// Step 5's value for many raw samples at once (empty where fn is not Lemma 5.4's form).
+  BoxBatchObjective batch_acquisition(const BoxObjective& fn) const;
   /// f_{w_t}(x) and the bonus sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^-1} (go-ucb variant).
   std::pair<double, double> mean_and_bonus(const Vector& x) const;
   Vector joint_ascent(const Vector& x_start, const Vector& lower, const Vector& upper) const;
