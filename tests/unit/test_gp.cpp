@@ -13,7 +13,7 @@
 
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/kernel.hpp"
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 using namespace optimist;
 
@@ -243,6 +243,18 @@ TEST(Kernel, BlasWrappersMatchEigen) {
       EXPECT_LT((eigen.topRows(n) - expected).norm() / expected.norm(), 1e-14) << n;
       EXPECT_TRUE(blas.bottomRows(2).isZero(0.0));
       EXPECT_THROW(scaled_product(1.0, G, !transpose, B.topRows(4), blas.topRows(n), true), InvalidArgument);
+    }
+    // The lower triangle of A A^T / A^T A (dsyrk), A a block of a larger buffer.
+    Matrix wide = Matrix::NullaryExpr(n + 3, 9, [&] { return rng.normal(); });
+    for (bool transpose : {false, true}) {
+      const auto block = std::as_const(wide).topRows(transpose ? 9 : n).leftCols(transpose ? 5 : 9);
+      const Matrix expected = transpose ? Matrix(block.transpose() * block) : Matrix(block * block.transpose());
+      Matrix gram = Matrix::Constant(2, 2, 7.0);  // resized
+      lower_gram_product(block, transpose, gram);
+      ASSERT_EQ(gram.rows(), expected.rows());
+      ASSERT_EQ(gram.cols(), expected.rows());
+      EXPECT_LT((Matrix(gram.triangularView<Eigen::Lower>()) - Matrix(expected.triangularView<Eigen::Lower>())).norm() /
+                    expected.norm(), 1e-14) << n;
     }
   }
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "optimist/models/linalg.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 
@@ -33,6 +34,33 @@ TEST(RegressionOracle, LevenbergMarquardtFitsARealizableModel) {
   const double spread = (d.y.array() - d.y.mean()).square().sum();
   EXPECT_LT(fit.sse, 1e-8 * spread);
   EXPECT_EQ(fit.starts, o.restarts);
+}
+
+TEST(RegressionOracle, LevenbergMarquardtConvergesOnBothSidesOfTheLapackThreshold) {
+  // From kLapackFrom points on, each damped step's Gram matrix and its factor come from BLAS and
+  // LAPACK (n >= d_w: J^T J; n < d_w: the Woodbury form's J J^T). Both fit a realizable model
+  // to round-off, as the Eigen path below the threshold does.
+  for (int n : {60, static_cast<int>(kLapackFrom) + 40}) {
+    const Data d = realizable(n, 14);  // d_w = 13 < n: J^T J
+    Rng rng(1);
+    RegressionOracleOptions o;
+    o.ridge = 0.0;
+    o.max_iterations = 500;
+    const RegressionFit fit = fit_regression(d.model, d.X, d.y, Vector(), o, rng);
+    EXPECT_LT(fit.sse, 1e-8 * (d.y.array() - d.y.mean()).square().sum()) << n;
+  }
+  Mlp model = Mlp::paper_model(20);  // d_w = 551 > n: J J^T
+  for (int n : {40, static_cast<int>(kLapackFrom) + 60}) {
+    Rng rng(5);
+    Matrix X(20, n);
+    for (int i = 0; i < n; ++i) X.col(i) = rng.uniform_vector(20);
+    const Vector y = rng.normal_vector(n);
+    RegressionOracleOptions o;
+    o.restarts = 1;
+    o.max_iterations = 300;
+    const RegressionFit fit = fit_regression(model, X, y, Vector(), o, rng);
+    EXPECT_LT(fit.sse, 1e-3 * y.squaredNorm()) << n;
+  }
 }
 
 TEST(RegressionOracle, UnderdeterminedFitInterpolates) {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 namespace optimist {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "optimist/models/gp/gaussian_process.hpp"
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
 
 namespace optimist {

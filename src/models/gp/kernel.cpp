@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 namespace optimist {
 

@@ -5,7 +5,7 @@
 #include <numbers>
 #include <string>
 
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 namespace optimist {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "optimist/models/gp/gaussian_process.hpp"
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 namespace optimist {
 

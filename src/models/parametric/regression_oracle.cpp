@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "optimist/models/linalg.hpp"
+
 namespace optimist {
 
 namespace {
@@ -28,9 +30,39 @@ Cost cost_at(const ParametricModel& model, const Matrix& X, const Vector& y, con
   return c;
 }
 
+// (G + c I)^{-1} r for the Gram matrix G of which lower_gram_product wrote the lower triangle:
+// LAPACK's Cholesky, then two triangular solves. Empty if the factorization fails.
+Vector damped_gram_solve(Matrix& G, double c, const Vector& r) {
+  G.diagonal().array() += c;
+  Matrix L;
+  try {
+    cholesky_with_jitter(G.selfadjointView<Eigen::Lower>(), L);
+  } catch (const NumericalError&) {
+    return {};
+  }
+  Vector z = L.triangularView<Eigen::Lower>().solve(r);
+  L.triangularView<Eigen::Lower>().transpose().solveInPlace(z);
+  return z;
+}
+
 // Solves (J^T J + c I) delta = -b. With n < d_w the Woodbury form costs O(n^2 d_w) instead of
-// O(d_w^3): (J^T J + cI)^{-1} b = (b - J^T (J J^T + cI)^{-1} J b) / c.
+// O(d_w^3): (J^T J + cI)^{-1} b = (b - J^T (J J^T + cI)^{-1} J b) / c. From kLapackFrom data
+// points on, the Gram matrix and its factor come from BLAS and LAPACK (models/linalg.hpp); fewer
+// points compute exactly as before.
 Vector damped_step(const Matrix& J, const Vector& b, double c) {
+  if (J.rows() >= kLapackFrom) {
+    Matrix G;
+    if (J.rows() < J.cols()) {
+      lower_gram_product(J, false, G);
+      const Vector z = damped_gram_solve(G, c, J * b);
+      if (z.size() == 0) return Vector::Constant(b.size(), std::numeric_limits<double>::quiet_NaN());
+      return -(b - J.transpose() * z) / c;
+    }
+    lower_gram_product(J, true, G);
+    const Vector z = damped_gram_solve(G, c, b);
+    if (z.size() == 0) return Vector::Constant(b.size(), std::numeric_limits<double>::quiet_NaN());
+    return -z;
+  }
   if (J.rows() < J.cols()) {
     Matrix inner = J * J.transpose();
     inner.diagonal().array() += c;

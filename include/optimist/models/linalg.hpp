@@ -1,5 +1,6 @@
-// Dense linear algebra shared by the GP model: a jittered Cholesky, the inverse of a matrix from
-// its Cholesky factor, triangular solves, and symmetric and general products. From kLapackFrom
+// Dense linear algebra shared by the models (the GP; the parametric regression oracle's
+// Levenberg-Marquardt steps): a jittered Cholesky, the inverse of a matrix from its Cholesky
+// factor, triangular solves, and symmetric, Gram and general products. From kLapackFrom
 // rows on they call LAPACK and BLAS (OpenBLAS, whose kernels use the CPU's vector width: about
 // twice Eigen's speed in the portable SSE2 build, docs/gp-bo.md "Stop 51"); below it Eigen, which
 // is as fast there.
@@ -31,6 +32,10 @@ void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> 
 /// whether the run is past the threshold.
 void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transpose_a, const Eigen::Ref<const Matrix>& B,
                     Eigen::Ref<Matrix> C, bool use_blas);
+
+/// The lower triangle of C = A A^T (A^T A if transpose_a) by BLAS's dsyrk, half a general
+/// product's flops; C is resized to square and its strict upper triangle is left unspecified.
+void lower_gram_product(const Eigen::Ref<const Matrix>& A, bool transpose_a, Matrix& C);
 
 /// y = A x for a symmetric A of which only the lower triangle is read.
 void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vector& y);

@@ -1,4 +1,4 @@
-#include "optimist/models/gp/linalg.hpp"
+#include "optimist/models/linalg.hpp"
 
 #include <Eigen/Cholesky>
 #include <cmath>
@@ -18,6 +18,8 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc, std::size_t transa_len, std::size_t transb_len);
+void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const double* a,
+            const int* lda, const double* beta, double* c, const int* ldc, std::size_t uplo_len, std::size_t trans_len);
 void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda, const double* x,
             const int* incx, const double* beta, double* y, const int* incy, std::size_t uplo_len);
 }
@@ -169,6 +171,19 @@ void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transp
             ldb = lapack_int(B.outerStride()), ldc = lapack_int(C.outerStride());
   const double beta = 0.0;
   dgemm_(transpose_a ? "T" : "N", "N", &mi, &ni, &ki, &alpha, A.data(), &lda, B.data(), &ldb, &beta, C.data(), &ldc, 1, 1);
+}
+
+void lower_gram_product(const Eigen::Ref<const Matrix>& A, bool transpose_a, Matrix& C) {
+  const Eigen::Index n = transpose_a ? A.cols() : A.rows(), k = transpose_a ? A.rows() : A.cols();
+  C.resize(n, n);
+  if (n == 0) return;
+  if (k == 0) {
+    C.setZero();
+    return;
+  }
+  const int ni = lapack_int(n), ki = lapack_int(k), lda = lapack_int(A.outerStride());
+  const double one = 1.0, zero = 0.0;
+  dsyrk_("L", transpose_a ? "T" : "N", &ni, &ki, &one, A.data(), &lda, &zero, C.data(), &ni, 1, 1);
 }
 
 }  // namespace optimist
