@@ -86,11 +86,11 @@ TEST(GradientEllipsoid, IncrementalFactorEqualsFullRecomputation) {
 TEST(GradientEllipsoid, InverseNormsOfManyRowsEqualTheExactBonusNorm) {
   // Step 5 scores its raw samples in blocks through inverse_norms (a triangular solve or one
   // product with the low-rank basis): each row must be ||g||_{Sigma^-1} of eq. (3), also before
-  // any Phase II gradient (t = 0: Sigma = lambda I).
-  const Eigen::Index d = 20;
+  // any Phase II gradient (t = 0: Sigma = lambda I), and by BLAS's solve once a Dense Sigma of
+  // kLapackFrom weights or more holds kLapackFrom gradients (d = 130, t = 140).
   const double lambda = 0.9;
   for (Rep rep : {Rep::Dense, Rep::LowRank}) {
-    for (int t : {0, 1, 7, 35}) {
+    for (auto [d, t] : {std::pair<Eigen::Index, int>{20, 0}, {20, 1}, {20, 7}, {20, 35}, {130, 140}}) {
       const LinearizedData data = linearized_data(d, t, 31 + t);
       const GradientEllipsoid e = build(data, lambda, rep);
       Matrix sigma = lambda * Matrix::Identity(d, d);

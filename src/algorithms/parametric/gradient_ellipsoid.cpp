@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "optimist/models/linalg.hpp"
+
 namespace optimist {
 
 GradientEllipsoid::GradientEllipsoid(Vector w0, double lambda, Representation representation)
@@ -115,7 +117,14 @@ double GradientEllipsoid::inverse_norm(const Vector& g) const {
 
 Vector GradientEllipsoid::inverse_norms(const Matrix& J) const {
   if (representation_ == Representation::Dense) {
-    const Matrix whitened = llt_.matrixL().solve(J.transpose());  // one triangular solve for all rows
+    // One triangular solve for all rows; BLAS's once Sigma_t holds kLapackFrom gradients (fewer
+    // compute exactly as before it was used).
+    if (count_ < static_cast<std::size_t>(kLapackFrom)) {
+      const Matrix whitened = llt_.matrixL().solve(J.transpose());
+      return whitened.colwise().norm().transpose();
+    }
+    Matrix whitened = J.transpose();
+    lower_solve_in_place(llt_.matrixLLT(), whitened);
     return whitened.colwise().norm().transpose();
   }
   const Matrix coef = J * basis_;  // n x r
