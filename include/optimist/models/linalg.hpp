@@ -34,7 +34,8 @@ void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transp
                     Eigen::Ref<Matrix> C, bool use_blas);
 
 /// The lower triangle of C = A A^T (A^T A if transpose_a) by BLAS's dsyrk, half a general
-/// product's flops; C is resized to square and its strict upper triangle is left unspecified.
+/// product's flops, whatever the size (the caller applies kLapackFrom); C is resized to square
+/// and its strict upper triangle is left unspecified.
 void lower_gram_product(const Eigen::Ref<const Matrix>& A, bool transpose_a, Matrix& C);
 
 /// y = A x for a symmetric A of which only the lower triangle is read.

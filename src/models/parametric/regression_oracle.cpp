@@ -31,14 +31,15 @@ Cost cost_at(const ParametricModel& model, const Matrix& X, const Vector& y, con
 }
 
 // (G + c I)^{-1} r for the Gram matrix G of which lower_gram_product wrote the lower triangle:
-// LAPACK's Cholesky, then two triangular solves. Empty if the factorization fails.
+// LAPACK's Cholesky (jittered only if it fails), then two triangular solves. NaN if even the
+// jittered factorization fails, which ends the LM iterations as a non-finite step does.
 Vector damped_gram_solve(Matrix& G, double c, const Vector& r) {
   G.diagonal().array() += c;
   Matrix L;
   try {
     cholesky_with_jitter(G.selfadjointView<Eigen::Lower>(), L);
   } catch (const NumericalError&) {
-    return {};
+    return Vector::Constant(r.size(), std::numeric_limits<double>::quiet_NaN());
   }
   Vector z = L.triangularView<Eigen::Lower>().solve(r);
   L.triangularView<Eigen::Lower>().transpose().solveInPlace(z);
@@ -54,14 +55,10 @@ Vector damped_step(const Matrix& J, const Vector& b, double c) {
     Matrix G;
     if (J.rows() < J.cols()) {
       lower_gram_product(J, false, G);
-      const Vector z = damped_gram_solve(G, c, J * b);
-      if (z.size() == 0) return Vector::Constant(b.size(), std::numeric_limits<double>::quiet_NaN());
-      return -(b - J.transpose() * z) / c;
+      return -(b - J.transpose() * damped_gram_solve(G, c, J * b)) / c;
     }
     lower_gram_product(J, true, G);
-    const Vector z = damped_gram_solve(G, c, b);
-    if (z.size() == 0) return Vector::Constant(b.size(), std::numeric_limits<double>::quiet_NaN());
-    return -z;
+    return -damped_gram_solve(G, c, b);
   }
   if (J.rows() < J.cols()) {
     Matrix inner = J * J.transpose();
