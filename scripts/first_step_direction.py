@@ -85,6 +85,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
+    ascent_rng = np.random.default_rng(a.seed + 1)  # its own stream: the draws stay those of the tenth round
     n, d = a.points, a.dim
     cosines = {}
     for _ in range(a.draws):
@@ -109,7 +110,7 @@ def main():
         add("away from the other points' mean", x - np.delete(X, best, 0).mean(0))
         add("toward the second best point", X[np.argsort(f)[1]] - x)
         if len(cosines["toward the cube's centre"]) <= a.ascent_draws:
-            for name, step in acquisition_steps(X, y, best, rng).items():
+            for name, step in acquisition_steps(X, y, best, ascent_rng).items():
                 add(name, step)
     print(f"cosine with the true descent direction at the best of {n} uniform points, d = {d}, {a.draws} draws")
     for name, v in cosines.items():
