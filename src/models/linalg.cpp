@@ -3,6 +3,8 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <cstddef>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 
 // LAPACK (OpenBLAS, Debian libopenblas-serial-dev). The trailing lengths are the hidden string
@@ -34,6 +36,23 @@ int lapack_int(Eigen::Index n) {
 }
 
 using MatrixRef = Eigen::Ref<Matrix>;
+
+// Debian's serial OpenBLAS (0.3.21) is not safe to call from several threads at once: concurrent
+// dsyrk, dgemm, dtrsm, dpotrf and dlauum calls changed each other's results, so runs in parallel
+// threads (optimist bench --jobs, a study's workers) were not reproducible from their seeds.
+// dsymv measured safe beside any of them. So the level-3 and LAPACK calls run one at a time
+// (ExclusiveLock) and dsymv, the GP acquisition's many calls, side by side (SharedLock);
+// docs/gp-bo.md, "Stop 53".
+std::shared_mutex& openblas_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+struct ExclusiveLock {
+  std::unique_lock<std::shared_mutex> lock{openblas_mutex()};
+};
+struct SharedLock {
+  std::shared_lock<std::shared_mutex> lock{openblas_mutex()};
+};
 
 constexpr Eigen::Index kBlock = 32;  // below this, plain triangular solves are as fast
 
@@ -77,6 +96,7 @@ bool try_cholesky(const Matrix& K, double jitter, Matrix& L) {
   if (L.rows() >= kLapackFrom) {
     const int n = lapack_int(L.rows());
     int info = 0;
+    const ExclusiveLock lock;
     dpotrf_("L", &n, L.data(), &n, &info, 1);
     if (info != 0) return false;
   } else {
@@ -113,10 +133,13 @@ void inverse_from_cholesky(const Matrix& L, Matrix& Kinv) {
   if (L.rows() >= kLapackFrom) {
     // LAPACK's dpotri: the same two steps, trtri then lauum.
     const int n = lapack_int(L.rows());
-    int info = 0;
-    dtrtri_("L", "N", &n, Kinv.data(), &n, &info, 1, 1);
+    int info = 0, lauum_info = 0;
+    {
+      const ExclusiveLock lock;
+      dtrtri_("L", "N", &n, Kinv.data(), &n, &info, 1, 1);
+      if (info == 0) dlauum_("L", &n, Kinv.data(), &n, &lauum_info, 1);
+    }
     if (info != 0) throw NumericalError("inverse_from_cholesky: the factor is singular at pivot " + std::to_string(info));
-    dlauum_("L", &n, Kinv.data(), &n, &info, 1);
   } else {
     invert_lower(Kinv);
     lower_gram(Kinv);
@@ -136,6 +159,7 @@ void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vecto
   }
   const int n = lapack_int(A.rows()), lda = lapack_int(A.outerStride()), one = 1;
   const double alpha = 1.0, beta = 0.0;
+  const SharedLock lock;
   dsymv_("L", &n, &alpha, A.data(), &lda, x.data(), &one, &beta, y.data(), &one, 1);
 }
 
@@ -150,6 +174,7 @@ void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> 
   const int n = lapack_int(L.rows()), m = lapack_int(B.cols()), lda = lapack_int(L.outerStride()),
             ldb = lapack_int(B.outerStride());
   const double one = 1.0;
+  const ExclusiveLock lock;
   dtrsm_("L", "L", "N", "N", &n, &m, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
 }
 
@@ -170,6 +195,7 @@ void scaled_product(double alpha, const Eigen::Ref<const Matrix>& A, bool transp
   const int mi = lapack_int(m), ni = lapack_int(B.cols()), ki = lapack_int(k), lda = lapack_int(A.outerStride()),
             ldb = lapack_int(B.outerStride()), ldc = lapack_int(C.outerStride());
   const double beta = 0.0;
+  const ExclusiveLock lock;
   dgemm_(transpose_a ? "T" : "N", "N", &mi, &ni, &ki, &alpha, A.data(), &lda, B.data(), &ldb, &beta, C.data(), &ldc, 1, 1);
 }
 
@@ -183,6 +209,7 @@ void lower_gram_product(const Eigen::Ref<const Matrix>& A, bool transpose_a, Mat
   }
   const int ni = lapack_int(n), ki = lapack_int(k), lda = lapack_int(A.outerStride());
   const double one = 1.0, zero = 0.0;
+  const ExclusiveLock lock;
   dsyrk_("L", transpose_a ? "T" : "N", &ni, &ki, &one, A.data(), &lda, &zero, C.data(), &ni, 1, 1);
 }
 
