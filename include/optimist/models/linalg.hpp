@@ -3,7 +3,8 @@
 // factor, triangular solves, and symmetric, Gram and general products. From kLapackFrom
 // rows on they call LAPACK and BLAS (OpenBLAS, whose kernels use the CPU's vector width: about
 // twice Eigen's speed in the portable SSE2 build, docs/gp-bo.md "Stop 51"); below it Eigen, which
-// is as fast there.
+// is as fast there. Every function may be called from several threads at once: the OpenBLAS calls
+// take a process-wide lock, since its serial build is not safe for that (docs/gp-bo.md "Stop 53").
 #pragma once
 
 #include "optimist/core/types.hpp"
