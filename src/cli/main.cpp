@@ -7,6 +7,10 @@
 #include <exception>
 #include <string>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "cli/bench_command.hpp"
 #include "cli/dashboard_command.hpp"
 #include "cli/format.hpp"
@@ -54,9 +58,23 @@ std::string help_hint(int argc, char** argv) {
   return "run 'optimist --help'";
 }
 
+// Our models free and allocate matrices of a new, larger size at every step of a growing history.
+// glibc maps a block above its mmap threshold afresh each time (and raises the threshold only to
+// the size last freed), so those matrices arrived as fresh pages: a fifth of GO-UCB's time and a
+// tenth of gp-ei's in budget-400 runs went to page faults (docs/architecture.md, "Memory"). A
+// fixed threshold of 32 MiB (glibc's largest) and a high trim threshold keep freed memory for
+// reuse. A program-wide choice, so the program makes it; the library does not touch the allocator.
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory_for_reuse();
   CLI::App app{"Global optimization of expensive, noisy black-box functions.", "optimist"};
   app.set_version_flag("--version", std::string("optimist ") + optimist::version());
   app.require_subcommand(1);

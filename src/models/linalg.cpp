@@ -6,6 +6,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 // LAPACK (OpenBLAS, Debian libopenblas-serial-dev). The trailing lengths are the hidden string
 // arguments of the Fortran calling convention; OpenBLAS's own C implementations ignore them.
@@ -211,6 +212,18 @@ void lower_gram_product(const Eigen::Ref<const Matrix>& A, bool transpose_a, Mat
   const double one = 1.0, zero = 0.0;
   const ExclusiveLock lock;
   dsyrk_("L", transpose_a ? "T" : "N", &ni, &ki, &one, A.data(), &lda, &zero, C.data(), &ni, 1, 1);
+}
+
+Eigen::Map<Matrix> scratch_matrix(ScratchSlot slot, Eigen::Index rows, Eigen::Index cols) {
+  if (rows < 0 || cols < 0) throw InvalidArgument("scratch_matrix: " + std::to_string(rows) + " x " + std::to_string(cols));
+  thread_local std::vector<double, Eigen::aligned_allocator<double>> buffers[static_cast<std::size_t>(ScratchSlot::kCount)];
+  auto& buffer = buffers[static_cast<std::size_t>(slot)];
+  const auto needed = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  if (buffer.size() < needed) {
+    buffer.clear();  // nothing to copy: the contents are unspecified
+    buffer.resize(std::max(needed, buffer.capacity() + buffer.capacity() / 2));
+  }
+  return {buffer.data(), rows, cols};
 }
 
 }  // namespace optimist

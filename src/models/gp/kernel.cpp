@@ -147,34 +147,50 @@ double Kernel::operator()(const Vector& x1, const Vector& x2) const {
 }
 
 Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
+  Matrix K(X1.cols(), X2.cols());
+  cross(X1, X2, K);
+  return K;
+}
+
+void Kernel::cross(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const {
+  if (K.rows() != X1.cols() || K.cols() != X2.cols())
+    throw InvalidArgument("Kernel::cross: output of " + std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
+                          " for " + std::to_string(X1.cols()) + " x " + std::to_string(X2.cols()) + " points");
   // Scaling once makes each pair a plain squared distance (direct differences, not the
   // |a|^2 + |b|^2 - 2ab expansion, which loses accuracy for nearby points; with glibc's scalar
   // exp this loop also beats a matrix product plus Eigen's vectorized exp).
   const Matrix Z1 = embed(X1);
   const Matrix Z2 = embed(X2);
-  Matrix K(X1.cols(), X2.cols());
   for (Eigen::Index j = 0; j < X2.cols(); ++j)
     for (Eigen::Index i = 0; i < X1.cols(); ++i)
       K(i, j) = outputscale_ * profile((Z1.col(i) - Z2.col(j)).squaredNorm(), nullptr);
-  return K;
 }
 
 Matrix Kernel::cross_fast(const Matrix& X1, const Matrix& X2) const {
+  Matrix K(X1.cols(), X2.cols());
+  cross_fast(X1, X2, K);
+  return K;
+}
+
+void Kernel::cross_fast(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const {
+  if (K.rows() != X1.cols() || K.cols() != X2.cols())
+    throw InvalidArgument("Kernel::cross_fast: output of " + std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
+                          " for " + std::to_string(X1.cols()) + " x " + std::to_string(X2.cols()) + " points");
   Matrix Z1 = embed(X1), Z2 = embed(X2);
   const Vector centre = Z2.rowwise().mean();
   Z1.colwise() -= centre;
   Z2.colwise() -= centre;
   const Vector n1 = Z1.colwise().squaredNorm().transpose();
   const Vector n2 = Z2.colwise().squaredNorm().transpose();
-  Matrix K(X1.cols(), X2.cols());
   // BLAS once X2 (the GP's data in every caller) has kLapackFrom points (linalg.hpp).
   scaled_product(-2.0, Z1, true, Z2, K, X2.cols() >= kLapackFrom);
   K.colwise() += n1;
   K.rowwise() += n2.transpose();
   // The profile entry by entry: glibc's scalar exp beats Eigen's vectorized one here.
-  double* k = K.data();
-  for (Eigen::Index i = 0; i < K.size(); ++i) k[i] = outputscale_ * profile(std::max(k[i], 0.0), nullptr);
-  return K;
+  for (Eigen::Index j = 0; j < K.cols(); ++j) {
+    double* k = K.col(j).data();  // K may be a block of a larger buffer
+    for (Eigen::Index i = 0; i < K.rows(); ++i) k[i] = outputscale_ * profile(std::max(k[i], 0.0), nullptr);
+  }
 }
 
 void Kernel::gram_with_derivative(const Matrix& X, Matrix& K, Matrix* dK_dr2) const {

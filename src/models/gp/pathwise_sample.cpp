@@ -96,7 +96,9 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
     for (Eigen::Index j = 0; j < Q; ++j)
       for (Eigen::Index i = 0; i < n; ++i) r(i, j) += ys[i] - sd_noise * rng.normal();
     gp.solve_in_place(r);  // the GP's own factor: O(n^2 q), no O(n^3) refactorization per draw
-    out.noalias() += kernel.cross_fast(C, X) * r;
+    auto K = scratch_matrix(ScratchSlot::kCrossKernel, C.cols(), n);
+    kernel.cross_fast(C, X, K);
+    out.noalias() += K * r;
   }
   out.array() += h.mean;
   return (gp.output_mean() + gp.output_scale() * out.array()).matrix();

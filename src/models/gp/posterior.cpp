@@ -83,7 +83,8 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
   mean = Vector::Constant(m, hyp_.mean);
   variance = Vector::Constant(m, kernel_.variance());
   if (size() > 0) {
-    Matrix Ks = kernel_.cross(X_, X);  // n x m
+    auto Ks = scratch_matrix(ScratchSlot::kPredictCross, size(), m);  // n x m
+    kernel_.cross(X_, X, Ks);
     mean.noalias() += Ks.transpose() * alpha_;
     lower_solve_in_place(factor(), Ks);
     variance -= Ks.colwise().squaredNorm().transpose();
@@ -96,7 +97,11 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
 void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
   check_points(X, dim_, "predict_mean");
   mean = Vector::Constant(X.cols(), hyp_.mean);
-  if (size() > 0) mean.noalias() += kernel_.cross_fast(X, X_) * alpha_;
+  if (size() > 0) {
+    auto K = scratch_matrix(ScratchSlot::kCrossKernel, X.cols(), size());
+    kernel_.cross_fast(X, X_, K);
+    mean.noalias() += K * alpha_;
+  }
   mean = (y_mean_ + y_scale_ * mean.array()).matrix();
 }
 
@@ -106,7 +111,8 @@ void GaussianProcess::predict_mean_and_variance_bound(const Matrix& X, Vector& m
   mean = Vector::Constant(X.cols(), hyp_.mean);
   variance_bound = Vector::Constant(X.cols(), s);
   if (size() > 0) {
-    const Matrix K = kernel_.cross_fast(X, X_);  // m x n, the same product as predict_mean's
+    auto K = scratch_matrix(ScratchSlot::kCrossKernel, X.cols(), size());  // m x n, as predict_mean's
+    kernel_.cross_fast(X, X_, K);
     mean.noalias() += K * alpha_;
     const double diagonal = s + hyp_.noise_variance + jitter_;
     Vector nearest = K.col(0).cwiseAbs();  // max over each row, column by column (contiguous)

@@ -69,10 +69,14 @@ class Kernel {
   double variance() const { return outputscale_; }
   /// K_ij = k(X1.col(i), X2.col(j)).
   Matrix cross(const Matrix& X1, const Matrix& X2) const;
+  /// The same into K, which must be X1.cols() x X2.cols() (a caller's reused buffer).
+  void cross(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const;
   /// cross() for large batches: squared distances by one matrix product (|a|^2 + |b|^2 - 2 a.b
   /// after centring, clamped at 0) instead of a difference per pair. Within ~1e-13 of cross()
   /// (every profile is smooth in r^2 at 0); timing in bench/bench_gp.cpp, BM_KernelCross.
   Matrix cross_fast(const Matrix& X1, const Matrix& X2) const;
+  /// The same into K, as cross().
+  void cross_fast(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const;
   /// K_ij = k(X.col(i), X.col(j)), symmetric, exact diagonal s.
   Matrix gram(const Matrix& X) const;
 
