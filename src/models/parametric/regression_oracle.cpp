@@ -30,17 +30,25 @@ Cost cost_at(const ParametricModel& model, const Matrix& X, const Vector& y, con
   return c;
 }
 
-// (G + c I)^{-1} r for the Gram matrix G of which lower_gram_product wrote the lower triangle:
-// LAPACK's Cholesky (jittered only if it fails), then two triangular solves. NaN if even the
-// jittered factorization fails, which ends the LM iterations as a non-finite step does.
-Vector damped_gram_solve(Matrix& G, double c, const Vector& r) {
-  G.diagonal().array() += c;
-  Matrix L;
+// The large matrices of one fit's steps, kept from step to step: their size is fixed within a fit,
+// and matrices freed and allocated again at every step arrived as fresh pages (docs/go-ucb.md,
+// "Stop 54").
+struct StepWorkspace {
+  Matrix gram, damped, factor;
+};
+
+// (G + c I)^{-1} r for the Gram matrix ws.gram of which lower_gram_product wrote the lower
+// triangle: LAPACK's Cholesky (jittered only if it fails), then two triangular solves. NaN if even
+// the jittered factorization fails, which ends the LM iterations as a non-finite step does.
+Vector damped_gram_solve(StepWorkspace& ws, double c, const Vector& r) {
+  ws.gram.diagonal().array() += c;
+  ws.damped = ws.gram.selfadjointView<Eigen::Lower>();
   try {
-    cholesky_with_jitter(G.selfadjointView<Eigen::Lower>(), L);
+    cholesky_with_jitter(ws.damped, ws.factor);
   } catch (const NumericalError&) {
     return Vector::Constant(r.size(), std::numeric_limits<double>::quiet_NaN());
   }
+  const Matrix& L = ws.factor;
   Vector z = L.triangularView<Eigen::Lower>().solve(r);
   L.triangularView<Eigen::Lower>().transpose().solveInPlace(z);
   return z;
@@ -50,15 +58,14 @@ Vector damped_gram_solve(Matrix& G, double c, const Vector& r) {
 // O(d_w^3): (J^T J + cI)^{-1} b = (b - J^T (J J^T + cI)^{-1} J b) / c. From kLapackFrom data
 // points on, the Gram matrix and its factor come from BLAS and LAPACK (models/linalg.hpp); fewer
 // points compute exactly as before.
-Vector damped_step(const Matrix& J, const Vector& b, double c) {
+Vector damped_step(const Matrix& J, const Vector& b, double c, StepWorkspace& ws) {
   if (J.rows() >= kLapackFrom) {
-    Matrix G;
     if (J.rows() < J.cols()) {
-      lower_gram_product(J, false, G);
-      return -(b - J.transpose() * damped_gram_solve(G, c, J * b)) / c;
+      lower_gram_product(J, false, ws.gram);
+      return -(b - J.transpose() * damped_gram_solve(ws, c, J * b)) / c;
     }
-    lower_gram_product(J, true, G);
-    return -damped_gram_solve(G, c, b);
+    lower_gram_product(J, true, ws.gram);
+    return -damped_gram_solve(ws, c, b);
   }
   if (J.rows() < J.cols()) {
     Matrix inner = J * J.transpose();
@@ -82,11 +89,12 @@ RegressionFit levenberg_marquardt(const ParametricModel& model, const Matrix& X,
   if (!std::isfinite(cost.value)) return fit;
   Matrix J = model.jacobian_w(fit.w, X);
   double mu = -1.0, nu = 2.0;
+  StepWorkspace workspace;
   for (fit.iterations = 0; fit.iterations < o.max_iterations; ++fit.iterations) {
     const Vector grad = J.transpose() * r + o.ridge * (fit.w - w_start) + o.weight_decay * fit.w;  // half the cost gradient
     if (mu < 0) mu = 1e-3 * std::max(1e-12, J.colwise().squaredNorm().maxCoeff());
     if (grad.lpNorm<Eigen::Infinity>() < 1e-14) break;
-    const Vector step = damped_step(J, grad, o.ridge + o.weight_decay + mu);
+    const Vector step = damped_step(J, grad, o.ridge + o.weight_decay + mu, workspace);
     if (!step.allFinite()) break;
     if (step.norm() <= o.tolerance * (fit.w.norm() + o.tolerance)) break;
     const Vector w_new = fit.w + step;
