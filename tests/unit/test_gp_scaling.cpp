@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
@@ -15,6 +16,7 @@
 #include "optimist/algorithms/kernel/turbo.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/driver.hpp"
+#include "optimist/models/linalg.hpp"
 #include "optimist/problems/problem.hpp"
 
 using namespace optimist;
@@ -307,6 +309,49 @@ TEST(GpScaling, FastKernelMatrixEqualsTheDirectOne) {
     const Kernel k(t, Vector::LinSpaced(20, 0.3, 1.5), 1.7);
     EXPECT_LT((k.cross_fast(A, B) - k.cross(A, B)).cwiseAbs().maxCoeff(), 1e-12) << to_string(t);
   }
+}
+
+TEST(GpScaling, KernelMatricesIntoABlockOfALargerBufferEqualTheReturnedOnes) {
+  // The scratch buffers hand out whole matrices, but a caller may pass any block: the output's
+  // column stride must be honoured (BLAS past kLapackFrom points, Eigen below).
+  Rng rng(5);
+  for (Eigen::Index n : {40, 150}) {
+    const Matrix A = Matrix::NullaryExpr(6, 33, [&] { return rng.uniform(); });
+    const Matrix B = Matrix::NullaryExpr(6, n, [&] { return rng.uniform(); });
+    const Kernel k(KernelType::Matern52, Vector::LinSpaced(6, 0.2, 0.9), 1.3);
+    Matrix big = Matrix::Constant(50, n + 3, -7.0);
+    k.cross_fast(A, B, big.block(4, 2, 33, n));
+    EXPECT_TRUE(big.block(4, 2, 33, n) == k.cross_fast(A, B)) << n;
+    k.cross(A, B, big.block(4, 2, 33, n));
+    EXPECT_TRUE(big.block(4, 2, 33, n) == k.cross(A, B)) << n;
+    EXPECT_EQ(big.topRows(4).minCoeff(), -7.0);  // nothing written outside the block
+    EXPECT_EQ(big.topRows(4).maxCoeff(), -7.0);
+    EXPECT_EQ(big.bottomRows(13).maxCoeff(), -7.0);
+    EXPECT_EQ(big.leftCols(2).maxCoeff(), -7.0);
+    EXPECT_THROW(k.cross_fast(A, B, big.block(0, 0, 32, n)), InvalidArgument);
+    EXPECT_THROW(k.cross(A, B, big.block(0, 0, 33, n - 1)), InvalidArgument);
+  }
+}
+
+TEST(GpScaling, ScratchMatricesReuseTheirBufferAndKeepSlotsApart) {
+  auto a = scratch_matrix(ScratchSlot::kCrossKernel, 300, 200);
+  ASSERT_EQ(a.rows(), 300);
+  ASSERT_EQ(a.cols(), 200);
+  a.setConstant(1.0);
+  const double* first = a.data();
+  auto other = scratch_matrix(ScratchSlot::kPredictCross, 300, 200);
+  other.setConstant(2.0);
+  EXPECT_EQ(a.maxCoeff(), 1.0);  // another slot's buffer does not alias this one
+  // A smaller or equal request reuses the buffer: no new pages at every step of a growing run.
+  EXPECT_EQ(scratch_matrix(ScratchSlot::kCrossKernel, 200, 300).data(), first);
+  EXPECT_EQ(scratch_matrix(ScratchSlot::kCrossKernel, 10, 7).data(), first);
+  const auto grown = scratch_matrix(ScratchSlot::kCrossKernel, 301, 200);
+  EXPECT_EQ(grown.size(), 301 * 200);
+  // Each thread has its own buffers.
+  const double* in_thread = nullptr;
+  std::thread([&] { in_thread = scratch_matrix(ScratchSlot::kCrossKernel, 301, 200).data(); }).join();
+  EXPECT_NE(in_thread, grown.data());
+  EXPECT_THROW(scratch_matrix(ScratchSlot::kCrossKernel, -1, 3), InvalidArgument);
 }
 
 TEST(GpScaling, SubsetKeepsTheNearestHalfAndDrawsTheRest) {
