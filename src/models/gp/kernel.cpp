@@ -9,6 +9,12 @@ namespace optimist {
 
 namespace {
 
+void check_cross_output(const Eigen::Ref<Matrix>& K, const Matrix& X1, const Matrix& X2, const char* who) {
+  if (K.rows() != X1.cols() || K.cols() != X2.cols())
+    throw InvalidArgument(std::string(who) + ": output of " + std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
+                          " for " + std::to_string(X1.cols()) + " x " + std::to_string(X2.cols()) + " points");
+}
+
 const char* const kValidNames = "matern52, matern32, rbf (alias se)";
 
 void check_lengthscales(const Vector& l) {
@@ -153,9 +159,7 @@ Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
 }
 
 void Kernel::cross(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const {
-  if (K.rows() != X1.cols() || K.cols() != X2.cols())
-    throw InvalidArgument("Kernel::cross: output of " + std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
-                          " for " + std::to_string(X1.cols()) + " x " + std::to_string(X2.cols()) + " points");
+  check_cross_output(K, X1, X2, "Kernel::cross");
   // Scaling once makes each pair a plain squared distance (direct differences, not the
   // |a|^2 + |b|^2 - 2ab expansion, which loses accuracy for nearby points; with glibc's scalar
   // exp this loop also beats a matrix product plus Eigen's vectorized exp).
@@ -173,9 +177,7 @@ Matrix Kernel::cross_fast(const Matrix& X1, const Matrix& X2) const {
 }
 
 void Kernel::cross_fast(const Matrix& X1, const Matrix& X2, Eigen::Ref<Matrix> K) const {
-  if (K.rows() != X1.cols() || K.cols() != X2.cols())
-    throw InvalidArgument("Kernel::cross_fast: output of " + std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
-                          " for " + std::to_string(X1.cols()) + " x " + std::to_string(X2.cols()) + " points");
+  check_cross_output(K, X1, X2, "Kernel::cross_fast");
   Matrix Z1 = embed(X1), Z2 = embed(X2);
   const Vector centre = Z2.rowwise().mean();
   Z1.colwise() -= centre;
