@@ -60,8 +60,8 @@ std::string help_hint(int argc, char** argv) {
 
 // Our models free and allocate matrices of a new, larger size at every step of a growing history.
 // glibc maps a block above its mmap threshold afresh each time (and raises the threshold only to
-// the size last freed), so those matrices arrived as fresh pages: a fifth of GO-UCB's time and a
-// tenth of gp-ei's in budget-400 runs went to page faults (docs/architecture.md, "Memory"). A
+// the size last freed), so those matrices arrived as fresh pages: about a quarter of a whole run's
+// time went to page faults on a 2-core VM (docs/architecture.md, "Memory"). A
 // fixed threshold of 32 MiB (glibc's largest) and a high trim threshold keep freed memory for
 // reuse. A program-wide choice, so the program makes it; the library does not touch the allocator.
 void keep_freed_memory_for_reuse() {

@@ -40,7 +40,7 @@ void GradientEllipsoid::add_many(const Matrix& G, const Vector& targets) {
   if (representation_ == Representation::LowRank) {
     // The rows that stay LowRank (the last of them may make it Dense), appended as append() does
     // but into matrices sized once: growing them row by row reallocated and copied both at every
-    // row, a fresh mapping each time (page faults were a fifth of a budget-400 run, docs/go-ucb.md).
+    // row, a fresh mapping each time (docs/go-ucb.md, "Stop 54").
     const auto t0 = gradients_.rows();
     const auto room = static_cast<Eigen::Index>(dense_from(num_params())) - t0;
     const Eigen::Index k = std::min(G.rows(), std::max<Eigen::Index>(room, 0));
