@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "cli/config.hpp"
+#include "cli/count_check.hpp"
 #include "cli/data_files.hpp"
 #include "cli/format.hpp"
 #include "cli/interrupt.hpp"
@@ -139,8 +140,8 @@ void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
   cmd.app->add_option("--out", cmd.out, "output folder: traces/, summary.json, summary.md, plots/")->type_name("DIR");
   cmd.app->add_option("--seeds", cmd.seeds, "runs per (problem, algorithm), overriding the sweep's")
       ->type_name("K")
-      ->check(CLI::PositiveNumber);
-  cmd.app->add_option("--jobs", cmd.jobs, "worker threads (default: all cores)")->type_name("J")->check(CLI::PositiveNumber);
+      ->check(count_between(1, 1000000));
+  cmd.app->add_option("--jobs", cmd.jobs, "worker threads (default: all cores)")->type_name("J")->check(count_between(1, kMaxJobs));
   cmd.app->add_flag("--list-presets", cmd.list_presets, "list the presets and exit");
   cmd.app->add_flag("--no-plot", cmd.no_plot, "write the summary but no figures");
   cmd.app->add_flag("-q,--quiet", cmd.quiet, "no progress line");

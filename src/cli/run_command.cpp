@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cli/config.hpp"
+#include "cli/count_check.hpp"
 #include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
@@ -158,7 +159,8 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.jobs_flag = cmd.app->add_option("--jobs", cmd.jobs, "evaluations in parallel (threads, or child processes of "
                                                           "--objective-command), coordinated by a study in a temporary "
                                                           "SQLite file (docs/studies.md)")
-                      ->type_name("K");
+                      ->type_name("K")
+                      ->check(count_between(1, kMaxJobs, "more in flight: start more `optimist worker`s"));
   cmd.storage_flag = cmd.app->add_option("--storage", cmd.storage, "keep the run's study in this storage (sqlite:///file.db "
                                                                    "or postgresql://...); running the same command again "
                                                                    "continues it")

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/config.hpp"
+#include "cli/count_check.hpp"
 #include "cli/format.hpp"
 #include "cli/settings.hpp"
 #include "cli/study_support.hpp"
@@ -166,8 +167,10 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.objective.add_to(*cmd.create, true);
   cmd.create->add_option("--algorithm", cmd.algorithm, "optimization algorithm (default auto: chosen from the space and budget, docs/robust.md)")->type_name("NAME");
   cmd.create->add_option("--set", cmd.set, "algorithm option (repeatable)")->type_name("KEY=VALUE")->allow_extra_args(false);
-  cmd.create->add_option("--seed", cmd.seed, "random seed (default 0)")->type_name("S");
-  cmd.create->add_option("--budget", cmd.budget, "trials to run, failed ones included (default: unlimited)")->type_name("N");
+  cmd.create->add_option("--seed", cmd.seed, "random seed (default 0)")->type_name("S")->check(count_between(0, UINT64_MAX));
+  cmd.create->add_option("--budget", cmd.budget, "trials to run, failed ones included (default: unlimited)")
+      ->type_name("N")
+      ->check(count_between(1, UINT64_MAX));
   cmd.create->add_option("--heartbeat", cmd.heartbeat, "seconds between a worker's heartbeats (default 10)")->type_name("SECONDS");
   cmd.create->add_option("--grace", cmd.grace, "a running trial silent this long is failed as stale (default 60)")->type_name("SECONDS");
   cmd.create->add_flag("--no-requeue", cmd.no_requeue, "do not queue a stale trial's point again");

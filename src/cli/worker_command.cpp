@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/config.hpp"
+#include "cli/count_check.hpp"
 #include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/study_command.hpp"
@@ -17,10 +18,13 @@ void add_worker_command(CLI::App& parent, WorkerCommand& cmd) {
   cmd.app->add_option("--name", cmd.name, "the study")->required();
   cmd.objective.add_to(*cmd.app, true);
   cmd.app->add_option("--algorithm", cmd.algorithm, "check that the study uses this algorithm")->type_name("NAME");
-  cmd.app->add_option("--budget", cmd.budget, "evaluate at most N trials in this worker")->type_name("N");
+  cmd.app->add_option("--budget", cmd.budget, "evaluate at most N trials in this worker")
+      ->type_name("N")
+      ->check(count_between(1, UINT64_MAX));
   cmd.app->add_option("--jobs", cmd.jobs, "evaluations in flight in this process (threads; one child per job with "
                                            "--objective-command; default 1)")
-      ->type_name("K");
+      ->type_name("K")
+      ->check(count_between(1, kMaxJobs, "more in flight: start more workers"));
   cmd.app->add_option("--worker-name", cmd.worker_name, "this worker's name in the trials (default host:pid:tag)")->type_name("NAME");
   cmd.app->add_flag("--trust-command", cmd.trust_command,
                     "run the objective command stored in the study without naming it with --objective-command "

@@ -104,6 +104,16 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       {"run --algorithm random --budget 5", "--problem"},
       {"run" + ok + "--frobnicate", "--frobnicate"},
       {"list widgets", "widgets"},
+      // Counts are checked as typed: "-1" once wrapped to 2^64-1 and hung, 100000 threads aborted.
+      {"run" + ok + "--jobs -1", "'-1'"},
+      {"run" + ok + "--jobs 0", "'0'"},
+      {"run" + ok + "--jobs 99999999999", "1024"},
+      {"run" + ok + "--jobs 100000", "'100000'"},
+      {"run" + ok + "--jobs 1.5", "'1.5'"},
+      {"worker --storage sqlite:///nowhere.db --name s --jobs -2", "'-2'"},
+      {"worker --storage sqlite:///nowhere.db --name s --budget -1", "'-1'"},
+      {"bench --preset smoke --seeds 0", "from 1 to"},
+      {"bench --preset smoke --jobs -1", "'-1'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
