@@ -8,6 +8,7 @@ which tells it, keeps the books and writes the trace exactly as ``optimist run``
 from __future__ import annotations
 
 import concurrent.futures as cf
+import numbers
 import signal
 import sys
 import threading
@@ -20,6 +21,33 @@ from . import _optimist
 
 class ObjectiveError(RuntimeError):
     """The objective returned NaN, infinity or a non-number (with on_failure="stop")."""
+
+
+def as_number(value: Any) -> Optional[float]:
+    """An objective value as a float, or None when it is not a number: text ("1.5" is not read as
+    a number), None, or an integer too large for a float (10**400). NaN and infinity are returned:
+    each caller fails them in its own way."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def told_value(y: Any) -> float:
+    """A value given to tell() or add(): a number (see as_number) or TypeError naming it."""
+    value = as_number(y)
+    if value is None:
+        what = "a number that fits a float" if isinstance(y, numbers.Integral) else "a number"
+        raise TypeError(f"an objective value must be {what}, got {shown(y)} of type {type(y).__name__}")
+    return value
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """repr(value) cut to `limit` characters, for messages (a 400-digit integer stays readable)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -90,10 +118,9 @@ def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial"
         what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         # A failure's time is seen from here: submission to completion.
         return run.record_failure(trial, run.thrown(trial.x, what), suggest_s, time.perf_counter() - submitted), e
-    try:
-        y = float(value)
-    except (TypeError, ValueError):
-        error = ObjectiveError(f"objective returned a non-number {value!r} of type {type(value).__name__} "
+    y = as_number(value)
+    if y is None:
+        error = ObjectiveError(f"objective returned a non-number {shown(value)} of type {type(value).__name__} "
                                f"at x = {list(trial.x)}")
         return run.record_failure(trial, str(error), suggest_s, eval_s), error
     record = run.record(trial, y, suggest_s, eval_s)

@@ -1,6 +1,7 @@
 """Ask/tell: Optimizer, Trial and the history of told evaluations."""
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
@@ -8,6 +9,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 import numpy as np
 
 from . import _optimist
+from ._loop import told_value
 from .space import Point, Space, as_space
 
 
@@ -121,13 +123,6 @@ def _is_scalar(v: Any) -> bool:
     return isinstance(v, numbers.Real) or (isinstance(v, np.ndarray) and v.ndim == 0)
 
 
-def _value(y: Any) -> float:
-    try:
-        return float(y)
-    except (TypeError, ValueError):
-        raise TypeError(f"an objective value must be a number, got {y!r} of type {type(y).__name__}") from None
-
-
 class Optimizer:
     """Ask/tell access to every optimist algorithm.
 
@@ -234,10 +229,29 @@ class Optimizer:
             xs, ys = list(x), list(y)
             if len(xs) != len(ys):
                 raise ValueError(f"tell(points, values): {len(xs)} points but {len(ys)} values")
-            for xi, yi in zip(xs, ys):
-                self.tell(xi, yi)
+            # All or nothing: every value, point and trial is checked before the first is told.
+            values = [told_value(v) for v in ys]
+            for k, v in enumerate(values):
+                if not math.isfinite(v):
+                    raise ValueError(f"tell(points, values): value {k} is {v}, not finite (nothing was told); "
+                                     "report failures with tell_failed")
+            targets = []
+            for xi in xs:
+                if isinstance(xi, Trial):
+                    self._check_owner(xi)
+                    if any(t is xi for t in targets):
+                        raise ValueError(f"tell(points, values): {xi!r} appears twice (nothing was told)")
+                    targets.append(xi)
+                else:
+                    targets.append(self.space.to_vector(xi))
+            with self._lock:
+                for target, v in zip(targets, values):
+                    if isinstance(target, Trial):
+                        self._core.tell(target._core, v)
+                    else:
+                        self._core.tell_point(target, v)
             return
-        value = _value(y)
+        value = told_value(y)
         if isinstance(x, Trial):
             self._check_owner(x)
             with self._lock:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist
-from ._loop import Interrupts, ObjectiveError
+from ._loop import Interrupts, ObjectiveError, as_number, shown, told_value
 from .space import Categorical, Point, Space, as_space
 
 
@@ -122,7 +122,7 @@ class Study:
         return StudyTrial(t.number, self.space.to_point(t.x), self.space.to_dict(t.x), t.origin, t)
 
     def tell(self, trial: StudyTrial, value: float) -> None:
-        self._core.tell(trial._core, float(value))
+        self._core.tell(trial._core, told_value(value))
 
     def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
         self._core.tell_failed(trial._core, str(error))
@@ -133,7 +133,7 @@ class Study:
 
     def add(self, point: Any, value: float) -> int:
         """Adds an evaluation made elsewhere; returns its trial number."""
-        return self._core.add(self.space.to_vector(point), float(value))
+        return self._core.add(self.space.to_vector(point), told_value(value))
 
     def add_failed(self, point: Any, error: str = "failed") -> int:
         return self._core.add_failed(self.space.to_vector(point), str(error))
@@ -213,12 +213,9 @@ class Study:
             what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             self.tell_failed(trial, _optimist._Run.thrown(trial._core.x, what))
             return None, e
-        try:
-            y = float(value)
-        except (TypeError, ValueError):
-            y = None
+        y = as_number(value)
         if y is None or not math.isfinite(y):
-            error = ObjectiveError(f"objective returned {value!r} at trial {trial.number} (x = {list(trial._core.x)})")
+            error = ObjectiveError(f"objective returned {shown(value)} at trial {trial.number} (x = {list(trial._core.x)})")
             self.tell_failed(trial, str(error))
             return None, error
         self.tell(trial, y)

@@ -102,6 +102,19 @@ def test_a_non_number_is_a_failure_naming_the_value():
     assert any(e and "non-number 'oops' of type str" in e for e in res.history.errors)
 
 
+@pytest.mark.parametrize("bad", ["1.5", b"1.5", 10**400, None], ids=["text", "bytes", "huge-int", "None"])
+def test_text_and_unrepresentable_values_are_failures_not_crashes(bad):
+    # Text is never read as a number; an int too large for a float once escaped as OverflowError
+    # and lost the run's result.
+    res = optimist.minimize(lambda x: bad if x[0] > 0.5 else x[0], [(0, 1)], algorithm="sobol", budget=8,
+                            on_failure="mark-failed")
+    assert res.nfev == 8 and 0 < res.n_failed < 8
+    assert all(y is None or y <= 0.5 for y in res.history.y[~res.history.failed])
+    assert any(e and f"non-number {repr(bad)[:20]}" in e for e in res.history.errors)
+    with pytest.raises(optimist.ObjectiveError, match="non-number"):
+        optimist.minimize(lambda x: bad, [(0, 1)], algorithm="random", budget=3)
+
+
 def test_callback_target_and_time_limit_stop_early():
     seen = []
 

@@ -78,6 +78,24 @@ def test_warm_start_tells_existing_data_and_continues_like_a_replay():
     assert warm.ask().params == original.ask().params
 
 
+def test_telling_several_is_all_or_nothing():
+    opt = Optimizer([(0, 1)], "random", seed=0)
+    with pytest.raises(ValueError, match="value 1 is nan, not finite \\(nothing was told\\)"):
+        opt.tell([[0.1], [0.2]], [1.0, float("nan")])
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        opt.tell([[0.1], [2.2]], [1.0, 2.0])
+    with pytest.raises(TypeError, match="must be a number, got '2.0' of type str"):
+        opt.tell([[0.1], [0.2]], [1.0, "2.0"])
+    t = opt.ask()
+    with pytest.raises(ValueError, match="appears twice"):
+        opt.tell([t, t], [1.0, 2.0])
+    assert len(opt.history) == 0 and len(opt.pending) == 1
+    opt.tell([t, [0.2]], [1.0, 2.0])
+    assert opt.history.y.tolist() == [1.0, 2.0] and not opt.pending
+    with pytest.raises(TypeError, match="a number that fits a float, got 1000"):
+        opt.tell([0.3], 10**400)
+
+
 def test_batches_pending_points_and_failures():
     opt = Optimizer([(0, 1), (0, 1)], "gp-ei", seed=2)
     assert opt.supports_batch

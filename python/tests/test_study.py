@@ -68,6 +68,10 @@ def test_enqueue_add_and_failures(tmp_path):
     assert study.enqueue({"x": 1.5, "kind": "b"}) == 2
     first = study.ask()
     assert first.origin == "enqueued" and first.params == {"x": 1.5, "kind": "b"}
+    with pytest.raises(TypeError, match="must be a number, got '3.0' of type str"):
+        study.tell(first, "3.0")
+    with pytest.raises(TypeError, match="must be a number"):
+        study.add({"x": 0.3, "kind": "a"}, "1")
     study.tell(first, 3.0)
 
     def fails(p):
