@@ -124,6 +124,21 @@ struct JsonLineProcess::Child {
     }
   }
 
+  /// Appends what stdout holds now (non-blocking); stops at end of file.
+  void read_available_stdout() {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::recv(io, buf, sizeof buf, MSG_DONTWAIT);
+      if (n > 0) {
+        out_buffer.append(buf, static_cast<std::size_t>(n));
+        if (out_buffer.size() > kMaxLine) return;
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      return;
+    }
+  }
+
   bool try_reap(bool block) {
     if (reaped) return true;
     for (;;) {
@@ -270,6 +285,15 @@ void JsonLineProcess::fail(const std::string& what) {
 
 nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (child_) {
+    // A line printed after the last answer (a program answering twice) would be taken as this
+    // request's answer and shift every value onto the wrong point: refuse it instead.
+    child_->read_available_stdout();
+    if (child_->out_buffer.find_first_not_of(" \t\r\n") != std::string::npos)
+      fail("printed more than one line for one request (the extra output: '" + shorten(child_->out_buffer) +
+           "'); answer each request with exactly one line");
+    child_->out_buffer.clear();
+  }
   if (!child_) start();
   Child& c = *child_;
   const auto exited = [&c]() {
@@ -343,7 +367,10 @@ std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
     std::string answer = buffer.substr(0, eol);
     buffer.erase(0, eol + 1);
     if (!answer.empty() && answer.back() == '\r') answer.pop_back();
-    if (answer.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are skipped
+    // A blank answer is a protocol error, not noise to skip: the program would wait for the next
+    // request while optimist waited for an answer.
+    if (answer.find_first_not_of(" \t") == std::string::npos)
+      throw ExternalProcessError("printed an empty line instead of an answer");
     nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;

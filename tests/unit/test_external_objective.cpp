@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "optimist/core/driver.hpp"
 #include "optimist/core/external_objective.hpp"
@@ -130,10 +131,36 @@ TEST(ExternalObjective, ReportedErrorKeepsTheChild) {
   EXPECT_EQ(p.starts(), 1u);
 }
 
-TEST(ExternalObjective, BareNumberAndBlankLinesAreAccepted) {
-  JsonLineProcess p(shell("while read line; do echo; echo 0.25; done"));
+TEST(ExternalObjective, BareNumberIsAccepted) {
+  JsonLineProcess p(shell("while read line; do echo 0.25; done"));
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
+  EXPECT_EQ(p.starts(), 1u);
+}
+
+// An empty answer once hung forever (skipped, while the program waited for the next request).
+TEST(ExternalObjective, EmptyAnswerIsAnErrorNotAHang) {
+  JsonLineProcess p(shell("while read line; do echo; done"));
+  EXPECT_TRUE(contains(error_of(p), "printed an empty line instead of an answer"));
+  EXPECT_TRUE(contains(error_of(p), "empty line"));  // a fresh child, the same answer
+  EXPECT_EQ(p.starts(), 2u);
+}
+
+// Two answers to one request once shifted every later value onto the wrong point.
+TEST(ExternalObjective, TwoAnswersToOneRequestAreRefused) {
+  JsonLineProcess p(shell("while read line; do echo 0.5; echo 0.75; done"));
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the extra line has arrived
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "more than one line for one request")) << msg;
+  EXPECT_TRUE(contains(msg, "0.75")) << msg;
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.5);  // a fresh child answers again
+  EXPECT_EQ(p.starts(), 2u);
+  // A trailing empty line after an answer is harmless and tolerated.
+  JsonLineProcess trailing(shell("while read line; do echo 0.5; echo; done"));
+  EXPECT_EQ(value_from_answer(trailing.request({{"x", {1}}})), 0.5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(value_from_answer(trailing.request({{"x", {1}}})), 0.5);
 }
 
 TEST(ExternalObjective, SilentChildTimesOutAndIsKilled) {

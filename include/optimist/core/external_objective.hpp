@@ -52,8 +52,9 @@ class JsonLineProcess {
   JsonLineProcess(const JsonLineProcess&) = delete;
   JsonLineProcess& operator=(const JsonLineProcess&) = delete;
 
-  /// Sends `message` (one line) and returns the next non-blank line parsed as JSON. Throws
-  /// ExternalProcessError.
+  /// Sends `message` (one line) and returns the answer line parsed as JSON. Throws
+  /// ExternalProcessError, also for an empty answer line and for output left over from the
+  /// previous request (a program answering twice).
   nlohmann::json request(const nlohmann::json& message);
 
   /// How many times a child was started (1 in a healthy run).
@@ -73,9 +74,9 @@ class JsonLineProcess {
   std::size_t starts_ = 0;
 };
 
-/// Takes the next answer out of `buffer` (what the child printed so far): the first non-blank
-/// complete line, parsed as JSON; nullopt while there is none. Throws ExternalProcessError quoting
-/// a line that is not JSON, or when the buffer holds an unfinished line longer than 64 MiB.
+/// Takes the next answer out of `buffer` (what the child printed so far): the first complete line,
+/// parsed as JSON; nullopt while there is none. Throws ExternalProcessError for an empty line and
+/// quoting a line that is not JSON, or when the buffer holds an unfinished line longer than 64 MiB.
 std::optional<nlohmann::json> take_answer_line(std::string& buffer);
 
 /// The value in an answer: {"y": number} or a bare number. {"error": "text"} and anything else
