@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -18,6 +20,21 @@ namespace {
 }
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+/// The doubles in [lower, upper], both ends included (finite bounds, lower <= upper): ordered bit
+/// patterns, so it is exact however small the range.
+std::uint64_t doubles_between(double lower, double upper) {
+  const auto ordered = [](double x) {
+    const auto bits = std::bit_cast<std::int64_t>(x);
+    return bits < 0 ? std::numeric_limits<std::int64_t>::min() - bits : bits;  // negatives: reversed below +0
+  };
+  return static_cast<std::uint64_t>(ordered(upper)) - static_cast<std::uint64_t>(ordered(lower)) + 1;
+}
+
+/// Fewer distinct values than this and a "continuous" parameter is a short list in disguise: the
+/// algorithms' unit-cube points collapse onto the same few values (every algorithm then stops
+/// with no free point left) or the scaling to the unit cube overflows.
+constexpr std::uint64_t kMinContinuousValues = std::uint64_t{1} << 20;
 
 const char* kind_name(ParameterKind k) {
   switch (k) {
@@ -69,6 +86,16 @@ Space& Space::add_continuous(const std::string& name, double lower, double upper
     fail(name, "empty or inverted bounds [" + format_double(lower) + ", " + format_double(upper) + "]; need lower < upper");
   if (log_scale && lower <= 0.0)
     fail(name, "log scale needs positive bounds, got lower = " + format_double(lower));
+  const std::string range = "[" + format_double(lower) + ", " + format_double(upper) + "]";
+  if (!std::isfinite(upper - lower))
+    fail(name, "the width of " + range + " overflows a double; narrow the bounds or rescale the parameter");
+  if (upper - lower < std::numeric_limits<double>::min() ||
+      (log_scale && lower < std::numeric_limits<double>::min()))
+    fail(name, "bounds " + range + " are too close to zero to scale (below 2.2e-308); rescale the parameter");
+  if (const std::uint64_t n = doubles_between(lower, upper); n < kMinContinuousValues)
+    fail(name, "bounds " + range + " hold only " + std::to_string(n) +
+                   " distinct floating-point values; a continuous parameter needs at least 2^20 (about a "
+                   "millionth of its magnitude): widen or rescale it, or make it an integer or a categorical");
   index_.emplace(name, params_.size());
   params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}});
   return *this;

@@ -103,6 +103,26 @@ TEST(Space, InvalidDefinitionsNameTheParameter) {
   EXPECT_NO_THROW(Space().add_integer("single", 2, 2));
 }
 
+// Ranges that pass "finite and lower < upper" but that no algorithm can search: each once ended a
+// run with "no free point left" or "non-finite coordinates" after evaluations were paid for.
+TEST(Space, DegenerateContinuousRangesAreRejectedUpFront) {
+  const auto error = [](double lo, double hi, bool log = false) {
+    return error_of([&] { Space().add_continuous("x", lo, hi, log); });
+  };
+  EXPECT_NE(error(-1e308, 1e308).find("width of [-1e+308, 1e+308] overflows"), std::string::npos) << error(-1e308, 1e308);
+  EXPECT_NE(error(1.0, std::nextafter(1.0, 2.0)).find("hold only 2 distinct"), std::string::npos);
+  EXPECT_NE(error(0.0, 5e-324).find("too close to zero"), std::string::npos);
+  EXPECT_NE(error(5e-324, 1e-323, true).find("too close to zero"), std::string::npos);
+  EXPECT_NE(error(-1.0, std::nextafter(-1.0, 0.0)).find("hold only 2 distinct"), std::string::npos);
+  EXPECT_NE(error(-0.0, 0.0).find("empty or inverted"), std::string::npos);
+  // Exactly 2^20 values (from 1 to 1 + (2^20 - 1) ulps) is the smallest range accepted; one fewer is not.
+  const double ulp = std::nextafter(1.0, 2.0) - 1.0;
+  EXPECT_EQ(error(1.0, 1.0 + (1 << 20) * ulp - ulp), "");
+  EXPECT_NE(error(1.0, 1.0 + (1 << 20) * ulp - 2 * ulp).find("hold only 1048575 distinct"), std::string::npos);
+  EXPECT_EQ(error(-8e307, 8e307), "");
+  EXPECT_EQ(error(3e-308, 1e-300, true), "");
+}
+
 TEST(Space, NamesAreIndexedInLargeSpaces) {
   const Space s = Space::box(30, 0.0, 1.0);
   EXPECT_EQ(s.index_of("x1"), 0u);
