@@ -20,6 +20,23 @@ double median(const Vector& y) {
   return 0.5 * (*mid + *std::max_element(v.begin(), mid));
 }
 
+// Mean and root-mean-square deviation that neither overflow (outputs of 1e200, whose squares are
+// infinite) nor underflow (1e-200): outside [1e-150, 1e150] the values are divided by the largest
+// magnitude first. Inside, the plain formulas, so ordinary runs keep their exact numbers.
+double stable_mean(const Vector& y) {
+  const double m = y.mean();
+  if (std::isfinite(m)) return m;
+  const double a = y.cwiseAbs().maxCoeff();
+  return std::isfinite(a) ? a * (y.array() / a).mean() : m;
+}
+
+double rms_about(const Vector& y, double c, double denominator) {
+  const double a = (y.array() - c).abs().maxCoeff();
+  if (!(a > 0.0) || !std::isfinite(a)) return a;
+  if (a >= 1e-150 && a <= 1e150) return std::sqrt((y.array() - c).square().sum() / denominator);
+  return a * std::sqrt(((y.array() - c) / a).square().sum() / denominator);
+}
+
 }  // namespace
 
 Standardization Standardization::fit(const Vector& y, OutputScaling rule) {
@@ -27,11 +44,11 @@ Standardization Standardization::fit(const Vector& y, OutputScaling rule) {
   Standardization s;
   double sd = 0.0;
   if (rule == OutputScaling::MeanSampleSd) {
-    s.center = n > 0 ? y.mean() : 0.0;
-    sd = n > 1 ? std::sqrt((y.array() - s.center).square().sum() / static_cast<double>(n - 1)) : 0.0;
+    s.center = n > 0 ? stable_mean(y) : 0.0;
+    sd = n > 1 ? rms_about(y, s.center, static_cast<double>(n - 1)) : 0.0;
   } else {
     s.center = n > 0 ? median(y) : 0.0;
-    sd = n > 1 ? std::sqrt((y.array() - y.mean()).square().sum() / static_cast<double>(n)) : 0.0;
+    sd = n > 1 ? rms_about(y, stable_mean(y), static_cast<double>(n)) : 0.0;
     if (sd < 1e-6) sd = 1.0;  // turbo_1.py's rule
   }
   const double max_abs = n > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
@@ -40,18 +57,30 @@ Standardization Standardization::fit(const Vector& y, OutputScaling rule) {
   return s;
 }
 
+void RunningMoments::add(double y) {
+  ++n_;
+  if (const double a = std::abs(y); a > scale_) {
+    m2_scaled_ *= (scale_ / a) * (scale_ / a);
+    scale_ = a;
+  }
+  const double delta = y - mean_;
+  mean_ += delta / static_cast<double>(n_);
+  if (scale_ > 0.0) m2_scaled_ += (delta / scale_) * ((y - mean_) / scale_);
+}
+
+double RunningMoments::population_sd() const {
+  return n_ < 2 ? 0.0 : scale_ * std::sqrt(std::max(0.0, m2_scaled_) / static_cast<double>(n_));
+}
+
 Vector half_rank_warp(const Vector& y) {
   const Eigen::Index n = y.size();
   if (n < 3) return y;
   const double m = median(y);
-  double sum_sq = 0.0;
-  Eigen::Index upper = 0;
+  std::vector<double> above;
   for (Eigen::Index i = 0; i < n; ++i)
-    if (y[i] >= m) {
-      sum_sq += (y[i] - m) * (y[i] - m);
-      ++upper;
-    }
-  const double sigma = std::sqrt(sum_sq / static_cast<double>(upper));
+    if (y[i] >= m) above.push_back(y[i]);
+  const double sigma = rms_about(Eigen::Map<const Vector>(above.data(), static_cast<Eigen::Index>(above.size())), m,
+                                 static_cast<double>(above.size()));
   if (!(sigma > 0.0) || !std::isfinite(sigma)) return y;
   std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), Eigen::Index{0});

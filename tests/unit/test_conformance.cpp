@@ -131,6 +131,26 @@ TEST_P(Conformance, MinimizationIsMaximizationOfTheNegative) {
   EXPECT_EQ(max_opt->recommend(), min_opt->recommend());
 }
 
+// Values of 1e200 (squares overflow) and a sentinel of -1e300 for a region (a user's "failed"
+// value): every algorithm keeps going and answers inside the space. gp-ucb, go-ucb and BKB's
+// refits once threw "non-finite coordinates", "non-finite model output" or "outputscale inf".
+TEST_P(Conformance, HugeValuesAndSentinelsAreHandled) {
+  const Space space = mixed_space();
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 4, .horizon = 30});
+  std::size_t sentinels = 0;
+  for (std::size_t k = 0; k < 30; ++k) {
+    Trial t = opt->ask();
+    ASSERT_NO_THROW(space.validate(t.x)) << "step " << k;
+    const bool sentinel = t.x[0] > 1.5;
+    sentinels += sentinel;
+    ASSERT_NO_THROW(opt->tell(t, sentinel ? -1e300 : 1e200 * (20.0 + mixed_objective(t.x)))) << "step " << k;
+  }
+  EXPECT_GT(sentinels, 0u);  // the sentinel region was met
+  const Vector best = opt->recommend();
+  ASSERT_NO_THROW(space.validate(best));
+  EXPECT_LE(best[0], 1.5);  // never a sentinel's point
+}
+
 TEST_P(Conformance, BadTellsAreRejected) {
   auto opt = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(1));
   Trial t = opt->ask();

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "optimist/core/normal_quantile.hpp"
 #include "optimist/models/outcome_transform.hpp"
@@ -43,6 +45,38 @@ TEST(Standardization, ConstantSingleOrEmptyOutputsAreOnlyCentred) {
     const Standardization none = Standardization::fit(Vector(), rule);
     EXPECT_EQ(none.center, 0.0);
     EXPECT_EQ(none.scale, 1.0);
+  }
+}
+
+// Outputs of 1e200 once gave an infinite sd (taken as 1), so the GP got them raw; 1e-200 gave 0.
+TEST(Standardization, HugeAndTinyOutputsAreScaledLikeOrdinaryOnes) {
+  for (const double unit : {1e200, 1e-200, 1e300}) {
+    Vector y(4);
+    y << 1.0, 2.0, 3.0, 6.0;
+    y *= unit;
+    for (const OutputScaling rule : {OutputScaling::MeanSampleSd, OutputScaling::MedianPopulationSd}) {
+      if (rule == OutputScaling::MedianPopulationSd && unit < 1.0) continue;  // turbo_1.py: any sd < 1e-6 is 1
+      const Standardization s = Standardization::fit(y, rule);
+      const Standardization plain = Standardization::fit(y / unit, rule);
+      EXPECT_NEAR(s.center / unit, plain.center, 1e-14 * plain.center) << unit;
+      EXPECT_NEAR(s.scale / unit, plain.scale, 1e-14 * plain.scale) << unit;
+      EXPECT_TRUE(s.apply(y).allFinite());
+    }
+  }
+}
+
+TEST(RunningMoments, MatchesTheTwoPassFormulasWithoutCancellationOrOverflow) {
+  RunningMoments empty;
+  EXPECT_EQ(empty.population_sd(), 0.0);
+  for (const auto& [offset, unit] : std::vector<std::pair<double, double>>{{0.0, 1.0}, {1e8, 1e-3}, {0.0, 1e200}, {5e300, 1e299}}) {
+    RunningMoments m;
+    for (const double v : {-1.0, 0.0, 1.0, 2.0}) m.add(offset + v * unit);
+    EXPECT_EQ(m.count(), 4u);
+    EXPECT_NEAR(m.mean(), offset + 0.5 * unit, 1e-12 * std::max(std::abs(offset), unit)) << offset << " " << unit;
+    // Deviations -1.5, -0.5, 0.5, 1.5: population sd sqrt(5/4). At 1e8 +- 1e-3 the values
+    // themselves carry a relative error of 1e-5 in their deviations (ulp(1e8) = 1.5e-8); the
+    // sum-of-squares formula it replaced was off by more than the variance itself there.
+    EXPECT_NEAR(m.population_sd() / unit, std::sqrt(1.25), 1e-4) << offset << " " << unit;
   }
 }
 

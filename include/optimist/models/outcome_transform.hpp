@@ -4,6 +4,8 @@
 // (OutputWarp) keeps a few catastrophic values from flattening the rest.
 #pragma once
 
+#include <cstdint>
+
 #include "optimist/core/enum_names.hpp"
 #include "optimist/core/types.hpp"
 
@@ -26,6 +28,24 @@ struct Standardization {
   double apply(double y) const { return (y - center) / scale; }
   Vector apply(const Vector& y) const { return (y.array() - center) / scale; }
   double restore(double y_standardized) const { return center + scale * y_standardized; }
+};
+
+/// Mean and spread of a stream of values, updated one value at a time (Welford's update), with the
+/// squared deviations kept relative to the largest magnitude seen: no cancellation when the mean
+/// dwarfs the spread (1e8 +- 1e-3), no overflow for values of 1e200.
+class RunningMoments {
+ public:
+  void add(double y);
+  std::uint64_t count() const { return n_; }
+  double mean() const { return mean_; }
+  /// sqrt(sum (y_i - mean)^2 / n); 0 for fewer than two values.
+  double population_sd() const;
+
+ private:
+  std::uint64_t n_ = 0;
+  double mean_ = 0.0;
+  double scale_ = 0.0;       ///< the largest |y| so far
+  double m2_scaled_ = 0.0;   ///< sum (y_i - mean)^2 / scale^2
 };
 
 /// A monotone warp of the outputs applied before standardization (larger is better).

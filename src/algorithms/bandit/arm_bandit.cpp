@@ -93,15 +93,13 @@ std::size_t ArmBandit::match_arm(const Vector& unit) {
 }
 
 double ArmBandit::reward_offset() const {
-  return opt_.standardize && t_ > 0 ? sum_y_ / static_cast<double>(t_) : 0.0;
+  return opt_.standardize && t_ > 0 ? rewards_.mean() : 0.0;
 }
 
 double ArmBandit::reward_scale() const {
   if (!opt_.standardize || t_ < 2) return 1.0;
-  const double n = static_cast<double>(t_);
-  const double var = std::max(0.0, sum_y2_ / n - (sum_y_ / n) * (sum_y_ / n));
-  const double sd = std::sqrt(var);
-  return sd > 1e-12 * std::max(1.0, std::abs(sum_y_ / n)) ? sd : 1.0;
+  const double sd = rewards_.population_sd();
+  return sd > 1e-12 * std::max(1.0, std::abs(rewards_.mean())) && std::isfinite(sd) ? sd : 1.0;
 }
 
 void ArmBandit::posterior(Vector& mean, Vector& variance) const {
@@ -184,8 +182,7 @@ void ArmBandit::observe(const Observation& obs, double y) {
   if (counts_[a] == 0) pulled_.push_back(a);
   ++counts_[a];
   sums_[static_cast<Eigen::Index>(a)] += y;
-  sum_y_ += y;
-  sum_y2_ += y * y;
+  rewards_.add(y);
   ++t_;
   after_update(a, y);
 }

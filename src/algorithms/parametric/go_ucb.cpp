@@ -231,6 +231,10 @@ RegressionFit GoUcb::fit_on_all_data(const Vector& warm_start, std::size_t resta
   return oracle_fit(X, outcome_.apply(y), warm_start, restarts, rng);
 }
 
+// Standardized values beyond this many sds trigger a refit (observe): far more than any regular
+// step's (the figures of docs/go-ucb.md, "Sentinel values").
+constexpr double kOutOfScaleSds = 1e3;
+
 void GoUcb::refit() {
   // Deviation refit_every: eq. (2) on all data so far, warm-started at w_t; the fit becomes w_0 and
   // Sigma_t = lambda I + sum_i g_i g_i^T (eq. 3) and w_t (eq. 5) are rebuilt with g_i the gradients
@@ -303,6 +307,13 @@ void GoUcb::observe(const Observation& obs, double y) {
   }
   phase_two_indices_.push_back(history().size() - 1);
   ++phase_two_count_;
+  // Deviation: a value far outside the standardization in use (a sentinel such as 1e300 returned
+  // for a failed simulation) would throw w_t far out through eq. (5) and every later fit with
+  // it; the outcome transform and the fit are redone on all data, this value included, instead.
+  if (*options_.standardize && options_.restandardize && std::abs(standardized(y)) > kOutOfScaleSds) {
+    refit();
+    return;
+  }
   update_phase_two(obs, standardized(y));
 }
 

@@ -21,6 +21,7 @@
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/algorithms/bandit/nystrom_posterior.hpp"
 #include "optimist/models/gp/kernel.hpp"
+#include "optimist/models/outcome_transform.hpp"
 
 namespace optimist {
 
@@ -221,7 +222,7 @@ class ArmBandit : public Optimizer {
   std::uint64_t t_ = 0;
   double last_beta_ = 0.0;
   double last_deff_ = 0.0;  ///< sum_{s <= t} sigma_t^2(x_s) at the last beta_t: d_eff's estimate (Thm. 3.2)
-  double sum_y_ = 0.0, sum_y2_ = 0.0;
+  RunningMoments rewards_;  ///< all observed values: the standardization of `standardize`
   std::uint64_t next_refit_ = 0;
   std::size_t refits_ = 0;
 
