@@ -85,6 +85,11 @@ class _Model:
         self.optimizer = optimizer
         self.asked: Dict[int, Trial] = {}  # Optuna trial number -> pending optimist trial
         self.told: Set[int] = set()
+        # The Optuna values of each finished point -> its value (None: failed), for the repeats
+        # that log-scale integers allow (several optimist points round to one integer).
+        self.evaluated: Dict[tuple, Optional[float]] = {}
+        self.running: Set[tuple] = set()  # the Optuna values of running trials
+        self.relative_exhausted = False  # the finite relative space is used up (conditional study)
 
     def point(self, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The optimist point of a trial's parameters, None when it does not cover this space."""
@@ -94,6 +99,9 @@ class _Model:
 
     def optuna_params(self, trial: Trial) -> Dict[str, Any]:
         return {name: self.params[name].to_optuna(v) for name, v in trial.params.items()}
+
+    def key(self, params: Dict[str, Any]) -> tuple:
+        return tuple(params.get(name) for name in self.params)
 
 
 class OptimistSampler(BaseSampler):
@@ -171,17 +179,69 @@ class OptimistSampler(BaseSampler):
         with self._lock:
             model = self._model_for(search_space, study)
             self._sync(model, trials, exclude=trial.number)
+            if model.relative_exhausted:
+                return {}
             try:
-                asked = model.optimizer.ask()
+                asked = self._ask_new(model)
             except SpaceExhausted:
                 # Every point of the finite space is evaluated (or running): nothing new to suggest.
-                warnings.warn("OptimistSampler: every point of the search space has been evaluated or is "
-                              "running (a deterministic objective); the study stops after this trial",
-                              stacklevel=2)
-                study.stop()
+                if self._covers_every_parameter(model, trials):
+                    warnings.warn("OptimistSampler: every point of the search space has been evaluated or is "
+                                  "running (a deterministic objective); the study stops after this trial",
+                                  stacklevel=2)
+                    study.stop()
+                else:
+                    # Other parameters (conditional ones, sampled independently) still vary: only the
+                    # shared part is used up, and it is sampled independently from now on.
+                    model.relative_exhausted = True
+                    warnings.warn("OptimistSampler: every combination of the parameters shared by all trials ("
+                                  + ", ".join(model.params) + ") has been evaluated; they are sampled by "
+                                  f"{type(self._independent).__name__} from now on", stacklevel=2)
+                return {}
+            if asked is None:
                 return {}
             model.asked[trial.number] = asked
-            return model.optuna_params(asked)
+            params = model.optuna_params(asked)
+            model.running.add(model.key(params))
+            return params
+
+    _MAX_REPEATS = 100
+
+    def _ask_new(self, model: _Model) -> Optional[Trial]:
+        """The optimizer's next point, new as Optuna sees it. A log-scale integer is a continuous
+        optimist parameter rounded to the integer owning its share of log space, so distinct points
+        can make one Optuna trial: for a deterministic objective, a point whose values were already
+        evaluated is told that value (the rounded objective's value there: not a guess) and the
+        optimizer is asked again; None (independent sampling) after 100 such repeats or when the
+        point is running in another trial."""
+        for _ in range(self._MAX_REPEATS):
+            asked = model.optimizer.ask()
+            if self._noisy:
+                return asked
+            key = model.key(model.optuna_params(asked))
+            if key in model.running:
+                model.optimizer.tell_failed(asked, "not evaluated: the same values are running in another trial")
+                return None
+            if key not in model.evaluated:
+                return asked
+            value = model.evaluated[key]
+            if value is None:
+                model.optimizer.tell_failed(asked, "not evaluated: the same values failed in an earlier trial")
+            else:
+                model.optimizer.tell(asked, value)
+        return None
+
+    @staticmethod
+    def _covers_every_parameter(model: _Model, trials: Sequence[FrozenTrial]) -> bool:
+        """Whether the relative space holds every varying parameter of the finished trials: only
+        then does its exhaustion exhaust the study."""
+        for t in trials:
+            if t.state not in _FINISHED:
+                continue
+            for name, dist in t.distributions.items():
+                if name not in model.params and not dist.single():
+                    return False
+        return True
 
     def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
                            param_distribution: BaseDistribution) -> Any:
@@ -224,6 +284,7 @@ class OptimistSampler(BaseSampler):
                 point = model.point(t.params)
                 if point is not None:  # another worker's trial with every parameter already chosen
                     model.asked[t.number] = model.optimizer.add_pending(point)
+                    model.running.add(model.key(t.params))
 
     def _tell(self, model: _Model, number: int, params: Dict[str, Any], state: TrialState,
               values: Optional[Sequence[float]]) -> None:
@@ -231,6 +292,10 @@ class OptimistSampler(BaseSampler):
         asked = model.asked.pop(number, None)
         value = values[0] if state == TrialState.COMPLETE and values else None
         ok = value is not None and math.isfinite(value)
+        key = model.key(params)
+        model.running.discard(key)
+        if all(name in params for name in model.params):
+            model.evaluated[key] = value if ok else None
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
         if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
             model.optimizer.tell(asked, value) if ok else model.optimizer.tell_failed(asked, why)
