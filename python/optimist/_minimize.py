@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
+import numbers
 import os
 from typing import Any, Callable, Optional
 
@@ -79,9 +81,25 @@ def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
 
 
 def _check_positive_int(what: str, value: Any) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1 or value >= 2**63:
+        limit = " below 2^63" if isinstance(value, (int, np.integer)) and value >= 2**63 else ""
+        raise ValueError(f"{what} must be a positive integer{limit}, got {value!r}")
     return int(value)
+
+
+def _check_optional_number(what: str, value: Any) -> Optional[float]:
+    """None, or a finite real number (not text, not a bool); ValueError naming the value."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, bool)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{what} must be a number, got {value!r} of type {type(value).__name__}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    return number
 
 
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
@@ -89,6 +107,11 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
          resume: Optional[str], noisy: Optional[bool], options: dict) -> OptimizeResult:
     budget = _check_positive_int("budget", budget)
+    target = _check_optional_number("target", target)
+    time_limit = _check_optional_number("time_limit", time_limit)
+    if "direction" in options:
+        raise ValueError(f"direction={options['direction']!r}: minimize and maximize set the direction; "
+                         "call the other one")
     if n_parallel is None:
         n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
         if n_parallel is None:

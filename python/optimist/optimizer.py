@@ -151,10 +151,18 @@ class Optimizer:
     def __init__(self, space: Any, algorithm: str = "auto", *, seed: int = 0, direction: str = "minimize",
                  budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
         self.space = as_space(space)
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
-            raise ValueError(f"budget must be a positive integer, got {budget!r}")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+            limit = " below 2^64" if isinstance(seed, (int, np.integer)) and seed >= 2**64 else ""
+            raise ValueError(f"seed must be a non-negative integer{limit}, got {seed!r}")
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool)
+                                   or not 1 <= budget < 2**63):
+            limit = " below 2^63" if isinstance(budget, (int, np.integer)) and budget >= 2**63 else ""
+            raise ValueError(f"budget must be a positive integer{limit}, got {budget!r}")
+        if not isinstance(algorithm, str):
+            raise ValueError(f"algorithm must be a name such as 'gp-ei' (optimist.algorithm_names()), got "
+                             f"{algorithm!r}; give its options as keyword arguments")
+        if not isinstance(direction, str):
+            raise ValueError(f"direction must be 'minimize' or 'maximize', got {direction!r}")
         if model is not None and algorithm == "auto":
             algorithm = "go-ucb"  # a parametric model (yours, or a built-in family's name) is GO-UCB's
         if isinstance(model, str):  # go-ucb's option naming a built-in family ("auto", "mlp", "additive")

@@ -87,8 +87,14 @@ class Space:
                 for bound in (d.low, d.high):
                     if not isinstance(bound, (int, np.integer)) and not (isinstance(bound, float) and bound.is_integer()):
                         raise ValueError(f"parameter '{name}': Int bounds must be integers, got {bound!r}")
+                    if abs(int(bound)) >= 2**53:
+                        raise ValueError(f"parameter '{name}': integer bounds must be below 2^53 in magnitude, "
+                                         f"got {bound!r}")
                 self._core.add_integer(name, int(d.low), int(d.high))
             else:
+                for k, c in enumerate(d.choices):
+                    if any(type(c) is type(e) and c == e for e in d.choices[:k]):
+                        raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
                 names = [str(c) for c in d.choices]
                 if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
                     names = [f"{k}:{c}" for k, c in enumerate(d.choices)]

@@ -1,6 +1,7 @@
 """minimize / maximize: optimum found, the result's fields, failure policies, stops, Ctrl-C."""
 import math
 import os
+import re
 import signal
 
 import numpy as np
@@ -113,6 +114,21 @@ def test_text_and_unrepresentable_values_are_failures_not_crashes(bad):
     assert any(e and f"non-number {repr(bad)[:20]}" in e for e in res.history.errors)
     with pytest.raises(optimist.ObjectiveError, match="non-number"):
         optimist.minimize(lambda x: bad, [(0, 1)], algorithm="random", budget=3)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"target": float("nan")}, "target must be a finite number, got nan"),
+    ({"target": "0.5"}, "target must be a number, got '0.5' of type str"),
+    ({"time_limit": "10"}, "time_limit must be a number, got '10'"),
+    ({"budget": 2**70}, "budget must be a positive integer below 2^63"),
+    ({"seed": 2**64}, "seed must be a non-negative integer below 2^64"),
+    ({"direction": None}, "direction=None: minimize and maximize set the direction"),
+    ({"algorithm": {"name": "random"}}, "algorithm must be a name such as 'gp-ei'"),
+])
+def test_bad_settings_are_value_errors_naming_them(settings, message):
+    # Each once escaped as a raw pybind11 TypeError listing C++ signatures, or (target=nan) was accepted.
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("^", r"\^")):
+        optimist.minimize(lambda x: x[0], [(0, 1)], **{"algorithm": "random", "budget": 3, **settings})
 
 
 def test_callback_target_and_time_limit_stop_early():

@@ -229,7 +229,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     const std::string dir = d.json.is_string() ? d.json.get<std::string>() : "";
     if (dir == "maximize" || dir == "max") s.direction = Direction::Maximize;
     else if (dir == "minimize" || dir == "min") s.direction = Direction::Minimize;
-    else bad(d, "one of: maximize, minimize");
+    else bad(d, "one of: maximize (or max), minimize (or min)");
     s.objective_timeout = positive_seconds(src, "objective_timeout");
   }
   // No algorithm named: `auto` chooses one from the space, the budget and the noise (docs/robust.md).

@@ -13,7 +13,7 @@ std::string to_string(Direction d) { return d == Direction::Maximize ? "maximize
 Direction parse_direction(const std::string& text) {
   if (text == "maximize" || text == "max") return Direction::Maximize;
   if (text == "minimize" || text == "min") return Direction::Minimize;
-  throw InvalidArgument("unknown direction '" + text + "'; valid: maximize, minimize");
+  throw InvalidArgument("unknown direction '" + text + "'; valid: maximize (or max), minimize (or min)");
 }
 
 std::string format_double(double v) {
