@@ -263,3 +263,38 @@ TEST(Bkb, PaperPresetSetsFigure1AndTheorem4) {
   EXPECT_EQ(d.refit, KernelRefit::Ml);
   EXPECT_EQ(d.sampling, DictionarySampling::Coordinated);
 }
+
+// A failing half of the square (x > 0.5): left out, BKB learned nothing there and pulled it again
+// and again (23 of 25 evaluations failed, worse than random search's 12); counted at the worst
+// value seen, it leaves it (bbkb the same rule).
+TEST(Bkb, FailingRegionIsNotPulledAgainAndAgain) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  for (const std::string algorithm : {"bkb", "bbkb"}) {
+    const auto failures = [&](const std::string& failed_points, double& best_mean) {
+      std::size_t failed = 0;
+      best_mean = 0.0;
+      for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        auto opt = make_optimizer({{"name", algorithm}, {"failed_points", failed_points}}, space, Direction::Minimize,
+                                  RunContext{.seed = seed});
+        double best = 1e300;
+        for (int i = 0; i < 25; ++i) {
+          const Trial t = opt->ask();
+          if (t.x[0] > 0.5) {
+            opt->tell_failed(t, "failed");
+            ++failed;
+            continue;
+          }
+          const double y = std::pow(t.x[0] - 0.3, 2) + std::pow(t.x[1] - 0.6, 2);
+          best = std::min(best, y);
+          opt->tell(t, y);
+        }
+        best_mean += best / 5.0;
+      }
+      return static_cast<double>(failed) / 5.0;
+    };
+    double best_worst = 0.0, best_ignore = 0.0;
+    EXPECT_LE(failures("worst", best_worst), 10.0) << algorithm;  // measured 6.7 (10 seeds)
+    EXPECT_LT(best_worst, 0.01) << algorithm;                    // measured 0.0025
+    EXPECT_GE(failures("ignore", best_ignore), 18.0) << algorithm;  // the cause: measured 23.4
+  }
+}

@@ -56,6 +56,14 @@ enum class OutputWarp {
 
 inline constexpr EnumNames<OutputWarp, 2> kOutputWarpNames{{{{OutputWarp::None, "none"}, {OutputWarp::HalfRank, "half-rank"}}}};
 
+/// How a failed evaluation (an objective that raised, returned NaN, or timed out) enters a model.
+enum class FailedPoints {
+  Ignore,  ///< left out: the model never learns that the region fails, and may keep sampling it
+  Worst,   ///< given the worst successful value observed so far (Vizier's treatment of infeasible trials)
+};
+
+inline constexpr EnumNames<FailedPoints, 2> kFailedPointsNames{{{{FailedPoints::Ignore, "ignore"}, {FailedPoints::Worst, "worst"}}}};
+
 /// Vizier's half-rank warping (the output warper of OSS Vizier's GP-UCB-PE): the values at or
 /// above the median m are kept; each value below it is replaced by m + sigma z, z the standard
 /// normal quantile of its mid-rank (rank + 1/2) / n (ties share their average rank) and sigma the

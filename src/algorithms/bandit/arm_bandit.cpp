@@ -19,6 +19,7 @@ ArmBanditOptions resolve_preset(ArmBanditOptions o, const RunContext& context) {
   o.standardize = false;
   o.sampling = DictionarySampling::Fresh;
   o.exact_above = 2.0;  // never
+  o.failed_points = FailedPoints::Ignore;
   if (context.horizon) o.qbar = bkb_theory_qbar(o.eps, o.delta, *context.horizon);
   return o;
 }
@@ -176,7 +177,18 @@ std::vector<std::size_t> ArmBandit::top_arms(std::size_t k, Vector* scores) {
   return {order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k)};
 }
 
+void ArmBandit::observe_failure(const Observation& obs) {
+  // A failed pull counts as the worst value seen so far (frozen: later worse values do not move
+  // it, since the Nystrom state holds it). Before any success there is nothing to count it as.
+  if (opt_.failed_points == FailedPoints::Worst && worst_) pull(obs, *worst_);
+}
+
 void ArmBandit::observe(const Observation& obs, double y) {
+  worst_ = worst_ ? std::min(*worst_, y) : y;
+  pull(obs, y);
+}
+
+void ArmBandit::pull(const Observation& obs, double y) {
   const std::size_t a = match_arm(obs.trial.unit);
   before_update(a);
   if (counts_[a] == 0) pulled_.push_back(a);

@@ -40,6 +40,9 @@ Table shared_table() {
               "ml: lengthscales and outputscale by maximum marginal likelihood on the dictionary, on a schedule")
       .integer("refit_every", &ArmBanditOptions::refit_every, 1, kNoLimit,
                "refits at t = d+1 and doubling t, at most this many steps apart")
+      .choice("failed_points", &ArmBanditOptions::failed_points, kFailedPointsNames,
+              "failed evaluations: worst (a pull at the worst value seen so far, so a failing region is not pulled "
+              "again and again), or ignore (left out: the recipe before, and preset=paper's)")
       .flag("standardize", &ArmBanditOptions::standardize,
             "centre the rewards on their mean and scale them by their sd (false: zero-mean model)")
       .real("lambda", &ArmBanditOptions::lambda, kPositive, "ridge regularization lambda (noise variance, standardized units)")
@@ -118,10 +121,11 @@ void check_options(const ArmBanditOptions& o, const std::string& algorithm) {
   if (!kArmBanditPresetNames.contains(o.preset) || !kArmSetKindNames.contains(o.arm_set) ||
       !kKernelTypeNames.contains(o.kernel) || !kKernelRefitNames.contains(o.refit) ||
       !kBkbBetaNames.contains(o.beta) || !kDictionaryKindNames.contains(o.dictionary) ||
-      !kDictionarySamplingNames.contains(o.sampling) || !kBkbModeNames.contains(o.mode))
+      !kDictionarySamplingNames.contains(o.sampling) || !kBkbModeNames.contains(o.mode) ||
+      !kFailedPointsNames.contains(o.failed_points))
     throw InvalidArgument(algorithm +
                           ": an option holds a value outside its enum (preset, arm_set, kernel, refit, beta, "
-                          "dictionary, sampling or mode)");
+                          "dictionary, sampling, mode or failed_points)");
   const auto check = [&](const char* key, double x, const NumberRange& range) {
     if (!range.contains(x))
       option_table_detail::out_of_range(algorithm, key, option_table_detail::number_text(x), range.describe());

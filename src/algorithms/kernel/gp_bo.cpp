@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 
@@ -113,8 +114,10 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
   if (!kAcquisitionNames.contains(options_.acquisition) || !kKernelTypeNames.contains(options_.kernel) ||
       !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
-      !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp))
-    throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init or output_warp)");
+      !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp) ||
+      !kFailedPointsNames.contains(options_.failed_points))
+    throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init, "
+                                   "output_warp or failed_points)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
@@ -164,6 +167,10 @@ void GpBo::observe(const Observation& obs, double y) {
   unsynced_.emplace_back(obs.trial.unit, y);
 }
 
+void GpBo::observe_failure(const Observation& obs) {
+  if (options_.failed_points == FailedPoints::Worst) unsynced_.emplace_back(obs.trial.unit, std::numeric_limits<double>::quiet_NaN());
+}
+
 const GaussianProcess& GpBo::model() const {
   sync();
   return gp_;
@@ -171,49 +178,76 @@ const GaussianProcess& GpBo::model() const {
 
 void GpBo::sync() const {
   for (const auto& [u, y] : unsynced_) {
-    const Eigen::Index k = data_X_.cols();
-    data_X_.conservativeResize(u.size(), k + 1);
-    data_X_.col(k) = u;
-    data_y_.conservativeResize(k + 1);
-    data_y_[k] = y;
-    model_points_.push_back(k);
-    gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
-    const auto n = static_cast<std::size_t>(k + 1);
-    if (n < n_init_) continue;  // no model needed during the design
-    if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) continue;
-    // Warm start from the last hyperparameters; the seed depends only on the number of
-    // observations, so a replayed history runs the same chain of fits (determinism and replay).
-    // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
-    Rng rng(derive_seed(derive_seed(seed(), kFitStream), n));
-    const std::size_t cap = options_.max_model_points;
-    if (cap > 0 && n > cap) {
-      // The capped model: a subset chosen around the best point, refitted from the current
-      // hyperparameters (set before the data: one factorization).
-      Eigen::Index best = 0;
-      data_y_.maxCoeff(&best);
-      const std::vector<Eigen::Index> idx =
-          kernel_detail::subset_indices(data_X_, data_X_.col(best), gp_.hyperparameters().lengthscales, cap, cap / 2, rng);
-      GaussianProcess sub(gp_.dim(), gp_.options());
-      sub.set_hyperparameters(gp_.hyperparameters());
-      sub.set_data(data_X_(Eigen::all, idx), warp_outputs(data_y_, options_.output_warp)(idx));
-      gp_ = std::move(sub);
-      model_points_ = idx;
+    if (std::isnan(y)) {  // a failure: at the worst successful value, once there is one
+      if (worst_) append(u, *worst_, true);
+      else deferred_failures_.push_back(u);
+      continue;
     }
-    apply_output_warp();
-    const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
-    fit_model(gp_, thorough, rng);
-    if (thorough) last_thorough_fit_ = n;
-    // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
-    // not for a capped model, whose refits also choose its subset again.
-    // Only the automatic schedule stretches (a fixed refit_every ignores it; no misleading diagnostic).
-    const bool settles = options_.refit_every == 0 && !thorough && n > kRefitEveryStepUpTo &&
-                         options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
-    refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gp_.last_fit().log_posterior - gp_.last_fit().start_log_posterior) : 1;
-    fitted_ = true;
-    last_fit_n_ = n;
+    if (!worst_ || y < *worst_) {
+      imputed_stale_ = imputed_stale_ || (worst_ && !failed_indices_.empty());
+      worst_ = y;
+    }
+    append(u, y, false);
+    for (const Vector& f : deferred_failures_) append(f, *worst_, true);
+    deferred_failures_.clear();
   }
-  if (!unsynced_.empty()) apply_output_warp();
+  if (!unsynced_.empty()) {
+    update_imputed();
+    apply_output_warp();
+  }
   unsynced_.clear();
+}
+
+void GpBo::update_imputed() const {
+  if (!imputed_stale_) return;
+  imputed_stale_ = false;
+  for (const Eigen::Index k : failed_indices_) data_y_[k] = *worst_;
+  if (options_.output_warp == OutputWarp::None) gp_.set_outputs(data_y_(model_points_));  // else: apply_output_warp
+}
+
+void GpBo::append(const Vector& u, double y, bool failed) const {
+  const Eigen::Index k = data_X_.cols();
+  data_X_.conservativeResize(u.size(), k + 1);
+  data_X_.col(k) = u;
+  data_y_.conservativeResize(k + 1);
+  data_y_[k] = y;
+  if (failed) failed_indices_.push_back(k);
+  model_points_.push_back(k);
+  gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
+  const auto n = static_cast<std::size_t>(k + 1);
+  if (n < n_init_) return;  // no model needed during the design
+  if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) return;
+  // Warm start from the last hyperparameters; the seed depends only on the number of
+  // observations, so a replayed history runs the same chain of fits (determinism and replay).
+  // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
+  Rng rng(derive_seed(derive_seed(seed(), kFitStream), n));
+  const std::size_t cap = options_.max_model_points;
+  update_imputed();
+  if (cap > 0 && n > cap) {
+    // The capped model: a subset chosen around the best point, refitted from the current
+    // hyperparameters (set before the data: one factorization).
+    Eigen::Index best = 0;
+    data_y_.maxCoeff(&best);
+    const std::vector<Eigen::Index> idx =
+        kernel_detail::subset_indices(data_X_, data_X_.col(best), gp_.hyperparameters().lengthscales, cap, cap / 2, rng);
+    GaussianProcess sub(gp_.dim(), gp_.options());
+    sub.set_hyperparameters(gp_.hyperparameters());
+    sub.set_data(data_X_(Eigen::all, idx), warp_outputs(data_y_, options_.output_warp)(idx));
+    gp_ = std::move(sub);
+    model_points_ = idx;
+  }
+  apply_output_warp();
+  const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
+  fit_model(gp_, thorough, rng);
+  if (thorough) last_thorough_fit_ = n;
+  // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
+  // not for a capped model, whose refits also choose its subset again.
+  // Only the automatic schedule stretches (a fixed refit_every ignores it; no misleading diagnostic).
+  const bool settles = options_.refit_every == 0 && !thorough && n > kRefitEveryStepUpTo &&
+                       options_.fit == FitSchedule::Warm && !(cap > 0 && n > cap);
+  refit_stretch_ = settles ? next_refit_stretch(refit_stretch_, gp_.last_fit().log_posterior - gp_.last_fit().start_log_posterior) : 1;
+  fitted_ = true;
+  last_fit_n_ = n;
 }
 
 void GpBo::apply_output_warp() const {

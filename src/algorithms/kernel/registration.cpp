@@ -47,7 +47,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
                "chosen at each refit; 0: all")
       .choice("output_warp", &GpBoOptions::output_warp, kOutputWarpNames,
               "warp of the observed values before the GP: none, or half-rank (Vizier's: the worse half mapped to normal "
-              "quantiles, so a few catastrophic values do not flatten the rest)");
+              "quantiles, so a few catastrophic values do not flatten the rest)")
+      .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
+              "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
+              "failing region is not sampled again and again), or ignore (left out: the recipe before)");
   return t;
 }
 

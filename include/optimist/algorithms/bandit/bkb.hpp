@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,10 @@ struct ArmBanditOptions {
   /// BBKB only: C~ > 1, a batch goes on while 1 + sum of the batch-start variances of its points
   /// stays <= C~ (then sigma_fb^2 / sigma_t^2 <= C~ within the batch).
   double batch_ratio = 2.0;
+  /// Failed evaluations: a pull at the worst value observed when it failed (the default since
+  /// stop 55: the failing region is not pulled again and again), or ignore (left out, as before
+  /// and as preset=paper). docs/bkb.md, "Failed evaluations".
+  FailedPoints failed_points = FailedPoints::Worst;
 };
 
 /// The constructors' check (the C++ API; the registry's options are checked by their tables, with
@@ -183,6 +188,9 @@ class ArmBandit : public Optimizer {
  protected:
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
+  void observe_failure(const Observation& obs) override;
+  /// One pull of the arm at obs's point with reward y (an observation, or a failure's imputed value).
+  void pull(const Observation& obs, double y);
   Vector recommend_unit() const override;
 
   /// Mean in standardized units ((mu - reward_offset()) / reward_scale()) and sigma_t^2 of every arm.
@@ -223,6 +231,7 @@ class ArmBandit : public Optimizer {
   double last_beta_ = 0.0;
   double last_deff_ = 0.0;  ///< sum_{s <= t} sigma_t^2(x_s) at the last beta_t: d_eff's estimate (Thm. 3.2)
   RunningMoments rewards_;  ///< all observed values: the standardization of `standardize`
+  std::optional<double> worst_;  ///< the worst successful value (maximized units), for failed pulls
   std::uint64_t next_refit_ = 0;
   std::size_t refits_ = 0;
 

@@ -92,6 +92,10 @@ struct GpBoOptions {
   /// A monotone warp of the observed values before the GP sees them (models/outcome_transform.hpp):
   /// none, or half-rank (the worse half mapped to normal quantiles, against outliers).
   OutputWarp output_warp = OutputWarp::None;
+  /// Failed evaluations in the model: at the worst successful value so far (the default since
+  /// stop 55), or left out (the recipe before, which kept sampling a failing region:
+  /// docs/gp-bo.md, "Failed evaluations").
+  FailedPoints failed_points = FailedPoints::Worst;
 };
 
 class GpBo : public Optimizer {
@@ -116,6 +120,7 @@ class GpBo : public Optimizer {
  protected:
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
+  void observe_failure(const Observation& obs) override;
 
  private:
   Vector design_point(std::uint64_t index, Rng& rng) const;
@@ -148,9 +153,18 @@ class GpBo : public Optimizer {
   bool finite_domain_ = false;
   DesignSequence design_;
   void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (options_.output_warp)
+  /// Appends one observation to the data and the model (a failed one at the worst value), then
+  /// fits when the schedule says so.
+  void append(const Vector& u, double y, bool failed) const;
+  /// Failed points' values follow the worst successful value: reset them and the model's outputs.
+  void update_imputed() const;
   // The model state is a cache of the told history, brought up to date by sync().
   mutable GaussianProcess gp_;
-  mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value) told, not yet applied
+  mutable std::vector<std::pair<Vector, double>> unsynced_;  // (unit point, value; NaN: failed) told, not yet applied
+  mutable std::vector<Vector> deferred_failures_;  // failed points told before any success (no worst value yet)
+  mutable std::vector<Eigen::Index> failed_indices_;  // data_y_ entries holding an imputed value
+  mutable std::optional<double> worst_;              // the worst successful value so far
+  mutable bool imputed_stale_ = false;               // worst_ moved since the imputed values were set
   mutable bool fitted_ = false;
   mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
   mutable std::size_t merged_restarts_ = 0;  // acquisition local searches merged in the last ask (diagnostics)
