@@ -247,6 +247,18 @@ Vector Optimizer::recommend() const {
 
 Rng Optimizer::rng_for_ask() const { return Rng(derive_seed(context_.seed, history_.size() + pending_.size())); }
 
+void Optimizer::model_data(Matrix& unit_points, Vector& values, std::optional<double> failed_value) const {
+  if (!failed_value) return successful_data(unit_points, values);
+  const auto n = static_cast<Eigen::Index>(history_.size());
+  unit_points.resize(static_cast<Eigen::Index>(space_.dim()), n);
+  values.resize(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Observation& obs = history_[static_cast<std::size_t>(k)];
+    unit_points.col(k) = obs.trial.unit;
+    values[k] = obs.failed ? *failed_value : maximized(obs);
+  }
+}
+
 void Optimizer::successful_data(Matrix& unit_points, Vector& values) const {
   unit_points.resize(static_cast<Eigen::Index>(space_.dim()), static_cast<Eigen::Index>(n_successful_));
   values.resize(static_cast<Eigen::Index>(n_successful_));

@@ -906,3 +906,28 @@ TEST(GoUcb, FlatHistoryMakesEveryStepSpaceFilling) {
     EXPECT_EQ(replay->ask().x, opt->ask().x) << "seed " << seed;
   }
 }
+
+// failed_points=worst (an option for GO-UCB, docs/go-ucb.md): failed points enter the fits at the
+// worst value, so a failing half of the square is chosen less often than when they are left out.
+TEST(GoUcb, FailedPointsAtTheWorstValueSteerAwayFromAFailingRegion) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  const auto failures = [&](const std::string& failed_points) {
+    std::size_t failed = 0;
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+      auto opt = make_optimizer({{"name", "go-ucb"}, {"failed_points", failed_points}}, space, Direction::Minimize,
+                                RunContext{.seed = seed, .horizon = 25});
+      for (int i = 0; i < 25; ++i) {
+        const Trial t = opt->ask();
+        if (t.x[0] > 0.5) {
+          opt->tell_failed(t, "failed");
+          ++failed;
+        } else {
+          opt->tell(t, std::pow(t.x[0] - 0.3, 2) + std::pow(t.x[1] - 0.6, 2));
+        }
+      }
+    }
+    return static_cast<double>(failed) / 10.0;
+  };
+  const double worst = failures("worst"), ignore = failures("ignore");
+  EXPECT_LT(worst, ignore - 2.0) << worst << " vs " << ignore;  // measured 6.0 vs 9.6 (Python, same task)
+}

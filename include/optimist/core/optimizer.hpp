@@ -168,6 +168,8 @@ class Optimizer {
   Rng rng_for_ask() const;
   /// Successful observations as unit points (columns) and maximized values.
   void successful_data(Matrix& unit_points, Vector& values) const;
+  /// The same, plus every failed observation at `failed_value` when given, in history order.
+  void model_data(Matrix& unit_points, Vector& values, std::optional<double> failed_value) const;
   /// The id the next trial will get: in propose(n), point k of the result becomes trial
   /// next_trial_id() + k.
   std::uint64_t next_trial_id() const { return next_id_; }

@@ -41,6 +41,7 @@ const char* enum_outside_its_table(const GoUcbOptions& o) {
   if (!kGoUcbAcquisitionNames.contains(o.acquisition)) return "acquisition";
   if (!kGoUcbOutputNames.contains(o.output)) return "output";
   if (!kOracleMethodNames.contains(o.oracle.method)) return "oracle";
+  if (!kFailedPointsNames.contains(o.failed_points)) return "failed_points";
   return nullptr;
 }
 
@@ -201,7 +202,7 @@ Vector GoUcb::current_parameters() const {
 void GoUcb::run_oracle() {
   Matrix X;
   Vector y;
-  successful_data(X, y);
+  model_data(X, y, failed_value());
   if (*options_.standardize) standardize_with(y);
   f_bound_ = std::max(1e-12, y.cwiseAbs().maxCoeff());  // F of assumption 3.2, estimated from Phase I
   Rng rng(derive_seed(seed(), kOracleStream));
@@ -209,7 +210,7 @@ void GoUcb::run_oracle() {
   RegressionFit fit = oracle_fit(X, ys, Vector(), options_.oracle.restarts, rng);  // Phase I step 5, eq. (2)
   w0_ = fit.w;
   last_fit_sse_ = fit.sse;
-  last_fit_n_ = static_cast<std::size_t>(y.size());
+  last_fit_n_ = n_successful();
   const auto rep = model_->num_params() <= horizon_ ? GradientEllipsoid::Representation::Dense
                                                     : GradientEllipsoid::Representation::LowRank;
   ellipsoid_.emplace(w0_, lambda_, rep);
@@ -225,7 +226,7 @@ RegressionFit GoUcb::oracle_fit(const Matrix& X, const Vector& ys, const Vector&
 RegressionFit GoUcb::fit_on_all_data(const Vector& warm_start, std::size_t restarts, bool restandardize) {
   Matrix X;
   Vector y;
-  successful_data(X, y);
+  model_data(X, y, failed_value());
   if (restandardize) standardize_with(y);
   Rng rng(derive_seed(seed(), kOracleStream + history().size()));
   return oracle_fit(X, outcome_.apply(y), warm_start, restarts, rng);
@@ -251,10 +252,10 @@ void GoUcb::refit() {
   Eigen::Index rows = 0;
   for (std::size_t idx : phase_two_indices_) {
     const Observation& obs = history()[idx];
-    if (obs.failed) continue;
+    if (obs.failed && !failed_value()) continue;
     Vector g;
     const double f = model_->gradient_w(w0_, obs.trial.unit, g);
-    targets[rows] = g.dot(w0_) + standardized(maximized(obs)) - f;
+    targets[rows] = g.dot(w0_) + standardized(obs.failed ? *failed_value() : maximized(obs)) - f;
     G.row(rows++) = g.transpose();
   }
   ellipsoid_->add_many(G.topRows(rows), targets.head(rows));
@@ -265,7 +266,22 @@ bool GoUcb::refit_due_now() const {
   return *options_.refit_every > 0 && phase_two_count_ % *options_.refit_every == 0;
 }
 
+std::optional<double> GoUcb::failed_value() const {
+  return options_.failed_points == FailedPoints::Worst ? worst_ : std::nullopt;
+}
+
+void GoUcb::observe_failure(const Observation& obs) {
+  // Option failed_points=worst (not the default): a failed point is a Phase II step at the worst successful value
+  // so far (the fits take it through model_data; Phase I's oracle does too). Before any success
+  // there is no such value, and in Phase I the oracle will see it: nothing to do now.
+  if (!ellipsoid_ || !failed_value()) return;
+  phase_two_indices_.push_back(history().size() - 1);
+  ++phase_two_count_;
+  update_phase_two(obs, standardized(*failed_value()));
+}
+
 void GoUcb::observe(const Observation& obs, double y) {
+  worst_ = worst_ ? std::min(*worst_, y) : y;
   // A history whose values are all bit-equal (a plateau) carries no information for the model.
   flat_history_ = flat_history_ && (!first_value_ || y == *first_value_);
   if (!first_value_) first_value_ = y;

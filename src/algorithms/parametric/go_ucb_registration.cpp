@@ -68,6 +68,9 @@ OptionTable<GoUcbOptions> common_table(const GoUcbOptions& defaults, const std::
       // Unset in C++ (see GoUcbOptions); a config always gives a value, true by default.
       .custom({"standardize", true, "fit standardized outputs (Phase I mean and sd)", {}},
               [](const OptionValues& v, GoUcbOptions& o) { o.standardize = v.get<bool>("standardize"); })
+      .choice("failed_points", &GoUcbOptions::failed_points, kFailedPointsNames,
+              "failed evaluations in the fits: ignore (left out), or worst (at the worst successful value so far; "
+              "level or worse than ignore for GO-UCB on the tasks of docs/go-ucb.md, unlike gp-ei and bkb)")
       .flag("restandardize", &GoUcbOptions::restandardize,
             "each refit standardizes with the mean and sd of all data so far (false: Phase I's)")
       .choice("inputs", &GoUcbOptions::inputs, kModelInputsNames,

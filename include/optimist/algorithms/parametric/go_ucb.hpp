@@ -58,6 +58,7 @@ class GoUcb : public Optimizer {
  protected:
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
+  void observe_failure(const Observation& obs) override;
   Vector recommend_unit() const override;
 
   /// For the variants: the same construction, checked against the variant being built.
@@ -119,6 +120,9 @@ class GoUcb : public Optimizer {
   bool whole_domain_step() const;  // this step 5 is over every integer value (discrete_step)
   Vector best_unit_;                 // incumbent before the current tell (trust_rule=ratio)
   double best_seen_ = -std::numeric_limits<double>::infinity();
+  std::optional<double> worst_;  // the worst successful value so far (maximized)
+  /// The value a failed observation is fitted with: worst_ (failed_points=worst), else none.
+  std::optional<double> failed_value() const;
 };
 
 /// The registry's go-ucb, go-ucb-workshop or exploration-first (spec["name"], options as for

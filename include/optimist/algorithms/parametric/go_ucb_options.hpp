@@ -11,6 +11,7 @@
 
 #include "optimist/algorithms/bo/initial_design.hpp"
 #include "optimist/core/enum_names.hpp"
+#include "optimist/models/outcome_transform.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 
@@ -156,6 +157,10 @@ struct GoUcbOptions {
   /// value f_{w_t}(x) - sqrt(beta_t) ||g||_{Sigma_t^-1} beats the incumbent's optimistic value
   /// (the model is confident the far point is better than anything near the incumbent).
   bool global_candidate = false;
+  /// Failed evaluations in the fits and the ellipsoid: left out (the default), or at the worst
+  /// successful value so far, which helps gp-ei and BKB but measured level or worse here
+  /// (docs/go-ucb.md, "Failed evaluations").
+  FailedPoints failed_points = FailedPoints::Ignore;
   /// Stall rule (docs/robust.md): this many Phase II steps in a row without improvement, each at a
   /// point next to one already evaluated (closer than 5% of the smallest trust region on the
   /// continuous coordinates, at most one value away on the integers, in the same categories; the
