@@ -7,7 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "optimist/core/types.hpp"
 
@@ -79,12 +81,27 @@ nlohmann::json load_config(const std::string& path) {
   return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "");
 }
 
+// JSON allows a key twice and nlohmann keeps the last value: a config file naming "budget" twice
+// is a mistake (an edited copy) to name, not to resolve silently.
+nlohmann::json parse_json_rejecting_duplicate_keys(const std::string& text, const std::string& bad) {
+  std::vector<std::set<std::string>> keys;  // the keys seen in each open object
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    else if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    else if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw InvalidArgument(bad + "the key '" + parsed.get<std::string>() + "' appears twice in one object");
+    return true;
+  };
+  return nlohmann::json::parse(text, check);
+}
+
 nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext) {
   const std::string bad = "malformed config file '" + path + "': ";
   nlohmann::json j;
   if (ext == "json") {
     try {
-      j = nlohmann::json::parse(text);
+      j = parse_json_rejecting_duplicate_keys(text, bad);
     } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
       throw InvalidArgument(bad + json_error(e));
     }
@@ -96,7 +113,7 @@ nlohmann::json parse_config(const std::string& text, const std::string& path, co
     }
   } else {
     try {
-      j = nlohmann::json::parse(text);
+      j = parse_json_rejecting_duplicate_keys(text, bad);
     } catch (const nlohmann::json::exception& json_e) {
       try {
         j = toml_to_json(text, path);

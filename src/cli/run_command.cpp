@@ -168,7 +168,7 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.app->add_option("--study", cmd.study, "with --storage: the study's name (default 'run')")->type_name("NAME");
   cmd.app->footer(
       "Exit codes: 0 done, 1 the objective failed (--on-failure stop), 2 bad input, 130 interrupted.\n"
-      "The first Ctrl-C stops after the current evaluation; the trace and summary are still written.");
+      "The first Ctrl-C (or SIGTERM) stops after the current evaluation; the trace and summary are still written.");
 }
 
 experiment::RunSpec run_spec(const RunSettings& s) {

@@ -22,6 +22,8 @@ struct Value {
 };
 
 std::string shown(const nlohmann::json& v) {
+  // A TOML nan or inf is a JSON float that dump() writes as null.
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) return format_double(v.get<double>());
   return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
 }
 

@@ -335,7 +335,20 @@ Space Space::from_json(const nlohmann::json& j) {
     const std::string name = q.at("name").get<std::string>();
     try {
       const std::string type = q.value("type", std::string("continuous"));
-      if (type == "continuous" || type == "float" || type == "real") {
+      // A key no kind of parameter has, or one of another kind ("log" on an integer, "choices" on a
+      // float), is a mistake to name, not to ignore: the parameter would silently differ.
+      const bool continuous = type == "continuous" || type == "float" || type == "real";
+      const std::set<std::string> allowed = continuous ? std::set<std::string>{"name", "type", "lower", "upper", "log"}
+                                            : type == "categorical" ? std::set<std::string>{"name", "type", "choices"}
+                                                                    : std::set<std::string>{"name", "type", "lower", "upper"};
+      for (const auto& [key, value] : q.items())
+        if (!allowed.contains(key))
+          fail(name, "unknown key '" + key + "' (type " + type + " takes: " + [&] {
+                 std::string list;
+                 for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+                 return list;
+               }() + ")");
+      if (continuous) {
         s.add_continuous(name, q.at("lower").get<double>(), q.at("upper").get<double>(), q.value("log", false));
       } else if (type == "integer" || type == "int") {
         s.add_integer(name, integer_bound(q, "lower", name), integer_bound(q, "upper", name));

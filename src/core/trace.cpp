@@ -358,8 +358,11 @@ void TraceWriter::write_line(const std::string& text) {
 }
 
 Trace read_trace(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InvalidArgument("cannot read trace file '" + path + "': it is a directory; name the .jsonl trace in it");
   std::ifstream in(path);
-  if (!in) throw InvalidArgument("cannot read trace file '" + path + "'");
+  if (!in) throw InvalidArgument("cannot read trace file '" + path + "': " + std::strerror(errno));
   return read_trace(in, path);
 }
 

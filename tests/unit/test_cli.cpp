@@ -83,6 +83,9 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
   write_file(dir / "bad.json", "{\"problem\": \"branin\",\n  \"budget\": }\n");
   write_file(dir / "bad.toml", "problem = \"branin\"\nbudget = = 3\n");
   write_file(dir / "unknown.toml", "problem = \"branin\"\nbugdet = 3\n");
+  write_file(dir / "nan.toml", "problem = \"branin\"\nnoise = nan\n");
+  write_file(dir / "twice.json", "{\"problem\": \"branin\", \"budget\": 5, \"budget\": 7}\n");
+  write_file(dir / "typo_space.json", "{\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1, \"lgo\": true}]}\n");
   const std::string ok = " --problem branin --algorithm random --budget 5 ";
   const std::vector<BadInput> cases = {
       {"run --problem nosuch --algorithm random --budget 5", "nosuch"},
@@ -114,6 +117,12 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       {"worker --storage sqlite:///nowhere.db --name s --budget -1", "'-1'"},
       {"bench --preset smoke --seeds 0", "from 1 to"},
       {"bench --preset smoke --jobs -1", "'-1'"},
+      // Once "got null" (a TOML nan printed as JSON), the last of two keys, and "missing meta line".
+      {"run" + ok + "--config '" + (dir / "nan.toml").string() + "'", "got nan"},
+      {"run --algorithm random --config '" + (dir / "twice.json").string() + "'", "'budget' appears twice"},
+      {"run --resume '" + dir.string() + "'", "is a directory"},
+      {"run --objective-command cat --direction maximize --budget 2 --space '" + (dir / "typo_space.json").string() + "'",
+       "unknown key 'lgo'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
@@ -425,37 +434,43 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
   EXPECT_NE(bad.err.find("99"), std::string::npos) << bad.err;
 }
 
+// Ctrl-C, and SIGTERM (a batch scheduler's or a service manager's stop; once the default action,
+// which lost the summary and left --jobs' temporary study behind).
 TEST_F(Cli, InterruptStopsCleanlyAndKeepsTheTrace) {
-  const fs::path dir = test_dir();
-  const fs::path trace = dir / "t.jsonl", out = dir / "out.txt";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    const std::string path = trace.string();
-    execl(OPTIMIST_CLI_PATH, "optimist", "run", "--problem", "levy", "--dim", "2", "--algorithm", "random",
-          "--budget", "100000000", "--out", path.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+  for (const int signal : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal == SIGINT ? "SIGINT" : "SIGTERM");
+    const fs::path dir = test_dir();
+    const std::string tag = std::to_string(signal);
+    const fs::path trace = dir / ("t" + tag + ".jsonl"), out = dir / ("out" + tag + ".txt");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      const std::string path = trace.string();
+      execl(OPTIMIST_CLI_PATH, "optimist", "run", "--problem", "levy", "--dim", "2", "--algorithm", "random",
+            "--budget", "100000000", "--out", path.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Wait until the run is under way (the trace has evaluations), then press Ctrl-C.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::error_code ec;
+      if (fs::file_size(trace, ec) > 2000 && !ec) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    kill(pid, signal);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal instead of stopping cleanly";
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const auto t = optimist::read_trace(trace.string());
+    EXPECT_TRUE(t.complete());
+    EXPECT_GT(t.evaluations.size(), 0u);
+    const std::string text = slurp(out);
+    EXPECT_NE(text.find("cancelled"), std::string::npos) << text;
   }
-  // Wait until the run is under way (the trace has evaluations), then press Ctrl-C.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::error_code ec;
-    if (fs::file_size(trace, ec) > 2000 && !ec) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal instead of stopping cleanly";
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  const auto t = optimist::read_trace(trace.string());
-  EXPECT_TRUE(t.complete());
-  EXPECT_GT(t.evaluations.size(), 0u);
-  const std::string text = slurp(out);
-  EXPECT_NE(text.find("cancelled"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -160,6 +160,16 @@ TEST(Space, JsonRoundTrip) {
   EXPECT_THROW(Space::from_json(nlohmann::json::parse(R"([{"name":"a","type":"weird"}])")), InvalidArgument);
   EXPECT_THROW(Space::from_json(nlohmann::json::parse(R"([{"name":"a","lower":"x","upper":1}])")), InvalidArgument);
   EXPECT_THROW(Space::from_json(nlohmann::json::array()), InvalidArgument);
+  // Keys of another kind of parameter, or typos, are named rather than ignored.
+  const auto error = [](const char* text) {
+    return error_of([&] { Space::from_json(nlohmann::json::parse(text)); });
+  };
+  EXPECT_NE(error(R"([{"name":"n","type":"integer","lower":1,"upper":5,"log":true}])")
+                .find("parameter 'n': unknown key 'log' (type integer takes: lower, name, type, upper)"),
+            std::string::npos);
+  EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
+  EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"lower":0}])").find("unknown key 'lower'"),
+            std::string::npos);
 }
 
 TEST(Space, SnapUnitIsIdempotentAndMatchesRoundTrip) {
