@@ -178,13 +178,15 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                                             record["error"], record["best_f"])
                     if callback(evaluation) is True:
                         run.stop("cancelled")
-    except BaseException:
+    except BaseException as e:
         with lock:
             for future, (trial, _, _) in in_flight.items():
                 future.cancel()
                 run.abandon(trial)
             run.stop("cancelled")
-            run.finish()
+            summary = run.finish()
+        if isinstance(e, Exception):  # a callback or an executor raised: the caller attaches the result
+            e._optimist_summary = summary  # type: ignore[attr-defined]
         raise
 
 

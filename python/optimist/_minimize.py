@@ -159,9 +159,20 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                          on_failure, trace, n_parallel, None if resume is None else os.fspath(resume))
     with Interrupts() as interrupts:
         argument_of = (lambda t: t.x) if isinstance(func, Problem) else (lambda t: space.to_point(t.x))
-        failure = drive(optimizer._core, run, function, argument_of, executor=executor, n_parallel=n_parallel,
-                        interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
-                        budget=budget)
+        try:
+            failure = drive(optimizer._core, run, function, argument_of, executor=executor, n_parallel=n_parallel,
+                            interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
+                            budget=budget)
+        except Exception as e:
+            # The callback (or the executor) raised; drive closed the run: the evaluations so far
+            # travel with the exception, as for an objective failure.
+            summary = getattr(e, "_optimist_summary", None)
+            if summary is not None:
+                e.optimist_result = _result(summary, optimizer, space, trace)  # type: ignore[attr-defined]
+                e.add_note(f"optimist: the run stopped at evaluation {e.optimist_result.nfev} of {budget}; its "
+                           "evaluations are in this exception's optimist_result"
+                           + (f" and in the trace {trace}" if trace else ""))
+            raise
         with optimizer._lock:
             summary = run.finish()
     result = _result(summary, optimizer, space, trace)

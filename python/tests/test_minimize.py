@@ -131,6 +131,19 @@ def test_bad_settings_are_value_errors_naming_them(settings, message):
         optimist.minimize(lambda x: x[0], [(0, 1)], **{"algorithm": "random", "budget": 3, **settings})
 
 
+def test_a_raising_callback_propagates_with_the_evaluations_so_far(tmp_path):
+    def callback(ev):
+        if ev.i == 4:
+            raise RuntimeError("dashboard down")
+
+    with pytest.raises(RuntimeError, match="dashboard down") as caught:
+        optimist.minimize(lambda x: x[0], [(0, 1)], algorithm="random", budget=10, callback=callback,
+                          trace=str(tmp_path / "t.jsonl"))
+    res = caught.value.optimist_result
+    assert res.nfev == 4 and res.status == "cancelled" and len(res.history) == 4
+    assert optimist.read_trace(str(tmp_path / "t.jsonl")).complete
+
+
 def test_callback_target_and_time_limit_stop_early():
     seen = []
 
