@@ -30,6 +30,7 @@ StudyObjective objective_of(const ObjectiveFlags& f, bool need_space) {
   StudyObjective o;
   if (!f.problem.empty() && !f.objective_command.empty())
     throw InvalidArgument("give --problem or --objective-command, not both");
+  f.check_problem_flags();
   if (!f.problem.empty()) {
     o.problem = make_problem(f.problem, f.dim);
     if (!std::isfinite(f.noise) || f.noise < 0.0) throw InvalidArgument("--noise must be finite and >= 0, got " + format_double(f.noise));
@@ -72,6 +73,11 @@ int create(const StudyCommand& cmd) {
   }
   c.seed = cmd.seed;
   c.budget = cmd.budget;
+  // 0 would start no heartbeat thread, and live trials would be failed as stale after the grace.
+  if (!(std::isfinite(cmd.heartbeat) && cmd.heartbeat > 0.0))
+    throw InvalidArgument("--heartbeat must be a finite number of seconds > 0, got " + format_double(cmd.heartbeat));
+  if (!(std::isfinite(cmd.grace) && cmd.grace > 0.0))
+    throw InvalidArgument("--grace must be a finite number of seconds > 0, got " + format_double(cmd.grace));
   c.settings.heartbeat_interval_s = cmd.heartbeat;
   c.settings.grace_period_s = cmd.grace;
   c.settings.requeue_stale = !cmd.no_requeue;
@@ -86,6 +92,7 @@ int create(const StudyCommand& cmd) {
 }
 
 int list(const StudyCommand& cmd) {
+  require_existing_database(cmd.storage);
   Storage storage(cmd.storage);
   const auto studies = storage.list_studies();
   if (studies.empty()) {
@@ -105,6 +112,7 @@ int list(const StudyCommand& cmd) {
 }
 
 int show(const StudyCommand& cmd) {
+  require_existing_database(cmd.storage);
   Study study = Study::load(cmd.storage, cmd.name);
   const StudyRecord& r = study.record();
   const auto trials = study.trials();
@@ -138,9 +146,17 @@ int show(const StudyCommand& cmd) {
 
 }  // namespace
 
+void ObjectiveFlags::check_problem_flags() const {
+  if (noise_given() && !(std::isfinite(noise) && noise >= 0.0))
+    throw InvalidArgument("--noise must be finite and >= 0, got " + format_double(noise));
+  if (!objective_command.empty() && (noise_given() || dim_given()))
+    throw InvalidArgument(std::string(noise_given() ? "--noise" : "--dim") +
+                          " must be absent with --objective-command (it applies to --problem)");
+}
+
 void ObjectiveFlags::add_to(CLI::App& app, bool with_space) {
   app.add_option("--problem", problem, "benchmark problem (see 'optimist list problems')")->type_name("NAME");
-  app.add_option("--dim", dim, "with --problem: the dimension (default: the problem's)")->type_name("D");
+  dim_flag = app.add_option("--dim", dim, "with --problem: the dimension (default: the problem's)")->type_name("D");
   noise_flag = app.add_option("--noise", noise, "with --problem: Gaussian noise sd added to observations")->type_name("SIGMA");
   app.add_option("--objective-command", objective_command,
                  "your program, kept running, reading one JSON line {\"x\": [...], \"params\": {...}} per evaluation and "
@@ -197,11 +213,13 @@ int study_command(const StudyCommand& cmd) {
   if (cmd.list->parsed()) return list(cmd);
   if (cmd.show->parsed()) return show(cmd);
   if (cmd.export_->parsed()) {
+    require_existing_database(cmd.storage);
     Study study = Study::load(cmd.storage, cmd.name);
     const std::size_t n = export_trace(study, cmd.out);
     std::printf("wrote %zu evaluations of study '%s' to %s\n", n, printable(cmd.name).c_str(), printable(cmd.out).c_str());
     return 0;
   }
+  require_existing_database(cmd.storage);
   Storage(cmd.storage).delete_study(cmd.name);
   std::printf("deleted study '%s'\n", printable(cmd.name).c_str());
   return 0;

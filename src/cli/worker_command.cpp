@@ -41,6 +41,7 @@ int worker_command(const WorkerCommand& cmd) {
   if (cmd.budget && *cmd.budget == 0) throw InvalidArgument("--budget must be >= 1, got 0");
   StudyOptions options;
   options.worker = cmd.worker_name;
+  require_existing_database(cmd.storage);
   Study study = Study::load(cmd.storage, cmd.name, options);
   const StudyRecord& record = study.record();
   if (!cmd.algorithm.empty() && cmd.algorithm != record.algorithm)
@@ -49,9 +50,22 @@ int worker_command(const WorkerCommand& cmd) {
   StudyObjective objective;
   const ObjectiveFlags& f = cmd.objective;
   if (!f.problem.empty() && !f.objective_command.empty()) throw InvalidArgument("give --problem or --objective-command, not both");
+  f.check_problem_flags();
+  // The study's noise is part of its objective: a worker evaluating with another would mix two
+  // objectives in one study (its meta would still say the recorded one).
+  const nlohmann::json& recorded = record.settings.objective;
+  if (f.noise_given() && recorded.contains("problem") && recorded.value("noise", 0.0) != f.noise)
+    throw InvalidArgument("study '" + record.name + "' was created with noise " + format_double(recorded.value("noise", 0.0)) +
+                          ", not --noise " + format_double(f.noise) + "; a study keeps one objective (create another)");
+  if (f.problem.empty() && f.objective_command.empty() && (f.noise_given() || f.dim_given()) && !recorded.contains("problem"))
+    throw InvalidArgument(std::string(f.noise_given() ? "--noise" : "--dim") + " applies to a study of a --problem; study '" +
+                          record.name + "' evaluates " + (recorded.contains("objective_command") ? "a command" : "no recorded objective"));
+  if (f.problem.empty() && f.dim_given() && recorded.contains("problem") && f.dim != record.space.dim())
+    throw InvalidArgument("study '" + record.name + "' has " + std::to_string(record.space.dim()) + " parameters, not --dim " +
+                          std::to_string(f.dim));
   if (!f.problem.empty()) {
     objective.problem = make_problem(f.problem, f.dim);
-    objective.noise = f.noise;
+    objective.noise = f.noise_given() ? f.noise : recorded.value("noise", 0.0);
     check_same_space(record, objective.problem->space, objective.problem->direction, "--problem " + f.problem);
   } else if (!f.objective_command.empty()) {
     objective.command = f.objective_command;
@@ -59,7 +73,6 @@ int worker_command(const WorkerCommand& cmd) {
     if (!f.space.empty()) check_same_space(record, Space::from_json(load_config(f.space)), f.direction.empty() ? record.direction : parse_direction(f.direction), "--space " + f.space);
   } else {
     objective = StudyObjective::from_study(record);
-    if (f.noise_flag && f.noise_flag->count() > 0) objective.noise = f.noise;
     // A command read from the database, which anyone who can write to it chooses: run only when
     // the user names it or confirms it (docs/security.md).
     if (!objective.command.empty()) {

@@ -7,7 +7,6 @@ namespace optimist::dashboard {
 
 namespace {
 
-constexpr const char* kSqlitePrefix = "sqlite:///";  // then the path: sqlite:////abs/x.db, sqlite:///rel/x.db
 
 TrialState state_of(optimist::TrialState s) {
   switch (s) {
@@ -68,13 +67,7 @@ bool study_finished(const StudyRecord& s, const StateCounts& c) {
 }
 
 std::string checked_url(const std::string& url) {
-  if (url.rfind(kSqlitePrefix, 0) == 0) {
-    const std::string path = url.substr(std::string(kSqlitePrefix).size());
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      throw InvalidArgument("no study database at '" + path + "' (from --storage " + url +
-                            "); create studies with 'optimist study create'");
-  }
+  require_existing_database(url);
   return url;
 }
 

@@ -1,6 +1,9 @@
 // Storage: every SQL statement of the study model, written once for both backends.
 #include "optimist/study/storage.hpp"
 
+#include <filesystem>
+#include <string_view>
+
 #include <algorithm>
 #include <cmath>
 
@@ -123,6 +126,16 @@ StudySettings StudySettings::from_json(const nlohmann::json& j) {
   s.noisy = j.value("noisy", objective.is_object() && objective.value("noise", 0.0) > 0.0);
   s.objective = j.value("objective", nlohmann::json::object());
   return s;
+}
+
+void require_existing_database(const std::string& url) {
+  constexpr std::string_view kSqlite = "sqlite:///";  // then the path: sqlite:////abs/x.db, sqlite:///rel/x.db
+  if (url.rfind(kSqlite, 0) != 0) return;
+  const std::string path = url.substr(kSqlite.size());
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InvalidArgument("no study database at '" + path + "' (from --storage " + redact_url(url) +
+                          "); create studies with 'optimist study create'");
 }
 
 Storage::Storage(const std::string& url, StorageOptions options)

@@ -191,7 +191,8 @@ Study Study::create(const std::string& storage_url, const StudyConfig& config, S
   if (config.name.empty()) throw InvalidArgument("a study needs a name");
   if (config.space.empty()) throw InvalidArgument("study '" + config.name + "': the search space has no parameters");
   if (config.budget && *config.budget == 0) throw InvalidArgument("study '" + config.name + "': budget must be > 0, got 0");
-  if (!(config.settings.grace_period_s > 0.0) || config.settings.heartbeat_interval_s < 0.0 ||
+  if (!std::isfinite(config.settings.grace_period_s) || !std::isfinite(config.settings.heartbeat_interval_s) ||
+      !(config.settings.grace_period_s > 0.0) || config.settings.heartbeat_interval_s < 0.0 ||
       (config.settings.heartbeat_interval_s > 0.0 && config.settings.heartbeat_interval_s >= config.settings.grace_period_s))
     throw InvalidArgument("study '" + config.name + "': the heartbeat interval (" + format_double(config.settings.heartbeat_interval_s) +
                           " s) must be >= 0 and below the grace period (" + format_double(config.settings.grace_period_s) + " s)");

@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "optimist/core/trace.hpp"
 #include "optimist/study/study.hpp"
@@ -65,6 +67,26 @@ TEST_P(StudyCli, CreateWorkShowExportDelete) {
   r = cli("worker " + s + "--name b --algorithm gp-ei");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("uses algorithm 'sobol'"), std::string::npos) << r.err;
+  // A worker cannot change the study's objective: another noise, a bad one, another dimension.
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--noise 0.5", "created with noise 0, not --noise 0.5"},
+           {"--problem branin --noise 0.5", "created with noise 0, not --noise 0.5"},
+           {"--noise nan", "--noise must be finite and >= 0, got nan"},
+           {"--dim 3", "has 2 parameters, not --dim 3"}}) {
+    r = cli("worker " + s + "--name b -q " + flags);
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_NE(r.err.find(says), std::string::npos) << flags << ": " << r.err;
+  }
+  // Settings that once broke the database or let live trials go stale, and flags once dropped.
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--problem branin --grace inf", "--grace must be a finite number of seconds > 0, got inf"},
+           {"--problem branin --heartbeat nan", "--heartbeat must be a finite number of seconds > 0, got nan"},
+           {"--problem branin --heartbeat 0", "got 0"},
+           {"--objective-command cat --space s.json --direction maximize --noise 0.1", "--noise must be absent"}}) {
+    r = cli("study create " + s + "--name bad --algorithm random " + flags);
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_NE(r.err.find(says), std::string::npos) << flags << ": " << r.err;
+  }
   r = cli("study delete " + s + "--name b");
   ASSERT_EQ(r.code, 0) << r.err;
   r = cli("study list " + s);
@@ -184,4 +206,17 @@ TEST(StudyCliSqlite, PasswordsInUrlsAreNeverShown) {
   EXPECT_EQ(optimist::redact_url("postgresql://u@h/d?sslmode=require&password=p4ss&x=1"),
             "postgresql://u@h/d?sslmode=require&password=***&x=1");
   EXPECT_EQ(optimist::redact_url("postgresql://u?:se@cret@h/d"), "postgresql://u?:***@cret@h/d");
+}
+
+// Reading commands on a missing SQLite file: an error, not a fresh empty database (a mistyped
+// path once read as "no studies" and left the file behind).
+TEST(StudyCliSqlite, MissingDatabaseIsAnErrorAndNotCreated) {
+  const auto dir = optimist::testing::study_test_dir();
+  for (const std::string command : {"study list", "study show --name s", "study export --name s --out t.jsonl",
+                                    "study delete --name s", "worker --name s -q"}) {
+    const auto r = run_optimist(command + " --storage sqlite:///missing.db", dir);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("no study database at 'missing.db'"), std::string::npos) << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "missing.db")) << command;
+  }
 }

@@ -25,6 +25,11 @@ class Database;
 /// password=... parameter) replaced by "***".
 std::string redact_url(const std::string& url);
 
+/// For the commands that read or join studies (not create them): InvalidArgument when a
+/// sqlite:/// URL names no file, since opening it would create an empty database there (a
+/// mistyped path would then read as "no studies").
+void require_existing_database(const std::string& url);
+
 enum class TrialState { Waiting, Running, Complete, Failed };
 std::string to_string(TrialState s);
 /// Throws InvalidArgument naming the text and the allowed states.
