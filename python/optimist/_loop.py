@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import numbers
+import os
+import pickle
 import signal
 import sys
 import threading
@@ -68,7 +70,16 @@ def timed_call(function: Callable[[Any], Any], argument: Any):
     """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
     and returns (value, seconds spent in it)."""
     start = time.perf_counter()
-    value = function(argument)
+    try:
+        value = function(argument)
+    except Exception as e:
+        # An exception the parent cannot rebuild (one whose __init__ takes other arguments than it
+        # passes to Exception) breaks a process pool for good: send its text instead.
+        try:
+            pickle.loads(pickle.dumps(e))
+        except Exception:  # noqa: BLE001 - any pickling failure
+            raise RuntimeError(f"{type(e).__name__}: {e}") from None
+        raise
     return value, time.perf_counter() - start
 
 
@@ -91,6 +102,7 @@ class Interrupts:
     def __init__(self) -> None:
         self.requested = False
         self._previous: Any = self._NOT_INSTALLED
+        self._pid = os.getpid()
 
     def __enter__(self) -> "Interrupts":
         if threading.current_thread() is threading.main_thread():
@@ -98,7 +110,9 @@ class Interrupts:
         return self
 
     def _handler(self, signum: int, frame: Any) -> None:
-        if self.requested:
+        # A process-pool worker forked during the run inherits this handler: there Ctrl-C keeps
+        # its usual meaning (the parent decides what to do with the run).
+        if self.requested or os.getpid() != self._pid:
             raise KeyboardInterrupt
         self.requested = True
         print("\noptimist: Ctrl-C: stopping after the evaluations under way (Ctrl-C again to abort them)",
@@ -180,9 +194,14 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                         run.stop("cancelled")
     except BaseException as e:
         with lock:
-            for future, (trial, _, _) in in_flight.items():
-                future.cancel()
-                run.abandon(trial)
+            for future, (trial, suggest_s, submitted) in in_flight.items():
+                # An evaluation already finished (the callback raised while others completed) is
+                # paid for: recorded. The rest are abandoned.
+                if future.done() and not future.cancelled():
+                    _outcome(run, future, trial, suggest_s, submitted)
+                else:
+                    future.cancel()
+                    run.abandon(trial)
             run.stop("cancelled")
             summary = run.finish()
         if isinstance(e, Exception):  # a callback or an executor raised: the caller attaches the result

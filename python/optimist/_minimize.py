@@ -5,6 +5,7 @@ import concurrent.futures as cf
 import math
 import numbers
 import os
+import pickle
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -120,6 +121,19 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     if n_parallel > 1 and executor is None:
         raise ValueError(f"n_parallel={n_parallel} needs an executor (e.g. concurrent.futures.ProcessPoolExecutor, "
                          "or a Dask Client's get_executor())")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {callback!r}")
+    if on_failure not in ("stop", "mark-failed"):
+        raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got {on_failure!r}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be a concurrent.futures.Executor (or have submit()), got {executor!r}")
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        # Without this, every evaluation would fail with PicklingError and use up the budget.
+        try:
+            pickle.dumps(func)
+        except Exception as e:  # noqa: BLE001 - any pickling failure
+            raise TypeError(f"func must be picklable to run in a ProcessPoolExecutor (a module-level function, not a "
+                            f"lambda or a local function): {type(e).__name__}: {e}") from None
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
 

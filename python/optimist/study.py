@@ -52,6 +52,12 @@ class TrialRecord:
     finished: Optional[float]
 
 
+def _core_of(trial: Any) -> "_optimist._StudyTrial":
+    if not isinstance(trial, StudyTrial):
+        raise TypeError(f"expected a trial from this study's ask(), got {trial!r}")
+    return trial._core
+
+
 def _study_space(j: Dict[str, Any]) -> Space:
     """A stored space as the objective takes it: arrays for a bounds list (x1, x2, ... all
     continuous, as Space(bounds) names them), dicts otherwise."""
@@ -84,13 +90,49 @@ class Study:
             if isinstance(dim, Categorical) and not all(isinstance(c, str) for c in dim.choices):
                 raise ValueError(f"parameter '{pname}': a study stores categorical choices as strings, "
                                  f"got {list(dim.choices)!r}")
-        if load_if_exists:
+        if not isinstance(storage, str) or not isinstance(name, str):
+            raise ValueError(f"storage and name must be strings, got {storage!r} and {name!r}")
+        if not isinstance(algorithm, str):
+            raise ValueError(f"algorithm must be a name such as 'gp-ei', got {algorithm!r}")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be a non-negative integer below 2^64, got {seed!r}")
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool)
+                                   or not 1 <= budget < 2**63):
+            raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
+        if f_star is not None and (as_number(f_star) is None or not math.isfinite(as_number(f_star))):
+            raise ValueError(f"f_star must be a finite number or None, got {f_star!r}")
+
+        def create():
+            return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
+                                               None if f_star is None else float(f_star), worker, bool(noisy)))
+
+        if not load_if_exists:
+            return create()
+        # Workers started together all call this: whoever loses the race to create loads instead.
+        for attempt in range(2):
             try:
-                return cls.load(storage, name, worker=worker)
+                study = cls.load(storage, name, worker=worker)
             except ValueError:
-                pass
-        return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
-                                           f_star, worker, bool(noisy)))
+                if attempt == 1:
+                    raise
+                try:
+                    return create()
+                except ValueError as e:
+                    if "already exists" not in str(e):
+                        raise
+                    continue
+            study._check_same(space, direction, algorithm)
+            return study
+        raise AssertionError("unreachable")
+
+    def _check_same(self, space: Space, direction: str, algorithm: str) -> None:
+        """load_if_exists: the stored study must be the one asked for (the CLI refuses the same)."""
+        if space._core.to_json() != self._core.space.to_json():
+            raise ValueError(f"study '{self.name}' exists with another space: {self._core.space.to_json()}")
+        if direction not in (self.direction, self.direction[:3]):
+            raise ValueError(f"study '{self.name}' exists and is to {self.direction}, not {direction}")
+        if algorithm != self.algorithm and algorithm != "auto":
+            raise ValueError(f"study '{self.name}' exists and uses algorithm '{self.algorithm}', not '{algorithm}'")
 
     @classmethod
     def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":
@@ -122,10 +164,10 @@ class Study:
         return StudyTrial(t.number, self.space.to_point(t.x), self.space.to_dict(t.x), t.origin, t)
 
     def tell(self, trial: StudyTrial, value: float) -> None:
-        self._core.tell(trial._core, told_value(value))
+        self._core.tell(_core_of(trial), told_value(value))
 
     def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
-        self._core.tell_failed(trial._core, str(error))
+        self._core.tell_failed(_core_of(trial), str(error))
 
     def enqueue(self, point: Any) -> int:
         """Queues a point to evaluate before the algorithm's own; returns its trial number."""
@@ -191,6 +233,13 @@ class Study:
         current trial (told); run several workers (processes, machines) for parallel evaluation."""
         if on_failure not in ("stop", "mark-failed"):
             raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got '{on_failure}'")
+        if not callable(func):
+            raise TypeError(f"func must be callable, got {func!r}")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable or None, got {callback!r}")
+        if n_trials is not None and (not isinstance(n_trials, (int, np.integer)) or isinstance(n_trials, bool)
+                                     or n_trials < 1):
+            raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
         done = 0
         with Interrupts() as interrupts:
             while (n_trials is None or done < n_trials) and not interrupts.requested:

@@ -142,3 +142,56 @@ def test_n_parallel_is_needed_when_the_executor_does_not_say():
     res = optimist.minimize(lambda x: float(x[0]), [(0, 1)], algorithm="random", budget=5, executor=Opaque(),
                             n_parallel=2)
     assert res.nfev == 5
+
+
+class TrainError(Exception):
+    """An exception a process pool cannot send back as is (its __init__ takes two arguments)."""
+
+    def __init__(self, message, epoch):
+        super().__init__(f"{message} at epoch {epoch}")
+
+
+def diverges_above_half(x):
+    if x[0] > 0.5:
+        raise TrainError("diverged", epoch=3)
+    return float(x[0])
+
+
+def test_an_exception_the_pool_cannot_send_back_is_a_failure_not_a_broken_pool():
+    # Once: BrokenProcessPool, the run lost and on_failure="mark-failed" ignored.
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        res = optimist.minimize(diverges_above_half, [(0, 1)], algorithm="random", budget=12, executor=pool,
+                                on_failure="mark-failed")
+    assert res.nfev == 12 and 0 < res.n_failed < 12
+    assert any(e and "TrainError: diverged at epoch 3" in e for e in res.history.errors)
+
+
+def test_an_objective_a_process_pool_cannot_take_is_refused_before_any_evaluation():
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        with pytest.raises(TypeError, match="func must be picklable"):
+            optimist.minimize(lambda x: x[0], [(0, 1)], algorithm="random", budget=50, executor=pool,
+                              on_failure="mark-failed")
+
+
+def test_a_raising_callback_keeps_every_finished_evaluation(tmp_path):
+    # With 4 in flight, the evaluations that finished while the callback ran were dropped (paid
+    # for, in neither the trace nor a result).
+    calls = []
+
+    def slowish(x):
+        calls.append(x[0])
+        time.sleep(0.05)
+        return float(x[0])
+
+    def callback(ev):
+        if ev.i == 2:
+            time.sleep(0.5)  # the other evaluations in flight finish meanwhile
+            raise ZeroDivisionError("callback bug")
+
+    with cf.ThreadPoolExecutor(max_workers=4) as pool:
+        with pytest.raises(ZeroDivisionError) as caught:
+            optimist.minimize(slowish, [(0, 1)], algorithm="random", budget=20, executor=pool, n_parallel=4,
+                              callback=callback, trace=str(tmp_path / "t.jsonl"))
+    res = caught.value.optimist_result
+    trace = optimist.read_trace(str(tmp_path / "t.jsonl"))
+    assert len(calls) >= 5 and res.nfev == len(calls) and len(trace.evaluations) == len(calls) and trace.complete

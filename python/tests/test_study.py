@@ -99,3 +99,38 @@ def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
         Study.create(url, "ints", {"batch": Categorical([16, 32])}, "random")
     with pytest.raises(ValueError, match="scheme"):
         Study.create("mysql://nowhere/db", "s", SPACE, "random")
+
+
+def test_workers_creating_with_load_if_exists_at_once_all_get_the_study(tmp_path):
+    # 4 of 24 processes started together once got "study 's' already exists".
+    import concurrent.futures as cf
+
+    url = f"sqlite:///{tmp_path / 'race.db'}"
+
+    def start(_):
+        return Study.create(url, "s", SPACE, "random", budget=10, load_if_exists=True).name
+
+    with cf.ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(start, range(16))) == ["s"] * 16
+
+
+def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_errors(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Study.create(url, "s", SPACE, "gp-ei", budget=5)
+    with pytest.raises(ValueError, match="exists with another space"):
+        Study.create(url, "s", {"z": optimist.Float(0, 1)}, "gp-ei", load_if_exists=True)
+    with pytest.raises(ValueError, match="uses algorithm 'gp-ei', not 'random'"):
+        Study.create(url, "s", SPACE, "random", load_if_exists=True)
+    assert Study.create(url, "s", SPACE, load_if_exists=True).algorithm == "gp-ei"
+    for kwargs, message in [({"budget": -1}, "budget must be a positive integer"), ({"seed": 1.5}, "seed must be"),
+                            ({"f_star": "a"}, "f_star must be a finite number")]:
+        with pytest.raises(ValueError, match=message):
+            Study.create(url, "t", SPACE, "random", **kwargs)
+    study = Study.load(url, "s")
+    with pytest.raises(ValueError, match="n_trials must be a positive integer"):
+        study.optimize(lambda p: 0.0, n_trials=-1)
+    with pytest.raises(TypeError, match="func must be callable"):
+        study.optimize(5)
+    with pytest.raises(TypeError, match="expected a trial from this study's ask"):
+        study.tell(object(), 1.0)
+    assert study.budget_used == 0  # nothing was asked by the refused calls
