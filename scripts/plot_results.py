@@ -133,7 +133,14 @@ def main(argv):
     if not os.path.isfile(os.path.join(argv[1], "summary.json")):
         sys.stderr.write("plot_results.py: '%s' holds no summary.json\n" % argv[1])
         return 2
-    plot(argv[1])
+    try:
+        plot(argv[1])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+        # A summary.json not written by 'optimist bench' (or damaged): one line, not a traceback.
+        what = "missing field %s" % e if isinstance(e, KeyError) else "%s: %s" % (type(e).__name__, e)
+        sys.stderr.write("plot_results.py: '%s' is not a summary written by 'optimist bench' (%s)\n"
+                         % (os.path.join(argv[1], "summary.json"), what))
+        return 2
     return 0
 
 

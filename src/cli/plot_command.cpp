@@ -57,6 +57,9 @@ void add_plot_command(CLI::App& parent, PlotCommand& cmd) {
   cmd.app->footer("Runs /usr/bin/python3 with scripts/plot_results.py; figures go to DIR/plots/.");
 }
 
-int plot_command(const PlotCommand& cmd) { return run_plot_script(cmd.dir) == 0 ? 0 : 1; }
+int plot_command(const PlotCommand& cmd) {
+  const int rc = run_plot_script(cmd.dir);
+  return rc == 0 || rc == 2 ? rc : 1;  // 2: the folder or its summary.json is not a sweep's (bad input)
+}
 
 }  // namespace optimist::cli

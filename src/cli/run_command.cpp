@@ -104,8 +104,8 @@ std::vector<EvaluationRecord> earlier_evaluations(const Trace& trace, const std:
     throw InvalidArgument("--resume: '" + path + "': " + e.what());
   }
   if (records.size() > budget)
-    throw InvalidArgument("--budget " + std::to_string(budget) + " is below the " + std::to_string(records.size()) +
-                          " evaluations already in '" + path + "'");
+    throw InvalidArgument("the budget " + std::to_string(budget) + " (--budget, or else the trace's meta) is below the " +
+                          std::to_string(records.size()) + " evaluations already in '" + path + "'");
   return records;
 }
 

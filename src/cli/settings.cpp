@@ -277,6 +277,9 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction"})
     if (flags.count(key) > 0)
       throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
+  if (!meta.has_seed)
+    throw InvalidArgument("the meta line of " + origin + " has no \"seed\"; the run cannot be continued as the same "
+                          "run (start a new one, or restore the seed)");
   RunSettings s;
   // recorded_run also reads traces written before RunContext (seed and horizon among the options).
   const experiment::RunSpec recorded = experiment::recorded_run(meta);

@@ -147,7 +147,8 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
   meta.dim = static_cast<std::size_t>(get_unsigned(required(m, "dim"), "dim"));
   meta.budget = static_cast<std::size_t>(get_unsigned(required(m, "budget"), "budget"));
   meta.direction = parse_direction(get_string(m, "direction"));
-  if (m.contains("seed")) meta.seed = get_unsigned(m.at("seed"), "seed");
+  meta.has_seed = m.contains("seed");
+  if (meta.has_seed) meta.seed = get_unsigned(m.at("seed"), "seed");
   if (m.contains("horizon") && !m.at("horizon").is_null())
     meta.horizon = static_cast<std::size_t>(get_unsigned(m.at("horizon"), "horizon"));
   meta.noise = get_number_or_null(m, "noise").value_or(0.0);

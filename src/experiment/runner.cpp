@@ -98,7 +98,19 @@ bool is_finished(const SweepRun& run) {
     throw InvalidArgument("'" + run.trace_path + "' is a finished run with " + *why +
                           "; write this sweep to another --out folder (or delete the old trace)");
   // A run stopped by Ctrl-C never gets renamed; treat a stray one as unfinished all the same.
-  return trace.recommend->value("stop_reason", "") != "cancelled";
+  if (trace.recommend->value("stop_reason", "") == "cancelled") return false;
+  // A finished trace is summarized as it is: one damaged since (a line lost) would skew the
+  // summary silently, so it is checked as --resume checks a trace.
+  try {
+    const auto records = evaluations_from_trace(trace, make_problem(run.problem->name, run.problem->dim).space);
+    if (trace.recommend->value("stop_reason", "") == "budget" && records.size() != run.problem->budget)
+      throw InvalidArgument("it holds " + std::to_string(records.size()) + " evaluations but says its budget of " +
+                            std::to_string(run.problem->budget) + " was used");
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("'" + run.trace_path + "' is damaged: " + e.what() +
+                          "; delete it (the run is redone) or write this sweep to another --out folder");
+  }
+  return true;
 }
 
 bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) {

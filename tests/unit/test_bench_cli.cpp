@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include "temp_test_dir.hpp"
@@ -80,6 +81,21 @@ TEST(BenchCli, TraceEqualsOptimistRunWithTheSameSeed) {
   const Result again = cli("bench --config sweep.toml --out out --no-plot");
   EXPECT_EQ(again.code, 0);
   EXPECT_NE(again.err.find("4 already done"), std::string::npos) << again.err;
+  // A finished trace that lost a line since: named, not summarized from 11 evaluations.
+  const fs::path damaged = dir / "out/traces/branin/random/seed-3.jsonl";
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(damaged);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  {
+    std::ofstream out(damaged);
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      if (k != 3) out << lines[k] << "\n";
+  }
+  const Result damaged_run = cli("bench --config sweep.toml --out out --no-plot");
+  EXPECT_EQ(damaged_run.code, 2);
+  EXPECT_NE(damaged_run.err.find("seed-3.jsonl' is damaged"), std::string::npos) << damaged_run.err;
 }
 
 TEST(BenchCli, MissingAlgorithmFailsNamingIt) {
@@ -131,6 +147,13 @@ TEST(BenchCli, PlotWritesPngAndSvg) {
   r = cli("plot nowhere");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("summary.json"), std::string::npos);
+  // A summary.json that is not a sweep's: one line naming it (once a Python traceback, exit 1).
+  fs::create_directories(dir / "odd");
+  write(dir / "odd/summary.json", "{}");
+  r = cli("plot odd");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a summary written by 'optimist bench' (missing field 'problems')"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -432,6 +432,15 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("evaluation 1"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("99"), std::string::npos) << bad.err;
+  // A meta without its seed once continued with seed 0, a different run.
+  std::string unseeded = slurp(trace);
+  const auto seed_at = unseeded.find("\"seed\":");
+  ASSERT_NE(seed_at, std::string::npos);
+  unseeded.erase(seed_at, unseeded.find(',', seed_at) + 1 - seed_at);
+  write_file(dir / "unseeded.jsonl", unseeded);
+  const Result no_seed = cli("run -q --resume '" + (dir / "unseeded.jsonl").string() + "' --budget 8");
+  EXPECT_EQ(no_seed.code, 2);
+  EXPECT_NE(no_seed.err.find("has no \"seed\""), std::string::npos) << no_seed.err;
 }
 
 // Ctrl-C, and SIGTERM (a batch scheduler's or a service manager's stop; once the default action,

@@ -23,6 +23,9 @@ struct TraceMeta {
   std::string problem;
   std::size_t dim = 0;
   std::uint64_t seed = 0;
+  /// The meta line named its seed (every trace optimist writes does): a run without it cannot be
+  /// continued as the same run.
+  bool has_seed = true;
   double noise = 0.0;
   /// The objective was declared noisy (RunContext::noisy; implied by noise > 0). Traces written
   /// before it was recorded read as noise > 0.
