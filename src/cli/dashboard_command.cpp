@@ -90,6 +90,8 @@ void add_dashboard_command(CLI::App& parent, DashboardCommand& cmd) {
 }
 
 int dashboard_command(const DashboardCommand& cmd) {
+  if (cmd.host.find_first_not_of(" \t") == std::string::npos)
+    throw InvalidArgument("--host is empty; give an address such as 127.0.0.1 (the default) or ::1");
   const auto owned = open_source(cmd);
   dashboard::StudySource& source = *owned;
   dashboard::ServerOptions options;

@@ -221,6 +221,8 @@ int run_command(const RunCommand& cmd) {
   else
     problem = external_problem(s, nullptr);
   if (!s.objective_command.empty()) objective = external_command_objective(s, problem);
+  if (cmd.app->get_option("--study")->count() > 0 && cmd.storage_flag->count() == 0)
+    throw InvalidArgument("--study '" + cmd.study + "' names a study in a storage: give --storage URL too");
   if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0)
     return run_in_study(s, problem, StudyRunFlags{cmd.jobs, cmd.storage, cmd.study, cmd.quiet});
   RunOptions options;

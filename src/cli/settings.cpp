@@ -7,6 +7,7 @@
 
 #include "cli/config.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/core/json_text.hpp"
 #include "optimist/experiment/run_setup.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -21,14 +22,8 @@ struct Value {
   bool from_file = false;  ///< a config file's (or a trace's) value, not a flag typed by the user
 };
 
-std::string shown(const nlohmann::json& v) {
-  // A TOML nan or inf is a JSON float that dump() writes as null.
-  if (v.is_number_float() && !std::isfinite(v.get<double>())) return format_double(v.get<double>());
-  return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
-}
-
 [[noreturn]] void bad(const Value& v, const std::string& expected) {
-  throw InvalidArgument(v.label + " must be " + expected + ", got " + shown(v.json));
+  throw InvalidArgument(v.label + " must be " + expected + ", got " + quoted_value(v.json));
 }
 
 std::string join(const std::vector<std::string>& items) {

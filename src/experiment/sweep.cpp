@@ -8,6 +8,7 @@
 #include <set>
 
 #include "optimist/algorithms/registry.hpp"
+#include "optimist/core/json_text.hpp"
 #include "optimist/core/types.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -28,8 +29,7 @@ class Parser {
   explicit Parser(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void bad(const std::string& key, const json& value, const std::string& expected) const {
-    throw InvalidArgument("'" + key + "' in " + source_ + " must be " + expected + ", got " +
-                          (value.is_string() ? "'" + value.get<std::string>() + "'" : value.dump()));
+    throw InvalidArgument("'" + key + "' in " + source_ + " must be " + expected + ", got " + quoted_value(value));
   }
 
   void only_keys(const json& obj, const std::string& where, const std::vector<std::string>& keys) const {

@@ -121,6 +121,11 @@ TEST(BenchCli, BadInputNamesTheValue) {
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
   r = cli("bench --preset tree-deterministic --seeds 0 --out o");
   EXPECT_EQ(r.code, 2);
+  // TOML's nan is named as such (once "got null").
+  write(dir / "nan.toml", "budget = 5\nalgorithms = [\"random\"]\n[[problems]]\nname = \"branin\"\nnoise = nan\n");
+  r = cli("bench --config nan.toml --out out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("got nan"), std::string::npos) << r.err;
 }
 
 TEST(BenchCli, ListPresets) {

@@ -121,6 +121,8 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       {"run" + ok + "--config '" + (dir / "nan.toml").string() + "'", "got nan"},
       {"run --algorithm random --config '" + (dir / "twice.json").string() + "'", "'budget' appears twice"},
       {"run --resume '" + dir.string() + "'", "is a directory"},
+      {"run" + ok + "--study foo", "give --storage URL too"},
+      {"dashboard --host '' --port 0", "--host is empty"},
       {"run --objective-command cat --direction maximize --budget 2 --space '" + (dir / "typo_space.json").string() + "'",
        "unknown key 'lgo'"},
   };
