@@ -14,7 +14,12 @@ namespace optimist {
 /// write them as null), JSON otherwise.
 inline std::string quoted_value(const nlohmann::json& v) {
   if (v.is_number_float() && !std::isfinite(v.get<double>())) return format_double(v.get<double>());
-  return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!v.is_string()) return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Appended piece by piece: GCC 12's -Wrestrict misreads "'" + string + "'" here (Release, -Werror).
+  std::string text(1, '\'');
+  text += v.get_ref<const std::string&>();
+  text += '\'';
+  return text;
 }
 
 }  // namespace optimist
