@@ -516,7 +516,8 @@ TEST(GpBo, FailingRegionIsNotSampledAgainAndAgain) {
         best = std::min(best, y);
         opt->tell(t, y);
       }
-      log += " " + std::to_string(best - *branin.f_star);
+      log += ' ';
+      log += std::to_string(best - *branin.f_star);
       solved += best - *branin.f_star < 1e-2;
     }
     return static_cast<double>(failures) / 10.0;
