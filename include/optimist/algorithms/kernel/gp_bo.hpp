@@ -108,8 +108,8 @@ class GpBo : public Optimizer {
 
   const GpBoOptions& options() const { return options_; }
   std::size_t n_init() const { return n_init_; }
-  /// The GP on the successful observations, or on the subset of them max_model_points allows
-  /// (brings the model up to date first).
+  /// The GP on the observations (failed ones at the worst value, see failed_points), or on the
+  /// subset of them max_model_points allows (brings the model up to date first).
   const GaussianProcess& model() const;
   /// The UCB weight beta_t for the t-th point (t >= 1).
   double beta(double t) const;
