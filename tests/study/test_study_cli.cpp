@@ -67,25 +67,22 @@ TEST_P(StudyCli, CreateWorkShowExportDelete) {
   r = cli("worker " + s + "--name b --algorithm gp-ei");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("uses algorithm 'sobol'"), std::string::npos) << r.err;
-  // A worker cannot change the study's objective: another noise, a bad one, another dimension.
-  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
-           {"--noise 0.5", "created with noise 0, not --noise 0.5"},
-           {"--problem branin --noise 0.5", "created with noise 0, not --noise 0.5"},
-           {"--noise nan", "--noise must be finite and >= 0, got nan"},
-           {"--dim 3", "has 2 parameters, not --dim 3"}}) {
-    r = cli("worker " + s + "--name b -q " + flags);
-    EXPECT_EQ(r.code, 2) << flags;
-    EXPECT_NE(r.err.find(says), std::string::npos) << flags << ": " << r.err;
-  }
-  // Settings that once broke the database or let live trials go stale, and flags once dropped.
-  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
-           {"--problem branin --grace inf", "--grace must be a finite number of seconds > 0, got inf"},
-           {"--problem branin --heartbeat nan", "--heartbeat must be a finite number of seconds > 0, got nan"},
-           {"--problem branin --heartbeat 0", "got 0"},
-           {"--objective-command cat --space s.json --direction maximize --noise 0.1", "--noise must be absent"}}) {
-    r = cli("study create " + s + "--name bad --algorithm random " + flags);
-    EXPECT_EQ(r.code, 2) << flags;
-    EXPECT_NE(r.err.find(says), std::string::npos) << flags << ": " << r.err;
+  // Refused with exit 2 and the value named. A worker cannot change the study's objective (another
+  // noise, a bad one, another dimension); settings that once broke the database or let live
+  // trials go stale, and flags once dropped.
+  const std::string worker = "worker " + s + "--name b -q ", create = "study create " + s + "--name bad --algorithm random ";
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {worker + "--noise 0.5", "created with noise 0, not --noise 0.5"},
+           {worker + "--problem branin --noise 0.5", "created with noise 0, not --noise 0.5"},
+           {worker + "--noise nan", "--noise must be finite and >= 0, got nan"},
+           {worker + "--dim 3", "has 2 parameters, not --dim 3"},
+           {create + "--problem branin --grace inf", "--grace must be a finite number of seconds > 0, got inf"},
+           {create + "--problem branin --heartbeat nan", "--heartbeat must be a finite number of seconds > 0, got nan"},
+           {create + "--problem branin --heartbeat 0", "got 0"},
+           {create + "--objective-command cat --space s.json --direction maximize --noise 0.1", "--noise must be absent"}}) {
+    r = cli(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
   }
   r = cli("study delete " + s + "--name b");
   ASSERT_EQ(r.code, 0) << r.err;
