@@ -73,6 +73,8 @@ def test_enqueue_add_and_failures(tmp_path):
     with pytest.raises(TypeError, match="must be a number"):
         study.add({"x": 0.3, "kind": "a"}, "1")
     study.tell(first, 3.0)
+    with pytest.raises(ValueError, match="trial 2 is complete.*told twice"):
+        study.tell(first, 3.0)
 
     def fails(p):
         raise RuntimeError("rig offline")
@@ -99,6 +101,11 @@ def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
         Study.create(url, "ints", {"batch": Categorical([16, 32])}, "random")
     with pytest.raises(ValueError, match="scheme"):
         Study.create("mysql://nowhere/db", "s", SPACE, "random")
+    with pytest.raises(ValueError, match="study name \" \" starts or ends with a blank"):
+        Study.create(url, " ", SPACE, "random")
+    with pytest.raises(ValueError, match="not a SQLite database"):
+        (tmp_path / "notes.txt").write_text("not a database, just notes\n" * 10)
+        Study.create(f"sqlite:///{tmp_path / 'notes.txt'}", "s", SPACE, "random")
 
 
 def test_workers_creating_with_load_if_exists_at_once_all_get_the_study(tmp_path):

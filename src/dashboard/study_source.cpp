@@ -1,5 +1,7 @@
 #include "dashboard/study_source.hpp"
 
+#include <algorithm>
+
 namespace optimist::dashboard {
 
 const char* to_string(TrialState state) {
@@ -53,7 +55,16 @@ void Best::consider(const Trial& trial, Direction direction) {
 }
 
 std::string not_found_message(const std::string& id, const std::vector<std::string>& known) {
-  std::string msg = "no study '" + id + "'";
+  // A control character (a NUL would end the exception's text) is shown escaped, as JSON does.
+  const bool plain = std::none_of(id.begin(), id.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  std::string msg = "no study ";
+  if (plain) {
+    msg += '\'';
+    msg += id;
+    msg += '\'';
+  } else {
+    msg += nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   if (known.empty()) return msg + " (there are none)";
   msg += "; known: ";
   constexpr std::size_t kShown = 5;

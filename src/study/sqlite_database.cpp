@@ -41,10 +41,18 @@ class SqliteDatabase final : public Database {
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
     // WAL persists in the file; NORMAL sync is durable against a killed process (the WAL is
     // written before the commit returns) and skips an fsync per commit.
-    with_retry([&] {
-      query("PRAGMA journal_mode = WAL", {});
-      return true;
-    });
+    try {
+      with_retry([&] {
+        query("PRAGMA journal_mode = WAL", {});
+        return true;
+      });
+    } catch (const std::runtime_error&) {
+      // The first statement reads the file: another kind of file is the user's mistake.
+      const int code = sqlite3_errcode(raw) & 0xff;
+      if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+        throw InvalidArgument("storage '" + url_ + "': '" + path + "' is not a SQLite database (" + sqlite3_errmsg(raw) + ")");
+      throw;
+    }
     query("PRAGMA synchronous = NORMAL", {});
     query("PRAGMA foreign_keys = ON", {});
   }

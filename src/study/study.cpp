@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -31,6 +32,16 @@ std::string default_worker_name() {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Any text is a name (the CLI and the dashboard escape what they show), except one a reader
+// cannot tell apart from another: blanks around it. PostgreSQL cannot store a NUL.
+void check_study_name(const std::string& name) {
+  if (name.empty()) throw InvalidArgument("a study needs a name");
+  const std::string shown = nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (name.find('\0') != std::string::npos) throw InvalidArgument("study name " + shown + " holds a NUL character");
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  if (blank(name.front()) || blank(name.back())) throw InvalidArgument("study name " + shown + " starts or ends with a blank");
 }
 
 }  // namespace
@@ -158,9 +169,11 @@ struct Study::Impl {
       if (storage->finish(record.id, trial.number, options.worker, value, error)) return;
       const auto t = storage->trial(record.id, trial.number);
       if (!t) throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(trial.number));
-      if (t->state == (value ? TrialState::Complete : TrialState::Failed) && t->worker == options.worker &&
-          t->value == value)
-        return;  // a commit whose outcome was lost with the connection, run again: already done
+      // A commit whose outcome was lost with the connection, run again: already done. Only for a
+      // trial this object still holds; once told, a second tell is the caller's mistake.
+      if (own.count(trial.number) && t->state == (value ? TrialState::Complete : TrialState::Failed) &&
+          t->worker == options.worker && t->value == value)
+        return;
       if (t->state == TrialState::Failed && t->stale && value) {
         // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value
         // as a new trial rather than losing an evaluation that was paid for.
@@ -188,7 +201,7 @@ Study::Study(Study&&) noexcept = default;
 Study& Study::operator=(Study&&) noexcept = default;
 
 Study Study::create(const std::string& storage_url, const StudyConfig& config, StudyOptions options) {
-  if (config.name.empty()) throw InvalidArgument("a study needs a name");
+  check_study_name(config.name);
   if (config.space.empty()) throw InvalidArgument("study '" + config.name + "': the search space has no parameters");
   if (config.budget && *config.budget == 0) throw InvalidArgument("study '" + config.name + "': budget must be > 0, got 0");
   if (!std::isfinite(config.settings.grace_period_s) || !std::isfinite(config.settings.heartbeat_interval_s) ||

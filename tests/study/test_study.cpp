@@ -75,10 +75,17 @@ TEST_P(StudyTest, CreateLoadAndClearErrors) {
   EXPECT_NE(scheme.find("postgresql://"), std::string::npos) << scheme;
   const std::string algo = message_of([&] { Study::create(url, branin_config("c", "no-such-algorithm")); });
   EXPECT_NE(algo.find("no-such-algorithm"), std::string::npos) << algo;
+  // Any text is a name but one with blanks around it (unreadable in a table) or a NUL.
+  for (const std::string& name : std::vector<std::string>{" ", "a ", "\tb", std::string("x\0y", 3), "line\n"}) {
+    const std::string bad = message_of([&] { Study::create(url, branin_config(name)); });
+    EXPECT_NE(bad.find("study name \""), std::string::npos) << bad;
+  }
+  EXPECT_EQ(Study::create(url, branin_config("with inner blanks")).record().name, "with inner blanks");
 
   Storage storage(url);
   const auto list = storage.list_studies();
-  ASSERT_EQ(list.size(), 2u);
+  ASSERT_EQ(list.size(), 3u);
+  storage.delete_study("with inner blanks");
   storage.delete_study("a");
   EXPECT_EQ(storage.list_studies().size(), 1u);
   EXPECT_THROW(storage.delete_study("a"), InvalidArgument);
@@ -188,6 +195,14 @@ TEST_P(StudyTest, BadTellsAreRefused) {
   const std::string twice = message_of([&] { s.tell(*t, 2.5); });
   EXPECT_NE(twice.find("is complete"), std::string::npos) << twice;
   EXPECT_EQ(*s.trials()[0].value, 1.5);  // a told value is never overwritten
+  // Told twice with the same value, or failed twice: the second is the caller's mistake, not a
+  // lost commit run again (that happens only while this object still holds the trial).
+  const std::string same = message_of([&] { s.tell(*t, 1.5); });
+  EXPECT_NE(same.find("told twice"), std::string::npos) << same;
+  const auto f = s.ask();
+  s.tell_failed(*f, "broke");
+  const std::string failed_twice = message_of([&] { s.tell_failed(*f, "broke"); });
+  EXPECT_NE(failed_twice.find("is failed"), std::string::npos) << failed_twice;
   Study other = Study::load(url, "bad", no_thread("other"));
   const auto u = s.ask();
   EXPECT_THROW(other.tell(*u, 1.0), InvalidArgument);  // not the worker holding it

@@ -216,4 +216,11 @@ TEST(StudyCliSqlite, MissingDatabaseIsAnErrorAndNotCreated) {
     EXPECT_NE(r.err.find("no study database at 'missing.db'"), std::string::npos) << command << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "missing.db")) << command;
   }
+  // Another kind of file is the user's mistake too (exit 2), and is left as it was.
+  const std::string notes(4096, 'n');
+  { std::ofstream(dir / "notes.txt") << notes; }
+  const auto r = run_optimist("study list --storage sqlite:///notes.txt", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("'notes.txt' is not a SQLite database"), std::string::npos) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(dir / "notes.txt"), notes.size());
 }

@@ -260,6 +260,8 @@ TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {
       {"/api/trials", {}, 400, "missing query parameter 'study'"},
       {"/api/trials", {{"study", "other"}}, 404, "no study 'other'"},
       {"/api/study", {{"id", "other"}}, 404, "no study 'other'"},
+      // A NUL ended the exception's text: the message stopped before the list of known studies.
+      {"/api/study", {{"id", std::string("a\0b", 3)}}, 404, "no study \"a\\u0000b\"; known: '"},
       {"/api/nothing", {}, 404, "no API endpoint '/api/nothing'"},
   };
   for (const auto& c : cases) {
