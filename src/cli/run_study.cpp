@@ -2,9 +2,12 @@
 
 #include <stdlib.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -31,6 +34,22 @@ struct TemporaryFolder {
     std::filesystem::remove_all(path, ec);
   }
 };
+
+// --out is checked before the study exists: a trace that cannot be written must not leave an
+// empty study behind.
+void check_trace_path(const std::string& out) {
+  if (out.empty()) return;
+  const std::filesystem::path path(out);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InvalidArgument("--out '" + out + "' is a folder; name a trace file");
+  if (!path.parent_path().empty()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) throw InvalidArgument("--out: cannot create folder '" + path.parent_path().string() + "': " + ec.message());
+  }
+  const bool existed = std::filesystem::exists(path, ec);
+  if (!std::ofstream(path, std::ios::app)) throw InvalidArgument("--out: cannot write '" + out + "': " + std::strerror(errno));
+  if (!existed) std::filesystem::remove(path, ec);
+}
 
 Study open_study(const std::string& url, const StudyConfig& config) {
   Storage storage(url);
@@ -87,6 +106,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   std::optional<TemporaryFolder> temporary;
   if (flags.storage.empty()) temporary.emplace();
   const std::string url = temporary ? "sqlite:///" + (temporary->path / "run.db").string() : flags.storage;
+  check_trace_path(s.out);
   Study study = open_study(url, config);
   const StudyRecord& record = study.record();
 
@@ -101,8 +121,6 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
 
   std::unique_ptr<TraceWriter> trace;
   if (!s.out.empty()) {
-    const auto parent = std::filesystem::path(s.out).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
     TraceMeta meta = study_trace_meta(record, &objective);
     meta.run = {{"batch", 1}, {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"},
                 {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},

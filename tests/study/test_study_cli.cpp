@@ -112,6 +112,12 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   r = cli("run --problem branin --algorithm random --budget 10 --seed 5 --storage '" + url + "' --study one -q");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("runs gp-ei"), std::string::npos) << r.err;
+  // A trace that cannot be written is refused before the study is created (it was left empty).
+  std::filesystem::create_directories(dir / "folder");
+  r = cli(common + "--storage '" + url + "' --study two --out folder");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out 'folder' is a folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(Storage(url).find_study("two"));
 
   r = cli("run --problem branin --algorithm random --budget 16 --seed 1 --jobs 4 -q --out par.jsonl");
   ASSERT_EQ(r.code, 0) << r.err;
