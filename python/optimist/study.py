@@ -262,6 +262,14 @@ class Study:
             what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             self.tell_failed(trial, _optimist._Run.thrown(trial._core.x, what))
             return None, e
+        except BaseException as e:
+            # Ctrl-C (twice) or SystemExit stopped the evaluation: the point was not evaluated, so
+            # it goes back to the queue now rather than after the heartbeat's grace period.
+            try:
+                self._core.release(trial._core, f"released: {type(e).__name__} stopped the evaluation")
+            except Exception:  # noqa: BLE001 - the storage is gone: the grace period requeues it
+                pass
+            raise
         y = as_number(value)
         if y is None or not math.isfinite(y):
             error = ObjectiveError(f"objective returned {shown(value)} at trial {trial.number} (x = {list(trial._core.x)})")

@@ -87,6 +87,27 @@ def test_enqueue_add_and_failures(tmp_path):
     assert [t.state for t in study.trials()] == ["complete", "failed", "complete", "failed", "failed", "failed"]
 
 
+def test_an_interrupted_evaluation_gives_its_trial_back(tmp_path):
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "i", SPACE, "random", budget=4)
+    seen = []
+
+    def interrupted_at_the_second(p):
+        seen.append(p)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return 1.0
+
+    with pytest.raises(KeyboardInterrupt):
+        study.optimize(interrupted_at_the_second)
+    second = study.trials()[1]
+    assert second.state == "failed" and second.error == "released: KeyboardInterrupt stopped the evaluation"
+    assert study.trials()[2].state == "waiting" and study.trials()[2].params == second.params
+    assert study.budget_used == 1  # the released trial does not count
+    assert study.optimize(lambda p: 2.0) == 3
+    assert study.trials()[2].state == "complete" and study.trials()[2].value == 2.0
+    assert [t.state for t in study.trials()].count("complete") == 4 and study.ask() is None
+
+
 def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     Study.create(url, "taken", SPACE, "random")

@@ -293,6 +293,25 @@ std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string&
           .integer());
 }
 
+namespace {
+
+// A running trial that was never evaluated: failed as stale (it does not count against the
+// budget) and, if asked to, its point queued again.
+void fail_unevaluated(Storage& storage, study_detail::Database& db, const StudyRecord& study, const TrialRecord& t,
+                      const std::string& why, bool requeue) {
+  db.query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db.now_sql() +
+               ", finished_seq = ? WHERE id = ? AND state = 'running'",
+           {why, storage.next_event(study.id, -1), t.id});
+  if (!requeue) return;
+  TrialRecord again;
+  again.x = t.x;
+  again.origin = "requeued";
+  again.requeued_from = t.number;
+  storage.insert_trial(study.id, again);
+}
+
+}  // namespace
+
 std::size_t Storage::fail_stale(const StudyRecord& study) {
   const double grace = study.settings.grace_period_s;
   const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
@@ -303,18 +322,19 @@ std::size_t Storage::fail_stale(const StudyRecord& study) {
     TrialRecord t = trial_from_row(r);
     const std::string why = "stale: no heartbeat from worker '" + t.worker + "' for more than " + format_double(grace) +
                             " s (the worker died or lost the storage)";
-    db_->query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db_->now_sql() +
-                   ", finished_seq = ? WHERE id = ? AND state = 'running'",
-               {why, next_event(study.id, -1), t.id});
-    if (study.settings.requeue_stale) {
-      TrialRecord again;
-      again.x = t.x;
-      again.origin = "requeued";
-      again.requeued_from = t.number;
-      insert_trial(study.id, again);
-    }
+    fail_unevaluated(*this, *db_, study, t, why, study.settings.requeue_stale);
   }
   return rows.size();
+}
+
+bool Storage::release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why) {
+  const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
+                                   "WHERE t.study_id = ? AND t.number = ? AND t.state = 'running' AND t.worker = ?",
+                               {study.id, to_i64(number), worker});
+  if (rows.empty()) return false;
+  // Always queued again: the point did not fail, its evaluation was stopped.
+  fail_unevaluated(*this, *db_, study, trial_from_row(rows[0]), why, true);
+  return true;
 }
 
 std::optional<TrialRecord> Storage::first_waiting(std::int64_t study_id) {

@@ -300,6 +300,17 @@ void Study::tell_failed(const StudyTrial& trial, const std::string& error) {
   impl_->finish(trial, std::nullopt, error.empty() ? "failed" : error);
 }
 
+void Study::release(const StudyTrial& trial, const std::string& why) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Impl& s = *impl_;
+  s.write([&] {
+    if (!s.storage->release(s.record, trial.number, s.options.worker, why))
+      throw InvalidArgument("study '" + s.record.name + "': trial " + std::to_string(trial.number) +
+                            " is not running for this worker '" + s.options.worker + "'");
+  });
+  s.untrack(trial.number);
+}
+
 std::size_t Study::enqueue(const Vector& x) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->record.space.validate(x);

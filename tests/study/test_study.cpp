@@ -210,6 +210,27 @@ TEST_P(StudyTest, BadTellsAreRefused) {
   EXPECT_THROW(s.tell(ghost, 1.0), InvalidArgument);
 }
 
+// An interrupted worker gives its trial back at once instead of after the grace period.
+TEST_P(StudyTest, ReleasedTrialsAreRequeuedAtOnce) {
+  Study s = Study::create(url, branin_config("released", "random", 3), no_thread("w"));
+  Study other = Study::load(url, "released", no_thread("other"));
+  const auto t = s.ask();
+  ASSERT_TRUE(t);
+  EXPECT_THROW(other.release(*t, "not mine"), InvalidArgument);
+  s.release(*t, "released: interrupted");
+  EXPECT_THROW(s.release(*t, "twice"), InvalidArgument);
+  EXPECT_EQ(s.budget_used(), 0u);
+  const auto again = other.ask();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->origin, "requeued");
+  EXPECT_EQ(again->x, t->x);
+  const auto trials = s.trials();
+  EXPECT_EQ(trials[0].state, TrialState::Failed);
+  EXPECT_TRUE(trials[0].stale);
+  EXPECT_EQ(trials[0].error, "released: interrupted");
+  EXPECT_EQ(trials[1].requeued_from, 0u);
+}
+
 TEST_P(StudyTest, StaleTrialsAreFailedAndRequeuedAndLateValuesKept) {
   StudyConfig c = branin_config("stale", "random", 10);
   c.settings.heartbeat_interval_s = 0.0;  // nobody beats: trials go stale after the grace period

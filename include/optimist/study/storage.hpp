@@ -153,6 +153,10 @@ class Storage {
   /// Within locked(): fails running trials whose heartbeat is older than the grace period
   /// (re-queuing their points when the settings say so); returns how many.
   std::size_t fail_stale(const StudyRecord& study);
+  /// Within locked(): trial `number`, running for `worker`, was not evaluated (its worker was
+  /// interrupted): failed as stale, with `why`, and its point queued again; false when it is not
+  /// running for that worker.
+  bool release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why);
   /// Running trials held by workers other than `worker`.
   std::size_t running_elsewhere(std::int64_t study_id, const std::string& worker);
   /// Within locked(): the waiting trial with the lowest number, if any.

@@ -85,6 +85,9 @@ class Study {
   /// trial is not running (already told, or failed as stale).
   void tell(const StudyTrial& trial, double value);
   void tell_failed(const StudyTrial& trial, const std::string& error);
+  /// Gives back a trial that was not evaluated (the worker was interrupted): it is failed as
+  /// stale, with `why`, does not count against the budget, and its point is queued again.
+  void release(const StudyTrial& trial, const std::string& why);
 
   /// Queues a point to evaluate before the algorithm's own (warm start); returns its number.
   std::size_t enqueue(const Vector& x);
