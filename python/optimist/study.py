@@ -169,9 +169,13 @@ class Study:
     def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
         self._core.tell_failed(_core_of(trial), str(error))
 
-    def enqueue(self, point: Any) -> int:
-        """Queues a point to evaluate before the algorithm's own; returns its trial number."""
-        return self._core.enqueue(self.space.to_vector(point))
+    def enqueue(self, point: Any, skip_if_exists: bool = False) -> int:
+        """Queues a point to evaluate before the algorithm's own; returns its trial number. With
+        skip_if_exists (Optuna's name), a point already waiting, running or evaluated is not queued
+        again (a failed one is): the number of that trial is returned."""
+        if not isinstance(skip_if_exists, (bool, np.bool_)):
+            raise TypeError(f"skip_if_exists must be True or False, got {skip_if_exists!r}")
+        return self._core.enqueue(self.space.to_vector(point), bool(skip_if_exists))
 
     def add(self, point: Any, value: float) -> int:
         """Adds an evaluation made elsewhere; returns its trial number."""

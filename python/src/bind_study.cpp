@@ -86,7 +86,7 @@ void bind_study(py::module_& m) {
       .def("tell", &Study::tell, py::arg("trial"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
       .def("tell_failed", &Study::tell_failed, py::arg("trial"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("release", &Study::release, py::arg("trial"), py::arg("why"), py::call_guard<py::gil_scoped_release>())
-      .def("enqueue", &Study::enqueue, py::arg("x"), py::call_guard<py::gil_scoped_release>())
+      .def("enqueue", &Study::enqueue, py::arg("x"), py::arg("skip_if_exists") = false, py::call_guard<py::gil_scoped_release>())
       .def("add", &Study::add, py::arg("x"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
       .def("add_failed", &Study::add_failed, py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("trials",

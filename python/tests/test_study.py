@@ -75,6 +75,12 @@ def test_enqueue_add_and_failures(tmp_path):
     study.tell(first, 3.0)
     with pytest.raises(ValueError, match="trial 2 is complete.*told twice"):
         study.tell(first, 3.0)
+    # Queued again only when asked to: a point waiting, running or evaluated is not re-run.
+    assert study.enqueue({"x": 1.5, "kind": "b"}, skip_if_exists=True) == 2
+    assert study.enqueue({"x": 0.1, "kind": "a"}, skip_if_exists=True) == 0
+    with pytest.raises(TypeError, match="skip_if_exists must be True or False"):
+        study.enqueue({"x": 0.1, "kind": "a"}, skip_if_exists="yes")
+    assert len(study.trials()) == 3
 
     def fails(p):
         raise RuntimeError("rig offline")

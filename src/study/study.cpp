@@ -311,13 +311,23 @@ void Study::release(const StudyTrial& trial, const std::string& why) {
   s.untrack(trial.number);
 }
 
-std::size_t Study::enqueue(const Vector& x) {
+std::size_t Study::enqueue(const Vector& x, bool skip_if_exists) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->record.space.validate(x);
   TrialRecord t;
   t.x = x;
   t.origin = "enqueued";
-  impl_->write([&] { t = impl_->storage->insert_trial(impl_->record.id, t); });
+  impl_->write([&] {
+    if (skip_if_exists) {
+      // Under the study's lock, so two workers queuing the same point queue it once.
+      for (const TrialRecord& old : impl_->storage->trials(impl_->record.id))
+        if (old.x == x && old.state != TrialState::Failed) {
+          t = old;
+          return;
+        }
+    }
+    t = impl_->storage->insert_trial(impl_->record.id, t);
+  });
   return t.number;
 }
 

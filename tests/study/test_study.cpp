@@ -180,8 +180,15 @@ TEST_P(StudyTest, QueuedTrialsComeFirstAndAddedOnesCount) {
   EXPECT_EQ(*trials[2].value, told);
   EXPECT_EQ(s.best()->number, 2u);  // 0.3 beats every branin value above the minimum 0.398
   EXPECT_EQ(s.recommend(), p3);
-  // Budget 6: trials 0-3 count, two more asks, then nothing.
-  EXPECT_TRUE(s.ask());
+  // skip_if_exists: an evaluated point (p1, p3) is not queued again; a failed one (p2) is.
+  EXPECT_EQ(s.enqueue(p1, true), 0u);
+  EXPECT_EQ(s.enqueue(p3, true), 2u);
+  EXPECT_EQ(s.enqueue(p2, true), 4u);
+  EXPECT_EQ(s.enqueue(p2, true), 4u);  // now waiting
+  // Budget 6: trials 0-3 count, two more asks (the first takes p2 again), then nothing.
+  const auto retried = s.ask();
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->x, p2);
   EXPECT_TRUE(s.ask());
   EXPECT_FALSE(s.ask());
 }

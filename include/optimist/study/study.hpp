@@ -90,7 +90,9 @@ class Study {
   void release(const StudyTrial& trial, const std::string& why);
 
   /// Queues a point to evaluate before the algorithm's own (warm start); returns its number.
-  std::size_t enqueue(const Vector& x);
+  /// With `skip_if_exists`, a point already waiting, running or evaluated (a failed one does not
+  /// count) is not queued again: the number of that trial is returned.
+  std::size_t enqueue(const Vector& x, bool skip_if_exists = false);
   /// Adds an evaluation made elsewhere (a point no worker asked); returns its number.
   std::size_t add(const Vector& x, double value);
   std::size_t add_failed(const Vector& x, const std::string& error);
