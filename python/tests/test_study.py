@@ -122,6 +122,11 @@ def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
     assert Study.create(url, "taken", SPACE, "random", load_if_exists=True).name == "taken"
     with pytest.raises(ValueError, match="no study named 'absent'.*it holds: taken"):
         Study.load(url, "absent")
+    with pytest.raises(ValueError, match="no study database at .*typo.db.*Study.create"):
+        Study.load(f"sqlite:///{tmp_path / 'typo.db'}", "taken")
+    assert not (tmp_path / "typo.db").exists()  # a mistyped path is not left behind as an empty database
+    with pytest.raises(ValueError, match="study 'taken' already exists.*pick another name"):
+        Study.create(url, "taken", SPACE, "random")
     with pytest.raises(ValueError, match="gp-ei: unknown option 'kernell'"):
         Study.create(url, "bad", SPACE, "gp-ei", kernell="rbf")
     with pytest.raises(ValueError, match="parameter 'batch': a study stores categorical choices as strings"):

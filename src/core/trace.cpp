@@ -265,7 +265,7 @@ TraceLock::TraceLock(const std::string& path, bool create) : path_(path) {
       fd_ = -1;
       if (e == EWOULDBLOCK)
         throw InvalidArgument("the trace '" + path + "' is being written by another process (a run, or a resume of "
-                              "it); wait until it ends, or write elsewhere with --out");
+                              "it); wait until it ends, or write this trace to another file");
       throw InvalidArgument("cannot lock trace file '" + path + "': " + std::strerror(e));
     }
     struct stat locked{}, now{};

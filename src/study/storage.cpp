@@ -134,8 +134,8 @@ void require_existing_database(const std::string& url) {
   const std::string path = url.substr(kSqlite.size());
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
-    throw InvalidArgument("no study database at '" + path + "' (from --storage " + redact_url(url) +
-                          "); create studies with 'optimist study create'");
+    throw InvalidArgument("no study database at '" + path + "' (from the storage URL " + redact_url(url) +
+                          "); studies are created by 'optimist study create' or Study.create");
 }
 
 Storage::Storage(const std::string& url, StorageOptions options)
@@ -170,7 +170,7 @@ StudyRecord Storage::create_study(StudyRecord record) {
   db_->transaction(study_detail::kGlobalLock, [&] {
     if (!db_->query("SELECT id FROM studies WHERE name = ?", {record.name}).empty())
       throw InvalidArgument("study '" + record.name + "' already exists in '" + db_->display_url() +
-                            "'; pick another --name or delete it with 'optimist study delete'");
+                            "'; pick another name or delete it ('optimist study delete')");
     const nlohmann::json directions = nlohmann::json::array({to_string(record.direction)});
     const auto rows = db_->query(
         "INSERT INTO studies (name, space, directions, algorithm, options, seed, budget, f_star, settings, created) "

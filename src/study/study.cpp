@@ -231,6 +231,7 @@ Study Study::create(const std::string& storage_url, const StudyConfig& config, S
 }
 
 Study Study::load(const std::string& storage_url, const std::string& name, StudyOptions options) {
+  require_existing_database(storage_url);  // a mistyped path would read as an empty database, and leave one
   auto storage = std::make_unique<Storage>(storage_url, options.storage);
   auto impl = std::make_unique<Impl>();
   impl->record = storage->load_study(name);
