@@ -31,7 +31,8 @@ using Statement = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
 
 class SqliteDatabase final : public Database {
  public:
-  SqliteDatabase(std::string url, const std::string& path, double retry_s) : url_(std::move(url)), retry_s_(retry_s) {
+  SqliteDatabase(std::string url, const std::string& path, double retry_s)
+      : url_(std::move(url)), path_(path), retry_s_(retry_s) {
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     db_.reset(raw);
@@ -80,6 +81,7 @@ class SqliteDatabase final : public Database {
   }
 
   void transaction(std::int64_t, const std::function<void()>& fn) override {
+    refuse_if_moved();
     with_retry([&] {
       try {
         run("BEGIN IMMEDIATE", {});
@@ -97,6 +99,16 @@ class SqliteDatabase final : public Database {
   }
 
  private:
+  // A file deleted or renamed while open still takes writes, into an inode nobody will read
+  // again: every write transaction checks first (SQLite's own test; one stat).
+  void refuse_if_moved() {
+    int moved = 0;
+    if (sqlite3_file_control(db_.get(), "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+      throw std::runtime_error("storage '" + url_ + "': the database file '" + path_ +
+                               "' was deleted, renamed or replaced while this process had it open; nothing more is "
+                               "written to it");
+  }
+
   struct DbDeleter {
     void operator()(sqlite3* d) const { sqlite3_close_v2(d); }
   };
@@ -182,6 +194,7 @@ class SqliteDatabase final : public Database {
   }
 
   std::string url_;
+  std::string path_;
   double retry_s_;
   std::unique_ptr<sqlite3, DbDeleter> db_;
   std::map<std::string, Statement> cache_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -353,6 +354,27 @@ TEST_P(StudyTest, VersionOneDatabaseIsMigrated) {
 
 // A tell that cannot be stored (here: the study was deleted under the worker) stops the worker
 // with the error, and the evaluation it paid for is printed as JSON rather than lost.
+// SQLite keeps writing into a deleted file's inode, which nobody reads again: the next write
+// is refused instead, and the worker prints the evaluation it could not store.
+TEST(StudySqlite, ADeletedDatabaseFileIsNoticedAndTheEvaluationPrinted) {
+  const auto dir = optimist::testing::study_test_dir();
+  const std::string url = "sqlite:///" + (dir / "deleted.db").string();
+  Study study = Study::create(url, branin_config("gone"), no_thread("w"));
+  ::testing::internal::CaptureStderr();
+  const std::string why = message_of([&] {
+    run_worker(study, [&] {
+      return [&](const StudyTrial& t) {
+        if (t.number == 1) std::filesystem::remove(dir / "deleted.db");
+        return 1.5 + 0.0 * t.x[0];
+      };
+    }, WorkerOptions{});
+  });
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(why.find("was deleted, renamed or replaced"), std::string::npos) << why;
+  EXPECT_NE(err.find(R"("trial":1)"), std::string::npos) << err;
+  EXPECT_NE(err.find(R"("value":1.5)"), std::string::npos) << err;
+}
+
 TEST_P(StudyTest, AnEvaluationThatCannotBeStoredIsPrintedNotLost) {
   Study study = Study::create(url, branin_config("vanishing"), no_thread("w"));
   const std::string name = study.name();
