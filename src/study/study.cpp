@@ -175,8 +175,16 @@ struct Study::Impl {
           t->worker == options.worker && t->value == value)
         return;
       if (t->state == TrialState::Failed && t->stale && value) {
-        // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value
-        // as a new trial rather than losing an evaluation that was paid for.
+        // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value.
+        // Its re-queued copy, if no worker has taken it yet, takes the value: the point is not
+        // evaluated twice.
+        for (TrialRecord& copy : storage->trials(record.id, t->number))
+          if (copy.requeued_from == t->number && copy.state == TrialState::Waiting) {
+            storage->claim(record.id, copy, options.worker, std::nullopt);
+            storage->finish(record.id, copy.number, options.worker, value, "");
+            return;
+          }
+        // Otherwise as a new trial rather than losing an evaluation that was paid for.
         TrialRecord late;
         late.x = t->x;
         late.state = TrialState::Complete;

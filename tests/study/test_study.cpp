@@ -266,6 +266,26 @@ TEST_P(StudyTest, StaleTrialsAreFailedAndRequeuedAndLateValuesKept) {
   EXPECT_EQ(trials[2].state, TrialState::Complete);
   EXPECT_EQ(*trials[2].value, 7.0);
   EXPECT_EQ(trials[2].requeued_from, 0u);
+
+  // Late again, but now before any worker took the re-queued copy: the copy takes the value and is
+  // not evaluated a second time.
+  alive.tell(*again, 5.0);
+  const auto late = dead.ask();
+  ASSERT_TRUE(late);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(alive.fail_stale(), 1u);
+  dead.tell(*late, 8.0);
+  trials = alive.trials();
+  ASSERT_EQ(trials.size(), 5u);
+  EXPECT_TRUE(trials[3].stale);
+  EXPECT_EQ(trials[4].state, TrialState::Complete);
+  EXPECT_EQ(trials[4].requeued_from, 3u);
+  EXPECT_EQ(*trials[4].value, 8.0);
+  EXPECT_EQ(alive.budget_used(), 3u);
+  const auto next = alive.ask();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->origin, "asked");  // not the copy again
+  EXPECT_EQ(next->number, 5u);
 }
 
 TEST_P(StudyTest, HeartbeatThreadKeepsRunningTrialsAlive) {
