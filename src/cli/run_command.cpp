@@ -165,7 +165,7 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
                                                                    "or postgresql://...); running the same command again "
                                                                    "continues it")
                          ->type_name("URL");
-  cmd.app->add_option("--study", cmd.study, "with --storage: the study's name (default 'run')")->type_name("NAME");
+  cmd.study_flag = cmd.app->add_option("--study", cmd.study, "with --storage: the study's name (default 'run')")->type_name("NAME");
   cmd.app->footer(
       "Exit codes: 0 done, 1 the objective failed (--on-failure stop), 2 bad input, 130 interrupted.\n"
       "The first Ctrl-C (or SIGTERM) stops after the current evaluation; the trace and summary are still written.");
@@ -188,6 +188,10 @@ int run_command(const RunCommand& cmd) {
   for (const auto& [key, opt] : cmd.given)
     if (opt->count() > 0) flags[key] = cmd.values.at(key);
   if (cmd.noisy_flag->count() > 0) flags["noisy"] = "true";
+  if (cmd.quiet) flags["quiet"] = "true";
+  if (cmd.jobs_flag->count() > 0) flags["jobs"] = std::to_string(cmd.jobs);
+  if (cmd.storage_flag->count() > 0) flags["storage"] = cmd.storage;
+  if (cmd.study_flag->count() > 0) flags["study"] = cmd.study;
   std::optional<std::string> config;
   if (cmd.config_flag->count() > 0) config = cmd.config;
   if (cmd.trust_command && cmd.resume_flag->count() == 0)
@@ -221,10 +225,7 @@ int run_command(const RunCommand& cmd) {
   else
     problem = external_problem(s, nullptr);
   if (!s.objective_command.empty()) objective = external_command_objective(s, problem);
-  if (cmd.app->get_option("--study")->count() > 0 && cmd.storage_flag->count() == 0)
-    throw InvalidArgument("--study '" + cmd.study + "' names a study in a storage: give --storage URL too");
-  if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0)
-    return run_in_study(s, problem, StudyRunFlags{cmd.jobs, cmd.storage, cmd.study, cmd.quiet});
+  if (s.jobs || !s.storage.empty()) return run_in_study(s, problem, StudyRunFlags{s.jobs.value_or(1), s.storage, s.study, s.quiet});
   RunOptions options;
   if (resume) options.resume_from = std::move(resume->earlier);
   options.budget = s.budget;
@@ -246,7 +247,7 @@ int run_command(const RunCommand& cmd) {
   options.trace = trace.get();
 
   std::optional<ProgressDisplay> progress;
-  if (!cmd.quiet) progress.emplace(objective, s.time_limit);
+  if (!cmd.quiet && !s.quiet) progress.emplace(objective, s.time_limit);
   if (progress) options.on_progress = [&progress](const Progress& p) { progress->update(p); };
   options.should_stop = [] { return InterruptGuard::interrupted(); };
 

@@ -35,6 +35,7 @@ struct RunCommand {
   std::string study = "run";
   CLI::Option* jobs_flag = nullptr;
   CLI::Option* storage_flag = nullptr;
+  CLI::Option* study_flag = nullptr;
 };
 
 void add_run_command(CLI::App& parent, RunCommand& cmd);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/config.hpp"
+#include "cli/count_check.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/json_text.hpp"
 #include "optimist/experiment/run_setup.hpp"
@@ -160,13 +161,38 @@ void apply_driver_settings(const Sources& src, RunSettings& s) {
   if (auto v = src.get("on_failure")) s.on_failure = parse_failure_policy(*v);
 }
 
+// --jobs, --storage, --study and --quiet: how the run is carried out, not what it computes.
+void apply_study_settings(const Sources& src, RunSettings& s) {
+  if (auto v = src.get("jobs")) {
+    s.jobs = as_positive(*v);
+    if (*s.jobs > kMaxJobs) bad(*v, "a whole number from 1 to " + std::to_string(kMaxJobs) + " (more in flight: start more `optimist worker`s)");
+  }
+  if (auto v = src.get("storage")) {
+    s.storage = as_string(*v);
+    // A SQLite file a config file names follows --out's rule: below the current folder.
+    constexpr std::string_view kSqlite = "sqlite:///";
+    if (v->from_file && s.storage.rfind(kSqlite, 0) == 0) {
+      const std::filesystem::path p(s.storage.substr(kSqlite.size()));
+      bool below = !p.is_absolute();
+      for (const auto& part : p) below = below && part != "..";
+      if (!below) bad(*v, "a SQLite file below the current folder, e.g. sqlite:///studies/run.db (a config file cannot write elsewhere; give --storage)");
+    }
+  }
+  if (auto v = src.get("study")) {
+    s.study = as_string(*v);
+    if (s.storage.empty()) bad(*v, "given with a storage (--storage URL, or 'storage' in the config file): it names a study there");
+  }
+  if (auto v = src.get("quiet")) s.quiet = as_bool(*v);
+}
+
 }  // namespace
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {"problem", "dim",    "algorithm", "budget",
                                                 "seed",    "noise",  "noisy",     "out",       "time_limit",
                                                 "target",  "batch",  "on_failure", "options",
-                                                "objective_command", "space", "direction", "objective_timeout"};
+                                                "objective_command", "space", "direction", "objective_timeout",
+                                                "jobs", "storage", "study", "quiet"};
   return keys;
 }
 
@@ -245,6 +271,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
   }
   if (auto v = src.get("noisy")) s.noisy = as_bool(*v);
   apply_driver_settings(src, s);
+  apply_study_settings(src, s);
 
   if (const auto it = config.find("options"); it != config.end()) {
     if (!it->is_object())

@@ -38,6 +38,12 @@ struct RunSettings {
   std::string space;              ///< search-space file (.json/.toml), required with objective_command
   std::optional<Direction> direction;       ///< required with objective_command
   std::optional<double> objective_timeout;  ///< seconds to wait for one answer
+  // The run as a study (docs/studies.md, cli/run_study.hpp): evaluations in parallel, or kept in a
+  // storage and continued by running the same command again.
+  std::optional<std::size_t> jobs;  ///< evaluations in flight (1-1024); none: one, and no study unless `storage`
+  std::string storage;              ///< the study's storage URL; empty: a temporary one (with `jobs`)
+  std::string study = "run";        ///< the study's name in `storage`
+  bool quiet = false;               ///< no progress display
 };
 
 /// Keys a config file may hold (also the keys of `flags`, which use them with '_').

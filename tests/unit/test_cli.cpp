@@ -121,7 +121,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       {"run" + ok + "--config '" + (dir / "nan.toml").string() + "'", "got nan"},
       {"run --algorithm random --config '" + (dir / "twice.json").string() + "'", "'budget' appears twice"},
       {"run --resume '" + dir.string() + "'", "is a directory"},
-      {"run" + ok + "--study foo", "give --storage URL too"},
+      {"run" + ok + "--study foo", "--study must be given with a storage"},
       {"dashboard --host '' --port 0", "--host is empty"},
       {"run --objective-command cat --direction maximize --budget 2 --space '" + (dir / "typo_space.json").string() + "'",
        "unknown key 'lgo'"},
@@ -257,6 +257,27 @@ TEST_F(Cli, ConfigFilesAndFlagPrecedence) {
 
   ASSERT_EQ(cli("run -q --config run.cfg", dir).code, 0);
   EXPECT_EQ(optimist::read_trace((dir / "cfg.jsonl").string()).evaluations.size(), 3u);
+
+  // Every flag but --config/--resume/--trust-command has its key: the run as a study too.
+  write_file(dir / "study.toml",
+             "problem = \"branin\"\nalgorithm = \"random\"\nbudget = 6\njobs = 2\nquiet = true\n"
+             "storage = \"sqlite:///studies/run.db\"\nstudy = \"from-file\"\n");
+  fs::create_directories(dir / "studies");
+  Result r = cli("run --config study.toml", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "quiet: no progress display";
+  EXPECT_NE(r.out.find("study             'from-file' in sqlite:///studies/run.db"), std::string::npos) << r.out;
+  r = cli("study show --storage sqlite:///studies/run.db --name from-file", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The flag wins over the file: another study in the same storage.
+  ASSERT_EQ(cli("run --config study.toml --study from-flag", dir).code, 0);
+  ASSERT_EQ(cli("study show --storage sqlite:///studies/run.db --name from-flag", dir).code, 0);
+  // A config file cannot put the database outside the current folder (as for 'out').
+  write_file(dir / "far.toml", "problem = \"branin\"\nbudget = 3\nstorage = \"sqlite:///../far.db\"\n");
+  r = cli("run --config far.toml", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'storage' in far.toml must be a SQLite file below the current folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.parent_path() / "far.db"));
 }
 
 TEST_F(Cli, ListShowsEveryProblemAndAlgorithm) {
