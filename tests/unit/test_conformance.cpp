@@ -4,6 +4,7 @@
 // (with a noisy objective declared: repeats allowed, the whole budget used).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -149,6 +150,22 @@ TEST_P(Conformance, HugeValuesAndSentinelsAreHandled) {
   const Vector best = opt->recommend();
   ASSERT_NO_THROW(space.validate(best));
   EXPECT_LE(best[0], 1.5);  // never a sentinel's point
+}
+
+// Values of 1e-300 that differ (a likelihood, a p-value): BKB's kernel refit underflowed to a
+// zero outputscale and threw on the third tell.
+TEST_P(Conformance, TinyValuesAreHandled) {
+  const Space space = mixed_space();
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 4, .horizon = 30});
+  std::vector<double> told;
+  for (std::size_t k = 0; k < 30; ++k) {
+    Trial t = opt->ask();
+    told.push_back(1e-300 * (20.0 + mixed_objective(t.x)));
+    ASSERT_NO_THROW(opt->tell(t, told.back())) << "step " << k;
+  }
+  const Vector best = opt->recommend();
+  ASSERT_NO_THROW(space.validate(best));
+  EXPECT_EQ(opt->best()->value, *std::max_element(told.begin(), told.end()));
 }
 
 TEST_P(Conformance, BadTellsAreRejected) {

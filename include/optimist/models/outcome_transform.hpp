@@ -38,6 +38,8 @@ class RunningMoments {
   void add(double y);
   std::uint64_t count() const { return n_; }
   double mean() const { return mean_; }
+  /// The largest |y| so far.
+  double max_abs() const { return scale_; }
   /// sqrt(sum (y_i - mean)^2 / n); 0 for fewer than two values.
   double population_sd() const;
 

@@ -100,7 +100,9 @@ double ArmBandit::reward_offset() const {
 double ArmBandit::reward_scale() const {
   if (!opt_.standardize || t_ < 2) return 1.0;
   const double sd = rewards_.population_sd();
-  return sd > 1e-12 * std::max(1.0, std::abs(rewards_.mean())) && std::isfinite(sd) ? sd : 1.0;
+  // Relative to the values' size, as Standardization: values of 1e-300 (a likelihood, a p-value)
+  // that differ are standardized, not left at 1e-300 for the kernel's refit to underflow on.
+  return sd > 1e-12 * rewards_.max_abs() && std::isfinite(sd) ? sd : 1.0;
 }
 
 void ArmBandit::posterior(Vector& mean, Vector& variance) const {
@@ -238,7 +240,11 @@ bool ArmBandit::refit_kernel(const std::vector<std::size_t>& fit_arms) {
   Rng rng(derive_seed(derive_seed(seed(), kFitStream), t_));
   gp.fit(rng);
   const double gp_scale = gp.output_scale();
-  kernel_ = Kernel(kernel_.type(), gp.hyperparameters().lengthscales, gp.hyperparameters().outputscale * gp_scale * gp_scale);
+  const double variance = gp.hyperparameters().outputscale * gp_scale * gp_scale;
+  // Values that barely differ (sd below 1e-12 of their size) can leave no variance to learn: the
+  // kernel stays as it was.
+  if (!(variance > 0.0) || !std::isfinite(variance)) return false;
+  kernel_ = Kernel(kernel_.type(), gp.hyperparameters().lengthscales, variance);
   ++refits_;
   return true;
 }
