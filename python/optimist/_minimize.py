@@ -42,7 +42,8 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         ``optimist_result``); "mark-failed" records it and goes on (it counts against the budget).
     time_limit (seconds), target (stop once a value reaches it): as ``optimist run``.
     executor, n_parallel: keep n_parallel evaluations in flight on a concurrent.futures.Executor
-        (ProcessPoolExecutor, or Dask's ``Client.get_executor()``); a new point is asked as soon as
+        (ProcessPoolExecutor, or a Dask ``Client``: its ``get_executor()`` is used, and n_parallel
+        defaults to its worker threads); a new point is asked as soon as
         one finishes, the others pending. func must then be picklable.
     callback: called with an :class:`optimist.Evaluation` after each evaluation; returning True stops.
     progress: print one line per evaluation to stderr.
@@ -103,6 +104,10 @@ def _check_optional_number(what: str, value: Any) -> Optional[float]:
     return number
 
 
+def _is_dask_client(executor: Any) -> bool:
+    return type(executor).__module__.startswith("distributed") and callable(getattr(executor, "get_executor", None))
+
+
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
@@ -113,6 +118,12 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     if "direction" in options:
         raise ValueError(f"direction={options['direction']!r}: minimize and maximize set the direction; "
                          "call the other one")
+    if _is_dask_client(executor):
+        # A Client's submit() returns Dask futures, which concurrent.futures.wait cannot wait on:
+        # its executor's are. n_parallel defaults to the cluster's worker threads.
+        if n_parallel is None:
+            n_parallel = max(1, sum(executor.nthreads().values()))
+        executor = executor.get_executor()
     if n_parallel is None:
         n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
         if n_parallel is None:

@@ -130,6 +130,21 @@ def test_dask_local_cluster(tmp_path):
     assert os.getpid() not in {r["pid"] for r in records}  # evaluated in the workers' processes
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_a_dask_client_is_taken_as_its_executor(tmp_path):
+    # Its own submit() returns Dask futures, which the loop cannot wait on: the run broke at the
+    # first wait with "'Future' object has no attribute '_condition'".
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=3, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            res = optimist.minimize(lambda x: float(np.sum(np.square(x))), [(-1.0, 1.0)] * 2, algorithm="random",
+                                    budget=9, seed=0, executor=client, trace=tmp_path / "t.jsonl")
+    assert res.nfev == 9 and res.n_failed == 0
+    assert res.fun == min(res.func_vals) and res.fun == float(np.sum(np.square(res.x)))
+    meta = json.loads((tmp_path / "t.jsonl").read_text().splitlines()[0])["meta"]
+    assert meta["run"]["parallel"] == 3  # the cluster's worker threads
+
+
 def test_n_parallel_is_needed_when_the_executor_does_not_say():
     class Opaque(cf.Executor):
         def submit(self, fn, *args, **kwargs):
