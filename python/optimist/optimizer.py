@@ -59,6 +59,8 @@ class Observation(NamedTuple):
     error: Optional[str]
 
 
+MAX_BATCH = 100_000  # trials one ask(n) hands out: a batch is evaluated in parallel
+
 _RUN_COLUMNS = ("f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s")
 
 
@@ -178,6 +180,19 @@ class Optimizer:
         # threads share it (as the GIL did).
         self._lock = threading.Lock()
 
+    # An algorithm's state lives in C++: a shallow copy would share it (telling one told both), and
+    # there is no serialized form. A run is reproduced from its seed and history instead.
+    def __copy__(self) -> "Optimizer":
+        raise TypeError("an Optimizer cannot be copied (a copy would share the algorithm's state): create another "
+                        "with the same space, algorithm, options and seed and tell it this one's history")
+
+    def __deepcopy__(self, memo: Any) -> "Optimizer":
+        return self.__copy__()
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an Optimizer cannot be pickled: create another with the same space, algorithm, options and "
+                        "seed and tell it this one's history (or resume from its trace)")
+
     # ---- what it is ----
     @property
     def seed(self) -> int:
@@ -226,6 +241,8 @@ class Optimizer:
                 return Trial(self._core.ask(1)[0], self.space, self._core)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"ask(n) needs a positive integer n, got {n!r}")
+        if n > MAX_BATCH:  # 2**62 ran for minutes; 2**64 was a raw pybind11 TypeError
+            raise ValueError(f"ask(n) takes at most {MAX_BATCH} trials at once, got {n}")
         with self._lock:
             trials = self._core.ask(int(n))
         return [Trial(t, self.space, self._core) for t in trials]

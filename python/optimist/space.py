@@ -43,6 +43,17 @@ Dimension = Union[Float, Int, Categorical]
 Point = Union[Dict[str, Any], np.ndarray]
 
 
+def _equal(a: Any, b: Any) -> bool:
+    """a == b as one bool: numpy arrays compare whole (their == is element-wise); objects whose ==
+    raises are not equal."""
+    try:
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return bool(np.array_equal(a, b))
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an == that raises (or an ambiguous truth value) is no match
+        return False
+
+
 def _dimension(name: str, spec: Any) -> Dimension:
     if isinstance(spec, (Float, Int, Categorical)):
         return spec
@@ -93,7 +104,7 @@ class Space:
                 self._core.add_integer(name, int(d.low), int(d.high))
             else:
                 for k, c in enumerate(d.choices):
-                    if any(type(c) is type(e) and c == e for e in d.choices[:k]):
+                    if any(type(c) is type(e) and _equal(c, e) for e in d.choices[:k]):
                         raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
                 names = [str(c) for c in d.choices]
                 if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
@@ -171,6 +182,8 @@ class Space:
                 x[k] = self._choice_index(name, d, v)
             else:
                 try:
+                    if isinstance(v, (str, bytes)):  # float("2") would take text, as told values do not
+                        raise TypeError
                     x[k] = float(v)
                 except (TypeError, ValueError):
                     raise ValueError(f"parameter '{name}': expected a number, got {v!r}") from None
@@ -197,14 +210,11 @@ class Space:
     @staticmethod
     def _choice_index(name: str, d: Categorical, value: Any) -> int:
         for k, c in enumerate(d.choices):
-            if c is value or (type(c) is type(value) and c == value):
+            if c is value or (type(c) is type(value) and _equal(c, value)):
                 return k
         for k, c in enumerate(d.choices):  # 1 == 1.0 == True: accept equal values of other types last
-            try:
-                if c == value and not (isinstance(c, float) and math.isnan(c)):
-                    return k
-            except Exception:  # noqa: BLE001 - objects whose == raises simply do not match
-                continue
+            if _equal(c, value) and not (isinstance(c, float) and math.isnan(c)):
+                return k
         raise ValueError(f"parameter '{name}': {value!r} is not one of {list(d.choices)!r}")
 
     @classmethod

@@ -119,6 +119,31 @@ def test_batches_pending_points_and_failures():
         other.tell(opt.ask(), 1.0)
     with pytest.raises(ValueError, match="ask\\(n\\) needs a positive integer"):
         opt.ask(0)
+    # 2**62 ran for minutes, 2**64 was a raw pybind11 TypeError.
+    for n in (2**62, 2**64):
+        with pytest.raises(ValueError, match=f"ask\\(n\\) takes at most 100000 trials at once, got {n}"):
+            opt.ask(n)
+
+
+def test_optimizers_refuse_copies_and_pickles():
+    import copy
+    import pickle
+
+    opt = Optimizer([(0, 1)], "gp-ei", seed=0)
+    # A shallow copy shared the C++ state: telling the copy told the original.
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="an Optimizer cannot be (copied|pickled)"):
+            make(opt)
+
+
+def test_points_are_checked_as_the_space_says():
+    opt = Optimizer({"x": Float(-1, 1), "k": Int(0, 3), "v": Categorical([np.zeros(2), np.ones(2)])}, "random")
+    with pytest.raises(ValueError, match="parameter 'k': expected a number, got '2'"):
+        opt.tell({"x": 0.1, "k": "2", "v": np.zeros(2)}, 1.0)  # told values refuse text; points do too
+    opt.tell({"x": 0.1, "k": 2, "v": np.ones(2)}, 1.0)  # array choices: found by value, not "ambiguous"
+    assert np.array_equal(opt.history.x[0]["v"], np.ones(2)) and opt.history.x[0]["k"] == 2
+    with pytest.raises(ValueError, match="duplicate choice"):
+        Optimizer({"v": Categorical([np.zeros(2), np.zeros(2)])}, "random")
 
 
 def test_history_as_numpy_and_pandas():

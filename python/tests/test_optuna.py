@@ -201,6 +201,10 @@ def test_bad_settings_raise_value_error_naming_them():
     study = optuna.create_study(directions=["minimize", "minimize"], sampler=OptimistSampler("gp-ei"))
     with pytest.raises(ValueError, match="single-objective"):
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=2)
+    with pytest.raises(ValueError, match="single-objective"):
+        study.ask()
+    # Each refusal once left its trial RUNNING in the study's storage.
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.FAIL] * 2
 
 
 def test_startup_trials_come_from_the_independent_sampler():

@@ -160,6 +160,10 @@ class OptimistSampler(BaseSampler):
 
     def infer_relative_search_space(self, study: optuna.Study, trial: FrozenTrial) -> Dict[str, BaseDistribution]:
         if study._is_multi_objective():
+            try:  # Optuna has created the trial already: failed, not left running in the storage
+                study.tell(trial.number, state=TrialState.FAIL)
+            except Exception:  # noqa: BLE001 - the refusal below is what matters
+                pass
             raise ValueError("OptimistSampler supports single-objective studies; this study has "
                              f"{len(study.directions)} objectives")
         with self._lock:
@@ -260,6 +264,13 @@ class OptimistSampler(BaseSampler):
             model = self._model
             if model is not None and trial.number in model.asked:
                 self._tell(model, trial.number, trial.params, state, values)
+                # The last point of a finite space: stop now (as GridSampler does), rather than
+                # after one more trial that could only repeat a point.
+                if (not self._noisy and not model.relative_exhausted and model.optimizer.exhausted
+                        and self._covers_every_parameter(model, study.get_trials(deepcopy=False))):
+                    warnings.warn("OptimistSampler: every point of the search space has been evaluated (a "
+                                  "deterministic objective); the study stops", stacklevel=2)
+                    study.stop()
         self._independent.after_trial(study, trial, state, values)
 
     # ---- the optimizer of the current relative search space ----

@@ -166,7 +166,12 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     n_init_ = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(budget), 2.0 / 3.0)));  // Lemma 15: n = Theta(T^{2/3})
   else
     n_init_ = o.n_init ? o.n_init : default_n_init(budget);
-  if (n_init_ >= budget) throw InvalidArgument(name() + ": n_init " + std::to_string(n_init_) + " leaves no Phase II in a budget of " + std::to_string(budget));
+  if (n_init_ >= budget) {
+    // The user may not have set n_init: say where it came from and what budget works.
+    std::string origin = o.n_init ? "n_init" : "its default Phase I, n_init";
+    throw InvalidArgument(name() + ": " + origin + " = " + std::to_string(n_init_) + ", leaves no Phase II in a budget of " +
+                          std::to_string(budget) + (o.n_init ? "; give n_init below the budget" : "; give a larger budget (4 or more) or n_init below it"));
+  }
   horizon_ = budget - n_init_;
   if (o.init == InitialDesign::Sobol) sobol_design_.emplace(InitialDesign::Sobol, space.dim(), n_init_, seed());
   const double T = static_cast<double>(horizon_);
