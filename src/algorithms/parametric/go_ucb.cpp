@@ -9,6 +9,7 @@
 #include "algorithms/refit_schedule.hpp"
 #include "optimist/algorithms/option_table.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
+#include "optimist/models/parametric/radial_net.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/input_encodings.hpp"
 #include "optimist/models/parametric/mlp.hpp"
@@ -180,6 +181,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
 }
 
 double GoUcb::beta(std::size_t t) const {
+  if (beta_override_) return *beta_override_;
   if (options_.preset == GoUcbPreset::Paper) {  // appendix D.1: beta_t = d_w^3 F^4 t / T
     const double dw = static_cast<double>(model_->num_params());
     return dw * dw * dw * std::pow(f_bound_, 4) * static_cast<double>(t) / static_cast<double>(horizon_);
@@ -400,7 +402,56 @@ std::vector<Vector> GoUcb::propose(std::size_t) {
     Vector x = farthest_point(taken, space().dim(), rng, sf);
     if (x.size() > 0) return {x};
   }
+  if (phase_two_count_ < options_.opening_steps && !space().has_discrete()) return {opening_acquire()};
   return {acquire()};
+}
+
+Vector GoUcb::opening_acquire() {
+  // Experimental (fifteenth round): a network of radial units, one per data point, fitted by eq. (2)
+  // to all data (standardized); Sigma_t from the Phase II gradients at the fit (as refit()); step 5
+  // in a ball of radius opening_region with beta opening_beta. The default family is untouched.
+  Matrix X;
+  Vector y;
+  model_data(X, y, failed_value());
+  const Standardization st = Standardization::fit(y);
+  const Vector ys = st.apply(y);
+  std::shared_ptr<const ParametricModel> radial =
+      std::make_shared<RadialNet>(X, options_.opening_width, options_.opening_profile);
+  Rng rng(derive_seed(seed(), kOracleStream + 0x52414449 + history().size()));
+  const RegressionFit fit = fit_regression(*radial, X, ys, Vector(), options_.oracle, rng);
+  std::optional<GradientEllipsoid> ell;
+  ell.emplace(fit.w, lambda_, GradientEllipsoid::Representation::Dense);
+  Matrix G(static_cast<Eigen::Index>(phase_two_indices_.size()), static_cast<Eigen::Index>(radial->num_params()));
+  Vector targets(G.rows());
+  Eigen::Index rows = 0;
+  for (std::size_t idx : phase_two_indices_) {
+    const Observation& obs = history()[idx];
+    if (obs.failed && !failed_value()) continue;
+    Vector g;
+    const double f = radial->gradient_w(fit.w, obs.trial.unit, g);
+    targets[rows] = g.dot(fit.w) + st.apply(obs.failed ? *failed_value() : maximized(obs)) - f;
+    G.row(rows++) = g.transpose();
+  }
+  if (rows > 0) ell->add_many(G.topRows(rows), targets.head(rows));
+  // acquire() under the opening's model, ellipsoid, region and beta; the default family's are back
+  // on any exit.
+  struct Restore {
+    GoUcb& g;
+    std::shared_ptr<const ParametricModel>& model;
+    std::optional<GradientEllipsoid>& ellipsoid;
+    ~Restore() {
+      std::swap(g.model_, model);
+      std::swap(g.ellipsoid_, ellipsoid);
+      g.size_override_.reset();
+      g.beta_override_.reset();
+    }
+  };
+  std::swap(model_, radial);
+  std::swap(ellipsoid_, ell);
+  size_override_ = options_.opening_region;
+  beta_override_ = options_.opening_beta;
+  const Restore restore{*this, radial, ell};
+  return acquire();
 }
 
 Vector GoUcb::recommend_unit() const {

@@ -124,6 +124,13 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
                  "after this many steps in a row that neither improve nor leave the evaluated points' neighbourhood, one "
                  "space-filling step (the point farthest from the data), then the region restarts; every step while all values "
                  "are equal; 0: never")
+        .integer("opening_steps", &GoUcbOptions::opening_steps, 0, kNoLimit,
+                 "experimental: the first k Phase II steps by a network of radial units (one per data point); 0: off")
+        .real("opening_width", &GoUcbOptions::opening_width, NumberRange::above(0.0), "experimental: the radial units' width (unit cube)")
+        .real("opening_region", &GoUcbOptions::opening_region, NumberRange::closed(0.0, 1.0),
+              "experimental: the opening steps' ball radius (unit cube)")
+        .real("opening_beta", &GoUcbOptions::opening_beta, NumberRange::at_least(0.0), "experimental: the opening steps' beta")
+        .choice("opening_profile", &GoUcbOptions::opening_profile, kRadialProfileNames, "experimental: the radial units' profile")
         .choice("discrete_step", &GoUcbOptions::discrete_step, kDiscreteStepNames,
                 "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
                 "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "

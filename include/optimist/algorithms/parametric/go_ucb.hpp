@@ -83,12 +83,14 @@ class GoUcb : public Optimizer {
   void refit();
   /// After a Phase II observation: whether refit_every's schedule asks for refit() now.
   bool refit_due_now() const;
-  double trust_size() const { return trust_.length; }
+  double trust_size() const { return size_override_ ? *size_override_ : trust_.length; }
   /// The trust region's initial size, "auto" resolved (0: none, step 5 over the whole domain).
   double trust_region() const { return *options_.trust_region; }
   double standardized(double y) const { return outcome_.apply(y); }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
+  /// opening_steps: step 5 under a RadialNet fitted to all data (fifteenth round, experimental).
+  Vector opening_acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
   Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;
   /// Step 5's value for many raw samples at once (empty where fn is not Lemma 5.4's form).
@@ -109,6 +111,7 @@ class GoUcb : public Optimizer {
   std::size_t phase_two_count_ = 0;
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
   std::size_t refits_ = 0;
+  std::optional<double> size_override_, beta_override_;  // opening_steps: the opening step's region and beta
   std::size_t last_fit_n_ = 0;  // successful observations at the last oracle fit (Phase I's or a refit)
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate

@@ -13,6 +13,7 @@
 #include "optimist/core/enum_names.hpp"
 #include "optimist/models/outcome_transform.hpp"
 #include "optimist/models/parametric/mlp.hpp"
+#include "optimist/models/parametric/radial_net.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 
 namespace optimist {
@@ -169,6 +170,15 @@ struct GoUcbOptions {
   /// the region restarts at trust_region. Keeps the search from re-evaluating a local optimum for
   /// the rest of the budget; 0: never.
   std::size_t stall_steps = 3;
+  /// Experimental (fifteenth round): the first opening_steps Phase II steps are chosen by a network of
+  /// radial units (RadialNet, one unit per data point, width opening_width) fitted to all data, with
+  /// its own Sigma_t from the Phase II gradients, beta opening_beta, in a ball of radius opening_region;
+  /// the default family keeps being fitted to every point and takes over after them. 0: off.
+  std::size_t opening_steps = 0;
+  double opening_width = 1.0 / 3.0;
+  double opening_region = 0.3;
+  double opening_beta = 0.1;
+  RadialProfile opening_profile = RadialProfile::Gaussian;
   GoUcbAcquisition acquisition = GoUcbAcquisition::Linearized;
   std::size_t raw_samples = 512;  ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;       ///< acquisition: local searches from the best candidates
