@@ -454,7 +454,7 @@ TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {
   const double side = 0.2;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}}, p.space, p.direction, RunContext{.seed = 9, .horizon = 25});
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}, {"opening_steps", 0}}, p.space, p.direction, RunContext{.seed = 9, .horizon = 25});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   for (int i = 0; i < 25; ++i) {
     const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
@@ -474,7 +474,7 @@ TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 3);
   // The stall rule's space-filling steps leave the region by design: off here (tested below).
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", 0}, {"stall_steps", 0}}, p.space, p.direction,
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", 0}, {"stall_steps", 0}, {"opening_steps", 0}}, p.space, p.direction,
                             RunContext{.seed = 4, .horizon = 30});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   ASSERT_EQ(g.options().trust_shape, TrustShape::Ball);
@@ -512,7 +512,7 @@ TEST(GoUcb, TrustMaxLetsTheRegionGrowPastItsStart) {
   const double radius = 0.05, cap = 0.2;
   const Problem p = make_problem("goucb_f1", 5);
   const Objective obj = p.objective(0.01, 2);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", cap}, {"stall_steps", 0}}, p.space,
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"trust_max", cap}, {"stall_steps", 0}, {"opening_steps", 0}}, p.space,
                             p.direction, RunContext{.seed = 2, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   double largest = 0.0;
@@ -565,7 +565,7 @@ TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
   const double radius = 0.1;
   const Problem p = make_problem("styblinski_tang", 4);
   const Objective obj = p.objective(0.01, 5);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"acquisition", "joint"}}, p.space, p.direction, RunContext{.seed = 5, .horizon = 20});
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"acquisition", "joint"}, {"opening_steps", 0}}, p.space, p.direction, RunContext{.seed = 5, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   for (int i = 0; i < 20; ++i) {
     const bool phase_two = g.in_phase_two();
@@ -584,7 +584,7 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
   const double radius = 0.05;
   const Problem p = make_problem("goucb_f1", 5);
   const Objective obj = p.objective(0.01, 7);
-  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"global_candidate", true}}, p.space, p.direction, RunContext{.seed = 7, .horizon = 20});
+  auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"global_candidate", true}, {"opening_steps", 0}}, p.space, p.direction, RunContext{.seed = 7, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
   int outside = 0;
   for (int i = 0; i < 20; ++i) {

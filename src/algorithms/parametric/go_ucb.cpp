@@ -76,6 +76,7 @@ void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
   check("trust_region", trust_region == d.trust_region, trust_region == 0.0, number_text(trust_region.value_or(0.0)), "0");
   check("global_candidate", global_candidate == d.global_candidate, !global_candidate, global_candidate ? "true" : "false", "false");
   check("stall_steps", stall_steps == d.stall_steps, stall_steps == 0, std::to_string(stall_steps), "0");
+  check("opening_steps", opening_steps == d.opening_steps, opening_steps == 0u, opening_steps ? std::to_string(*opening_steps) : "auto", "0");
   check("beta_schedule", beta_schedule == d.beta_schedule, beta_schedule == BetaSchedule::Constant,
         kBetaScheduleNames.name(beta_schedule), "constant");
   check("lambda", lambda == d.lambda, false, number_text(lambda), "sqrt(T) log^2 T (appendix D.1)");
@@ -86,6 +87,7 @@ void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
   trust_region = 0.0;
   global_candidate = false;
   stall_steps = 0;
+  opening_steps = 0;
   beta_schedule = BetaSchedule::Constant;
 }
 
@@ -141,6 +143,9 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
   if (o.model == GoUcbModel::Additive && o.hidden != GoUcbOptions{}.hidden)
     throw InvalidArgument(name() + ": option 'hidden' applies to model=mlp; model=additive is sized by 'units_per_input'");
   if (!options_.standardize) options_.standardize = !user_model;
+  // Deviation opening_steps "auto" (fifteenth round): the additive family's first steps need it.
+  if (!options_.opening_steps)
+    options_.opening_steps = o.model == GoUcbModel::Additive && !space.has_discrete() ? kAutoOpeningSteps : 0;
   if (!model_) {
     // Categorical parameters enter the built-in network one-hot encoded (one_hot_inputs).
     const std::vector<std::size_t> categories = domain().categories();
@@ -402,12 +407,12 @@ std::vector<Vector> GoUcb::propose(std::size_t) {
     Vector x = farthest_point(taken, space().dim(), rng, sf);
     if (x.size() > 0) return {x};
   }
-  if (phase_two_count_ < options_.opening_steps && !space().has_discrete()) return {opening_acquire()};
+  if (phase_two_count_ < *options_.opening_steps && !space().has_discrete()) return {opening_acquire()};
   return {acquire()};
 }
 
 Vector GoUcb::opening_acquire() {
-  // Experimental (fifteenth round): a network of radial units, one per data point, fitted by eq. (2)
+  // Deviation opening_steps (fifteenth round): a network of radial units, one per data point, fitted by eq. (2)
   // to all data (standardized); Sigma_t from the Phase II gradients at the fit (as refit()); step 5
   // in a ball of radius opening_region with beta opening_beta. The default family is untouched.
   Matrix X;

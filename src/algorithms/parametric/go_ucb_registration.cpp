@@ -41,17 +41,17 @@ void read_hidden(const OptionValues& v, GoUcbOptions& o) {
   o.hidden = j.get<std::vector<std::size_t>>();
 }
 
-// refit_every: "auto" or null (the schedule of refit_due), or an integer k >= 0.
-void read_refit_every(const OptionValues& v, GoUcbOptions& o) {
-  const nlohmann::json& j = v.json().at("refit_every");
-  if (j.is_null() || (j.is_string() && j.get<std::string>() == "auto")) {
-    o.refit_every.reset();
-    return;
-  }
+// "auto" or null (nullopt: the algorithm's own choice), or an integer k >= 0.
+std::optional<std::size_t> auto_or_count(const OptionValues& v, const char* key) {
+  const nlohmann::json& j = v.json().at(key);
+  if (j.is_null() || (j.is_string() && j.get<std::string>() == "auto")) return std::nullopt;
   if (!j.is_number_integer() || j.get<std::int64_t>() < 0)
-    throw InvalidArgument(v.algorithm() + ": option 'refit_every' must be \"auto\" or an integer >= 0, got " + j.dump());
-  o.refit_every = j.get<std::size_t>();
+    throw InvalidArgument(v.algorithm() + ": option '" + key + "' must be \"auto\" or an integer >= 0, got " + j.dump());
+  return j.get<std::size_t>();
 }
+
+void read_refit_every(const OptionValues& v, GoUcbOptions& o) { o.refit_every = auto_or_count(v, "refit_every"); }
+void read_opening_steps(const OptionValues& v, GoUcbOptions& o) { o.opening_steps = auto_or_count(v, "opening_steps"); }
 
 // The options every variant has, with the defaults of `defaults`.
 OptionTable<GoUcbOptions> common_table(const GoUcbOptions& defaults, const std::string& n_init_help) {
@@ -91,7 +91,7 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
     OptionTable<GoUcbOptions> t = common_table(GoUcbOptions{}, "Phase I length n; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)");
     t.choice("preset", &GoUcbOptions::preset, kGoUcbPresetNames,
              "'paper': Algorithm 1 as stated: lambda = sqrt(T) log^2 T and beta_t = d_w^3 F^4 t/T (appendix D.1), and "
-             "inputs=unit, weight_decay=0, refit_every=0, trust_region=0, global_candidate=false, stall_steps=0, "
+             "inputs=unit, weight_decay=0, refit_every=0, trust_region=0, global_candidate=false, stall_steps=0, opening_steps=0, "
              "beta_schedule=constant (docs/go-ucb.md); a value of one of these other than its default or the preset's is an error")
         .real("lambda", &GoUcbOptions::lambda, NumberRange::above(0.0), "regularization lambda of eqs. (3)-(5) (preset default)")
         .real("beta", &GoUcbOptions::beta, NumberRange::at_least(0.0), "confidence radius beta_t of eq. (6) (preset default)")
@@ -124,13 +124,16 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
                  "after this many steps in a row that neither improve nor leave the evaluated points' neighbourhood, one "
                  "space-filling step (the point farthest from the data), then the region restarts; every step while all values "
                  "are equal; 0: never")
-        .integer("opening_steps", &GoUcbOptions::opening_steps, 0, kNoLimit,
-                 "experimental: the first k Phase II steps by a network of radial units (one per data point); 0: off")
-        .real("opening_width", &GoUcbOptions::opening_width, NumberRange::above(0.0), "experimental: the radial units' width (unit cube)")
+        .custom({"opening_steps", nullptr,
+                 "the first k Phase II steps by a network of radial units (one per data point), then the model family; 0: "
+                 "off; \"auto\"/null: " + std::to_string(kAutoOpeningSteps) + " with the additive family on a continuous space, else 0",
+                 {}},
+                read_opening_steps)
+        .real("opening_width", &GoUcbOptions::opening_width, NumberRange::above(0.0), "the opening's radial units' width (unit cube)")
         .real("opening_region", &GoUcbOptions::opening_region, NumberRange::closed(0.0, 1.0),
-              "experimental: the opening steps' ball radius (unit cube)")
-        .real("opening_beta", &GoUcbOptions::opening_beta, NumberRange::at_least(0.0), "experimental: the opening steps' beta")
-        .choice("opening_profile", &GoUcbOptions::opening_profile, kRadialProfileNames, "experimental: the radial units' profile")
+              "the opening steps' ball radius (unit cube)")
+        .real("opening_beta", &GoUcbOptions::opening_beta, NumberRange::at_least(0.0), "the opening steps' beta")
+        .choice("opening_profile", &GoUcbOptions::opening_profile, kRadialProfileNames, "the opening's radial units' profile")
         .choice("discrete_step", &GoUcbOptions::discrete_step, kDiscreteStepNames,
                 "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
                 "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "

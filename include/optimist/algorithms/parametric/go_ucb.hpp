@@ -89,7 +89,7 @@ class GoUcb : public Optimizer {
   double standardized(double y) const { return outcome_.apply(y); }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
-  /// opening_steps: step 5 under a RadialNet fitted to all data (fifteenth round, experimental).
+  /// opening_steps: step 5 under a RadialNet fitted to all data (fifteenth round).
   Vector opening_acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
   Vector acquire_discrete(const BoxObjective& fn, const std::vector<Vector>& starts, Vector lower, Vector upper, Rng& rng) const;

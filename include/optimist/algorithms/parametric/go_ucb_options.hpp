@@ -69,6 +69,8 @@ inline constexpr EnumNames<TrustShape, 2> kTrustShapeNames{{{{TrustShape::Box, "
 /// robustness suite's 1-5-parameter tasks and crawls on the flat or multimodal 6-10-parameter ones
 /// (docs/robust.md, "GO-UCB in low dimensions" and "... up to 10 parameters").
 inline constexpr std::size_t kLowDimension = 10;
+/// opening_steps = "auto" with the additive family on a continuous space.
+inline constexpr std::size_t kAutoOpeningSteps = 4;
 /// trust_region = "auto": 0.2 up to kLowDimension parameters, 0.1 above.
 inline double auto_trust_region(std::size_t dimension) { return dimension <= kLowDimension ? 0.2 : 0.1; }
 /// trust_max = "auto": 0.5 (at least trust_region) up to kLowDimension parameters, trust_region above.
@@ -170,14 +172,16 @@ struct GoUcbOptions {
   /// the region restarts at trust_region. Keeps the search from re-evaluating a local optimum for
   /// the rest of the budget; 0: never.
   std::size_t stall_steps = 3;
-  /// Experimental (fifteenth round): the first opening_steps Phase II steps are chosen by a network of
-  /// radial units (RadialNet, one unit per data point, width opening_width) fitted to all data, with
-  /// its own Sigma_t from the Phase II gradients, beta opening_beta, in a ball of radius opening_region;
-  /// the default family keeps being fitted to every point and takes over after them. 0: off.
-  std::size_t opening_steps = 0;
-  double opening_width = 1.0 / 3.0;
+  /// The opening (fifteenth round, docs/go-ucb.md): the first opening_steps Phase II steps are chosen
+  /// by a network of radial units (RadialNet, one unit per data point, width opening_width) fitted
+  /// to all data, with its own Sigma_t from the Phase II gradients, beta opening_beta, in a ball of
+  /// radius opening_region; the model family keeps being fitted to every point and takes over after
+  /// them. nullopt ("auto"): kAutoOpeningSteps with the additive family on a continuous space (whose
+  /// first steps read per-coordinate trends and point outward), else 0.
+  std::optional<std::size_t> opening_steps;
+  double opening_width = 0.5;
   double opening_region = 0.3;
-  double opening_beta = 0.1;
+  double opening_beta = 1.0;
   RadialProfile opening_profile = RadialProfile::Gaussian;
   GoUcbAcquisition acquisition = GoUcbAcquisition::Linearized;
   std::size_t raw_samples = 512;  ///< acquisition: quasi-random candidates

@@ -1,6 +1,6 @@
 // A network of radial units: f_w(x) = c + sum_k v_k phi(||x - z_k||^2 / l^2), centres z_k and
 // weights v_k learned, width l fixed (Broomhead & Lowe 1988's RBF network). A joint-space local
-// family for GO-UCB's opening steps (experimental; docs/go-ucb.md, fifteenth round). Its centres
+// family for GO-UCB's opening steps (docs/go-ucb.md, fifteenth round). Its centres
 // start at given anchors (the data), so a fit from a few points is a kernel interpolant whose
 // linearized bonus (through grad_z) grows away from the data like a GP's posterior sd.
 #pragma once
