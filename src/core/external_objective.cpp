@@ -389,7 +389,8 @@ double value_from_answer(const nlohmann::json& answer) {
     const double v = answer.get<double>();
     if (std::isfinite(v)) return v;
   } else if (answer.is_object()) {
-    if (const auto e = answer.find("error"); e != answer.end())
+    // "error": null (or false, or "") is a result dict's way of saying there was none.
+    if (const auto e = answer.find("error"); e != answer.end() && !e->is_null() && *e != false && *e != "")
       throw ExternalProcessError("the objective reported an error: " +
                                  (e->is_string() ? e->get<std::string>() : e->dump()));
     if (const auto y = answer.find("y"); y != answer.end()) {

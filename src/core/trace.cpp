@@ -293,19 +293,53 @@ TraceLock& TraceLock::operator=(TraceLock&& other) noexcept {
   return *this;
 }
 
-TraceWriter::TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
+namespace {
+
+// The evaluations of a run that stopped before its end were paid for: a new run does not
+// overwrite them (the usual mistake: running the command again instead of resuming it).
+void refuse_overwriting_unfinished(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) == 0 || ec) return;
+  Trace old;
+  try {
+    old = read_trace(path);
+  } catch (const std::exception&) {
+    return;  // not a trace (or a damaged one): written over as before
+  }
+  const std::string stop = old.recommend ? old.recommend->value("stop_reason", "") : "";
+  if (old.evaluations.empty() || (old.recommend && stop != "cancelled" && stop != "objective failed")) return;
+  std::string why = old.recommend ? "stopped early (" + stop + ")" : "did not finish";
+  throw InvalidArgument("the trace '" + path + "' holds " + std::to_string(old.evaluations.size()) + " evaluations of a run that " +
+                        why + "; continue it (optimist run --resume, or resume= in Python), or delete the file to start over");
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, const Space& space,
                          const std::vector<EvaluationRecord>& earlier, const TraceLock* held)
-    : path_(path), space_(space) {
+    : path_(given_path), space_(space) {
+  // (A resume copies its earlier evaluations into the file it writes.)
+  if (earlier.empty() && (!held || held->path() != given_path)) refuse_overwriting_unfinished(given_path);
   // The destination stays locked from here on: by the caller's lock, or by ours.
   std::optional<TraceLock> destination;
-  if (!held || held->path() != path) destination.emplace(path, /*create=*/true);
+  if (!held || held->path() != given_path) destination.emplace(given_path, /*create=*/true);
   // Written under a temporary name first when there is history to copy (resume in place). The
-  // temporary file is locked before it replaces the destination, so the lock never lapses.
+  // temporary file is locked before it replaces the destination, so the lock never lapses. A
+  // symbolic link is followed (its target is rewritten, the link stays) and the file keeps its
+  // permissions (a private trace stays private).
+  std::error_code ec;
+  const std::string path = earlier.empty() ? given_path : std::filesystem::weakly_canonical(given_path, ec).string();
+  if (ec) throw InvalidArgument("cannot resolve trace file '" + given_path + "': " + ec.message());
   const std::string first_name = earlier.empty() ? path : path + ".resume-tmp";
   if (earlier.empty()) lock_ = std::move(destination);
   else lock_.emplace(first_name, /*create=*/true);
   out_.open(first_name, std::ios::out | std::ios::trunc);
   if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
+  if (first_name != path) {
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status))
+      std::filesystem::permissions(first_name, status.permissions(), std::filesystem::perm_options::replace, ec);
+  }
   ordered_json line;
   // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
   ordered_json m;

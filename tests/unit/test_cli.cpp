@@ -383,6 +383,33 @@ TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
   EXPECT_EQ(a, b);
 }
 
+// Running the same command again instead of resuming once overwrote the evaluations a crashed run
+// had paid for; resuming in place made a private trace world-readable and replaced a symlink.
+TEST_F(Cli, UnfinishedTracesAreKeptAndResumedInPlaceAsTheyWere) {
+  const fs::path dir = test_dir();
+  const std::string base = "run -q --problem branin --algorithm random --budget 5 --seed 1 --out ";
+  ASSERT_EQ(cli(base + "full.jsonl", dir).code, 0);
+  std::istringstream text(slurp(dir / "full.jsonl"));
+  std::string kept, line;
+  for (int k = 0; k < 4 && std::getline(text, line); ++k) kept += line + "\n";  // meta + 3 evaluations
+  write_file(dir / "crashed.jsonl", kept);
+  Result r = cli(base + "crashed.jsonl", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'crashed.jsonl' holds 3 evaluations of a run that did not finish"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "crashed.jsonl"), kept);
+  ASSERT_EQ(cli(base + "full.jsonl", dir).code, 0);  // a finished run's trace is written over
+
+  write_file(dir / "private.jsonl", kept);
+  fs::permissions(dir / "private.jsonl", fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_EQ(cli("run -q --resume private.jsonl", dir).code, 0);
+  EXPECT_EQ(fs::status(dir / "private.jsonl").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  write_file(dir / "target.jsonl", kept);
+  fs::create_symlink("target.jsonl", dir / "link.jsonl");
+  ASSERT_EQ(cli("run -q --resume link.jsonl", dir).code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir / "link.jsonl"));
+  EXPECT_EQ(json_lines(dir / "target.jsonl").size(), 7u);  // meta, 5 evaluations, recommend
+}
+
 // Traces written before RunContext kept the seed and the horizon among the options ("seed", and
 // "budget" for the algorithms that plan with it) and had no meta "horizon": they resume exactly, and
 // a raised budget keeps the recorded horizon.
@@ -436,6 +463,8 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
       {resume + "--seed 3", "--seed"},
       {resume + "--algorithm gp-ei", "--algorithm"},
       {resume + "--set n_init=3", "--set"},
+      {resume + "--batch 2", "--batch"},  // once taken (docs/trace-format.md: the meta fixes them)
+      {resume + "--on-failure mark-failed", "--on-failure"},
       {resume + "--budget 4", "6 evaluations"},
       {resume + "--objective-command 'python3 x.py'", "branin"},
       {"run -q --resume '" + (dir / "missing.jsonl").string() + "'", "missing.jsonl"},

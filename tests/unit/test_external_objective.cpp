@@ -131,6 +131,14 @@ TEST(ExternalObjective, ReportedErrorKeepsTheChild) {
   EXPECT_EQ(p.starts(), 1u);
 }
 
+// A result dict with "error": None is a success (it once failed the evaluation and lost y).
+TEST(ExternalObjective, AnEmptyErrorIsNoError) {
+  for (const char* none : {"null", "false", "\"\""}) {
+    JsonLineProcess p(shell(std::string("while read line; do echo '{\"y\": 1.5, \"error\": ") + none + "}'; done"));
+    EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 1.5) << none;
+  }
+}
+
 TEST(ExternalObjective, BareNumberIsAccepted) {
   JsonLineProcess p(shell("while read line; do echo 0.25; done"));
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
