@@ -4,6 +4,8 @@
 
 #include <csignal>
 
+#include "core/child_processes.hpp"
+
 namespace optimist::cli {
 
 namespace {
@@ -13,6 +15,14 @@ struct sigaction g_previous_int {};
 struct sigaction g_previous_term {};
 
 extern "C" void on_signal(int signal) {
+  if (g_interrupted) {
+    // The second one aborts: the objective programs' process groups are killed (they would
+    // outlive us, orphaned), then exit with the interrupted status.
+    child_processes::kill_all();
+    constexpr char aborted[] = "\noptimist: aborted; the evaluations under way were killed and are not recorded\n";
+    [[maybe_unused]] const auto n = write(STDERR_FILENO, aborted, sizeof aborted - 1);
+    _exit(130);
+  }
   g_interrupted = 1;
   // Only async-signal-safe calls here: write(2), no stdio.
   constexpr char interrupted[] =
@@ -29,8 +39,8 @@ InterruptGuard::InterruptGuard() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  // SA_RESETHAND: the handler runs once, so a second Ctrl-C (or SIGTERM) kills the process as usual.
-  sa.sa_flags = SA_RESETHAND;
+  // The handler stays: the second Ctrl-C (or SIGTERM) aborts through it (on_signal).
+  sa.sa_flags = 0;
   sigaction(SIGINT, &sa, &g_previous_int);
   // A batch scheduler's or a service manager's stop: the same clean end (trace, summary, the
   // temporary study of --jobs removed) before the SIGKILL that usually follows.

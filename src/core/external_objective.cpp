@@ -19,6 +19,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/child_processes.hpp"
+
 extern char** environ;
 
 namespace optimist {
@@ -31,6 +33,7 @@ constexpr std::size_t kStderrTail = 2000;          // bytes of the child's stder
 constexpr std::size_t kMaxLine = 64u << 20;        // an answer longer than this is garbage
 constexpr std::size_t kShownLine = 200;            // characters of a bad line quoted in a message
 constexpr auto kExitGrace = std::chrono::milliseconds(1000);
+constexpr int kExitCheckMs = 200;  // while waiting for an answer: how often the program's exit is checked
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -92,6 +95,7 @@ struct JsonLineProcess::Child {
   int status = 0;
 
   ~Child() {
+    if (pid > 0) child_processes::remove(pid);
     if (io >= 0) ::close(io);
     if (err >= 0) ::close(err);
   }
@@ -245,6 +249,7 @@ void JsonLineProcess::start() {
                                "': " + errno_text(rc));
   ::fcntl(child->err, F_SETFL, ::fcntl(child->err, F_GETFL) | O_NONBLOCK);
   child->pid = pid;
+  child_processes::add(pid);
   child_ = std::move(child);
   ++starts_;
 }
@@ -264,6 +269,8 @@ void JsonLineProcess::stop_child(bool graceful) {
     }
     c.try_reap(true);
   }
+  // What it started and left behind in its group (a process holding its stdout) goes too.
+  ::kill(-c.pid, SIGKILL);
   child_.reset();
 }
 
@@ -342,10 +349,23 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
         fail("did not answer within " + seconds_text(*command_.timeout_s) + " s (timeout); it was killed");
       wait_ms = static_cast<int>(std::min<long long>(left + 1, 1 << 30));
     }
+    // A program that exits while a process it started keeps its stdout open gives no end of file:
+    // its exit is checked between polls instead.
+    wait_ms = wait_ms < 0 ? kExitCheckMs : std::min(wait_ms, kExitCheckMs);
     pollfd fds[2] = {{c.io, POLLIN, 0}, {c.err, POLLIN, 0}};
     const int ready = ::poll(fds, c.err >= 0 ? 2 : 1, wait_ms);
     if (ready < 0 && errno != EINTR) fail("could not be waited for: " + errno_text(errno));
-    if (ready <= 0) continue;
+    if (ready <= 0) {
+      if (c.try_reap(false)) {
+        c.read_available_stdout();
+        scan = true;
+        if (c.out_buffer.find('\n') == std::string::npos) {
+          const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
+          fail(describe_status(c.status) + " without answering" + partial);
+        }
+      }
+      continue;
+    }
     if (c.err >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) c.drain_stderr(command_.forward_stderr);
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       char buf[65536];

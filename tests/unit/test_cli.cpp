@@ -534,4 +534,51 @@ TEST_F(Cli, InterruptStopsCleanlyAndKeepsTheTrace) {
   }
 }
 
+// The second Ctrl-C aborts at once; the objective program (in its own process group) once outlived
+// it, orphaned, and a second SIGTERM ended optimist with status 143 and no message.
+TEST_F(Cli, ASecondInterruptAbortsAndKillsTheObjectiveProgram) {
+  const fs::path dir = test_dir();
+  write_file(dir / "space.json", R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})");
+  // Answers twice, then writes its pid and sleeps inside the third evaluation.
+  write_file(dir / "hang.sh", "n=0; while read line; do n=$((n+1)); if [ $n -eq 3 ]; then echo $$ > pid; exec sleep 1000; fi; "
+                              "echo '{\"y\": 1}'; done\n");
+  for (const int signal : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal == SIGINT ? "SIGINT" : "SIGTERM");
+    fs::remove(dir / "pid");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      if (chdir(dir.c_str()) != 0) _exit(126);
+      const int fd = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      execl(OPTIMIST_CLI_PATH, "optimist", "run", "--objective-command", "sh hang.sh", "--space", "space.json", "--direction",
+            "minimize", "--algorithm", "random", "--budget", "5", "-q", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!fs::exists(dir / "pid") && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(fs::exists(dir / "pid")) << slurp(dir / "out.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the pid is written before the exec
+    const pid_t child = std::stoi(slurp(dir / "pid"));
+    kill(pid, signal);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(pid, signal);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal";
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_NE(slurp(dir / "out.txt").find("optimist: aborted"), std::string::npos) << slurp(dir / "out.txt");
+    // The program's group was sent SIGKILL before the exit: gone, or a zombie left to init.
+    const auto running = [&] {
+      std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+      std::string pid_field, name, state;
+      return stat >> pid_field >> name >> state && state != "Z" && state != "X";
+    };
+    for (int k = 0; k < 100 && running(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(running()) << "the objective program outlived the aborted run";
+  }
+}
+
 }  // namespace

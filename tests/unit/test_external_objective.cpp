@@ -139,6 +139,14 @@ TEST(ExternalObjective, AnEmptyErrorIsNoError) {
   }
 }
 
+// A program that exits while a process it started holds its stdout: no end of file comes, so its
+// exit is noticed by waiting for it (the evaluation hung until the timeout, or forever without one).
+TEST(ExternalObjective, AnExitIsNoticedWhileAGrandchildHoldsStdout) {
+  JsonLineProcess p(shell("sleep 1000 & read line; exit 0", 60.0));
+  const std::string e = error_of(p);
+  EXPECT_TRUE(contains(e, "exited with status 0 without answering")) << e;  // not "did not answer within 60 s"
+}
+
 TEST(ExternalObjective, BareNumberIsAccepted) {
   JsonLineProcess p(shell("while read line; do echo 0.25; done"));
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 0.25);
