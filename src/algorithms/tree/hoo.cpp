@@ -38,6 +38,7 @@ HooTree::HooTree(std::size_t dim, unsigned children, double nu, double rho, doub
   visits_.assign(1, 1);
   first_child_.assign(1, 0);
   parent_.assign(1, 0);
+  exhausted_.assign(1, 0);
 }
 
 double HooTree::mean(std::uint32_t node) const {
@@ -54,6 +55,7 @@ double HooTree::u_value(std::uint32_t node) const {
 
 // B_{h,i} = min{U_{h,i}, max(B of the children)}, children outside the tree counting +inf (Fig. 1).
 double HooTree::b_of(std::uint32_t node) const {
+  if (exhausted_[node]) return -kInf;
   double child_max = kInf;  // a leaf: no bound from children
   if (first_child_[node] != 0 && tree_.depth(node) < h_max_) {
     child_max = -kInf;
@@ -81,6 +83,7 @@ std::uint32_t HooTree::select() {
       visits_.resize(size, 0);
       first_child_.resize(size, 0);
       parent_.resize(size, node);
+      exhausted_.resize(size, 0);
     }
     std::uint32_t best = first_child_[node];
     double best_b = -kInf;
@@ -109,6 +112,14 @@ void HooTree::update(std::uint32_t node, double y) {
     ++count_[v];
     if (v == 0) break;
   }
+  for (std::uint32_t v = node;; v = parent_[v]) {
+    b_[v] = b_of(v);
+    if (v == 0) break;
+  }
+}
+
+void HooTree::exhaust(std::uint32_t node) {
+  exhausted_[node] = 1;
   for (std::uint32_t v = node;; v = parent_[v]) {
     b_[v] = b_of(v);
     if (v == 0) break;
@@ -148,7 +159,7 @@ std::vector<double> HooTree::b_values_from_scratch(const std::vector<double>& re
         child_max = std::max(child_max, in_tree(ch) ? b[ch] : kInf);
       }
     }
-    b[v] = std::min(u, child_max);
+    b[v] = exhausted_[v] ? -kInf : std::min(u, child_max);
   }
   return b;
 }
@@ -188,7 +199,11 @@ bool Hoo::decide() {
   return true;
 }
 
-void Hoo::record(const Step& step, double y) { hoo_.update(step.node, y); }
+void Hoo::record(const Step& step, double y) {
+  // Deviation for a deterministic objective (docs/tree-search.md): a node pulled again is exhausted.
+  if (avoids_repeats() && hoo_.count(step.node) > 0) return hoo_.exhaust(step.node);
+  hoo_.update(step.node, y);
+}
 
 namespace tree_detail {
 Vector hoo_point(const HooTree& tree, std::uint32_t node, bool random, std::uint64_t stream) {

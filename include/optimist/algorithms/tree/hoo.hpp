@@ -28,6 +28,12 @@ class HooTree {
   std::uint32_t select();
   /// A reward of a node returned by select(): T and the mean on its path, then U and B bottom-up.
   void update(std::uint32_t node, double y);
+  /// A deterministic objective's repeat pull of `node` (at depth h_max, or a single point): it holds
+  /// no information left, so instead of a pull its B becomes -inf for good (and its ancestors' B are
+  /// recomputed). Without this, HOO re-pulled the best such leaf for free until an ask's step limit,
+  /// growing its statistics by thousands of entries per ask.
+  void exhaust(std::uint32_t node);
+  bool exhausted(std::uint32_t node) const { return exhausted_[node] != 0; }
   /// New horizon and truncation depth: recomputes every B (U depends on ln N).
   void set_horizon(double horizon, std::uint32_t h_max);
 
@@ -56,7 +62,7 @@ class HooTree {
   std::uint32_t most_played() const;
   /// Memory per node: partition plus the statistics kept here.
   std::size_t bytes_per_node() const {
-    return tree_.bytes_per_node() + 2 * sizeof(double) + 4 * sizeof(std::uint32_t);
+    return tree_.bytes_per_node() + 2 * sizeof(double) + 4 * sizeof(std::uint32_t) + sizeof(char);
   }
 
  private:
@@ -71,6 +77,7 @@ class HooTree {
   std::vector<double> sum_, b_;
   std::vector<std::uint32_t> count_, visits_, first_child_, parent_;
   std::vector<std::uint32_t> pulled_;
+  std::vector<char> exhausted_;  // exhaust(): B = -inf
 };
 
 /// Truncation depth of t-HOO: the smallest h with nu rho^h <= 1/sqrt(N), at least 1.
