@@ -296,7 +296,7 @@ namespace optimist::cli {
 RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, std::string>& flags,
                             const std::string& trace_path) {
   const std::string origin = "the trace '" + trace_path + "'";
-  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction", "batch", "on_failure"})
+  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction", "batch"})
     if (flags.count(key) > 0)
       throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
   if (!meta.has_seed)

@@ -136,11 +136,9 @@ std::vector<StudySummary> StorageSource::studies() {
     for (const auto& [state, n] : row.counts)
       for (std::size_t k = 0; k < n; ++k) s.counts.add(state_of(state));
     s.best_value = row.best_value;
+    s.best_number = row.best_number;
     if (row.last_activity) s.updated_at = *row.last_activity;
     s.finished = study_finished(row.study, s.counts);
-    // The best trial's number is known for the studies the page has opened.
-    if (const auto c = caches_.find(row.study.name); c != caches_.end() && c->second.study_id == row.study.id)
-      s.best_number = summarize(row.study, c->second).best_number;
     out.push_back(std::move(s));
   }
   return out;

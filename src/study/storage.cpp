@@ -208,11 +208,15 @@ std::vector<StudySummary> Storage::list_studies() {
       s.counts[trial_state_from_string(c[0].text())] = static_cast<std::size_t>(c[1].integer());
       if (const auto t = c[2].optional_real()) s.last_activity = std::max(s.last_activity.value_or(*t), *t);
     }
-    const char* best = s.study.direction == Direction::Maximize ? "MAX" : "MIN";
-    const auto b = db_->query(std::string("SELECT ") + best + "(v.value) FROM trials t JOIN trial_values v ON "
-                              "v.trial_id = t.id AND v.objective = 0 WHERE t.study_id = ? AND t.state = 'complete'",
+    const char* order = s.study.direction == Direction::Maximize ? "DESC" : "ASC";
+    const auto b = db_->query(std::string("SELECT t.number, v.value FROM trials t JOIN trial_values v ON v.trial_id = t.id AND "
+                                          "v.objective = 0 WHERE t.study_id = ? AND t.state = 'complete' ORDER BY v.value ") +
+                                  order + ", t.number LIMIT 1",
                               {s.study.id});
-    if (!b.empty()) s.best_value = b[0][0].optional_real();
+    if (!b.empty()) {
+      s.best_number = static_cast<std::size_t>(b[0][0].integer());
+      s.best_value = b[0][1].optional_real();
+    }
     out.push_back(std::move(s));
   }
   return out;

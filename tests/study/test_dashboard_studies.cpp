@@ -97,7 +97,17 @@ TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
   EXPECT_EQ(list[0].counts.complete, 2u);
   EXPECT_EQ(list[0].counts.failed, 1u);
   EXPECT_DOUBLE_EQ(*list[0].best_value, std::min(y0, p.f(t1->x)));
+  EXPECT_EQ(*list[0].best_number, y0 <= p.f(t1->x) ? 0u : 1u);
   EXPECT_FALSE(list[0].finished);
+  // A study the page never opened names its best trial too (it was null next to a best value).
+  Study other = branin_study(url, "unopened");
+  const auto u0 = other.ask(), u1 = other.ask();
+  other.tell(*u0, 5.0);
+  other.tell(*u1, 2.0);
+  list = source.studies();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[1].name, "unopened");
+  EXPECT_EQ(*list[1].best_number, 1u);
 
   const auto detail = source.study("branin-study");
   EXPECT_EQ(detail.space.at("parameters")[0].at("name"), "x1");

@@ -463,8 +463,7 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
       {resume + "--seed 3", "--seed"},
       {resume + "--algorithm gp-ei", "--algorithm"},
       {resume + "--set n_init=3", "--set"},
-      {resume + "--batch 2", "--batch"},  // once taken (docs/trace-format.md: the meta fixes them)
-      {resume + "--on-failure mark-failed", "--on-failure"},
+      {resume + "--batch 2", "--batch"},  // once taken (docs/trace-format.md: the meta fixes it)
       {resume + "--budget 4", "6 evaluations"},
       {resume + "--objective-command 'python3 x.py'", "branin"},
       {"run -q --resume '" + (dir / "missing.jsonl").string() + "'", "missing.jsonl"},

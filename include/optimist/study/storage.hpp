@@ -93,6 +93,7 @@ struct StudySummary {
   StudyRecord study;
   std::map<TrialState, std::size_t> counts;
   std::optional<double> best_value;
+  std::optional<std::size_t> best_number;  ///< the trial holding best_value (the first, on ties)
   std::optional<double> last_activity;  ///< latest trial time (Unix s)
 };
 
