@@ -126,7 +126,11 @@ ResumedRun resume_run(const Trace& trace, const std::map<std::string, std::strin
                             "name the command: --objective-command '" + s.objective_command +
                             "', or confirm the trace's command with --trust-command");
   }
-  r.problem = s.objective_command.empty() ? make_problem(s.problem, s.dim) : external_problem(s, &trace.meta.space);
+  try {
+    r.problem = s.objective_command.empty() ? make_problem(s.problem, s.dim) : external_problem(s, &trace.meta.space);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("the trace '" + path + "': " + e.what());
+  }
   r.earlier = earlier_evaluations(trace, path, r.problem, s.budget);
   return r;
 }

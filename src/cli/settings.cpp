@@ -308,6 +308,8 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   s.algorithm = recorded.algorithm;
   s.seed = recorded.seed;
   s.noise = recorded.noise;
+  if (!std::isfinite(s.noise) || s.noise < 0)
+    throw InvalidArgument("the meta of " + origin + " has \"noise\" " + format_double(s.noise) + "; expected a number >= 0");
   s.noisy = recorded.noisy;
   s.dim = meta.dim;
   s.options = recorded.options;

@@ -1,6 +1,7 @@
 // End-to-end tests of the `optimist` binary: exit codes, messages, traces, configs, listing.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <optional>
 
 #include <fcntl.h>
@@ -483,6 +484,20 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("evaluation 1"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("99"), std::string::npos) << bad.err;
+  // A meta edited to a bad noise or dimension: the message names the trace (it named neither).
+  for (const auto& [from, to, expected] : std::vector<std::array<std::string, 3>>{
+           {"\"noise\":0.0", "\"noise\":-1", "noise.jsonl' has \"noise\" -1"},
+           {"\"dim\":2", "\"dim\":3", "the trace '" + (dir / "dim.jsonl").string() + "': problem 'branin' does not support dimension 3"}}) {
+    std::string edited = slurp(trace);
+    const auto at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    edited.replace(at, from.size(), to);
+    const std::string name = from.find("noise") != std::string::npos ? "noise.jsonl" : "dim.jsonl";
+    write_file(dir / name, edited);
+    const Result r = cli("run -q --resume '" + (dir / name).string() + "' --budget 8");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
   // A meta without its seed once continued with seed 0, a different run.
   std::string unseeded = slurp(trace);
   const auto seed_at = unseeded.find("\"seed\":");
