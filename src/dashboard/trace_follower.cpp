@@ -44,6 +44,7 @@ void TraceFollower::reset() {
   offset_ = 0;
   lines_ = 0;
   error_.clear();
+  first_line_.clear();
   has_meta_ = false;
   meta_ = TraceMeta{};
   trials_.clear();
@@ -61,11 +62,17 @@ void TraceFollower::refresh() {
     return;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (reread_ || static_cast<std::uint64_t>(st.st_ino) != inode_ || size < offset_) reset();
+  const double mtime = static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
+  // Replaced (another inode), cut, rewritten in place by a new run (`run --out` truncates the same
+  // inode, and may have grown past our offset since the last look: its meta line differs), or
+  // written again after a malformed line: read from the start.
+  if (reread_ || static_cast<std::uint64_t>(st.st_ino) != inode_ || size < offset_ || rewritten() ||
+      (!error_.empty() && mtime != error_mtime_))
+    reset();
   reread_ = false;
   inode_ = static_cast<std::uint64_t>(st.st_ino);
-  mtime_ = static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
-  // A malformed line stops reading until the file is replaced: it will not heal by itself.
+  mtime_ = mtime;
+  // A malformed line stops reading until the file changes: it will not heal by itself.
   if (size == offset_ || !error_.empty()) return;
 
   std::ifstream in(path_, std::ios::binary);
@@ -83,10 +90,22 @@ void TraceFollower::refresh() {
   for (std::size_t end; (end = chunk.find('\n', start)) != std::string::npos; start = end + 1) {
     ++lines_;
     const std::string_view line(chunk.data() + start, end - start);
+    if (offset_ == 0) first_line_.assign(chunk.data() + start, end + 1 - start);
     if (!blank(line)) consume_line(std::string(line), lines_);
-    if (!error_.empty()) return;
+    if (!error_.empty()) {
+      error_mtime_ = mtime_;
+      return;
+    }
     offset_ += end + 1 - start;
   }
+}
+
+bool TraceFollower::rewritten() const {
+  if (first_line_.empty()) return false;
+  std::ifstream in(path_, std::ios::binary);
+  std::string head(first_line_.size(), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return static_cast<std::size_t>(in.gcount()) != head.size() || head != first_line_;
 }
 
 void TraceFollower::consume_line(const std::string& text, std::size_t line_number) {

@@ -35,6 +35,8 @@ class TraceFollower {
 
  private:
   void reset();
+  /// Whether the meta line read first is no longer the file's first line (rewritten in place).
+  bool rewritten() const;
   void consume_line(const std::string& line, std::size_t line_number);
   void add_evaluation(const nlohmann::json& line);
 
@@ -44,6 +46,8 @@ class TraceFollower {
   std::uint64_t offset_ = 0;  ///< bytes consumed (complete lines only)
   std::size_t lines_ = 0;     ///< complete lines consumed
   double mtime_ = 0.0;
+  std::string first_line_;    ///< the meta line as read: a file rewritten in place starts over
+  double error_mtime_ = 0.0;  ///< the file's mtime when error_ was set: a later write retries
   std::string error_;
 
   bool has_meta_ = false;

@@ -2,6 +2,10 @@
 // and the JSON API over them.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fstream>
+#include <thread>
+
 #include "dashboard/api.hpp"
 #include "dashboard/trace_follower.hpp"
 #include "dashboard/trace_source.hpp"
@@ -90,6 +94,34 @@ TEST_F(TraceFollowerTest, StartsOverWhenTheFileIsReplaced) {
   ASSERT_EQ(f.trials().size(), 1u);
   EXPECT_DOUBLE_EQ(*f.trials()[0].value, 4.0);
   EXPECT_DOUBLE_EQ(*f.summary().best_value, 4.0);
+}
+
+// `run --out` over a served trace truncates the same inode and may grow past the follower's offset
+// before its next look: the old trials stayed, with a parse error in the middle of a line, for good.
+TEST_F(TraceFollowerTest, StartsOverWhenTheFileIsRewrittenInPlace) {
+  const fs::path file = dir() / "run.jsonl";
+  write(file, meta_line() + eval_line(1, 2.0) + eval_line(2, 1.0));
+  TraceFollower f(file.string());
+  f.keep_trials();
+  f.refresh();
+  ASSERT_EQ(f.trials().size(), 2u);
+  std::string longer = meta_line(optimist::Direction::Minimize, 0.25);
+  for (int i = 1; i <= 6; ++i) longer += eval_line(i, 3.0 + i);
+  { std::ofstream(file, std::ios::trunc) << longer; }  // the same inode, written over
+  f.refresh();
+  EXPECT_EQ(f.summary().error, "");
+  ASSERT_EQ(f.trials().size(), 6u);
+  EXPECT_DOUBLE_EQ(*f.summary().best_value, 4.0);
+
+  // A malformed line stops reading; the file written again (fixed) is read again.
+  write(file, meta_line() + "{not json\n");
+  f.refresh();
+  EXPECT_NE(f.summary().error, "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later mtime
+  { std::ofstream(file, std::ios::trunc) << meta_line() + eval_line(1, 7.0); }
+  f.refresh();
+  EXPECT_EQ(f.summary().error, "");
+  ASSERT_EQ(f.trials().size(), 1u);
 }
 
 TEST_F(TraceFollowerTest, MalformedLineIsReportedWithItsPlaceAndEarlierTrialsKept) {
