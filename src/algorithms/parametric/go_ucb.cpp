@@ -259,18 +259,25 @@ void GoUcb::refit() {
   last_fit_n_ = n_successful();
   ++refits_;
   ellipsoid_.emplace(w0_, lambda_, ellipsoid_->representation());
-  Matrix G(static_cast<Eigen::Index>(phase_two_indices_.size()), static_cast<Eigen::Index>(model_->num_params()));
+  add_phase_two_points(*model_, outcome_, *ellipsoid_);
+}
+
+void GoUcb::add_phase_two_points(const ParametricModel& model, const Standardization& outcome, GradientEllipsoid& ellipsoid) const {
+  // Eqs. (3)-(5) at w_0 = the ellipsoid's centre: Sigma_t = lambda I + sum_i g_i g_i^T, targets
+  // c_i = g_i^T w_0 + y_i - f_{x_i}(w_0), g_i the gradients of the Phase II points.
+  const Vector w0 = ellipsoid.center();
+  Matrix G(static_cast<Eigen::Index>(phase_two_indices_.size()), static_cast<Eigen::Index>(model.num_params()));
   Vector targets(G.rows());
   Eigen::Index rows = 0;
   for (std::size_t idx : phase_two_indices_) {
     const Observation& obs = history()[idx];
     if (obs.failed && !failed_value()) continue;
     Vector g;
-    const double f = model_->gradient_w(w0_, obs.trial.unit, g);
-    targets[rows] = g.dot(w0_) + standardized(obs.failed ? *failed_value() : maximized(obs)) - f;
+    const double f = model.gradient_w(w0, obs.trial.unit, g);
+    targets[rows] = g.dot(w0) + outcome.apply(obs.failed ? *failed_value() : maximized(obs)) - f;
     G.row(rows++) = g.transpose();
   }
-  ellipsoid_->add_many(G.topRows(rows), targets.head(rows));
+  ellipsoid.add_many(G.topRows(rows), targets.head(rows));
 }
 
 bool GoUcb::refit_due_now() const {
@@ -426,18 +433,7 @@ Vector GoUcb::opening_acquire() {
   const RegressionFit fit = fit_regression(*radial, X, ys, Vector(), options_.oracle, rng);
   std::optional<GradientEllipsoid> ell;
   ell.emplace(fit.w, lambda_, GradientEllipsoid::Representation::Dense);
-  Matrix G(static_cast<Eigen::Index>(phase_two_indices_.size()), static_cast<Eigen::Index>(radial->num_params()));
-  Vector targets(G.rows());
-  Eigen::Index rows = 0;
-  for (std::size_t idx : phase_two_indices_) {
-    const Observation& obs = history()[idx];
-    if (obs.failed && !failed_value()) continue;
-    Vector g;
-    const double f = radial->gradient_w(fit.w, obs.trial.unit, g);
-    targets[rows] = g.dot(fit.w) + st.apply(obs.failed ? *failed_value() : maximized(obs)) - f;
-    G.row(rows++) = g.transpose();
-  }
-  if (rows > 0) ell->add_many(G.topRows(rows), targets.head(rows));
+  add_phase_two_points(*radial, st, *ell);
   // acquire() under the opening's model, ellipsoid, region and beta; the default family's are back
   // on any exit.
   struct Restore {

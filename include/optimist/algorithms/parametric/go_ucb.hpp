@@ -89,6 +89,9 @@ class GoUcb : public Optimizer {
   double standardized(double y) const { return outcome_.apply(y); }
   Vector phase_one_point(std::uint64_t index) const;
   Vector acquire();
+  /// Adds the Phase II points to `ellipsoid` (centred at w_0) as eqs. (3)-(5) do, under `model`, their
+  /// values in `outcome`'s units.
+  void add_phase_two_points(const ParametricModel& model, const Standardization& outcome, GradientEllipsoid& ellipsoid) const;
   /// opening_steps: step 5 under a RadialNet fitted to all data (fifteenth round).
   Vector opening_acquire();
   /// acquire() on a space with integer or categorical parameters (maximize_mixed).
