@@ -54,9 +54,10 @@ test: build
 # Then the Python quick start, run from results/ by the installed package.
 demo: build python-install
 	mkdir -p results
+	rm -f results/demo-trace.jsonl  # the demo starts over (optimist keeps an unfinished trace otherwise)
 	./$(BUILD_DIR)/optimist run --problem styblinski_tang --dim 20 --algorithm $(DEMO_ALGORITHM) \
 	  --budget $(DEMO_BUDGET) --seed 1 --noise 0.01 --out results/demo-trace.jsonl
-	@if [ -d $(BUILD_DIR)/python/optimist ]; then cd results && /usr/bin/python3 ../python/examples/quickstart.py; fi
+	@if [ -d $(BUILD_DIR)/python/optimist ]; then cd results && rm -f quickstart-trace.jsonl && /usr/bin/python3 ../python/examples/quickstart.py; fi
 
 # The sanitizer build in $(ASAN_DIR)/: AddressSanitizer + UndefinedBehaviorSanitizer, and the
 # libFuzzer programs (the code is instrumented for them too).
