@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/config.hpp"
 #include "cli/count_check.hpp"
 #include "cli/data_files.hpp"
@@ -131,6 +133,44 @@ class SweepProgressLine {
   bool open_ = false;
 };
 
+/// A folder holds one sweep: running another one (another name) into it would replace its
+/// sweep.json and summaries. The same sweep with more seeds, algorithms or problems continues it.
+void check_same_sweep(const ex::SweepSpec& spec, const std::string& out) {
+  const std::string file = out + "/sweep.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return;
+  std::ifstream in(file);
+  nlohmann::json old;
+  try {
+    old = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw InvalidArgument("--out: '" + file + "' is not a sweep file; write this sweep to another --out folder");
+  }
+  const std::string old_name = old.is_object() && old.contains("name") && old["name"].is_string() ? old["name"].get<std::string>() : "";
+  if (old_name != spec.name) {
+    std::string message = "--out: '";
+    message += out;
+    message += "' holds the sweep '";
+    message += old_name;
+    message += "' (its sweep.json); write the sweep '";
+    message += spec.name;
+    message += "' to another --out folder";
+    throw InvalidArgument(message);
+  }
+}
+
+void write_sweep_file(const ex::SweepSpec& spec, const std::string& out) {
+  const std::string file = out + "/sweep.json", temporary = file + ".tmp";
+  {
+    std::ofstream f(temporary, std::ios::trunc);
+    f << spec.to_json().dump(1) << "\n";
+    if (!f) throw InvalidArgument("--out: cannot write '" + temporary + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) throw InvalidArgument("--out: cannot write '" + file + "': " + ec.message());
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
@@ -169,11 +209,7 @@ int bench_command(const BenchCommand& cmd) {
   std::error_code ec;
   std::filesystem::create_directories(cmd.out, ec);
   if (ec) throw InvalidArgument("--out: cannot create folder '" + cmd.out + "': " + ec.message());
-  {
-    std::ofstream f(cmd.out + "/sweep.json", std::ios::trunc);
-    f << spec.to_json().dump(1) << "\n";
-    if (!f) throw InvalidArgument("--out: cannot write '" + cmd.out + "/sweep.json'");
-  }
+  check_same_sweep(spec, cmd.out);
 
   SweepProgressLine progress(spec.name);
   ex::RunnerOptions options;
@@ -188,6 +224,8 @@ int bench_command(const BenchCommand& cmd) {
     outcome = ex::run_sweep(spec, cmd.out, options);
   }
   progress.finish();
+  // Written after the runs' trace checks, so a sweep refused for a mismatching trace leaves the old one.
+  write_sweep_file(spec, cmd.out);
   for (const auto& e : outcome.errors) std::fprintf(stderr, "optimist: run failed: %s\n", e.c_str());
 
   ex::write_summary(spec, cmd.out);

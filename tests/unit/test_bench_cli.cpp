@@ -98,6 +98,34 @@ TEST(BenchCli, TraceEqualsOptimistRunWithTheSameSeed) {
   EXPECT_NE(damaged_run.err.find("seed-3.jsonl' is damaged"), std::string::npos) << damaged_run.err;
 }
 
+TEST(BenchCli, AnotherSweepIsNotWrittenIntoAFolderThatHoldsOne) {
+  const fs::path dir = test_dir();
+  write(dir / "a.json", R"({"name": "first", "seeds": 1, "budget": 5, "algorithms": ["random"], "problems": ["branin"]})");
+  write(dir / "b.json", R"({"name": "second", "seeds": 1, "budget": 5, "algorithms": ["random"], "problems": ["branin"]})");
+  ASSERT_EQ(cli("bench --config a.json --out out --no-plot -q").code, 0);
+  const std::string sweep = slurp(dir / "out/sweep.json"), summary = slurp(dir / "out/summary.json");
+  const Result other = cli("bench --config b.json --out out --no-plot -q");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("holds the sweep 'first'"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("'second' to another --out folder"), std::string::npos) << other.err;
+  EXPECT_EQ(slurp(dir / "out/sweep.json"), sweep);
+  EXPECT_EQ(slurp(dir / "out/summary.json"), summary);
+  // The same sweep with a changed budget is refused by its traces, and keeps its sweep.json too.
+  write(dir / "a9.json", R"({"name": "first", "seeds": 1, "budget": 9, "algorithms": ["random"], "problems": ["branin"]})");
+  const Result changed = cli("bench --config a9.json --out out --no-plot -q");
+  EXPECT_EQ(changed.code, 2);
+  EXPECT_NE(changed.err.find("budget 5, but the sweep asks for 9"), std::string::npos) << changed.err;
+  EXPECT_EQ(slurp(dir / "out/sweep.json"), sweep);
+  // The same sweep with more seeds continues it.
+  const Result more = cli("bench --config a.json --seeds 2 --out out --no-plot -q");
+  EXPECT_EQ(more.code, 0) << more.err;
+  EXPECT_NE(slurp(dir / "out/sweep.json").find("\"seeds\": 2"), std::string::npos);
+  write(dir / "out/sweep.json", "{not json");
+  const Result broken = cli("bench --config a.json --out out --no-plot -q");
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_NE(broken.err.find("is not a sweep file"), std::string::npos) << broken.err;
+}
+
 TEST(BenchCli, MissingAlgorithmFailsNamingIt) {
   const fs::path dir = test_dir();
   write(dir / "s.json", R"({"budget": 5, "algorithms": ["random", "no-such-algo"], "problems": ["branin"]})");
