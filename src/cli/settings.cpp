@@ -302,6 +302,16 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   if (!meta.has_seed)
     throw InvalidArgument("the meta line of " + origin + " has no \"seed\"; the run cannot be continued as the same "
                           "run (start a new one, or restore the seed)");
+  if (meta.options.contains("name") && meta.options.at("name") != meta.algorithm) {
+    // The options were resolved for the algorithm they name; running them under another is garbage.
+    std::string message = "the meta of " + origin;
+    message += " names the algorithm '";
+    message += meta.algorithm;
+    message += "' but its options are those of ";
+    message += meta.options.at("name").dump();
+    message += "; restore one of the two";
+    throw InvalidArgument(message);
+  }
   RunSettings s;
   // recorded_run also reads traces written before RunContext (seed and horizon among the options).
   const experiment::RunSpec recorded = experiment::recorded_run(meta);

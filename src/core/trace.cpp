@@ -243,8 +243,15 @@ std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const S
 }
 
 void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count) {
-  nlohmann::json after = earlier.run.value("resumed_after", nlohmann::json::array());
-  if (!after.is_array()) after = nlohmann::json::array();
+  // Earlier resume points as written, if they can be ones (ascending counts up to this one); an
+  // edited entry is dropped rather than carried forward.
+  const nlohmann::json written = earlier.run.value("resumed_after", nlohmann::json::array());
+  nlohmann::json after = nlohmann::json::array();
+  if (written.is_array())
+    for (const auto& k : written)
+      if (k.is_number_unsigned() && k.get<std::size_t>() <= count &&
+          (after.empty() || after.back().get<std::size_t>() <= k.get<std::size_t>()))
+        after.push_back(k);
   after.push_back(count);
   meta.run["resumed_after"] = after;
 }

@@ -367,6 +367,19 @@ TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
     b.erase(b.begin());
     EXPECT_EQ(a, b);  // every evaluation, and the recommendation
   }
+  // Earlier resume points are carried forward; edited ones that cannot be resume points are dropped.
+  {
+    std::string cut = slurp(dir / "sequool-full.jsonl");
+    const auto at = cut.find("\"run\":{") + 7;
+    cut.insert(at, "\"resumed_after\":[2,\"x\",99,-1,4],");
+    std::istringstream text(cut);
+    std::string kept, line;
+    for (int k = 0; k < 7 && std::getline(text, line); ++k) kept += line + "\n";
+    write_file(dir / "edited.jsonl", kept);
+    ASSERT_EQ(cli("run -q --resume '" + (dir / "edited.jsonl").string() + "'").code, 0);
+    EXPECT_EQ(json_lines(dir / "edited.jsonl").front().at("meta").at("run").at("resumed_after"),
+              nlohmann::json::array({2, 4, 6}));
+  }
   // A finished run extended to a larger budget (gp-ei does not plan with the budget) equals the
   // longer run; the original trace is left alone when --out names another file.
   const fs::path longer = dir / "longer.jsonl", extended = dir / "extended.jsonl";
@@ -498,6 +511,16 @@ TEST_F(Cli, ResumeRejectsWhatTheTraceFixes) {
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
   }
+  // A meta whose algorithm was edited ran the other algorithm with the first one's options.
+  std::string renamed = slurp(trace);
+  const auto algorithm_at = renamed.find("\"algorithm\":\"random\"");
+  ASSERT_NE(algorithm_at, std::string::npos);
+  renamed.replace(algorithm_at, 20, "\"algorithm\":\"sobol\"");
+  write_file(dir / "renamed.jsonl", renamed);
+  const Result other = cli("run -q --resume '" + (dir / "renamed.jsonl").string() + "' --budget 8");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("names the algorithm 'sobol' but its options are those of \"random\""), std::string::npos)
+      << other.err;
   // A meta without its seed once continued with seed 0, a different run.
   std::string unseeded = slurp(trace);
   const auto seed_at = unseeded.find("\"seed\":");
