@@ -331,23 +331,44 @@ void check_available(const SweepSpec& spec) {
     msg += " see 'optimist list'";
     throw InvalidArgument(msg);
   }
+  // Two entries that make the same runs ("branin" and "branin" with its default dim 2) would pay
+  // for every run twice.
+  const auto same_runs = [&spec](const std::string& what, const std::string& a, const std::string& b, const std::string& as) {
+    throw InvalidArgument(what + " '" + a + "' and '" + b + "' of sweep '" + spec.name + "' make the same runs (" + as +
+                          "); drop one");
+  };
+  std::vector<std::size_t> dims;
   for (const auto& p : spec.problems) {
     try {
-      (void)make_problem(p.name, p.dim);
+      dims.push_back(make_problem(p.name, p.dim).space.dim());
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("problem '" + p.label + "' of sweep '" + spec.name + "': " + e.what());
     }
   }
-  // Options are checked once per algorithm: every run of the sweep then starts.
-  for (const auto& a : spec.algorithms) {
-    if (!a.peer.empty()) continue;  // a peer's script checks its own settings
-    try {
-      json options = a.options.is_object() ? a.options : json::object();
-      options["name"] = a.name;
-      (void)resolve_options(options);
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument("algorithm '" + a.label + "' of sweep '" + spec.name + "': " + e.what());
+  for (std::size_t i = 0; i < spec.problems.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const SweepProblem &a = spec.problems[j], &b = spec.problems[i];
+      if (a.name == b.name && dims[i] == dims[j] && a.noise == b.noise && a.budget == b.budget)
+        same_runs("problems", a.label, b.label,
+                  a.name + ", dim " + std::to_string(dims[i]) + ", noise " + short_number(a.noise) + ", budget " +
+                      std::to_string(a.budget));
     }
+  // Options are checked once per algorithm: every run of the sweep then starts.
+  std::vector<json> resolved;
+  for (const auto& a : spec.algorithms) {
+    json options = a.options.is_object() ? a.options : json::object();
+    options["name"] = a.name;
+    if (a.peer.empty()) {  // a peer's script checks its own settings
+      try {
+        options = resolve_options(options);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument("algorithm '" + a.label + "' of sweep '" + spec.name + "': " + e.what());
+      }
+    }
+    options["peer"] = a.peer;
+    for (std::size_t j = 0; j < resolved.size(); ++j)
+      if (resolved[j] == options) same_runs("algorithms", spec.algorithms[j].label, a.label, "the same algorithm and options");
+    resolved.push_back(std::move(options));
   }
 }
 
