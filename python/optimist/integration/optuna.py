@@ -90,6 +90,20 @@ class _Model:
         self.evaluated: Dict[tuple, Optional[float]] = {}
         self.running: Set[tuple] = set()  # the Optuna values of running trials
         self.relative_exhausted = False  # the finite relative space is used up (conditional study)
+        self.low = math.inf  # the smallest and largest finite values told
+        self.high = -math.inf
+
+    def told_value(self, value: float) -> float:
+        """The value to tell the optimizer. Optuna completes a trial at -inf or +inf (the best or the
+        worst possible value); optimist takes finite values only, so an infinity is told as the
+        extreme finite value in its direction moved on by the values' range (1e300 before any)."""
+        if math.isfinite(value):
+            self.low, self.high = min(self.low, value), max(self.high, value)
+            return value
+        if self.low > self.high:
+            return math.copysign(1e300, value)
+        spread = self.high - self.low or max(1.0, abs(self.high))
+        return self.low - spread if value < 0 else self.high + spread
 
     def point(self, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The optimist point of a trial's parameters, None when it does not cover this space."""
@@ -232,7 +246,7 @@ class OptimistSampler(BaseSampler):
             if value is None:
                 model.optimizer.tell_failed(asked, "not evaluated: the same values failed in an earlier trial")
             else:
-                model.optimizer.tell(asked, value)
+                model.optimizer.tell(asked, model.told_value(value))
         return None
 
     @staticmethod
@@ -302,20 +316,20 @@ class OptimistSampler(BaseSampler):
         model.told.add(number)
         asked = model.asked.pop(number, None)
         value = values[0] if state == TrialState.COMPLETE and values else None
-        ok = value is not None and math.isfinite(value)
+        ok = value is not None and not math.isnan(value)  # +-inf completes an Optuna trial
         key = model.key(params)
         model.running.discard(key)
         if all(name in params for name in model.params):
             model.evaluated[key] = value if ok else None
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
         if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
-            model.optimizer.tell(asked, value) if ok else model.optimizer.tell_failed(asked, why)
+            model.optimizer.tell(asked, model.told_value(value)) if ok else model.optimizer.tell_failed(asked, why)
             return
         if asked is not None:  # the trial ran other values (fixed or enqueued parameters)
             model.optimizer.tell_failed(asked, "not evaluated: the trial used other parameter values")
         point = model.point(params)
         if point is not None:
-            model.optimizer.tell(point, value) if ok else model.optimizer.tell_failed(point, why)
+            model.optimizer.tell(point, model.told_value(value)) if ok else model.optimizer.tell_failed(point, why)
 
     @property
     def optimizer(self) -> Optional[Optimizer]:
