@@ -166,7 +166,8 @@ void Optimizer::store(const Trial& trial, double value) {
   history_.push_back(obs);
   ++n_successful_;
   const double y = maximized(obs);
-  if (!best_index_ || y > maximized(history_[*best_index_])) best_index_ = history_.size() - 1;
+  const double sign = direction_sign(direction_);  // the best as told, not as clamped for the models
+  if (!best_index_ || sign * value > sign * history_[*best_index_].value) best_index_ = history_.size() - 1;
   observe(history_.back(), y);
 }
 
@@ -242,7 +243,13 @@ Vector Optimizer::recommend_unit() const {
 }
 
 Vector Optimizer::recommend() const {
-  return space_.to_user(space_.snap_unit(recommend_unit()));
+  const Vector unit = space_.snap_unit(recommend_unit());
+  // An evaluated point is returned as it was told: the unit cube's round trip moves user values
+  // (a warm start's 0.1 came back as 0.10000000000000009).
+  if (best_index_ && history_[*best_index_].trial.unit == unit) return history_[*best_index_].trial.x;
+  for (const Observation& obs : history_)
+    if (!obs.failed && obs.trial.unit == unit) return obs.trial.x;
+  return space_.to_user(unit);
 }
 
 Rng Optimizer::rng_for_ask() const { return Rng(derive_seed(context_.seed, history_.size() + pending_.size())); }

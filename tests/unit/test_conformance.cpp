@@ -152,6 +152,30 @@ TEST_P(Conformance, HugeValuesAndSentinelsAreHandled) {
   EXPECT_LE(best[0], 1.5);  // never a sentinel's point
 }
 
+// Sentinels at both ends of the doubles (+-1.7e308: their difference overflows to infinity) once
+// broke GO-UCB's and BKB's standardization.
+TEST_P(Conformance, SentinelsAtBothEndsOfTheDoublesAreHandled) {
+  const Space space = mixed_space();
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 4, .horizon = 30});
+  constexpr double kLargest = 1.7e308;
+  bool low = false, high = false;
+  for (std::size_t k = 0; k < 30; ++k) {
+    Trial t = opt->ask();
+    ASSERT_NO_THROW(space.validate(t.x)) << "step " << k;
+    // the first two tells are one of each, so every algorithm meets both
+    const double value = k == 0   ? -kLargest
+                         : k == 1 ? kLargest
+                                  : (t.x[0] > 1.5 ? -kLargest : t.x[0] < -1.5 ? kLargest : mixed_objective(t.x));
+    low |= value == -kLargest;
+    high |= value == kLargest;
+    ASSERT_NO_THROW(opt->tell(t, value)) << "step " << k;
+  }
+  EXPECT_TRUE(low && high);
+  const Vector best = opt->recommend();
+  ASSERT_NO_THROW(space.validate(best));
+  EXPECT_EQ(opt->best()->value, kLargest);
+}
+
 // Values of 1e-300 that differ (a likelihood, a p-value): BKB's kernel refit underflowed to a
 // zero outputscale and threw on the third tell.
 TEST_P(Conformance, TinyValuesAreHandled) {

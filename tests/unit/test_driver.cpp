@@ -218,3 +218,32 @@ TEST(Driver, TimesTellSeparatelyAndSumsIt) {
   EXPECT_NEAR(s.tell_s, total, 1e-12);
   EXPECT_GT(phase_two, 0.0);  // the oracle refits in tell take measurable time
 }
+
+// A told point recommended came back through the unit cube: 0.1 as 0.10000000000000009.
+TEST(Driver, AToldPointIsRecommendedExactlyAsTold) {
+  Space space;
+  space.add_continuous("a", -3.0, 7.0).add_continuous("lr", 1e-5, 1e-1, true);
+  for (const char* name : {"random", "gp-ei"}) {
+    SCOPED_TRACE(name);
+    auto opt = make_optimizer({{"name", name}}, space, Direction::Minimize, RunContext{.seed = 1});
+    Vector warm(2);
+    warm << 0.1, 0.0123;
+    ASSERT_NE(space.to_user(space.to_unit(warm))[0], 0.1);  // the round trip this guards against
+    opt->tell(warm, -5.0);
+    for (int k = 0; k < 4; ++k) {
+      const Trial t = opt->ask();
+      opt->tell(t, 1.0 + k);
+    }
+    const Vector x = opt->recommend();
+    EXPECT_EQ(x[0], 0.1);
+    EXPECT_EQ(x[1], 0.0123);
+  }
+  // Two sentinels at both ends of the doubles: the best is the one told, not a clamped tie.
+  auto opt = random_opt(1, Direction::Maximize);
+  const Trial a = opt->ask();
+  opt->tell(a, 1e301);
+  const Trial b = opt->ask();
+  opt->tell(b, 1.7e308);
+  EXPECT_EQ(opt->best()->value, 1.7e308);
+  EXPECT_EQ(opt->recommend(), b.x);
+}

@@ -1,6 +1,7 @@
 // The ask/tell interface every algorithm implements.
 #pragma once
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -162,8 +163,13 @@ class Optimizer {
   /// Unit point of the answer; default: best observed.
   virtual Vector recommend_unit() const;
 
-  /// Value to maximize for a stored observation.
-  double maximized(const Observation& obs) const { return direction_sign(direction_) * obs.value; }
+  /// Value to maximize for a stored observation, as the algorithms see it: within +-kLargestModelledValue,
+  /// so that sums and differences of values (standardization, a bandit's per-arm sums) stay finite
+  /// for sentinels at both ends of the doubles (+-1.7e308). The history keeps the value as told.
+  double maximized(const Observation& obs) const {
+    return std::clamp(direction_sign(direction_) * obs.value, -kLargestModelledValue, kLargestModelledValue);
+  }
+  static constexpr double kLargestModelledValue = 1e300;
   /// Random stream of the next ask: derive_seed(seed, history + pending).
   Rng rng_for_ask() const;
   /// Successful observations as unit points (columns) and maximized values.
