@@ -13,3 +13,12 @@ foreach(case live large study)
                    --optimist $<TARGET_FILE:optimist_cli> --out ${PROJECT_BINARY_DIR}/dashboard-test ${case})
   set_tests_properties(dashboard_browser_${case} PROPERTIES TIMEOUT 300)
 endforeach()
+
+# The page's JavaScript on its own (node's test runner; node comes with npm, which
+# scripts/install-deps.sh installs). Once, in the main build: it does not run the C++ code.
+if(NOT OPTIMIST_SANITIZE)
+  find_program(OPTIMIST_NODE NAMES node nodejs REQUIRED)
+  add_test(NAME dashboard_js_trial_store
+           COMMAND ${OPTIMIST_NODE} --test ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/trial_store.test.mjs)
+  set_tests_properties(dashboard_js_trial_store PROPERTIES TIMEOUT 60)
+endif()

@@ -152,13 +152,22 @@ void ObjectiveFlags::check_problem_flags() const {
   if (!objective_command.empty() && (noise_given() || dim_given()))
     throw InvalidArgument(std::string(noise_given() ? "--noise" : "--dim") +
                           " must be absent with --objective-command (it applies to --problem)");
+  if (command_flag && command_flag->count() > 0 && objective_command.find_first_not_of(" \t\n") == std::string::npos)
+    throw InvalidArgument("--objective-command must be a non-empty command, got '" + objective_command + "'");
+  if (!problem.empty())
+    for (const auto& [flag, given] : {std::pair<const char*, bool>{"--space", !space.empty()},
+                                      {"--direction", !direction.empty()},
+                                      {"--objective-timeout", objective_timeout.has_value()}})
+      if (given)
+        throw InvalidArgument(std::string(flag) + " must be given only with --objective-command: --problem '" + problem +
+                              "' fixes it (it would be ignored)");
 }
 
 void ObjectiveFlags::add_to(CLI::App& app, bool with_space) {
   app.add_option("--problem", problem, "benchmark problem (see 'optimist list problems')")->type_name("NAME");
   dim_flag = app.add_option("--dim", dim, "with --problem: the dimension (default: the problem's)")->type_name("D");
   noise_flag = app.add_option("--noise", noise, "with --problem: Gaussian noise sd added to observations")->type_name("SIGMA");
-  app.add_option("--objective-command", objective_command,
+  command_flag = app.add_option("--objective-command", objective_command,
                  "your program, kept running, reading one JSON line {\"x\": [...], \"params\": {...}} per evaluation and "
                  "printing {\"y\": value}")
       ->type_name("CMD");

@@ -18,10 +18,12 @@ struct ObjectiveFlags {
   std::optional<double> objective_timeout;
   CLI::Option* noise_flag = nullptr;
   CLI::Option* dim_flag = nullptr;
+  CLI::Option* command_flag = nullptr;
   bool noise_given() const { return noise_flag && noise_flag->count() > 0; }
   bool dim_given() const { return dim_flag && dim_flag->count() > 0; }
   /// --dim and --noise belong to --problem: refused with --objective-command (they would be
-  /// dropped), and --noise must be finite and >= 0.
+  /// dropped), and --noise must be finite and >= 0; --space, --direction and --objective-timeout
+  /// belong to --objective-command, refused with --problem; a given command must not be blank.
   void check_problem_flags() const;
   void add_to(CLI::App& app, bool with_space);
 };

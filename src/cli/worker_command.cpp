@@ -63,6 +63,12 @@ int worker_command(const WorkerCommand& cmd) {
   if (f.problem.empty() && f.dim_given() && recorded.contains("problem") && f.dim != record.space.dim())
     throw InvalidArgument("study '" + record.name + "' has " + std::to_string(record.space.dim()) + " parameters, not --dim " +
                           std::to_string(f.dim));
+  if (!f.direction.empty() && parse_direction(f.direction) != record.direction)
+    throw InvalidArgument("study '" + record.name + "' is to " + to_string(record.direction) + ", not --direction " +
+                          f.direction);
+  if (!f.objective_command.empty() && recorded.contains("problem"))
+    throw InvalidArgument("study '" + record.name + "' evaluates problem '" + recorded.at("problem").get<std::string>() +
+                          "', not --objective-command; a study keeps one objective (create another)");
   if (!f.problem.empty()) {
     objective.problem = make_problem(f.problem, f.dim);
     objective.noise = f.noise_given() ? f.noise : recorded.value("noise", 0.0);

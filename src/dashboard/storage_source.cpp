@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "optimist/problems/problem.hpp"
+
 namespace optimist::dashboard {
 
 namespace {
@@ -20,14 +22,35 @@ TrialState state_of(optimist::TrialState s) {
 
 bool finished(TrialState s) { return s == TrialState::Complete || s == TrialState::Failed; }
 
-Trial trial_of(const TrialRecord& r, const StudyRecord& study) {
+bool noisy_problem(const StudyRecord& study) {
+  const nlohmann::json& o = study.settings.objective;
+  const auto noise = o.find("noise");
+  return o.contains("problem") && noise != o.end() && noise->is_number() && noise->get<double>() > 0.0;
+}
+
+// The noise-free f of a noisy benchmark study, as `study export` computes it; null when this
+// build lacks the problem (its regrets are then left out, not taken from noisy values).
+std::function<double(const Vector&)> noise_free_f(const StudyRecord& study) {
+  if (!noisy_problem(study)) return nullptr;
+  try {
+    const nlohmann::json& o = study.settings.objective;
+    return make_problem(o.at("problem").get<std::string>(), o.value("dim", std::size_t{0})).f;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+Trial trial_of(const TrialRecord& r, const StudyRecord& study, const std::function<double(const Vector&)>& noise_free) {
   Trial t;
   t.number = r.number;
   t.state = state_of(r.state);
   t.params = study.space.point_to_json(r.x);
   t.value = r.value;
-  if (t.value && study.f_star)
-    t.regret = study.direction == Direction::Minimize ? *t.value - *study.f_star : *study.f_star - *t.value;
+  // Regret of the noise-free value (of the value itself without noise), >= 0 as in `study export`.
+  if (t.value && study.f_star && (noise_free || !noisy_problem(study))) {
+    const double f = noise_free ? noise_free(r.x) : *t.value;
+    t.regret = std::max(0.0, direction_sign(study.direction) * (*study.f_star - f));
+  }
   t.error = r.stale && r.error.empty() ? "stale: its worker stopped heartbeating" : r.error;
   t.stale = r.stale;
   t.worker = r.worker;
@@ -96,12 +119,13 @@ StudyRecord StorageSource::load(const std::string& name) {
 }
 
 void StorageSource::refresh(const StudyRecord& study, Cache& cache) {
-  if (cache.study_id != study.id) cache = Cache{study.id, {}, {}};  // new, or deleted and created again
+  if (cache.study_id != study.id || cache.created != study.created)
+    cache = Cache{study.id, study.created, noise_free_f(study), {}, {}};  // new, or deleted and created again
   std::optional<std::size_t> after;
   if (!cache.settled.empty()) after = static_cast<std::size_t>(cache.settled.back().number);
   cache.open.clear();
   for (const TrialRecord& r : storage_.trials(study.id, after)) {
-    Trial t = trial_of(r, study);
+    Trial t = trial_of(r, study, cache.noise_free);
     if (cache.open.empty() && finished(t.state)) {
       t.json = json_text(trial_json(t));  // final: its JSON never changes
       cache.settled.push_back(std::move(t));

@@ -2,6 +2,7 @@
 // Storage interface only (its queries are parameterized; the dashboard writes nothing).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ class StorageSource : public StudySource {
   /// each read asks the database only for the trials after it.
   struct Cache {
     std::int64_t study_id = -1;
+    double created = 0.0;        ///< with the id: a study deleted and created again (SQLite may reuse its id)
+    /// A noisy benchmark problem's noise-free f, for regrets (null: regret from the value).
+    std::function<double(const Vector&)> noise_free;
     std::vector<Trial> settled;  ///< finished trials 0..k, in number order
     std::vector<Trial> open;     ///< the trials after them, as last read
   };

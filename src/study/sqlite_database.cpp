@@ -64,7 +64,9 @@ class SqliteDatabase final : public Database {
   std::string backend() const override { return "sqlite"; }
   std::string display_url() const override { return url_; }
   std::string type(const std::string& generic) const override {
-    if (generic == "id") return "INTEGER PRIMARY KEY";
+    // AUTOINCREMENT: a deleted study's id is never given to a new one (a worker or a dashboard
+    // still holding it would otherwise read or write the new study).
+    if (generic == "id") return "INTEGER PRIMARY KEY AUTOINCREMENT";
     if (generic == "real") return "REAL";
     return "INTEGER";
   }

@@ -261,11 +261,21 @@ std::optional<TrialRecord> Storage::trial(std::int64_t study_id, std::size_t num
 
 void Storage::locked(std::int64_t study_id, const std::function<void()>& fn) { db_->transaction(study_id, fn); }
 
+namespace {
+
+/// The one row of a query on the study's own row; none when the study was deleted meanwhile (by
+/// `optimist study delete` while this process worked on it).
+const study_detail::Row& study_row(const study_detail::Rows& rows) {
+  if (rows.empty()) throw InvalidArgument("the study no longer exists: it was deleted while this process worked on it");
+  return rows[0];
+}
+
+}  // namespace
+
 std::int64_t Storage::next_event(std::int64_t study_id, int used_change) {
   // The budget count rides on the event's update: an ask never counts the trials table.
-  return db_->query("UPDATE studies SET seq = seq + 1, used = used + ? WHERE id = ? RETURNING seq",
-                    {std::int64_t{used_change}, study_id})
-      .at(0)[0]
+  return study_row(db_->query("UPDATE studies SET seq = seq + 1, used = used + ? WHERE id = ? RETURNING seq",
+                              {std::int64_t{used_change}, study_id}))[0]
       .integer();
 }
 
@@ -287,7 +297,7 @@ AskState Storage::ask_state(const StudyRecord& study) {
 }
 
 std::size_t Storage::budget_used(std::int64_t study_id) {
-  return static_cast<std::size_t>(db_->query("SELECT used FROM studies WHERE id = ?", {study_id}).at(0)[0].integer());
+  return static_cast<std::size_t>(study_row(db_->query("SELECT used FROM studies WHERE id = ?", {study_id}))[0].integer());
 }
 
 std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string& worker) {

@@ -192,6 +192,54 @@ TEST_P(DashboardStudies, StaleTrialsAreMarked) {
   EXPECT_EQ(dashboard::trial_json(page.trials[0]).at("stale"), true);
 }
 
+// A study deleted and created again under its name was served from the old one's cache (SQLite
+// gave the new study the deleted one's id).
+TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
+  {
+    Study old = branin_study(url, "again");
+    for (int k = 0; k < 3; ++k) {
+      const auto t = old.ask();
+      old.tell(*t, 100.0 + k);
+    }
+  }
+  StorageSource source(url);
+  ASSERT_EQ(source.trials("again", std::nullopt, 100).trials.size(), 3u);
+  Storage(url).delete_study("again");
+  Study fresh = branin_study(url, "again");
+  const auto t = fresh.ask();
+  fresh.tell(*t, 7.0);
+  const auto page = source.trials("again", std::nullopt, 100);
+  ASSERT_EQ(page.trials.size(), 1u);
+  EXPECT_EQ(*page.trials[0].value, 7.0);
+  EXPECT_EQ(page.summary.counts.total(), 1u);
+  EXPECT_EQ(*page.summary.best_value, 7.0);
+  EXPECT_EQ(*source.study("again").summary.best_value, 7.0);
+}
+
+// A noisy benchmark study's regret came from the noisy value (negative below f*); `study export`
+// takes it from the noise-free f.
+TEST_P(DashboardStudies, ANoisyProblemsRegretIsThatOfItsNoiseFreeValue) {
+  const Problem p = make_problem("branin");
+  StudyConfig c;
+  c.name = "noisy";
+  c.space = p.space;
+  c.direction = p.direction;
+  c.algorithm = "random";
+  c.budget = 5;
+  c.f_star = p.f_star;
+  c.settings.objective = {{"problem", "branin"}, {"noise", 5.0}};
+  StudyOptions o;
+  o.heartbeat_thread = false;
+  Study study = Study::create(url, c, o);
+  const auto t = study.ask();
+  study.tell(*t, *p.f_star - 3.0);  // the noise took it below f*
+  StorageSource source(url);
+  const auto page = source.trials("noisy", std::nullopt, 100);
+  ASSERT_EQ(page.trials.size(), 1u);
+  EXPECT_DOUBLE_EQ(*page.trials[0].regret, p.f(t->x) - *p.f_star);
+  EXPECT_GT(*page.trials[0].regret, 0.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DashboardStudies, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const auto& info) { return info.param; });
 

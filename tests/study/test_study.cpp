@@ -218,6 +218,16 @@ TEST_P(StudyTest, BadTellsAreRefused) {
   EXPECT_THROW(s.tell(ghost, 1.0), InvalidArgument);
 }
 
+// A study deleted while a worker held a trial: its tell was a raw "vector::_M_range_check".
+TEST_P(StudyTest, ATellIntoADeletedStudyNamesTheDeletion) {
+  Study s = Study::create(url, branin_config("gone"), no_thread("w"));
+  const auto t = s.ask();
+  ASSERT_TRUE(t);
+  Storage(url).delete_study("gone");
+  const std::string message = message_of([&] { s.tell(*t, 1.0); });
+  EXPECT_NE(message.find("the study no longer exists: it was deleted"), std::string::npos) << message;
+}
+
 // An interrupted worker gives its trial back at once instead of after the grace period.
 TEST_P(StudyTest, ReleasedTrialsAreRequeuedAtOnce) {
   Study s = Study::create(url, branin_config("released", "random", 3), no_thread("w"));

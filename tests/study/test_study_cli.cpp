@@ -230,3 +230,29 @@ TEST(StudyCliSqlite, MissingDatabaseIsAnErrorAndNotCreated) {
   EXPECT_NE(r.err.find("'notes.txt' is not a SQLite database"), std::string::npos) << r.err;
   EXPECT_EQ(std::filesystem::file_size(dir / "notes.txt"), notes.size());
 }
+
+// Flags that `run` refuses as ignored were taken silently by `study create` and `worker`: a
+// study asked to maximize branin minimized it; a worker evaluated a command into a problem's study.
+TEST(StudyCliSqlite, FlagsThatWouldBeIgnoredAreRefused) {
+  const auto dir = optimist::testing::study_test_dir();
+  { std::ofstream(dir / "space.toml") << "[[parameters]]\nname = \"x\"\ntype = \"continuous\"\nlower = 0\nupper = 1\n"; }
+  const std::string storage = " --storage sqlite:///s.db";
+  ASSERT_EQ(run_optimist("study create --name br --problem branin --budget 3" + storage, dir).code, 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"study create --name a --problem branin --direction maximize", "--direction must be given only with --objective-command"},
+      {"study create --name a --problem branin --space space.toml", "--space must be given only with --objective-command"},
+      {"study create --name a --objective-command '' --space space.toml --direction minimize",
+       "--objective-command must be a non-empty command"},
+      {"worker --name br -q --objective-command 'python3 f.py'", "study 'br' evaluates problem 'branin', not --objective-command"},
+      {"worker --name br -q --direction maximize", "study 'br' is to minimize, not --direction maximize"},
+      {"worker --name br -q --direction sideways", "unknown direction 'sideways'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_optimist(args + storage, dir);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+  const auto list = run_optimist("study list" + storage, dir);
+  EXPECT_EQ(list.out.find("\na "), std::string::npos) << list.out;  // nothing was created
+  EXPECT_EQ(run_optimist("worker --name br -q --direction minimize" + storage, dir).code, 0);
+}

@@ -1,6 +1,6 @@
 // The server's JSON API (docs/dashboard.md) and the incremental copy of a study's trials.
 
-const PAGE = 5000;  // trials per request: a 10,000-trial study loads in two, with progress shown
+export const PAGE = 5000;  // trials per request: a 10,000-trial study loads in two, with progress shown
 
 export async function getJSON(path, params = {}) {
   const query = new URLSearchParams(params).toString();
@@ -38,16 +38,20 @@ export class TrialStore {
   /** Fetches what changed; onProgress(loaded, total) after each page. Returns whether anything did. */
   async sync(onProgress) {
     let changed = false;
+    // Pages follow the last trial received: `settled` stays put behind a running trial, and asking
+    // after it again returned the same first page forever (5,000 trials after a running one).
+    let after = this.settled;
     for (;;) {
       const params = { study: this.studyId, limit: PAGE };
-      if (this.settled !== null) params.after = this.settled;
+      if (after !== null) params.after = after;
       const page = await getJSON('/api/trials', params);
       this.summary = page.study;
       this.serverTime = page.server_time;
       this.clientTime = Date.now() / 1000;
       if (this.merge(page.trials)) changed = true;
       if (onProgress) onProgress(this.trials.length, page.study.n_trials);
-      if (!page.more) break;
+      if (!page.more || page.trials.length === 0) break;
+      after = page.trials[page.trials.length - 1].number;
     }
     if (changed) this.version++;
     return changed;
