@@ -62,13 +62,12 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         // The storage is gone for longer than its retries (an outage, a full disk): the evaluation
         // was paid for, so it is printed as a JSON line the user can give back (Study::add) before
         // the worker stops; the trial goes stale and is asked again.
-        nlohmann::json lost = {{"study", study.name()}, {"trial", trial->number}, {"x", nlohmann::json::array()}};
-        for (Eigen::Index i = 0; i < trial->x.size(); ++i) lost["x"].push_back(trial->x[i]);
+        // x in the user's form (a categorical's choice, an integer), as Study::add takes it back.
+        const nlohmann::json x = study.space().point_to_json(trial->x);
+        nlohmann::json lost = {{"study", study.name()}, {"trial", trial->number}, {"x", x}};
         if (event.value) lost["value"] = *event.value;
         else lost["error"] = event.error;
-        std::string point;
-        for (Eigen::Index i = 0; i < trial->x.size(); ++i) point += (i ? ", " : "") + format_double(trial->x[i]);
-        const std::string what = "trial " + std::to_string(trial->number) + " (x = [" + point + "], " +
+        const std::string what = "trial " + std::to_string(trial->number) + " (x = " + x.dump() + ", " +
                                  (event.value ? "y = " + format_double(*event.value) : "failed: " + event.error) + ")";
         // Said now: with several jobs, each one's lost evaluation is shown, not only the first.
         std::fprintf(stderr, "optimist: could not store an evaluation (%s): %s; as JSON: %s\n", e.what(), what.c_str(),

@@ -406,15 +406,19 @@ TEST(StudySqlite, ADeletedDatabaseFileIsNoticedAndTheEvaluationPrinted) {
 }
 
 TEST_P(StudyTest, AnEvaluationThatCannotBeStoredIsPrintedNotLost) {
-  Study study = Study::create(url, branin_config("vanishing"), no_thread("w"));
+  StudyConfig config = branin_config("vanishing");
+  config.space.add_categorical("act", {"relu", "tanh"}).add_integer("n", 1, 9);  // printed as the user gives them
+  Study study = Study::create(url, config, no_thread("w"));
   const std::string name = study.name();
   const std::string storage_url = url;
   WorkerOptions options;
+  Vector evaluated;
   ::testing::internal::CaptureStderr();
   EXPECT_THROW(run_worker(study,
                           [&] {
                             return [&](const StudyTrial& t) {
                               Storage(storage_url).delete_study(name);
+                              evaluated = t.x;
                               return 42.5 + 0.0 * t.x[0];
                             };
                           },
@@ -425,4 +429,12 @@ TEST_P(StudyTest, AnEvaluationThatCannotBeStoredIsPrintedNotLost) {
   EXPECT_NE(err.find(R"("study":"vanishing")"), std::string::npos) << err;
   EXPECT_NE(err.find(R"("trial":0)"), std::string::npos) << err;
   EXPECT_NE(err.find(R"("value":42.5)"), std::string::npos) << err;
+  // Its x is the point in the user's form (the categorical's index and a float integer once),
+  // which Study::add takes back as it is.
+  const auto at = err.find("as JSON: ");
+  ASSERT_NE(at, std::string::npos) << err;
+  const nlohmann::json line = nlohmann::json::parse(err.substr(at + 9, err.find('\n', at) - at - 9));
+  EXPECT_TRUE(line["x"][2].is_string()) << line.dump();
+  EXPECT_TRUE(line["x"][3].is_number_integer()) << line.dump();
+  EXPECT_EQ(config.space.point_from_json(line["x"]), evaluated);
 }
