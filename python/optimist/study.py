@@ -122,6 +122,7 @@ class Study:
                         raise
                     continue
             study._check_same(space, direction, algorithm)
+            study._check_settings(seed, budget, noisy, options)
             return study
         raise AssertionError("unreachable")
 
@@ -133,6 +134,20 @@ class Study:
             raise ValueError(f"study '{self.name}' exists and is to {self.direction}, not {direction}")
         if algorithm != self.algorithm and algorithm != "auto":
             raise ValueError(f"study '{self.name}' exists and uses algorithm '{self.algorithm}', not '{algorithm}'")
+
+    def _check_settings(self, seed: int, budget: Optional[int], noisy: bool, options: Dict[str, Any]) -> None:
+        """load_if_exists: a different seed, budget, noise or option was once ignored silently. A
+        default (seed 0, budget None, noisy False, "auto") means "as stored", as for the algorithm."""
+        for what, asked, default, stored in (("seed", seed, 0, self.seed), ("budget", budget, None, self.budget),
+                                             ("noisy", bool(noisy), False, self._core.noisy)):
+            if asked != default and asked != stored:
+                raise ValueError(f"study '{self.name}' exists with {what}={stored!r}, not {what}={asked!r}")
+        for key, value in options.items():
+            if key not in self.options or key == "name":
+                raise ValueError(f"study '{self.name}' exists and its algorithm '{self.algorithm}' has no option "
+                                 f"{key!r} (its options: {', '.join(k for k in sorted(self.options) if k != 'name')})")
+            if self.options[key] != value:
+                raise ValueError(f"study '{self.name}' exists with {key}={self.options[key]!r}, not {key}={value!r}")
 
     @classmethod
     def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":
@@ -167,7 +182,9 @@ class Study:
         self._core.tell(_core_of(trial), told_value(value))
 
     def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
-        self._core.tell_failed(_core_of(trial), str(error))
+        if not isinstance(error, str):
+            raise TypeError(f"error must be a string saying why the trial failed, got {error!r}")
+        self._core.tell_failed(_core_of(trial), error)
 
     def enqueue(self, point: Any, skip_if_exists: bool = False) -> int:
         """Queues a point to evaluate before the algorithm's own; returns its trial number. With
@@ -193,9 +210,13 @@ class Study:
         """One row per trial: number, one column per parameter, value, state, error, worker, origin, times."""
         import pandas as pd
 
+        # A parameter named like a trial column ("value", "number", ...) is shown as "params_<name>"
+        # (Optuna's column naming) instead of overwriting the column or being overwritten by it.
+        fixed = ("number", "value", "state", "error", "worker", "origin", "started", "finished")
         rows = []
         for t in self.trials():
-            rows.append({"number": t.number, **t.params, "value": t.value, "state": t.state, "error": t.error,
+            params = {(f"params_{k}" if k in fixed else k): v for k, v in t.params.items()}
+            rows.append({"number": t.number, **params, "value": t.value, "state": t.state, "error": t.error,
                          "worker": t.worker, "origin": t.origin, "started": t.started, "finished": t.finished})
         return pd.DataFrame(rows)
 

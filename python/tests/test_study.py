@@ -140,6 +140,20 @@ def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
         Study.create(f"sqlite:///{tmp_path / 'notes.txt'}", "s", SPACE, "random")
 
 
+def test_trials_dataframe_keeps_parameters_named_like_its_columns(tmp_path):
+    # a parameter "value" was overwritten by the objective's value, "number" overwrote the trial number
+    space = {"value": optimist.Float(0, 1), "state": optimist.Categorical(["a", "b"]), "number": optimist.Int(100, 200)}
+    study = Study.create(f"sqlite:///{tmp_path / 'c.db'}", "collide", space, "random", budget=3)
+    study.optimize(lambda p: p["value"] + 1000)
+    df = study.trials_dataframe()
+    assert list(df["number"]) == [0, 1, 2]
+    assert (df["value"] == df["params_value"] + 1000).all()
+    assert set(df["params_state"]) <= {"a", "b"} and list(df["state"]) == ["complete"] * 3
+    assert df["params_number"].between(100, 200).all()
+    with pytest.raises(TypeError, match="error must be a string"):
+        study.tell_failed(study.ask(), None)
+
+
 def test_workers_creating_with_load_if_exists_at_once_all_get_the_study(tmp_path):
     # 4 of 24 processes started together once got "study 's' already exists".
     import concurrent.futures as cf
@@ -161,6 +175,13 @@ def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_er
     with pytest.raises(ValueError, match="uses algorithm 'gp-ei', not 'random'"):
         Study.create(url, "s", SPACE, "random", load_if_exists=True)
     assert Study.create(url, "s", SPACE, load_if_exists=True).algorithm == "gp-ei"
+    # a different budget, seed, noise or option was ignored silently; an unknown option too
+    for kwargs, message in [({"budget": 7}, "exists with budget=5, not budget=7"), ({"seed": 3}, "with seed=0, not seed=3"),
+                            ({"noisy": True}, "with noisy=False, not noisy=True"), ({"xi": 0.5}, "with xi=0.0, not xi=0.5"),
+                            ({"foo": 3}, "has no option 'foo'")]:
+        with pytest.raises(ValueError, match=message):
+            Study.create(url, "s", SPACE, "gp-ei", load_if_exists=True, **kwargs)
+    assert Study.create(url, "s", SPACE, "gp-ei", budget=5, xi=0.0, load_if_exists=True).budget == 5
     for kwargs, message in [({"budget": -1}, "budget must be a positive integer"), ({"seed": 1.5}, "seed must be"),
                             ({"f_star": "a"}, "f_star must be a finite number")]:
         with pytest.raises(ValueError, match=message):
