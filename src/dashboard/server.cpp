@@ -19,6 +19,8 @@ namespace optimist::dashboard {
 
 namespace {
 
+constexpr std::size_t kServerThreads = 64;  // connections served at once (idle keep-alive ones included)
+
 // The page loads nothing from elsewhere and runs no inline script. 'unsafe-inline' styles:
 // the chart library positions its tooltips with style attributes.
 constexpr const char* kContentSecurityPolicy =
@@ -185,6 +187,10 @@ void Server::Impl::setup() {
                             {"X-Frame-Options", "DENY"},
                             {"Referrer-Policy", "no-referrer"}});
   http.set_payload_max_length(64 * 1024);  // requests carry no body
+  // A browser keeps up to 6 idle keep-alive connections per tab; each holds a thread until it
+  // times out, so cpp-httplib's 8 threads left two tabs (or 8 stalled clients) blocking every
+  // other request for seconds.
+  http.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return screen(req, res); });
   http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); });
   if (options.log_requests) {

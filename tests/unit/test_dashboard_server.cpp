@@ -168,6 +168,34 @@ TEST_F(RunningServer, ReadOnlyAndOnlyForLocalhostNames) {
   EXPECT_TRUE(refusal.contains("error")) << bad.body;
 }
 
+// Eight clients holding connections without finishing a request (a browser's idle keep-alive
+// connections, two tabs' worth) took all of cpp-httplib's 8 threads: other requests waited until
+// they timed out. A request is now answered while 20 such connections are still held open.
+TEST_F(RunningServer, IdleConnectionsDoNotBlockOtherRequests) {
+  std::vector<int> idle;
+  for (int k = 0; k < 20; ++k) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string partial = "GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n";  // never finished
+    [[maybe_unused]] auto sent = ::send(fd, partial.data(), partial.size(), 0);
+    idle.push_back(fd);
+  }
+  EXPECT_EQ(get("/api/studies").status, 200);
+  // Answered before the server gave up on the idle connections: they are all still open.
+  std::size_t open = 0;
+  for (const int fd : idle) {
+    char byte;
+    const ssize_t n = ::recv(fd, &byte, 1, MSG_DONTWAIT);
+    open += n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    ::close(fd);
+  }
+  EXPECT_EQ(open, idle.size());
+}
+
 TEST(DashboardServer, LoopbackAddresses) {
   for (const std::string host : {"127.0.0.1", "127.1.2.3", "::1", "localhost", "LOCALHOST"})
     EXPECT_TRUE(Server::is_loopback(host)) << host;
