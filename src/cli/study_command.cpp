@@ -26,6 +26,14 @@ std::string fmt_time(std::optional<double> unix_s) {
   return buf;
 }
 
+// list, show and export only read: no schema is created in another application's database, and
+// no write lock is waited for.
+StudyOptions reading() {
+  StudyOptions o;
+  o.storage.read_only = true;
+  return o;
+}
+
 StudyObjective objective_of(const ObjectiveFlags& f, bool need_space) {
   StudyObjective o;
   if (!f.problem.empty() && !f.objective_command.empty())
@@ -93,7 +101,7 @@ int create(const StudyCommand& cmd) {
 
 int list(const StudyCommand& cmd) {
   require_existing_database(cmd.storage);
-  Storage storage(cmd.storage);
+  Storage storage(cmd.storage, reading().storage);
   const auto studies = storage.list_studies();
   if (studies.empty()) {
     std::printf("no studies in %s\n", redact_url(cmd.storage).c_str());
@@ -113,7 +121,7 @@ int list(const StudyCommand& cmd) {
 
 int show(const StudyCommand& cmd) {
   require_existing_database(cmd.storage);
-  Study study = Study::load(cmd.storage, cmd.name);
+  Study study = Study::load(cmd.storage, cmd.name, reading());
   const StudyRecord& r = study.record();
   const auto trials = study.trials();
   std::map<TrialState, std::size_t> counts;
@@ -223,7 +231,7 @@ int study_command(const StudyCommand& cmd) {
   if (cmd.show->parsed()) return show(cmd);
   if (cmd.export_->parsed()) {
     require_existing_database(cmd.storage);
-    Study study = Study::load(cmd.storage, cmd.name);
+    Study study = Study::load(cmd.storage, cmd.name, reading());
     const std::size_t n = export_trace(study, cmd.out);
     std::printf("wrote %zu evaluations of study '%s' to %s\n", n, printable(cmd.name).c_str(), printable(cmd.out).c_str());
     return 0;

@@ -103,7 +103,7 @@ std::string redact_url(const std::string& url) { return optimist::redact_url(url
 constexpr double kRetrySeconds = 5.0;
 
 StorageSource::StorageSource(const std::string& url)
-    : url_(url), storage_(checked_url(url), StorageOptions{kRetrySeconds}) {
+    : url_(url), storage_(checked_url(url), StorageOptions{kRetrySeconds, /*read_only=*/true}) {
   // A few studies are read now, so that the page's first load finds their trials ready.
   constexpr std::size_t kReadAhead = 16;
   const auto list = storage_.list_studies();

@@ -72,9 +72,11 @@ StorageUrl parse_storage_url(const std::string& url);
 /// Parses a storage URL and connects: sqlite:///relative.db, sqlite:////absolute.db, postgresql://user[:password]@host[:port]/db[?options] (also postgres://).
 /// Throws InvalidArgument naming the URL and the allowed schemes, or the server's message when it
 /// cannot be reached.
-std::unique_ptr<Database> connect(const std::string& url, double retry_s);
+/// `read_only`: a SQLite file is opened read-only (the PostgreSQL connection is unchanged; the
+/// caller issues no writes).
+std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only = false);
 
-std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s);
+std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s, bool read_only);
 std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s);
 
 /// Retry policy shared by the backends: calls `attempt` until it returns true; `sleep_and_report`

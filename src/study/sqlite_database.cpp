@@ -31,10 +31,11 @@ using Statement = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
 
 class SqliteDatabase final : public Database {
  public:
-  SqliteDatabase(std::string url, const std::string& path, double retry_s)
+  SqliteDatabase(std::string url, const std::string& path, double retry_s, bool read_only)
       : url_(std::move(url)), path_(path), retry_s_(retry_s) {
     sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     db_.reset(raw);
     if (rc != SQLITE_OK)
       throw InvalidArgument("storage '" + url_ + "': cannot open SQLite file '" + path + "': " +
@@ -44,7 +45,7 @@ class SqliteDatabase final : public Database {
     // written before the commit returns) and skips an fsync per commit.
     try {
       with_retry([&] {
-        query("PRAGMA journal_mode = WAL", {});
+        query(read_only ? "PRAGMA journal_mode" : "PRAGMA journal_mode = WAL", {});  // a reader changes nothing
         return true;
       });
     } catch (const std::runtime_error&) {
@@ -205,8 +206,8 @@ class SqliteDatabase final : public Database {
 
 }  // namespace
 
-std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s) {
-  return std::make_unique<SqliteDatabase>(url, path, retry_s);
+std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s, bool read_only) {
+  return std::make_unique<SqliteDatabase>(url, path, retry_s, read_only);
 }
 
 }  // namespace optimist::study_detail

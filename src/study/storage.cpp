@@ -139,8 +139,26 @@ void require_existing_database(const std::string& url) {
 }
 
 Storage::Storage(const std::string& url, StorageOptions options)
-    : url_(url), db_(study_detail::connect(url, options.retry_s)) {
-  create_schema();
+    : url_(url), db_(study_detail::connect(url, options.retry_s, options.read_only)) {
+  if (options.read_only) check_schema();
+  else create_schema();
+}
+
+void Storage::check_schema() {
+  std::optional<int> found;
+  try {
+    const auto rows = db_->query("SELECT version FROM schema_version");
+    found = rows.empty() ? 0 : static_cast<int>(rows[0][0].integer());
+  } catch (const std::runtime_error&) {  // no such table: another application's database
+  }
+  if (!found || *found == 0)
+    throw InvalidArgument("storage '" + db_->display_url() + "' holds no optimist studies (no study tables; studies are "
+                          "created by 'optimist study create' or Study.create)");
+  if (*found != kStudySchemaVersion)
+    throw InvalidArgument("storage '" + db_->display_url() + "' has study schema version " + std::to_string(*found) +
+                          ", this optimist reads version " + std::to_string(kStudySchemaVersion) +
+                          (*found < kStudySchemaVersion ? "; a command that writes (optimist worker, study create) upgrades it"
+                                                        : "; upgrade optimist"));
 }
 
 Storage::~Storage() = default;

@@ -2,6 +2,8 @@
 // storage backend.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include <fstream>
 #include <set>
 #include <utility>
@@ -255,4 +257,48 @@ TEST(StudyCliSqlite, FlagsThatWouldBeIgnoredAreRefused) {
   const auto list = run_optimist("study list" + storage, dir);
   EXPECT_EQ(list.out.find("\na "), std::string::npos) << list.out;  // nothing was created
   EXPECT_EQ(run_optimist("worker --name br -q --direction minimize" + storage, dir).code, 0);
+}
+
+// list, show, export and the dashboard only read: they created the study tables in another
+// application's database, and waited for (up to the retry time) any writer's lock.
+TEST(StudyCliSqlite, ReadingCommandsNeitherWriteNorWait) {
+  const auto dir = optimist::testing::study_test_dir();
+  const auto exec = [](sqlite3* db, const char* sql) { ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql; };
+  const auto tables = [&](const std::string& file) {
+    sqlite3* db = nullptr;
+    sqlite3_open((dir / file).c_str(), &db);
+    std::size_t n = 0;
+    sqlite3_exec(db, "SELECT name FROM sqlite_master WHERE type = 'table'", [](void* count, int, char**, char**) {
+      ++*static_cast<std::size_t*>(count);
+      return 0;
+    }, &n, nullptr);
+    sqlite3_close(db);
+    return n;
+  };
+  {
+    sqlite3* other = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "other.db").c_str(), &other), SQLITE_OK);
+    exec(other, "CREATE TABLE notes (text TEXT)");
+    sqlite3_close(other);
+  }
+  for (const std::string command : {"study list", "study show --name s", "study export --name s --out t.jsonl"}) {
+    const auto r = run_optimist(command + " --storage sqlite:///other.db", dir);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("holds no optimist studies"), std::string::npos) << command << ": " << r.err;
+  }
+  EXPECT_EQ(tables("other.db"), 1u);  // only its own table
+
+  const std::string storage = " --storage sqlite:///s.db";
+  ASSERT_EQ(run_optimist("study create --name s --problem branin --budget 3" + storage, dir).code, 0);
+  ASSERT_EQ(run_optimist("worker --name s -q" + storage, dir).code, 0);
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "s.db").c_str(), &writer), SQLITE_OK);
+  exec(writer, "BEGIN IMMEDIATE");  // a worker's write transaction, held
+  for (const std::string command : {"study list", "study show --name s", "study export --name s --out t.jsonl"}) {
+    const auto r = run_optimist(command + storage, dir);
+    EXPECT_EQ(r.code, 0) << command << ": " << r.err;
+  }
+  exec(writer, "ROLLBACK");
+  sqlite3_close(writer);
+  EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 3u);
 }

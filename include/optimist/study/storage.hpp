@@ -108,6 +108,9 @@ struct AskState {
 struct StorageOptions {
   /// How long to keep retrying a busy database or an unreachable server before giving up (s).
   double retry_s = 600.0;
+  /// Only read (study list/show/export, the dashboard): the schema is neither created nor
+  /// migrated, a SQLite file is opened read-only, and no write lock is ever waited for.
+  bool read_only = false;
 };
 
 /// A connection to a study database. Creates the schema on first use and checks its version.
@@ -184,6 +187,7 @@ class Storage {
 
  private:
   void create_schema();
+  void check_schema();  // read_only: the tables exist, of this version
   std::string url_;
   std::unique_ptr<study_detail::Database> db_;
 };
