@@ -117,6 +117,13 @@ void TraceFollower::consume_line(const std::string& text, std::size_t line_numbe
       if (!line.contains("meta")) throw InvalidArgument("the first line must be {\"meta\": {...}}");
       meta_ = TraceMeta::from_json(line);
       has_meta_ = true;
+      space_.reset();
+      if (meta_.space.is_object()) {
+        try {
+          space_ = Space::from_json(meta_.space);
+        } catch (const InvalidArgument&) {  // an older or edited meta: its lines are read as they are
+        }
+      }
     } else if (line.contains("recommend")) {
       recommend_ = line.at("recommend");
     } else if (line.contains("i")) {
@@ -132,6 +139,8 @@ void TraceFollower::consume_line(const std::string& text, std::size_t line_numbe
 }
 
 void TraceFollower::add_evaluation(const nlohmann::json& line) {
+  // A line --resume refuses (x of another length, a text y) is the file's error, not a trial.
+  if (space_) (void)evaluation_from_json(line, *space_);
   Trial t;
   const auto& i = line.at("i");
   if (!i.is_number_unsigned()) throw InvalidArgument("\"i\" must be a positive integer, got " + json_text(i));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ class TraceFollower {
 
   bool has_meta_ = false;
   TraceMeta meta_;
+  std::optional<Space> space_;  ///< the meta's space: evaluation lines are checked as --resume reads them
   bool keep_trials_ = false;
   std::vector<Trial> trials_;
   std::optional<std::uint64_t> last_number_;

@@ -142,6 +142,23 @@ TEST_F(TraceFollowerTest, MalformedLineIsReportedWithItsPlaceAndEarlierTrialsKep
   TraceFollower h((dir() / "order.jsonl").string());
   h.refresh();
   EXPECT_NE(h.summary().error.find("evaluation 1 follows evaluation 2"), std::string::npos) << h.summary().error;
+
+  // Lines that --resume refuses were shown as complete trials (a best value of 1 from a point of
+  // the wrong length); they are the file's error now, named as --resume names them.
+  for (const auto& [extra, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"x": [1, 2, 3, 4]})", "has 4 values, the space has 2"},
+           {R"({"x": "notalist"})", "a point must be a JSON array"},
+           {R"({"y": "abc"})", "\"y\" must be a finite number"},
+           {R"({"x": [0.5, "linear"]})", "unknown choice"}}) {
+    write(dir() / "odd.jsonl", meta_line() + eval_line(1, 1.0, extra));
+    TraceFollower odd((dir() / "odd.jsonl").string());
+    odd.keep_trials();
+    odd.refresh();
+    EXPECT_TRUE(odd.trials().empty()) << extra;
+    EXPECT_FALSE(odd.summary().best_value) << extra;
+    EXPECT_NE(odd.summary().error.find("odd.jsonl:2: "), std::string::npos) << odd.summary().error;
+    EXPECT_NE(odd.summary().error.find(message), std::string::npos) << extra << ": " << odd.summary().error;
+  }
 }
 
 TEST_F(TraceFollowerTest, SummaryOnlyUntilTrialsAreAskedFor) {
