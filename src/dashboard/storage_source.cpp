@@ -84,9 +84,14 @@ StudySummary summary_base(const StudyRecord& s) {
   return out;
 }
 
-// A study is finished when its budget is used and nothing runs or waits.
+// A study is finished when nothing runs or waits and its budget is used, or (a deterministic one
+// over a finite space) every point was evaluated: its workers stop there (docs/discrete.md).
 bool study_finished(const StudyRecord& s, const StateCounts& c) {
-  return s.budget && c.running == 0 && c.waiting == 0 && c.complete + c.failed >= *s.budget;
+  if (c.running != 0 || c.waiting != 0) return false;
+  const std::size_t done = c.complete + c.failed;
+  if (s.budget && done >= *s.budget) return true;
+  const auto points = s.space.finite_size();
+  return !s.settings.noisy && points && done >= *points;
 }
 
 std::string checked_url(const std::string& url) {

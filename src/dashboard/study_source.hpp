@@ -71,7 +71,7 @@ struct StudySummary {
   StateCounts counts;
   std::optional<double> best_value;
   std::optional<std::uint64_t> best_number;
-  bool finished = false;    ///< a trace with its recommend line; a study whose budget is used
+  bool finished = false;    ///< a trace with its recommend line; a study whose budget (or finite space) is used
   double updated_at = 0.0;  ///< seconds since the epoch of the last change seen
   std::string error;        ///< why the source cannot be read (then the rest may be empty)
 };

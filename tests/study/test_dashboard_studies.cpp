@@ -166,6 +166,29 @@ TEST_P(DashboardStudies, ApiOverAStudyUntilItsBudgetIsUsed) {
   EXPECT_EQ(json::parse(r.body).at("studies")[0].at("finished"), true);
 }
 
+// A deterministic study over a finite space ends when every point was evaluated (its workers stop),
+// before its budget; it was shown as unfinished for good.
+TEST_P(DashboardStudies, AFiniteSpaceUsedUpFinishesTheStudy) {
+  StudyConfig c;
+  c.name = "finite";
+  c.space.add_integer("n", 1, 2).add_categorical("c", {"a", "b"});
+  c.algorithm = "random";
+  c.budget = 12;
+  StudyOptions o;
+  o.heartbeat_thread = false;
+  Study study = Study::create(url, c, o);
+  StorageSource source(url);
+  std::size_t told = 0;
+  while (auto t = study.ask()) {
+    EXPECT_FALSE(source.study("finite").summary.finished);
+    study.tell(*t, t->x[0] + t->x[1]);
+    ++told;
+  }
+  EXPECT_EQ(told, 4u);
+  EXPECT_TRUE(source.study("finite").summary.finished);
+  EXPECT_TRUE(source.studies()[0].finished);
+}
+
 TEST_P(DashboardStudies, StaleTrialsAreMarked) {
   const Problem p = make_problem("branin");
   StudyConfig c;
