@@ -176,6 +176,9 @@ class SqliteDatabase final : public Database {
         const std::string msg = sqlite3_errmsg(db_.get());
         sqlite3_reset(st);
         if (busy(rc)) throw Busy(msg);
+        if ((rc & 0xff) == SQLITE_READONLY)  // the user's file permissions, not a fault of the database
+          throw InvalidArgument("storage '" + url_ + "': '" + path_ + "' is read-only for this user (" + msg +
+                                "); give it (and its folder) write permission");
         throw std::runtime_error("storage '" + url_ + "': " + msg + " in: " + sql);
       }
       Row row;
