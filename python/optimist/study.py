@@ -66,6 +66,18 @@ def _study_space(j: Dict[str, Any]) -> Space:
     return Space.from_json(j, named=not bounds_like)
 
 
+def _check_storage_and_name(storage: Any, name: Any) -> None:
+    """ValueError for what the C++ layer cannot take: not text, or text that is not valid Unicode
+    (a lone surrogate from a badly decoded file name)."""
+    if not isinstance(storage, str) or not isinstance(name, str):
+        raise ValueError(f"storage and name must be strings, got {storage!r} and {name!r}")
+    for what, text in (("storage", storage), ("name", name)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{what} must be valid Unicode text, got {text!r}") from None
+
+
 class Study:
     """One handle on a stored study (thread-safe). Create it once with :meth:`create`, open it from
     every worker with :meth:`load`. Categorical choices are stored as strings, so a study's
@@ -90,8 +102,7 @@ class Study:
             if isinstance(dim, Categorical) and not all(isinstance(c, str) for c in dim.choices):
                 raise ValueError(f"parameter '{pname}': a study stores categorical choices as strings, "
                                  f"got {list(dim.choices)!r}")
-        if not isinstance(storage, str) or not isinstance(name, str):
-            raise ValueError(f"storage and name must be strings, got {storage!r} and {name!r}")
+        _check_storage_and_name(storage, name)
         if not isinstance(algorithm, str):
             raise ValueError(f"algorithm must be a name such as 'gp-ei', got {algorithm!r}")
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
@@ -153,6 +164,7 @@ class Study:
     def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":
         """Opens an existing study; ValueError listing the studies there when it does not exist.
         ``worker`` names this worker in the trials it holds (default: host:pid:random)."""
+        _check_storage_and_name(storage, name)
         return cls(_optimist._Study.load(storage, name, worker))
 
     # ---- what it is ----

@@ -186,6 +186,11 @@ def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_er
                             ({"f_star": "a"}, "f_star must be a finite number")]:
         with pytest.raises(ValueError, match=message):
             Study.create(url, "t", SPACE, "random", **kwargs)
+    # raw pybind11 TypeErrors before
+    with pytest.raises(ValueError, match="storage and name must be strings"):
+        Study.load(url, None)
+    with pytest.raises(ValueError, match="name must be valid Unicode text"):
+        Study.create(url, "a\udcff", SPACE, "random")
     study = Study.load(url, "s")
     with pytest.raises(ValueError, match="n_trials must be a positive integer"):
         study.optimize(lambda p: 0.0, n_trials=-1)
