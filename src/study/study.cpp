@@ -35,11 +35,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // Any text is a name (the CLI and the dashboard escape what they show), except one a reader
-// cannot tell apart from another: blanks around it. PostgreSQL cannot store a NUL.
+// cannot tell apart from another: blanks around it. PostgreSQL cannot store a NUL nor bytes that
+// are not UTF-8 (the dashboard's JSON cannot name them either), and indexes at most ~8 KB.
+constexpr std::size_t kMaxStudyNameBytes = 1000;
+
 void check_study_name(const std::string& name) {
   if (name.empty()) throw InvalidArgument("a study needs a name");
   const std::string shown = nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (name.find('\0') != std::string::npos) throw InvalidArgument("study name " + shown + " holds a NUL character");
+  try {
+    (void)nlohmann::json(name).dump();
+  } catch (const nlohmann::json::type_error&) {
+    throw InvalidArgument("study name " + shown + " is not valid UTF-8 text");
+  }
+  if (name.size() > kMaxStudyNameBytes)
+    throw InvalidArgument("study name of " + std::to_string(name.size()) + " bytes is too long (at most " +
+                          std::to_string(kMaxStudyNameBytes) + ")");
   const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   if (blank(name.front()) || blank(name.back())) throw InvalidArgument("study name " + shown + " starts or ends with a blank");
 }

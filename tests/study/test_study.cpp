@@ -82,13 +82,21 @@ TEST_P(StudyTest, CreateLoadAndClearErrors) {
     EXPECT_NE(bad.find("study name \""), std::string::npos) << bad;
   }
   EXPECT_EQ(Study::create(url, branin_config("with inner blanks")).record().name, "with inner blanks");
+  // Bytes that are not UTF-8 (SQLite stored them, the dashboard could not name them, PostgreSQL
+  // refused them raw) and names past 1,000 bytes (PostgreSQL's index refused them raw): the same
+  // rule on both backends.
+  const std::string not_utf8 = message_of([&] { Study::create(url, branin_config("bad\xff\xfe")); });
+  EXPECT_NE(not_utf8.find("is not valid UTF-8 text"), std::string::npos) << not_utf8;
+  const std::string long_name = message_of([&] { Study::create(url, branin_config(std::string(10000, 'n'))); });
+  EXPECT_NE(long_name.find("10000 bytes is too long (at most 1000)"), std::string::npos) << long_name;
+  EXPECT_EQ(Study::create(url, branin_config("\xc3\xa9t\xc3\xa9")).record().name, "\xc3\xa9t\xc3\xa9");
 
   Storage storage(url);
   const auto list = storage.list_studies();
-  ASSERT_EQ(list.size(), 3u);
+  ASSERT_EQ(list.size(), 4u);
   storage.delete_study("with inner blanks");
   storage.delete_study("a");
-  EXPECT_EQ(storage.list_studies().size(), 1u);
+  EXPECT_EQ(storage.list_studies().size(), 2u);
   EXPECT_THROW(storage.delete_study("a"), InvalidArgument);
 }
 
