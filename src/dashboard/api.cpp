@@ -29,14 +29,17 @@ const std::string& required(const std::map<std::string, std::string>& query, con
   return it->second;
 }
 
-std::optional<std::uint64_t> optional_count(const std::map<std::string, std::string>& query, const std::string& key) {
+std::optional<std::uint64_t> optional_count(const std::map<std::string, std::string>& query, const std::string& key,
+                                            const std::string& what = "a non-negative integer") {
   const auto it = query.find(key);
   if (it == query.end()) return std::nullopt;
   const std::string& text = it->second;
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
+    throw BadRequest("'" + key + "' is too large, got '" + text + "'");
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw BadRequest("'" + key + "' must be a non-negative integer, got '" + text + "'");
+    throw BadRequest("'" + key + "' must be " + what + ", got '" + text + "'");
   return v;
 }
 
@@ -106,10 +109,9 @@ ApiResponse Api::study(const std::map<std::string, std::string>& query) {
 ApiResponse Api::trials(const std::map<std::string, std::string>& query) {
   const std::string& id = required(query, "study");
   const auto after = optional_count(query, "after");
-  const auto limit = optional_count(query, "limit").value_or(kDefaultTrialsPerPage);
-  if (limit < 1 || limit > kMaxTrialsPerPage)
-    throw BadRequest("'limit' must be between 1 and " + std::to_string(kMaxTrialsPerPage) + ", got " +
-                     std::to_string(limit));
+  const std::string limits = "an integer between 1 and " + std::to_string(kMaxTrialsPerPage);
+  const auto limit = optional_count(query, "limit", limits).value_or(kDefaultTrialsPerPage);
+  if (limit < 1 || limit > kMaxTrialsPerPage) throw BadRequest("'limit' must be " + limits + ", got " + std::to_string(limit));
   const TrialPage page = source_.trials(id, after, static_cast<std::size_t>(limit));
   // Built as text: the trials' JSON is usually ready-made (Trial::json).
   std::string body = R"({"study":)" + json_text(to_json(page.summary)) + R"(,"more":)" + (page.more ? "true" : "false") +

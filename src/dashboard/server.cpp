@@ -161,8 +161,12 @@ void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
   const auto start = std::chrono::steady_clock::now();
   if (req.path.rfind("/api/", 0) == 0) {
     std::map<std::string, std::string> query;
-    for (const auto& [key, value] : req.params) query[key] = value;
-    ApiResponse r = api.get(req.path, query);
+    std::string repeated;  // `?study=a&study=b` took the last one silently
+    for (const auto& [key, value] : req.params)
+      if (!query.emplace(key, value).second) repeated = key;
+    ApiResponse r = repeated.empty() ? api.get(req.path, query)
+                                     : ApiResponse{400, nlohmann::json{{"error", "'" + repeated + "' is given twice"}}.dump(
+                                                            -1, ' ', false, nlohmann::json::error_handler_t::replace)};
     res.status = r.status;
     send(res, std::move(r.body), "application/json");
     res.set_header("Cache-Control", "no-store");

@@ -171,6 +171,13 @@ TEST_F(RunningServer, ReadOnlyAndOnlyForLocalhostNames) {
 // Eight clients holding connections without finishing a request (a browser's idle keep-alive
 // connections, two tabs' worth) took all of cpp-httplib's 8 threads: other requests waited until
 // they timed out. A request is now answered while 20 such connections are still held open.
+// `?study=a&study=b` answered for the last one silently.
+TEST_F(RunningServer, ARepeatedQueryParameterIsRefused) {
+  const auto r = get("/api/trials?study=a&limit=1&limit=2");
+  EXPECT_EQ(r.status, 400) << r.head;
+  EXPECT_NE(r.body.find("'limit' is given twice"), std::string::npos) << r.body;
+}
+
 TEST_F(RunningServer, IdleConnectionsDoNotBlockOtherRequests) {
   std::vector<int> idle;
   for (int k = 0; k < 20; ++k) {

@@ -304,7 +304,10 @@ TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {
   const std::vector<Case> cases = {
       {"/api/trials", {{"study", id}, {"after", "-1"}}, 400, "'after' must be a non-negative integer, got '-1'"},
       {"/api/trials", {{"study", id}, {"after", "3x"}}, 400, "got '3x'"},
-      {"/api/trials", {{"study", id}, {"limit", "0"}}, 400, "'limit' must be between 1 and 100000, got 0"},
+      {"/api/trials", {{"study", id}, {"limit", "0"}}, 400, "'limit' must be an integer between 1 and 100000, got 0"},
+      // "a non-negative integer" for -1, and for a number that is only too large
+      {"/api/trials", {{"study", id}, {"limit", "-1"}}, 400, "'limit' must be an integer between 1 and 100000, got '-1'"},
+      {"/api/trials", {{"study", id}, {"after", "99999999999999999999999"}}, 400, "'after' is too large"},
       {"/api/trials", {{"study", id}, {"limit", "100001"}}, 400, "got 100001"},
       {"/api/trials", {}, 400, "missing query parameter 'study'"},
       {"/api/trials", {{"study", "other"}}, 404, "no study 'other'"},
