@@ -11,14 +11,17 @@ root = pathlib.Path(sys.argv[1]); lab = sys.argv[2]; k = int(sys.argv[3]) if len
 def feats(X):
     u = X / 5.0
     return np.hstack([u, u ** 2, u ** 3, u ** 4, np.ones((len(X), 1))])
-for lam in (1e-3, 1e-1, 1.0):
-    tp = fn = fp = tn = 0; gain_if_followed = []
+def fits(lam):
+    """Per run: the first k points, the quartic family's ridge fit to them, and the incumbent."""
     for p in (root / "traces" / "styblinski_tang" / lab).glob("seed-*.jsonl"):
         ev = [json.loads(l) for l in p.read_text().splitlines()[1:] if l.startswith('{"i"')]
         X = np.array([e["x"] for e in ev])[:k]; y = np.array([e["y"] for e in ev])[:k]
         ys = (y - y.mean()) / y.std()
         F = feats(X); w = np.linalg.solve(F.T @ F + lam * np.eye(F.shape[1]), F.T @ ys)
-        inc = X[np.argmax(y)]; d = X.shape[1]
+        yield X, w, X[np.argmax(y)], X.shape[1]
+for lam in (1e-3, 1e-1, 1.0):
+    tp = fn = fp = tn = 0; gain_if_followed = []
+    for X, w, inc, d in fits(lam):
         def g(i, t):
             u = t / 5.0
             return w[i] * u + w[d + i] * u ** 2 + w[2 * d + i] * u ** 3 + w[3 * d + i] * u ** 4
@@ -37,12 +40,7 @@ for lam in (1e-3, 1e-1, 1.0):
 grid = np.linspace(-5, 5, 201)
 for lam in (1e-3, 1e-1, 1.0):
     gains = []
-    for p in (root / "traces" / "styblinski_tang" / lab).glob("seed-*.jsonl"):
-        ev = [json.loads(l) for l in p.read_text().splitlines()[1:] if l.startswith('{"i"')]
-        X = np.array([e["x"] for e in ev])[:k]; y = np.array([e["y"] for e in ev])[:k]
-        ys = (y - y.mean()) / y.std()
-        F = feats(X); w = np.linalg.solve(F.T @ F + lam * np.eye(F.shape[1]), F.T @ ys)
-        inc = X[np.argmax(y)]; d = X.shape[1]
+    for X, w, inc, d in fits(lam):
         G = lambda i, t: w[i] * t / 5 + w[d + i] * (t / 5) ** 2 + w[2 * d + i] * (t / 5) ** 3 + w[3 * d + i] * (t / 5) ** 4
         best = max(((G(i, grid).max() - G(i, inc[i]), i, grid[np.argmax(G(i, grid))]) for i in range(d)))
         h = lambda t: 0.5 * (t ** 4 - 16 * t ** 2 + 5 * t)

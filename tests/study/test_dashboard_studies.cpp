@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "dashboard/api.hpp"
@@ -24,7 +25,7 @@ class DashboardStudies : public ::testing::TestWithParam<std::string> {
   std::string url;
 };
 
-Study branin_study(const std::string& url, const std::string& name, const std::string& algorithm = "random") {
+StudyConfig branin_config(const std::string& name, const std::string& algorithm = "random") {
   const Problem p = make_problem("branin");
   StudyConfig c;
   c.name = name;
@@ -35,10 +36,15 @@ Study branin_study(const std::string& url, const std::string& name, const std::s
   c.budget = 10;
   c.f_star = p.f_star;
   c.settings.objective = {{"problem", "branin"}};
+  return c;
+}
+
+Study branin_study(const std::string& url, const std::string& name, const std::string& algorithm = "random",
+                   std::optional<StudyConfig> config = std::nullopt) {
   StudyOptions o;
   o.worker = "w1";
   o.heartbeat_thread = false;
-  return Study::create(url, c, o);
+  return Study::create(url, config.value_or(branin_config(name, algorithm)), o);
 }
 
 TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
@@ -243,17 +249,9 @@ TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
 // takes it from the noise-free f.
 TEST_P(DashboardStudies, ANoisyProblemsRegretIsThatOfItsNoiseFreeValue) {
   const Problem p = make_problem("branin");
-  StudyConfig c;
-  c.name = "noisy";
-  c.space = p.space;
-  c.direction = p.direction;
-  c.algorithm = "random";
-  c.budget = 5;
-  c.f_star = p.f_star;
-  c.settings.objective = {{"problem", "branin"}, {"noise", 5.0}};
-  StudyOptions o;
-  o.heartbeat_thread = false;
-  Study study = Study::create(url, c, o);
+  StudyConfig c = branin_config("noisy");
+  c.settings.objective["noise"] = 5.0;
+  Study study = branin_study(url, "noisy", "random", c);
   const auto t = study.ask();
   study.tell(*t, *p.f_star - 3.0);  // the noise took it below f*
   StorageSource source(url);
