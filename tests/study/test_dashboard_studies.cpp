@@ -6,6 +6,8 @@
 #include <optional>
 #include <thread>
 
+#include <pqxx/pqxx>
+
 #include "dashboard/api.hpp"
 #include "dashboard/storage_source.hpp"
 #include "optimist/problems/problem.hpp"
@@ -284,3 +286,43 @@ TEST(DashboardStorage, PasswordsNeverShown) {
 }
 
 }  // namespace
+
+// The reading side issues no statement that writes: a PostgreSQL role granted only SELECT can
+// list, show and serve studies (it could not before: the schema check created tables).
+TEST(DashboardStoragePostgres, ASelectOnlyRoleReads) {
+  const std::string url = optimist::testing::fresh_storage_url("postgresql");
+  {
+    Study study = branin_study(url, "read-me");
+    const auto t = study.ask();
+    study.tell(*t, 3.5);
+  }
+  const std::string role = "viewer" + std::to_string(::getpid());
+  const auto at = url.find("optimist@");
+  ASSERT_NE(at, std::string::npos) << url;
+  const std::string viewer = url.substr(0, at) + role + url.substr(at + 8);
+  const std::string database = url.substr(url.rfind('/') + 1);
+  {
+    pqxx::connection admin(url);
+    pqxx::nontransaction tx(admin);
+    tx.exec("CREATE ROLE " + tx.quote_name(role) + " LOGIN");
+    tx.exec("GRANT CONNECT ON DATABASE " + tx.quote_name(database) + " TO " + tx.quote_name(role));
+    tx.exec("GRANT USAGE ON SCHEMA public TO " + tx.quote_name(role));
+    tx.exec("GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + tx.quote_name(role));
+  }
+  {
+    StorageOptions reading;
+    reading.read_only = true;
+    Storage storage(viewer, reading);
+    ASSERT_EQ(storage.list_studies().size(), 1u);
+    StorageSource source(viewer);
+    const auto page = source.trials("read-me", std::nullopt, 10);
+    ASSERT_EQ(page.trials.size(), 1u);
+    EXPECT_EQ(*page.trials[0].value, 3.5);
+    // A writer as this role is refused by the server, as it should be.
+    EXPECT_ANY_THROW(Study::load(viewer, "read-me").ask());
+  }
+  pqxx::connection admin(url);
+  pqxx::nontransaction tx(admin);
+  tx.exec("DROP OWNED BY " + tx.quote_name(role));
+  tx.exec("DROP ROLE " + tx.quote_name(role));
+}
