@@ -1,9 +1,9 @@
 // The ask/tell interface every algorithm implements.
 #pragma once
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
