@@ -3,6 +3,7 @@
 // start, so two writers never deadlock upgrading a read lock), retry with backoff on SQLITE_BUSY.
 #include <sqlite3.h>
 
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -33,21 +34,23 @@ class SqliteDatabase final : public Database {
  public:
   SqliteDatabase(std::string url, const std::string& path, double retry_s, bool read_only)
       : url_(std::move(url)), path_(path), retry_s_(retry_s) {
-    sqlite3* raw = nullptr;
     const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
-    db_.reset(raw);
-    if (rc != SQLITE_OK)
-      throw InvalidArgument("storage '" + url_ + "': cannot open SQLite file '" + path + "': " +
-                            (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-    sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+    open(path, flags);
+    sqlite3* raw = db_.get();
     // WAL persists in the file; NORMAL sync is durable against a killed process (the WAL is
     // written before the commit returns) and skips an fsync per commit.
     try {
-      with_retry([&] {
-        query(read_only ? "PRAGMA journal_mode" : "PRAGMA journal_mode = WAL", {});  // a reader changes nothing
-        return true;
-      });
+      try {
+        first_read(read_only);
+      } catch (const InvalidArgument&) {
+        // A reader of a WAL file in a folder it cannot write cannot create the shared-memory file.
+        // No writer can work there either (it needs that folder too), so the file cannot change
+        // while it is read: open it as immutable.
+        if (!read_only) throw;
+        open("file:" + uri_path(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+        raw = db_.get();
+        first_read(read_only);
+      }
     } catch (const std::runtime_error&) {
       // The first statement reads the file: another kind of file is the user's mistake.
       const int code = sqlite3_errcode(raw) & 0xff;
@@ -57,6 +60,42 @@ class SqliteDatabase final : public Database {
     }
     query("PRAGMA synchronous = NORMAL", {});
     query("PRAGMA foreign_keys = ON", {});
+  }
+  // The user's file permissions, not a fault of the database.
+  [[noreturn]] void read_only_file(const std::string& message) const {
+    throw InvalidArgument("storage '" + url_ + "': '" + path_ + "' is read-only for this user (" + message +
+                          "); give it (and its folder) write permission");
+  }
+  void open(const std::string& name, int flags) {
+    cache_.clear();
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    db_.reset(raw);
+    if (rc != SQLITE_OK)
+      throw InvalidArgument("storage '" + url_ + "': cannot open SQLite file '" + path_ + "': " +
+                            (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  }
+  void first_read(bool read_only) {
+    with_retry([&] {
+      query(read_only ? "PRAGMA journal_mode" : "PRAGMA journal_mode = WAL", {});  // a reader changes nothing
+      return true;
+    });
+  }
+  // A path as the path of a file: URI (RFC 3986: what is not unreserved or '/' percent-encoded).
+  static std::string uri_path(const std::string& path) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (const unsigned char c : path) {
+      if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+        out += static_cast<char>(c);
+      } else {
+        out += '%';
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      }
+    }
+    return out;
   }
   ~SqliteDatabase() override {
     cache_.clear();  // statements before the connection
@@ -147,6 +186,7 @@ class SqliteDatabase final : public Database {
     const int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
     if (rc != SQLITE_OK) {
       if (busy(rc)) throw Busy(sqlite3_errmsg(db_.get()));
+      if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) read_only_file(sqlite3_errmsg(db_.get()));
       throw std::runtime_error("storage '" + url_ + "': " + sqlite3_errmsg(db_.get()) + " in: " + sql);
     }
     return cache_.emplace(sql, Statement(raw)).first->second.get();
@@ -176,9 +216,7 @@ class SqliteDatabase final : public Database {
         const std::string msg = sqlite3_errmsg(db_.get());
         sqlite3_reset(st);
         if (busy(rc)) throw Busy(msg);
-        if ((rc & 0xff) == SQLITE_READONLY)  // the user's file permissions, not a fault of the database
-          throw InvalidArgument("storage '" + url_ + "': '" + path_ + "' is read-only for this user (" + msg +
-                                "); give it (and its folder) write permission");
+        if ((rc & 0xff) == SQLITE_READONLY) read_only_file(msg);
         throw std::runtime_error("storage '" + url_ + "': " + msg + " in: " + sql);
       }
       Row row;
