@@ -69,6 +69,8 @@ class Evaluation:
 def timed_call(function: Callable[[Any], Any], argument: Any):
     """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
     and returns (value, seconds spent in it)."""
+    global _worker_interrupted
+    _worker_interrupted = False  # a worker's first Ctrl-C is counted per evaluation
     start = time.perf_counter()
     try:
         value = function(argument)
@@ -81,6 +83,9 @@ def timed_call(function: Callable[[Any], Any], argument: Any):
             raise RuntimeError(f"{type(e).__name__}: {e}") from None
         raise
     return value, time.perf_counter() - start
+
+
+_worker_interrupted = False  # in a forked worker: Ctrl-C seen during the current evaluation
 
 
 def _inline(function: Callable[[Any], Any], argument: Any) -> cf.Future:
@@ -110,9 +115,16 @@ class Interrupts:
         return self
 
     def _handler(self, signum: int, frame: Any) -> None:
-        # A process-pool worker forked during the run inherits this handler: there Ctrl-C keeps
-        # its usual meaning (the parent decides what to do with the run).
-        if self.requested or os.getpid() != self._pid:
+        # A process-pool worker forked during the run inherits this handler. A terminal's Ctrl-C
+        # reaches the workers too: the first lets their evaluation finish (the parent stops the
+        # run after it), the second aborts it, as in the parent.
+        if os.getpid() != self._pid:
+            global _worker_interrupted
+            if _worker_interrupted:
+                raise KeyboardInterrupt
+            _worker_interrupted = True
+            return
+        if self.requested:
             raise KeyboardInterrupt
         self.requested = True
         print("\noptimist: Ctrl-C: stopping after the evaluations under way (Ctrl-C again to abort them)",
@@ -125,7 +137,13 @@ class Interrupts:
 
 def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial", suggest_s: float,
              submitted: float):
-    """Records a finished evaluation; returns (record, exception to re-raise under on_failure="stop")."""
+    """Records a finished evaluation; returns (record, exception to re-raise under on_failure="stop");
+    (None, None) when a worker's evaluation was interrupted by Ctrl-C: it is given back, not failed."""
+    if isinstance(future.exception(), KeyboardInterrupt):
+        # A process-pool worker started before the run keeps Python's handler: the user's Ctrl-C
+        # ended the evaluation there. Nothing was observed; the run stops (the parent saw it too).
+        run.abandon(trial)
+        return None, None
     try:
         value, eval_s = future.result()
     except Exception as e:  # noqa: BLE001 - the objective raised (here or in a worker)
@@ -183,6 +201,8 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                 trial, suggest_s, submitted = in_flight.pop(future)
                 with lock:
                     record, failure = _outcome(run, future, trial, suggest_s, submitted)
+                if record is None:
+                    continue
                 if failure is not None and first_failure is None:
                     first_failure = failure
                 if progress:

@@ -190,6 +190,46 @@ def test_second_ctrl_c_aborts_and_closes_the_trace(tmp_path):
     assert t.complete and t.recommend["stop_reason"] == "cancelled" and len(t) == 1
 
 
+POOL_RUN = """
+import concurrent.futures as cf, os, sys, time, optimist
+def train(p):
+    open(os.path.join(sys.argv[1], f"started-{os.getpid()}-{time.time_ns()}"), "w").close()
+    time.sleep(1.5)
+    return (p["x"] - 0.5) ** 2
+if __name__ == "__main__":
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        if sys.argv[2] == "warm":  # workers started before the run keep Python's own Ctrl-C handler
+            list(pool.map(abs, [1, 2]))
+        res = optimist.minimize(train, {"x": optimist.Float(-2, 2)}, algorithm="random", budget=20,
+                                executor=pool, n_parallel=2, trace=os.path.join(sys.argv[1], "t.jsonl"))
+        print("RESULT", res.status, res.nfev, res.n_failed, flush=True)
+"""
+
+
+@pytest.mark.parametrize("pool", ["started in the run", "warm"])
+def test_a_terminal_ctrl_c_with_a_process_pool_returns_a_cancelled_result(tmp_path, pool):
+    # A terminal's Ctrl-C goes to the whole process group, the pool's workers included.
+    import subprocess
+    import sys
+    import time
+    (tmp_path / "run.py").write_text(POOL_RUN)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(optimist.__file__)))
+    child = subprocess.Popen([sys.executable, str(tmp_path / "run.py"), str(tmp_path), pool.split()[0]], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    status, nfev, n_failed = out.split("RESULT ")[1].split()
+    t = optimist.read_trace(tmp_path / "t.jsonl")
+    assert status == "cancelled" and n_failed == "0" and t.complete and t.recommend["stop_reason"] == "cancelled"
+    # Workers forked in the run finish the evaluations under way; a warm pool's were interrupted
+    # there and are given back, never told as failures.
+    assert int(nfev) == len(t) == (2 if pool == "started in the run" else 0)
+
+
 def test_progress_lines_and_bad_arguments(capsys):
     optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=3, progress=True)
     err = capsys.readouterr().err
