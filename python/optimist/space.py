@@ -54,6 +54,28 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
+def _is_real(value: Any) -> bool:
+    """A bound a user meant as a number: an int, float or numpy number, not a bool or a string."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_distinct(name: str, choices: Tuple[Any, ...]) -> None:
+    """ValueError on two equal choices of one type. Hashable choices are checked through a set (a
+    100,000-choice categorical in well under a second); unhashable ones (lists, arrays) pairwise."""
+    seen: set = set()
+    unhashable: List[Any] = []
+    for c in choices:
+        try:
+            key = (type(c), c)
+            duplicate = key in seen
+            seen.add(key)
+        except Exception:  # noqa: BLE001 - unhashable, or an == that raises: compared pairwise
+            duplicate = any(type(c) is type(e) and _equal(c, e) for e in unhashable)
+            unhashable.append(c)
+        if duplicate:
+            raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
+
+
 def _dimension(name: str, spec: Any) -> Dimension:
     if isinstance(spec, (Float, Int, Categorical)):
         return spec
@@ -93,19 +115,23 @@ class Space:
         self._core = _optimist._Space()
         for name, d in self._dims.items():
             if isinstance(d, Float):
+                for bound in (d.low, d.high):
+                    if not _is_real(bound):
+                        raise ValueError(f"parameter '{name}': Float bounds must be numbers, got {bound!r}")
+                if not isinstance(d.log, (bool, np.bool_)):
+                    raise ValueError(f"parameter '{name}': log must be True or False, got {d.log!r}")
                 self._core.add_continuous(name, float(d.low), float(d.high), bool(d.log))
             elif isinstance(d, Int):
                 for bound in (d.low, d.high):
-                    if not isinstance(bound, (int, np.integer)) and not (isinstance(bound, float) and bound.is_integer()):
+                    if not _is_real(bound) or (not isinstance(bound, (int, np.integer))
+                                               and not float(bound).is_integer()):
                         raise ValueError(f"parameter '{name}': Int bounds must be integers, got {bound!r}")
                     if abs(int(bound)) >= 2**53:
                         raise ValueError(f"parameter '{name}': integer bounds must be below 2^53 in magnitude, "
                                          f"got {bound!r}")
                 self._core.add_integer(name, int(d.low), int(d.high))
             else:
-                for k, c in enumerate(d.choices):
-                    if any(type(c) is type(e) and _equal(c, e) for e in d.choices[:k]):
-                        raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
+                _check_distinct(name, d.choices)
                 names = [str(c) for c in d.choices]
                 if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
                     names = [f"{k}:{c}" for k, c in enumerate(d.choices)]

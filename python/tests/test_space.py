@@ -49,6 +49,11 @@ def test_bounds_list_gives_array_points_named_x1_x2():
     ({"n": Int(0, 2**70)}, "parameter 'n': integer bounds must be below 2^53"),
     ({"x": Float(1.0, 1.0 + 1e-15)}, "parameter 'x': bounds [1, 1.0000000000000011] hold only 6 distinct"),
     ({"x": Float(-1e308, 1e308)}, "parameter 'x': the width of"),
+    ({"lr": Float(1, 1000, log="false")}, "parameter 'lr': log must be True or False, got 'false'"),
+    ({"w": Float("0", 1)}, "parameter 'w': Float bounds must be numbers, got '0'"),
+    ({"n": Int(True, 3)}, "parameter 'n': Int bounds must be integers, got True"),
+    ({"c": Categorical([[1], [2], [1]])}, "parameter 'c': duplicate choice [1]"),
+    ({"c": Categorical([f"c{i}" for i in range(100_000)] + ["c0"])}, "parameter 'c': duplicate choice 'c0'"),
 ])
 def test_bad_spaces_raise_value_error_naming_the_parameter(spec, message):
     with pytest.raises(ValueError, match=re.escape(message)):
