@@ -196,13 +196,9 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   if (progress) progress->finish();
   run.total_s = elapsed();
   // A deterministic objective on a finite space stops once every point has been evaluated.
-  const auto exhausted = [&] {
-    const auto size = record.space.finite_size();
-    if (record.settings.noisy || !size || run.evaluations.size() >= s.budget) return false;
-    PointSet distinct;
-    for (const auto& r : run.evaluations) distinct.insert(r.x);
-    return distinct.size() >= *size;
-  };
+  std::vector<TrialRecord> finished = study.trials();
+  std::erase_if(finished, [](const TrialRecord& t) { return t.stale || (t.state != TrialState::Complete && t.state != TrialState::Failed); });
+  const auto exhausted = [&] { return run.evaluations.size() < s.budget && finite_space_used_up(record, finished); };
   run.reason = failed_stop ? StopReason::ObjectiveFailed
                : InterruptGuard::interrupted() ? StopReason::Cancelled
                : target_reached ? StopReason::Target
@@ -211,7 +207,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
                              : StopReason::Budget;
   if (!failed_stop) run.message.clear();
   run.recommended_x = study.recommend();
-  if (run.recommended_x && objective.problem) run.recommended_f = objective.problem->f(*run.recommended_x);
+  if (run.recommended_x) run.recommended_f = recommended_value(*run.recommended_x, finished, &objective);
   if (run.recommended_f && record.f_star) run.simple_regret = std::max(0.0, sign * (*record.f_star - *run.recommended_f));
   if (trace) trace->write_recommend(run.recommended_x.value_or(Vector()), run.recommended_f, run.simple_regret, to_string(run.reason));
   print_summary(std::cout, s, problem, display, run, make_study_optimizer(record)->decisions());

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "optimist/core/external_objective.hpp"
+#include "optimist/core/point_set.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
@@ -127,13 +128,14 @@ std::size_t export_trace(Study& study, const std::string& path) {
     // A study made from a library: exported without a problem's noise-free values.
   }
   std::vector<TrialRecord> trials = study.trials();
-  bool done = record.budget.has_value();
+  bool in_flight = false;
   std::vector<TrialRecord> finished;
   for (auto& t : trials) {
-    if (t.state == TrialState::Waiting || t.state == TrialState::Running) done = false;
+    if (t.state == TrialState::Waiting || t.state == TrialState::Running) in_flight = true;
     else if (!t.stale) finished.push_back(std::move(t));
   }
-  if (record.budget && finished.size() < *record.budget) done = false;
+  const bool used_up = finite_space_used_up(record, finished);
+  const bool done = !in_flight && ((record.budget && finished.size() >= *record.budget) || used_up);
   std::sort(finished.begin(), finished.end(), [](const TrialRecord& a, const TrialRecord& b) { return a.finished_seq < b.finished_seq; });
 
   const auto parent = std::filesystem::path(path).parent_path();
@@ -144,11 +146,31 @@ std::size_t export_trace(Study& study, const std::string& path) {
   if (done) {
     const auto x = study.recommend();
     std::optional<double> f, regret;
-    if (x && objective && objective->problem) f = objective->problem->f(*x);
+    if (x) f = recommended_value(*x, finished, objective ? &*objective : nullptr);
     if (f && record.f_star) regret = std::max(0.0, direction_sign(record.direction) * (*record.f_star - *f));
-    writer.write_recommend(x.value_or(Vector()), f, regret, "budget");
+    const bool budget_used = record.budget && finished.size() >= *record.budget;
+    writer.write_recommend(x.value_or(Vector()), f, regret,
+                           to_string(budget_used || !used_up ? StopReason::Budget : StopReason::SpaceExhausted));
   }
   return finished.size();
+}
+
+std::optional<double> recommended_value(const Vector& x, const std::vector<TrialRecord>& finished,
+                                        const StudyObjective* objective) {
+  if (objective && objective->problem) return objective->problem->f(x);
+  std::optional<double> f;
+  for (const auto& t : finished)
+    if (t.state == TrialState::Complete && !t.stale && t.value && t.x == x) f = t.value;
+  return f;
+}
+
+bool finite_space_used_up(const StudyRecord& study, const std::vector<TrialRecord>& finished) {
+  const auto size = study.space.finite_size();
+  if (study.settings.noisy || !size || finished.size() < *size) return false;
+  PointSet distinct;
+  for (const auto& t : finished)
+    if (!t.stale) distinct.insert(t.x);
+  return distinct.size() >= *size;
 }
 
 }  // namespace optimist::cli

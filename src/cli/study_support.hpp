@@ -48,9 +48,19 @@ struct TraceTotals {
 EvaluationRecord trace_record(const TrialRecord& trial, const StudyRecord& study, const StudyObjective* objective,
                               TraceTotals& running);
 
+/// The value reported with a study's recommended point x, without paying for an evaluation: the
+/// problem's noise-free value, else the value observed at x (its last complete trial), else none.
+std::optional<double> recommended_value(const Vector& x, const std::vector<TrialRecord>& finished,
+                                        const StudyObjective* objective);
+
+/// A deterministic study over a finite space all of whose points have been evaluated (its workers
+/// stop there: docs/discrete.md). `finished`: the complete and failed trials.
+bool finite_space_used_up(const StudyRecord& study, const std::vector<TrialRecord>& finished);
+
 /// Writes the study's finished trials (complete and failed, not those failed as stale) in the
 /// order they finished, and a recommend line once the study is done (budget used, nothing
-/// running or waiting). Returns the number of evaluations written.
+/// running or waiting), or once a deterministic study has evaluated every point of its finite
+/// space. Returns the number of evaluations written.
 std::size_t export_trace(Study& study, const std::string& path);
 
 }  // namespace optimist::cli

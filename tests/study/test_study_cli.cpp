@@ -160,6 +160,41 @@ TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
   const auto trials = Study::load(url, "ext").trials();
   ASSERT_EQ(trials.size(), 12u);
   for (const auto& t : trials) EXPECT_EQ(t.state, TrialState::Complete);
+
+  // The recommended point was evaluated: the export and a run with --jobs give its observed value
+  // with it (docs/trace-format.md), as a sequential run does; they wrote null.
+  const auto observed_at_recommendation = [](const Trace& t) {
+    if (!t.recommend || !t.recommend->at("f").is_number()) return false;
+    for (const auto& e : t.evaluations)
+      if (e.at("x") == t.recommend->at("x") && e.at("y") == t.recommend->at("f")) return true;
+    return false;
+  };
+  r = cli("study export " + s + "--name ext --out ext.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(observed_at_recommendation(read_trace((dir / "ext.jsonl").string())));
+  r = cli("run --objective-command '/usr/bin/python3 obj.py' --space space.json --direction minimize --algorithm random "
+          "--budget 6 --jobs 2 -q --out jobs.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("f = "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("f = n/a"), std::string::npos) << r.out;
+  EXPECT_TRUE(observed_at_recommendation(read_trace((dir / "jobs.jsonl").string())));
+}
+
+// A deterministic study that evaluated every point of its finite space is done: its export is a
+// complete trace that says so (it had no recommend line, so it read as an unfinished run).
+TEST_P(StudyCli, AStudyThatUsedUpItsFiniteSpaceExportsComplete) {
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name cat --problem cat_pair --algorithm random --budget 30 --seed 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("worker " + s + "--name cat --jobs 2 -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study export " + s + "--name cat --out cat.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Trace t = read_trace((dir / "cat.jsonl").string());
+  EXPECT_EQ(t.evaluations.size(), 20u);
+  ASSERT_TRUE(t.complete());
+  EXPECT_EQ(t.recommend->at("stop_reason"), "space exhausted");
+  EXPECT_TRUE(t.recommend->at("f").is_number());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCli, ::testing::ValuesIn(optimist::testing::study_backends()),
