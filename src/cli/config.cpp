@@ -68,8 +68,8 @@ nlohmann::json toml_to_json(const std::string& text, const std::string& source) 
   }
 }
 
-nlohmann::json load_config(const std::string& path) {
-  const std::string unreadable = "cannot read config file '" + path + "': ";
+nlohmann::json load_config(const std::string& path, const std::string& kind) {
+  const std::string unreadable = "cannot read " + kind + " '" + path + "': ";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InvalidArgument(unreadable + "is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -78,7 +78,7 @@ nlohmann::json load_config(const std::string& path) {
   buf << in.rdbuf();
   if (in.bad()) throw InvalidArgument(unreadable + "read error");
   const std::string ext = extension_of(path);
-  return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "");
+  return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "", kind);
 }
 
 // JSON allows a key twice and nlohmann keeps the last value: a config file naming "budget" twice
@@ -96,8 +96,9 @@ nlohmann::json parse_json_rejecting_duplicate_keys(const std::string& text, cons
   return nlohmann::json::parse(text, check);
 }
 
-nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext) {
-  const std::string bad = "malformed config file '" + path + "': ";
+nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext,
+                            const std::string& kind) {
+  const std::string bad = "malformed " + kind + " '" + path + "': ";
   nlohmann::json j;
   if (ext == "json") {
     try {

@@ -9,12 +9,14 @@ namespace optimist::cli {
 
 /// Reads `path` as JSON (".json"), TOML (".toml") or, for any other extension, JSON and then
 /// TOML. The top level must be an object/table. Throws InvalidArgument naming the path when the
-/// file cannot be read, and the path plus the parser's line and column when it is malformed.
-nlohmann::json load_config(const std::string& path);
+/// file cannot be read, and the path plus the parser's line and column when it is malformed;
+/// `kind` says what the file is in those messages ("config file", "space file").
+nlohmann::json load_config(const std::string& path, const std::string& kind = "config file");
 
 /// The text of a config file -> JSON object: `format` "json", "toml" or "" (JSON, then TOML).
 /// `source` names the input in messages (its path). Throws InvalidArgument as load_config.
-nlohmann::json parse_config(const std::string& text, const std::string& source, const std::string& format);
+nlohmann::json parse_config(const std::string& text, const std::string& source, const std::string& format,
+                            const std::string& kind = "config file");
 
 /// TOML document text -> JSON (tables become objects, dates and times strings). Throws
 /// InvalidArgument with "line L, column C: what" on a syntax error; `source` names the input.

@@ -69,7 +69,7 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
 Problem external_problem(const RunSettings& s, const nlohmann::json* space_json) {
   Problem problem;
   try {
-    problem.space = Space::from_json(space_json ? *space_json : load_config(s.space));
+    problem.space = Space::from_json(space_json ? *space_json : load_config(s.space, "space file"));
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     throw InvalidArgument((space_json ? "the trace's space: " : "--space: ") + what);

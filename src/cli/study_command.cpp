@@ -67,7 +67,7 @@ int create(const StudyCommand& cmd) {
     if (cmd.objective.space.empty() || cmd.objective.direction.empty())
       throw InvalidArgument("study create needs --problem NAME, or --space FILE and --direction maximize|minimize");
     try {
-      c.space = Space::from_json(load_config(cmd.objective.space));
+      c.space = Space::from_json(load_config(cmd.objective.space, "space file"));
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(std::string("--space: ") + e.what());
     }

@@ -76,7 +76,7 @@ int worker_command(const WorkerCommand& cmd) {
   } else if (!f.objective_command.empty()) {
     objective.command = f.objective_command;
     objective.timeout_s = f.objective_timeout;
-    if (!f.space.empty()) check_same_space(record, Space::from_json(load_config(f.space)), f.direction.empty() ? record.direction : parse_direction(f.direction), "--space " + f.space);
+    if (!f.space.empty()) check_same_space(record, Space::from_json(load_config(f.space, "space file")), f.direction.empty() ? record.direction : parse_direction(f.direction), "--space " + f.space);
   } else {
     objective = StudyObjective::from_study(record);
     // A command read from the database, which anyone who can write to it chooses: run only when

@@ -433,8 +433,13 @@ Objective external_objective(ExternalCommand command, const Space& space, Direct
     const nlohmann::json values = space.point_to_json(x);
     nlohmann::json params = nlohmann::json::object();
     for (std::size_t i = 0; i < space.dim(); ++i) params[space[i].name] = values[i];
-    // "x": numbers only (a categorical parameter's choice index), for programs that want a vector.
-    std::vector<double> raw(x.data(), x.data() + x.size());
+    // "x": numbers only, for programs that want a vector; an integer parameter's value and a
+    // categorical one's choice index are written as integers, so they can index a list.
+    nlohmann::json raw = nlohmann::json::array();
+    for (std::size_t i = 0; i < space.dim(); ++i) {
+      if (space[i].kind == ParameterKind::Continuous) raw.push_back(x[static_cast<Eigen::Index>(i)]);
+      else raw.push_back(static_cast<std::int64_t>(x[static_cast<Eigen::Index>(i)]));
+    }
     return value_from_answer(process->request({{"x", raw}, {"params", params}}));
   };
   return obj;

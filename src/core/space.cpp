@@ -309,8 +309,19 @@ namespace {
 
 // An integer bound as written: an integer, or a float with an integral value (TOML's 1e3), below
 // 2^53 in magnitude. A NaN, an infinity or 1e300 is an error here, never a conversion.
+const nlohmann::json& required(const nlohmann::json& q, const char* key, const std::string& name) {
+  if (!q.contains(key)) fail(name, std::string("needs '") + key + "'");
+  return q.at(key);
+}
+
+double number(const nlohmann::json& q, const char* key, const std::string& name) {
+  const nlohmann::json& v = required(q, key, name);
+  if (!v.is_number()) fail(name, std::string("'") + key + "' must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
 long long integer_bound(const nlohmann::json& q, const char* key, const std::string& name) {
-  const nlohmann::json& v = q.at(key);
+  const nlohmann::json& v = required(q, key, name);
   if (v.is_number_unsigned() && v.get<std::uint64_t>() >= static_cast<std::uint64_t>(kMaxExactInteger))
     fail(name, std::string("integer bound '") + key + "' must be below 2^53 in magnitude, got " + v.dump());
   if (v.is_number_integer()) return v.get<long long>();
@@ -334,6 +345,8 @@ Space Space::from_json(const nlohmann::json& j) {
       throw InvalidArgument("a parameter needs a string \"name\", got " + q.dump());
     const std::string name = q.at("name").get<std::string>();
     try {
+      if (q.contains("type") && !q.at("type").is_string())
+        fail(name, "'type' must be a string (continuous, integer or categorical), got " + q.at("type").dump());
       const std::string type = q.value("type", std::string("continuous"));
       // A key no kind of parameter has, or one of another kind ("log" on an integer, "choices" on a
       // float), is a mistake to name, not to ignore: the parameter would silently differ.
@@ -349,11 +362,24 @@ Space Space::from_json(const nlohmann::json& j) {
                  return list;
                }() + ")");
       if (continuous) {
-        s.add_continuous(name, q.at("lower").get<double>(), q.at("upper").get<double>(), q.value("log", false));
+        if (q.contains("log") && !q.at("log").is_boolean())
+          fail(name, "'log' must be true or false, got " + q.at("log").dump());
+        s.add_continuous(name, number(q, "lower", name), number(q, "upper", name), q.value("log", false));
       } else if (type == "integer" || type == "int") {
         s.add_integer(name, integer_bound(q, "lower", name), integer_bound(q, "upper", name));
       } else if (type == "categorical") {
-        s.add_categorical(name, q.at("choices").get<std::vector<std::string>>());
+        const nlohmann::json& choices = required(q, "choices", name);
+        if (!choices.is_array()) fail(name, "'choices' must be an array of strings, got " + choices.dump());
+        std::vector<std::string> names;
+        for (const auto& c : choices) {
+          // A choice reaches the objective as the text written: 16 and "16" would be one choice.
+          if (!c.is_string())
+            fail(name, "choices must be strings, got " + c.dump() + " (write \"" +
+                           (c.is_number() || c.is_boolean() ? c.dump() : std::string("...")) +
+                           "\", or use an integer parameter)");
+          names.push_back(c.get<std::string>());
+        }
+        s.add_categorical(name, names);
       } else {
         fail(name, "unknown type '" + type + "'; valid: continuous, integer, categorical");
       }

@@ -68,6 +68,24 @@ TEST(ExternalObjective, OneChildAnswersEveryEvaluation) {
   EXPECT_THROW(obj.function(Vector{{9.0, 0.0}}), InvalidArgument);  // outside the space: never sent
 }
 
+// "x" holds an integer parameter's value and a categorical one's choice index as JSON integers, so
+// that a program can index its list of choices with it (docs/hpo.md); they were written as 1.0.
+TEST(ExternalObjective, IntegersAndChoiceIndicesAreSentAsIntegers) {
+  ExternalCommand c;
+  c.argv = {"/usr/bin/python3", "-c",
+            "import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    x = json.loads(line)['x']\n"
+            "    ok = isinstance(x[0], float) and isinstance(x[1], int) and isinstance(x[2], int)\n"
+            "    print(json.dumps({'y': ['ab', 'cd'][x[2]].count('c') + 10 * ok}), flush=True)\n"};
+  c.timeout_s = 20.0;
+  Space space;
+  space.add_continuous("a", 0, 1).add_integer("n", 0, 3).add_categorical("c", {"ab", "cd"});
+  const Objective obj = external_objective(c, space, Direction::Maximize, "types");
+  EXPECT_EQ(obj.function(Vector{{1.0, 2.0, 1.0}}), 11.0);
+  EXPECT_EQ(obj.function(Vector{{0.5, 0.0, 0.0}}), 10.0);
+}
+
 TEST(ExternalObjective, ChildIsStartedOncePerProcessObject) {
   JsonLineProcess p(python_sum());
   EXPECT_EQ(p.starts(), 0u);  // started lazily

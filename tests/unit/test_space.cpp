@@ -170,6 +170,20 @@ TEST(Space, JsonRoundTrip) {
   EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
   EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"lower":0}])").find("unknown key 'lower'"),
             std::string::npos);
+  // Values of the wrong type or missing keys are named in the user's terms, not the JSON library's.
+  for (const auto& [text, says] : std::vector<std::pair<const char*, std::string>>{
+           {R"([{"name":"a","lower":"0","upper":1}])", "parameter 'a': 'lower' must be a number, got \"0\""},
+           {R"([{"name":"a","lower":0}])", "parameter 'a': needs 'upper'"},
+           {R"([{"name":"n","type":"integer","upper":3}])", "parameter 'n': needs 'lower'"},
+           {R"([{"name":"a","lower":1,"upper":9,"log":"false"}])", "parameter 'a': 'log' must be true or false, got \"false\""},
+           {R"([{"name":"a","type":3}])", "parameter 'a': 'type' must be a string"},
+           {R"([{"name":"c","type":"categorical"}])", "parameter 'c': needs 'choices'"},
+           {R"([{"name":"c","type":"categorical","choices":"ab"}])", "'choices' must be an array of strings"},
+           {R"([{"name":"c","type":"categorical","choices":[16,32]}])", "choices must be strings, got 16 (write \"16\""}}) {
+    const std::string e = error(text);
+    EXPECT_NE(e.find(says), std::string::npos) << text << ": " << e;
+    EXPECT_EQ(e.find("json.exception"), std::string::npos) << text << ": " << e;
+  }
 }
 
 TEST(Space, SnapUnitIsIdempotentAndMatchesRoundTrip) {
