@@ -120,6 +120,8 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
     if (!all_finite(value))
       throw InvalidArgument(info.name + ": option '" + key + "' must be finite, got NaN or infinity (" +
                             value.dump() + " once written as JSON)");
+    if (def.is_number_unsigned() && value.is_number_integer() && !same_kind(def, value))
+      throw InvalidArgument(info.name + ": option '" + key + "' must be a non-negative integer, got " + value.dump());
     if (!same_kind(def, value))
       throw InvalidArgument(info.name + ": option '" + key + "' must be of the type of its default " + def.dump() +
                             ", got " + value.dump());

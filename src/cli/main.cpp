@@ -93,6 +93,20 @@ int main(int argc, char** argv) {
   optimist::cli::DashboardCommand dashboard;
   optimist::cli::add_dashboard_command(app, dashboard);
 
+  // A first word that is no command is named (CLI11 would say only "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string valid;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->check_name(argv[1]);
+      valid += (valid.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      error_line("unknown command '" + std::string(argv[1]) + "'; valid commands: " + valid);
+      std::fprintf(stderr, "run 'optimist --help'\n");
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version

@@ -262,7 +262,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
   if (auto v = src.get("dim")) s.dim = as_positive(*v);
   if (auto v = src.get("seed")) {
     const auto seed = to_unsigned(v->json);
-    if (!seed) bad(*v, "a non-negative integer");
+    if (!seed) bad(*v, "a non-negative integer below 2^64");
     s.seed = *seed;
   }
   if (auto v = src.get("noise")) {

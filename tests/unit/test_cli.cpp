@@ -108,6 +108,9 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       {"run --algorithm random --budget 5", "--problem"},
       {"run" + ok + "--frobnicate", "--frobnicate"},
       {"list widgets", "widgets"},
+      {"frobnicate", "unknown command 'frobnicate'; valid commands: run, list"},
+      {"run" + ok + "--seed 18446744073709551616", "below 2^64"},
+      {"run --problem branin --budget 5 --algorithm gp-ei --set restarts=-1", "option 'restarts' must be a non-negative integer, got -1"},
       // Counts are checked as typed: "-1" once wrapped to 2^64-1 and hung, 100000 threads aborted.
       {"run" + ok + "--jobs -1", "'-1'"},
       {"run" + ok + "--jobs 0", "'0'"},
