@@ -262,4 +262,5 @@ def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[s
         timings=dict(total_s=summary["total_s"], suggest_s=summary["suggest_s"], tell_s=summary["tell_s"],
                      eval_s=float(np.sum(evaluations["eval_s"]))),
         trace=trace, optimizer=optimizer, algorithm=optimizer.algorithm, options=optimizer.options,
+        decisions=optimizer.decisions(),
         seed=optimizer.seed, space=space)

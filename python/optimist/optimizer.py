@@ -344,6 +344,12 @@ class Optimizer:
         with self._lock:
             return self._core.diagnostics()
 
+    def decisions(self) -> Dict[str, Any]:
+        """What a meta-algorithm chose and why (``auto``: {"algorithm", "options", "reason"}; the
+        trace meta's "decisions"); {} for the other algorithms."""
+        with self._lock:
+            return self._core.decisions()
+
 
 def algorithms() -> List[Dict[str, Any]]:
     """Every algorithm with its family, summary and options (key, default, help, allowed values)."""

@@ -23,6 +23,7 @@ class OptimizeResult(dict):
     ``trace``                 the trace file written (None without ``trace=``)
     ``optimizer``             the :class:`optimist.Optimizer`, to ask for more or inspect
     ``algorithm``, ``options``, ``seed``, ``space``
+    ``decisions``             what ``auto`` chose and why: {"algorithm", "options", "reason"} ({} otherwise)
     ========================  =================================================================
     """
 

@@ -146,7 +146,8 @@ void bind_optimizer(py::module_& m) {
         return py::make_tuple(b->trial, b->value);
       })
       .def("history", &history_arrays)
-      .def("diagnostics", [](const Optimizer& o) { return from_json(o.diagnostics()); });
+      .def("diagnostics", [](const Optimizer& o) { return from_json(o.diagnostics()); })
+      .def("decisions", [](const Optimizer& o) { return from_json(o.decisions()); });
 
   m.def("_create_optimizer", &create_optimizer, py::arg("algorithm"), py::arg("options"), py::arg("space"),
         py::arg("direction"), py::arg("seed"), py::arg("horizon"), py::arg("model"), py::arg("noisy") = false);

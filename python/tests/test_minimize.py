@@ -57,6 +57,15 @@ def test_maximize_takes_algorithm_options_and_problems_follow_their_direction():
         optimist.minimize(branin, [(-5, 10), (0, 15)], budget=5, betta=1)
 
 
+def test_the_result_says_what_auto_chose_and_why():
+    res = optimist.minimize(branin, [(-5, 10), (0, 15)], budget=6, seed=0)
+    assert res.algorithm == "auto" and res.decisions["algorithm"] == "gp-ei"
+    assert res.decisions["reason"].startswith("2 parameters (2 continuous")
+    res = optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, seed=0)
+    assert res.decisions["algorithm"] == "go-ucb" and "budget 3 <= d + 2" in res.decisions["reason"]
+    assert optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=3).decisions == {}
+
+
 def test_objective_that_raises_stops_reraises_with_traceback_and_keeps_everything(tmp_path):
     calls = []
 

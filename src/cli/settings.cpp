@@ -255,7 +255,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     else bad(d, "one of: maximize (or max), minimize (or min)");
     s.objective_timeout = positive_seconds(src, "objective_timeout");
   }
-  // No algorithm named: `auto` chooses one from the space, the budget and the noise (docs/robust.md).
+  // No algorithm named: `auto` chooses one from the space and the budget (docs/robust.md).
   if (auto v = src.get("algorithm")) s.algorithm = as_string(*v);
   else s.algorithm = "auto";
   s.budget = as_positive(src.require("budget", "the number of evaluations, a positive integer"));

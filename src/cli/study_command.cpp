@@ -138,6 +138,16 @@ int show(const StudyCommand& cmd) {
             << fmt_num(r.settings.grace_period_s) << " s, " << (r.settings.requeue_stale ? "re-queued" : "not re-queued") << "\n"
             << "trials     " << counts[TrialState::Waiting] << " waiting, " << counts[TrialState::Running] << " running, "
             << counts[TrialState::Complete] << " complete, " << counts[TrialState::Failed] << " failed\n";
+  // What `auto` chose and why (its choice depends only on the study's settings).
+  try {
+    const nlohmann::json decisions = make_study_optimizer(r)->decisions();
+    if (decisions.contains("algorithm"))
+      std::cout << "chose      " << decisions.at("algorithm").get<std::string>() << " "
+                << decisions.value("options", nlohmann::json::object()).dump() << ": "
+                << decisions.value("reason", std::string()) << "\n";
+  } catch (const std::exception&) {
+    // An algorithm this build does not have: the line above says which.
+  }
   if (const auto best = study.best())
     std::cout << "best       " << fmt_num(best->value, 8) << " at " << fmt_point(best->x, r.space) << " (trial " << best->number
               << ")\n";

@@ -248,6 +248,16 @@ TEST(StudyCliSqlite, PasswordsInUrlsAreNeverShown) {
   EXPECT_EQ(optimist::redact_url("postgresql://u?:se@cret@h/d"), "postgresql://u?:***@cret@h/d");
 }
 
+// `study show` says what `auto` (the default algorithm) chose for the study and why.
+TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
+  const auto dir = optimist::testing::study_test_dir();
+  ASSERT_EQ(run_optimist("study create --storage sqlite:///s.db --name a --problem branin --budget 20", dir).code, 0);
+  const auto r = run_optimist("study show --storage sqlite:///s.db --name a", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
+}
+
 // Reading commands on a missing SQLite file: an error, not a fresh empty database (a mistyped
 // path once read as "no studies" and left the file behind).
 TEST(StudyCliSqlite, MissingDatabaseIsAnErrorAndNotCreated) {

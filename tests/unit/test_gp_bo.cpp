@@ -276,6 +276,25 @@ TEST(GpBo, AKnownNoiseSdReplacesTheFittedNoise) {
   EXPECT_THROW(make_optimizer({{"name", "gp-pi"}, {"noise_sd", "small"}}, space), InvalidArgument);
 }
 
+// output = model recommends the evaluated point the posterior mean rates best: a lucky noisy draw
+// far from the peak is not the answer; best-observed (the default) returns it.
+TEST(GpBo, ModelOutputRecommendsByThePosteriorMean) {
+  const Space space = Space::box(1, 0.0, 1.0);
+  auto recommended = [&](const char* output) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 4}, {"noise_sd", 0.3}, {"output", output}}, space,
+                              Direction::Maximize, RunContext{.seed = 1, .noisy = true});
+    for (int k = 0; k <= 20; ++k) {
+      const double x = k / 20.0;
+      opt->tell(Vector{{x}}, -4.0 * (x - 0.5) * (x - 0.5));  // the peak, 0, at 0.5
+    }
+    opt->tell(Vector{{0.05}}, 0.4);  // a lucky draw: f(0.05) = -0.81
+    return opt->recommend()[0];
+  };
+  EXPECT_EQ(recommended("best-observed"), 0.05);
+  EXPECT_NEAR(recommended("model"), 0.5, 0.051);
+  EXPECT_THROW(make_optimizer({{"name", "gp-ei"}, {"output", "mean"}}, space), InvalidArgument);
+}
+
 TEST(GpBo, AutoBetaFollowsSrinivasTheorems) {
   GpBoOptions o;
   o.acquisition = Acquisition::Ucb;

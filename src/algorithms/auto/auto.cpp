@@ -123,7 +123,7 @@ AlgorithmInfo auto_info() {
   AlgorithmInfo info;
   info.name = "auto";
   info.family = "meta";
-  info.summary = "chooses the algorithm from the space, the budget and the noise (docs/robust.md); the default";
+  info.summary = "chooses the algorithm from the space and the budget (docs/robust.md); the default";
   info.batch = true;
   info.horizon = HorizonUse::Optional;
   info.horizon_help = "the budget: with it, budgets of at most d + 2 and more than " + std::to_string(kGpEiMaxDimension) +

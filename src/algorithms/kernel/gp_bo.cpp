@@ -171,6 +171,25 @@ void GpBo::observe_failure(const Observation& obs) {
   if (options_.failed_points == FailedPoints::Worst) unsynced_.emplace_back(obs.trial.unit, std::numeric_limits<double>::quiet_NaN());
 }
 
+Vector GpBo::recommend_unit() const {
+  if (options_.output != GpOutput::Model || n_successful() == 0) return Optimizer::recommend_unit();
+  const GaussianProcess& gp = model();
+  if (!fitted_) return Optimizer::recommend_unit();  // still in the design: no fitted model yet
+  // The posterior mean of the (maximized, possibly warped: a monotone map) objective at each
+  // successfully evaluated point; the first of equal means, as best() takes the first of equal values.
+  std::vector<const Observation*> evaluated;
+  for (const Observation& obs : history())
+    if (!obs.failed) evaluated.push_back(&obs);
+  Matrix X(static_cast<Eigen::Index>(space().dim()), static_cast<Eigen::Index>(evaluated.size()));
+  for (std::size_t k = 0; k < evaluated.size(); ++k) X.col(static_cast<Eigen::Index>(k)) = evaluated[k]->trial.unit;
+  Vector mean;
+  gp.predict_mean(X, mean);
+  Eigen::Index best = 0;
+  for (Eigen::Index k = 1; k < mean.size(); ++k)
+    if (mean[k] > mean[best]) best = k;
+  return evaluated[static_cast<std::size_t>(best)]->trial.unit;
+}
+
 const GaussianProcess& GpBo::model() const {
   sync();
   return gp_;

@@ -50,7 +50,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "quantiles, so a few catastrophic values do not flatten the rest)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
-              "failing region is not sampled again and again), or ignore (left out: the recipe before)");
+              "failing region is not sampled again and again), or ignore (left out: the recipe before)")
+      .choice("output", &GpBoOptions::output, kGpOutputNames,
+              "recommendation: the best observed point (best-observed), or the evaluated point with the best posterior "
+              "mean (model: better on noisy branin, worse on noisy rosenbrock; docs/gp-bo.md)");
   return t;
 }
 
