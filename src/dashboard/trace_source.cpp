@@ -16,12 +16,49 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Length of the valid UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no
+// surrogates, at most U+10FFFF), 0 if the byte there starts none.
+std::size_t utf8_sequence(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = byte(i);
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// A file name is bytes; the API's ids and names are JSON text. A byte that is not part of valid
+// UTF-8 is written as \xNN, so such a trace can be listed and opened by its id (the id maps to
+// the path; the file itself is opened by its path).
+std::string as_text(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size();) {
+    if (const std::size_t n = utf8_sequence(name, i); n > 0) {
+      out.append(name, i, n);
+      i += n;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto b = static_cast<unsigned char>(name[i++]);
+      out += {'\\', 'x', kHex[b >> 4], kHex[b & 15]};
+    }
+  }
+  return out;
+}
+
 // The id of a trace: its path without the suffix, so that a `.partial` trace keeps its id once
-// renamed at the end of its run.
+// renamed at the end of its run; as text (as_text).
 std::string trace_id(const std::string& path) {
   for (const std::string suffix : {kPartialSuffix, kTraceSuffix})
-    if (ends_with(path, suffix)) return path.substr(0, path.size() - suffix.size());
-  return path;
+    if (ends_with(path, suffix)) return as_text(path.substr(0, path.size() - suffix.size()));
+  return as_text(path);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "dashboard/api.hpp"
@@ -288,6 +289,27 @@ TEST_F(DashboardApiTest, StudiesAndIncrementalTrials) {
   EXPECT_EQ(b.at("space").at("parameters")[0].at("log"), true);
   EXPECT_EQ(b.at("options").at("seed"), 3);
   EXPECT_EQ(b.at("extra").at("path"), file.string());
+}
+
+// A file name is bytes, the API's ids are JSON text: a name that is not UTF-8 gets an id with its
+// stray bytes written as \xNN, by which the page opens it (it was listed with U+FFFD in its id,
+// which named no trace).
+TEST_F(DashboardApiTest, ATraceWhoseNameIsNotUtf8CanBeOpened) {
+  write(dir() / "runs" / "caf\xe9.jsonl", meta_line() + eval_line(1, 2.0));  // Latin-1 "café"
+  write(dir() / "runs" / "caf\xc3\xa9.jsonl", meta_line() + eval_line(1, 3.0));  // UTF-8 "café"
+  TraceSource source({(dir() / "runs").string()});
+  Api api(source, {});
+  auto r = api.get("/api/studies", {});
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::set<std::string> ids;
+  const json listed = body(r);
+  for (const auto& s : listed.at("studies")) ids.insert(s.at("id").get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"caf\\xe9", "caf\xc3\xa9"}));
+  for (const auto& [id, value] : std::vector<std::pair<std::string, double>>{{"caf\\xe9", 2.0}, {"caf\xc3\xa9", 3.0}}) {
+    r = api.get("/api/trials", {{"study", id}});
+    ASSERT_EQ(r.status, 200) << id << ": " << r.body;
+    EXPECT_EQ(body(r).at("trials").at(0).at("value"), value) << id;
+  }
 }
 
 TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {

@@ -53,7 +53,8 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")
       .choice("output", &GpBoOptions::output, kGpOutputNames,
               "recommendation: the best observed point (best-observed), or the evaluated point with the best posterior "
-              "mean (model: better on noisy branin, worse on noisy rosenbrock; docs/gp-bo.md)");
+              "mean (model: better when the noise is large against the differences the GP fits well, worse when it fits "
+              "poorly; docs/gp-bo.md, \"Noisy objectives\")");
   return t;
 }
 
