@@ -18,15 +18,21 @@ Optuna (Debian's python3-optuna 3.1) is a benchmark peer only, never a dependenc
 the time from the end of one objective call to the start of the next (Optuna's ask and tell), eval_s the
 objective's time.
 """
-import argparse
-import json
-import math
-import os
+import signal
 import sys
-import time
-import warnings
 
-import numpy as np
+# A terminal's Ctrl-C reaches this process as well as `optimist bench`, which stops the sweep: exit
+# quietly (130) wherever it lands, imports included; run() removes its temporary file.
+signal.signal(signal.SIGINT, lambda signum, frame: sys.exit(130))
+
+import argparse  # noqa: E402 - after the handler: Optuna's imports take a second
+import json  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 try:
     import optimist
@@ -82,7 +88,9 @@ def run(args):
     space = problem._core.space.to_json()
     parameters = space["parameters"]
     direction = problem.direction
-    sampler = SAMPLERS[args.sampler](args.seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # QMC's ExperimentalWarning comes when the sampler is made
+        sampler = SAMPLERS[args.sampler](args.seed)
     name = "optuna-" + args.sampler
     meta = {
         "algorithm": name,
@@ -126,9 +134,11 @@ def run(args):
         state["last_end"] = time.perf_counter()
         return y
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Quiet: Optuna's own WARNING lines (CMA-ES samples categoricals independently) and warnings
+    # would flood the sweep's stderr.
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # ExperimentalWarning (QMC), CMA-ES on categoricals
+        warnings.simplefilter("ignore")
         study = optuna.create_study(direction=direction, sampler=sampler)
         study.optimize(objective, n_trials=args.budget)
     # The answer: the best observed point (Optuna's study.best_params), its noise-free value.
@@ -158,6 +168,12 @@ def main():
         run(args)
     except ValueError as e:  # a bad problem name or dimension: optimist's message names it
         sys.exit(f"optuna_peers.py: {e}")
+    except SystemExit:  # Ctrl-C (the handler above), or an error exit
+        try:
+            os.remove(args.out + ".tmp")
+        except OSError:
+            pass
+        raise
 
 
 if __name__ == "__main__":

@@ -33,20 +33,13 @@ namespace {
 
 namespace ex = optimist::experiment;
 
-std::string names(const nlohmann::json& list) {
-  std::string s;
-  for (const auto& e : list) {
-    const std::string n = e.is_string() ? e.get<std::string>() : e.value("label", e.value("name", "?"));
-    s += (s.empty() ? "" : ", ") + n;
-  }
-  return s;
-}
-
 void print_presets() {
   for (const auto& p : ex::presets()) {
     const ex::SweepSpec s = ex::preset_sweep(p.name);
-    std::cout << p.name << "\n    " << p.description << "\n    algorithms: " << names(p.spec.at("algorithms"))
-              << "\n    problems:   ";
+    // The labels, as the summaries and trace folders name them (a peer "random" is "optuna-random").
+    std::string algorithms;
+    for (const auto& a : s.algorithms) algorithms += (algorithms.empty() ? "" : ", ") + a.label;
+    std::cout << p.name << "\n    " << p.description << "\n    algorithms: " << algorithms << "\n    problems:   ";
     std::string probs;
     for (const auto& pr : s.problems)
       probs += (probs.empty() ? "" : ", ") + pr.label + " (T=" + std::to_string(pr.budget) + ")";

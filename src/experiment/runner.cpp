@@ -150,7 +150,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   return true;
 }
 
-bool execute_peer_run(const SweepRun& run, const PeerRunner& peer) {
+bool execute_peer_run(const SweepRun& run, const PeerRunner& peer, const std::function<bool()>& should_stop) {
   if (!peer)
     throw InvalidArgument("algorithm '" + run.algorithm->label + "' is a peer (" + run.algorithm->peer +
                           "): it is run by optimist bench (bench/optuna_peers.py)");
@@ -159,7 +159,14 @@ bool execute_peer_run(const SweepRun& run, const PeerRunner& peer) {
   fs::create_directories(fs::path(run.trace_path).parent_path(), ec);
   if (ec) throw InvalidArgument("cannot create folder for '" + run.trace_path + "': " + ec.message());
   fs::remove(partial, ec);  // a peer's run is not resumed: it starts afresh
-  peer(run, partial);
+  try {
+    peer(run, partial);
+  } catch (const std::exception&) {
+    if (!should_stop || !should_stop()) throw;
+    fs::remove(partial, ec);
+    fs::remove(partial + ".tmp", ec);  // the script's own temporary file, if it was cut short
+    return false;
+  }
   const Trace trace = read_trace(partial);
   if (!trace.complete()) throw InvalidArgument("the peer wrote an incomplete trace '" + partial + "'");
   if (const auto why = settings_mismatch(trace.meta, run))
@@ -206,7 +213,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const std::string& out_dir, const 
       bool finished = false;
       try {
         finished = todo[k]->algorithm->peer.empty() ? execute_run(*todo[k], stop)
-                                                    : execute_peer_run(*todo[k], options.run_peer);
+                                                    : execute_peer_run(*todo[k], options.run_peer, stop);
       } catch (const std::exception& e) {
         error = todo[k]->trace_path + ": " + e.what();
       }

@@ -12,6 +12,7 @@
 #include "optimist/core/trace.hpp"
 #include "optimist/experiment/runner.hpp"
 #include "optimist/experiment/statistics.hpp"
+#include "optimist/problems/problem.hpp"
 
 namespace optimist::experiment {
 
@@ -118,9 +119,14 @@ std::string fmt_interval(const json& iv) {
   return s;
 }
 
-/// Ranks of the algorithms by their mean metric at T on each problem where every algorithm has a
-/// finished run (1 = best; ties share their mean rank), averaged over those problems; and on how
-/// many problems each is significantly better or worse than the first algorithm (paired interval).
+/// Two metric values that differ only by round-off (a sum taken in another order): 18.3 and
+/// 18.299999999999997 are one value, a tie, not a win.
+bool same_value(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+/// Ranks of the algorithms by their mean metric at T on each problem where every algorithm
+/// finished every seed (means over the same seeds; 1 = best; ties share their mean rank), averaged
+/// over those problems; and on how many problems each is significantly better or worse than the
+/// first algorithm (paired interval).
 json across_problems(const json& problems, const SweepSpec& spec) {
   const std::size_t n_alg = spec.algorithms.size();
   std::vector<double> rank_sum(n_alg, 0.0);
@@ -142,12 +148,14 @@ json across_problems(const json& problems, const SweepSpec& spec) {
       worse[a] += lo > 0.0;
     }
     if (std::any_of(mean.begin(), mean.end(), [](double v) { return !std::isfinite(v); })) continue;
+    if (std::any_of(algs.begin(), algs.end(), [](const json& a) { return a.at("finished") != a.at("runs"); })) continue;
     ++ranked;
     for (std::size_t a = 0; a < n_alg; ++a) {
       double below = 0.0, equal = 0.0;
       for (std::size_t b = 0; b < n_alg; ++b) {
-        below += mean[b] < mean[a];
-        equal += mean[b] == mean[a];
+        const bool tie = same_value(mean[b], mean[a]);
+        below += !tie && mean[b] < mean[a];
+        equal += tie;
       }
       rank_sum[a] += below + (equal + 1.0) / 2.0;  // equal counts a itself: ties share the mean rank
     }
@@ -159,6 +167,22 @@ json across_problems(const json& problems, const SweepSpec& spec) {
                     {"significantly_better", better[a]},
                     {"significantly_worse", worse[a]}});
   return {{"ranked_problems", ranked}, {"reference", spec.algorithms[0].label}, {"algorithms", rows}};
+}
+
+/// What a trace's meta would say of a problem: its dimension, direction and f* (nullopt when this
+/// build does not have the problem).
+std::optional<TraceMeta> meta_of_problem(const SweepProblem& p) {
+  try {
+    const Problem problem = make_problem(p.name, p.dim);
+    TraceMeta m;
+    m.problem = p.name;
+    m.dim = problem.space.dim();
+    m.direction = problem.direction;
+    m.f_star = problem.f_star;
+    return m;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -209,9 +233,10 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
   for (std::size_t i = 0; i < spec.problems.size(); ++i) {
     const SweepProblem& p = spec.problems[i];
     const auto& by_algorithm = data_of[i];
-    const std::optional<TraceMeta>& meta = meta_of[i];
+    // No finished run yet: the problem's own dimension, direction and f* (the runs show 0 of K).
+    const std::optional<TraceMeta> meta = meta_of[i] ? meta_of[i] : meta_of_problem(p);
     json pj = {{"label", p.label}, {"name", p.name}, {"noise", p.noise}, {"budget", p.budget}};
-    if (!meta) {
+    if (!meta) {  // a problem this build does not have
       pj["dim"] = p.dim;
       pj["f_star"] = nullptr;
       pj["f_star_source"] = "no finished run";
@@ -224,10 +249,12 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
     if (meta->f_star) {
       f_star = *meta->f_star;
       pj["f_star_source"] = "known";
-    } else {
+    } else if (const auto seen = best_seen.find(task_key(p)); seen != best_seen.end()) {
       // GO-UCB paper Sec. 6.2: f* unknown, "the best empirical accuracy of each task".
-      f_star = best_seen.at(task_key(p));
+      f_star = seen->second;
       pj["f_star_source"] = "best observed in sweep";
+    } else {
+      pj["f_star_source"] = "no finished run";
     }
     pj["dim"] = meta->dim;
     pj["direction"] = to_string(dir);
@@ -278,7 +305,8 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
       std::size_t lower = 0;
       for (std::size_t k = 0; k < spec.seeds; ++k)
         if (std::isfinite(metric_at_seed[a][k]) && std::isfinite(metric_at_seed[0][k])) {
-          diff.push_back(metric_at_seed[a][k] - metric_at_seed[0][k]);
+          const double va = metric_at_seed[a][k], v0 = metric_at_seed[0][k];
+          diff.push_back(same_value(va, v0) ? 0.0 : va - v0);
           lower += diff.back() < 0;
         }
       algs[a]["paired"] = {{"reference", spec.algorithms[0].label}, {"difference", interval_json(diff, spec.level)}, {"lower", lower}};
@@ -340,7 +368,7 @@ std::string summary_markdown(const json& s) {
     const json& across = s.at("across_problems");
     const std::string ref = across.at("reference").get<std::string>();
     md << "\n## Across problems\n\nMean rank of the mean " << metric << " at T over the "
-       << across.at("ranked_problems") << " problems where every algorithm finished (1 = best), and the number of problems "
+       << across.at("ranked_problems") << " problems where every algorithm finished every seed (1 = best), and the number of problems "
        << "where the paired interval against " << ref << " lies wholly below (better) or above (worse) zero:\n\n"
        << "| algorithm | mean rank | better than " << ref << " on | worse than " << ref << " on |\n| --- | --- | --- | --- |\n";
     for (const auto& a : across.at("algorithms")) {

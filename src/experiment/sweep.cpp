@@ -153,6 +153,15 @@ std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, cons
     } else {
       p.bad(where, e, "a problem name or a table {name, label, dim, noise, budget}");
     }
+    // A problem's default dimension is its dimension: "branin" and "branin" with dim 2 are one
+    // task (they share an unknown f*, and the duplicate check sees them). A name this build does
+    // not have stays at 0 for check_available to name.
+    if (base.dim == 0) {
+      try {
+        base.dim = problem_info(base.name).default_dim;
+      } catch (const InvalidArgument&) {
+      }
+    }
     if (!budget)
       throw InvalidArgument("'" + where + ".budget' is missing in " + p.source() +
                             " (give it per problem or as a top-level 'budget')");
@@ -266,7 +275,21 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
   if (!j.contains("problems")) throw InvalidArgument("'problems' is missing in " + source);
   s.algorithms = parse_algorithms(p, j.at("algorithms"));
   s.problems = parse_problems(p, j.at("problems"), d);
+  const bool peers = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](const SweepAlgorithm& a) { return !a.peer.empty(); });
+  constexpr std::uint64_t kPeerSeeds = std::uint64_t{1} << 32;  // Optuna's samplers take 32-bit seeds
+  if (peers && (s.first_seed >= kPeerSeeds || s.seeds > kPeerSeeds - s.first_seed))
+    throw InvalidArgument("'first_seed' " + std::to_string(s.first_seed) + " with " + std::to_string(s.seeds) +
+                          " seeds in " + source + ": the Optuna peers take seeds below 2^32 (4294967296)");
   unique_labels(s.algorithms, "algorithms", source);
+  // Entries that make the same runs ("branin" and "branin" with its default dim 2) get one label.
+  for (std::size_t i = 0; i < s.problems.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const SweepProblem &a = s.problems[j], &b = s.problems[i];
+      if (a.label == b.label && a.name == b.name && a.dim == b.dim && a.noise == b.noise && a.budget == b.budget)
+        throw InvalidArgument("two problems in " + source + " make the same runs (" + a.name + ", dim " +
+                              std::to_string(a.dim) + ", noise " + short_number(a.noise) + ", budget " +
+                              std::to_string(a.budget) + "); drop one");
+    }
   unique_labels(s.problems, "problems", source);
   if (s.metric == Metric::AveragePhase2Regret)
     for (const auto& pr : s.problems)
@@ -279,8 +302,10 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
 json SweepSpec::to_json() const {
   json algs = json::array();
   for (const auto& a : algorithms) {
-    json e = {{"label", a.label}, {"name", a.name}, {"options", a.options}};
-    if (!a.peer.empty()) e["peer"] = a.peer;
+    json e = {{"label", a.label}, {"name", a.name}};
+    // sweep.json is a config again (`--config out/sweep.json`): a peer takes no options.
+    if (a.peer.empty()) e["options"] = a.options;
+    else e["peer"] = a.peer;
     algs.push_back(std::move(e));
   }
   json probs = json::array();

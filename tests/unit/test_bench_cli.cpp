@@ -190,3 +190,26 @@ TEST(BenchCli, PlotWritesPngAndSvg) {
 }
 
 }  // namespace
+
+// Optuna's samplers as peers (bench/optuna_peers.py): their traces join the sweep; Optuna's own
+// warning lines stay out of the sweep's stderr (CMA-ES on a categorical space printed one per
+// trial, QMC an ExperimentalWarning); the sweep.json written in the folder is a config that runs
+// the same sweep again (it held "options": {} for peers and "dim": 0, which the parser refuses).
+TEST(BenchCli, OptunaPeersRunQuietlyAndTheWrittenSweepIsAConfig) {
+  const fs::path build = fs::path(OPTIMIST_CLI_PATH).parent_path();
+  if (!fs::exists(build / "python/optimist/__init__.py") || std::system("/usr/bin/python3 -c 'import optuna' 2>/dev/null") != 0)
+    GTEST_SKIP() << "no Python package in this build, or no python3-optuna";
+  const fs::path dir = test_dir();
+  write(dir / "peers.json", R"({"name": "peers", "seeds": 1, "budget": 6,
+    "algorithms": ["random", {"name": "cmaes", "peer": "optuna"}, {"name": "qmc", "peer": "optuna"}],
+    "problems": ["mixed_separable", {"name": "branin", "budget": 5}]})");
+  const Result b = cli("bench --config peers.json --out out --jobs 1 --no-plot -q");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(b.err.find("[W "), std::string::npos) << b.err;
+  EXPECT_EQ(b.err.find("Warning"), std::string::npos) << b.err;
+  for (const std::string label : {"optuna-cmaes", "optuna-qmc"})
+    EXPECT_TRUE(fs::exists(dir / "out/traces/mixed_separable" / label / "seed-0.jsonl")) << label;
+  const Result again = cli("bench --config out/sweep.json --out out --jobs 1 --no-plot");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("6 already done"), std::string::npos) << again.err;
+}

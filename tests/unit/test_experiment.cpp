@@ -167,12 +167,20 @@ TEST(ExperimentSweep, MissingAlgorithmsProblemsAndBadOptionsAreNamed) {
 
 // "branin" and "branin" with dim 2 (its default) once ran every run twice.
 TEST(ExperimentSweep, EntriesThatMakeTheSameRunsAreRefused) {
-  const auto problems = ex::parse_sweep(
-      {{"name", "dup"}, {"budget", 10}, {"algorithms", {"random"}}, {"problems", {"branin", {{"name", "branin"}, {"dim", 2}}}}}, "t");
-  const std::string twice = error_of([&] { ex::check_available(problems); });
-  EXPECT_NE(twice.find("problems 'branin-d0' and 'branin-d2' of sweep 'dup' make the same runs (branin, dim 2, noise 0, budget 10)"),
-            std::string::npos)
+  const std::string twice = error_of([&] {
+    ex::parse_sweep(
+        {{"name", "dup"}, {"budget", 10}, {"algorithms", {"random"}}, {"problems", {"branin", {{"name", "branin"}, {"dim", 2}}}}}, "t");
+  });
+  EXPECT_NE(twice.find("two problems in t make the same runs (branin, dim 2, noise 0, budget 10); drop one"), std::string::npos)
       << twice;
+  // Labelled apart, they still make the same runs.
+  const auto problems = ex::parse_sweep({{"name", "dup"}, {"budget", 10}, {"algorithms", {"random"}},
+                                         {"problems", {"branin", {{"name", "branin"}, {"dim", 2}, {"label", "b2"}}}}},
+                                        "t");
+  const std::string labelled = error_of([&] { ex::check_available(problems); });
+  EXPECT_NE(labelled.find("problems 'branin' and 'b2' of sweep 'dup' make the same runs (branin, dim 2, noise 0, budget 10)"),
+            std::string::npos)
+      << labelled;
   const auto algorithms = ex::parse_sweep({{"budget", 10},
                                            {"algorithms", {"gp-ei", {{"name", "gp-ei"}, {"label", "ei"}, {"options", {{"xi", 0.0}}}}}},
                                            {"problems", {"branin"}}},
@@ -468,3 +476,107 @@ TEST(ExperimentSummary, AveragePhase2RegretIsTheMeanRegretAfterPhaseOne) {
 }
 
 }  // namespace
+
+// A problem's default dimension is its dimension: "branin" and "branin" with dim 2 are one task
+// (their labels no longer say "-d0", and they share an unknown f*). The sweep.json written from a
+// spec is a config again, peers included; seeds Optuna's peers cannot take are refused up front.
+TEST(ExperimentSweep, DefaultDimensionsResolveAndTheWrittenSweepParsesAgain) {
+  const json config = {{"name", "dims"},
+                       {"seeds", 1},
+                       {"algorithms", {"random", {{"name", "tpe"}, {"peer", "optuna"}}}},
+                       {"problems", {{{"name", "branin"}, {"budget", 4}}, {{"name", "branin"}, {"dim", 2}, {"budget", 12}}}}};
+  const ex::SweepSpec spec = ex::parse_sweep(config, "t");
+  ASSERT_EQ(spec.problems.size(), 2u);
+  EXPECT_EQ(spec.problems[0].dim, 2u);
+  EXPECT_EQ(spec.problems[0].label, "branin-T4");
+  EXPECT_EQ(spec.problems[1].label, "branin-T12");
+  const ex::SweepSpec again = ex::parse_sweep(spec.to_json(), "sweep.json");
+  EXPECT_EQ(again.to_json(), spec.to_json());
+  json far = config;
+  far["first_seed"] = 4294967295ull;
+  far["seeds"] = 2;
+  EXPECT_NE(error_of([&] { ex::parse_sweep(far, "t"); }).find("'first_seed' 4294967295 with 2 seeds"), std::string::npos);
+  far["algorithms"] = {"random"};
+  EXPECT_NO_THROW(ex::parse_sweep(far, "t"));  // our algorithms take 64-bit seeds
+}
+
+namespace {
+
+// Rewrites every trace of `label` in a finished sweep: f* 0 and these noise-free values.
+void set_values(const ex::SweepSpec& spec, const fs::path& dir, const std::string& label, const std::vector<double>& f) {
+  for (const auto& r : ex::plan_runs(spec, dir.string())) {
+    if (r.algorithm->label != label) continue;
+    std::ifstream in(r.trace_path);
+    std::vector<json> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+    in.close();
+    lines[0]["meta"]["f_star"] = 0.0;
+    for (auto& l : lines)
+      if (l.contains("i")) l["f"] = f.at(l.at("i").get<std::size_t>() - 1);
+    std::ofstream out(r.trace_path, std::ios::trunc);
+    for (const auto& l : lines) out << l.dump() << "\n";
+  }
+}
+
+}  // namespace
+
+// Metric values equal but for round-off are a tie: 0.1 + 0.2 + 0.3 summed in two orders gives
+// 0.6000000000000001 and 0.6, which ranked 1 and 2 and counted as "lower" before.
+TEST(ExperimentSummary, RoundOffIsATie) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"name", "ties"}, {"seeds", 2}, {"algorithms", {"random", "sobol"}},
+                                     {"problems", {{{"name", "branin"}, {"budget", 3}}}}},
+                                    "t");
+  ex::run_sweep(spec, dir.string(), with_jobs(1));
+  set_values(spec, dir, "random", {0.1, 0.2, 0.3});
+  set_values(spec, dir, "sobol", {0.3, 0.2, 0.1});
+  const json s = ex::summarize(spec, dir.string());
+  const json& algs = s.at("problems")[0].at("algorithms");
+  ASSERT_NE(algs[0].at("metric").at("mean"), algs[1].at("metric").at("mean"));  // the round-off is there
+  EXPECT_EQ(algs[1].at("paired").at("lower"), 0);
+  EXPECT_EQ(algs[1].at("paired").at("difference").at("mean"), 0.0);
+  for (const auto& row : s.at("across_problems").at("algorithms")) {
+    EXPECT_EQ(row.at("mean_rank"), 1.5) << row.dump();
+    EXPECT_EQ(row.at("significantly_better"), 0) << row.dump();
+  }
+}
+
+// A problem without a finished run is listed with its own dimension, direction and f*, and each
+// algorithm with 0 of K runs (it said d = 0, f* n/a, with no rows); a problem where some algorithm
+// has not finished every seed is not ranked (its means would be over other seeds).
+TEST(ExperimentSummary, UnfinishedProblemsAreDescribedAndNotRanked) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"name", "part"}, {"seeds", 2}, {"algorithms", {"random", "sobol"}},
+                                     {"problems", {{{"name", "branin"}, {"budget", 4}}, {{"name", "hartmann6"}, {"budget", 4}}}}},
+                                    "t");
+  ex::run_sweep(spec, dir.string(), with_jobs(1));
+  for (const auto& r : ex::plan_runs(spec, dir.string()))
+    if (r.problem->label == "hartmann6" || (r.algorithm->label == "sobol" && r.seed == 1)) fs::remove(r.trace_path);
+  const json s = ex::summarize(spec, dir.string());
+  const json& h = s.at("problems")[1];
+  EXPECT_EQ(h.at("dim"), 6);
+  EXPECT_EQ(h.at("direction"), "minimize");
+  EXPECT_NEAR(h.at("f_star").get<double>(), -3.32237, 1e-5);
+  ASSERT_EQ(h.at("algorithms").size(), 2u);
+  EXPECT_EQ(h.at("algorithms")[0].at("finished"), 0);
+  EXPECT_EQ(s.at("problems")[0].at("algorithms")[1].at("finished"), 1);
+  EXPECT_EQ(s.at("across_problems").at("ranked_problems"), 0);
+  EXPECT_NE(ex::summary_markdown(s).find("`hartmann6`, d = 6"), std::string::npos);
+}
+
+// A terminal's Ctrl-C reaches a peer's process too: a peer that fails once the sweep is stopping
+// was stopped, not failed, and leaves no files.
+TEST(ExperimentRunner, APeerCutShortByTheStopIsNotAFailure) {
+  const fs::path dir = fresh_dir();
+  const auto spec = ex::parse_sweep({{"name", "peer"}, {"seeds", 1}, {"algorithms", {{{"name", "tpe"}, {"peer", "optuna"}}}},
+                                     {"problems", {{{"name", "branin"}, {"budget", 4}}}}},
+                                    "t");
+  const auto runs = ex::plan_runs(spec, dir.string());
+  const ex::PeerRunner interrupted = [](const ex::SweepRun&, const std::string& path) {
+    std::ofstream(path + ".tmp") << "{\"meta\":{}}\n";
+    throw std::runtime_error("optuna_peers.py failed (exit status 130)");
+  };
+  EXPECT_FALSE(ex::execute_peer_run(runs[0], interrupted, [] { return true; }));
+  EXPECT_FALSE(fs::exists(ex::temporary_path(runs[0].trace_path) + ".tmp"));
+  EXPECT_THROW(ex::execute_peer_run(runs[0], interrupted, [] { return false; }), std::runtime_error);
+}

@@ -43,8 +43,10 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop =
 using PeerRunner = std::function<void(const SweepRun& run, const std::string& trace_path)>;
 
 /// A peer's run through `peer`: its trace is written to temporary_path(), checked (complete, the
-/// run's settings) and renamed to trace_path. Throws InvalidArgument when peer is empty.
-bool execute_peer_run(const SweepRun& run, const PeerRunner& peer);
+/// run's settings) and renamed to trace_path. Throws InvalidArgument when peer is empty. A peer
+/// that fails once should_stop() is true (a terminal's Ctrl-C reaches the peer's process too)
+/// was stopped, not failed: its files are removed and false is returned.
+bool execute_peer_run(const SweepRun& run, const PeerRunner& peer, const std::function<bool()>& should_stop = {});
 
 struct SweepProgress {
   std::size_t total = 0;     ///< runs in the sweep
