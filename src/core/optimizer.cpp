@@ -243,7 +243,10 @@ Vector Optimizer::recommend_unit() const {
 }
 
 Vector Optimizer::recommend() const {
-  const Vector unit = space_.snap_unit(recommend_unit());
+  const Vector raw = recommend_unit();
+  if (static_cast<std::size_t>(raw.size()) != space_.dim() || !raw.allFinite())
+    throw std::logic_error(name_ + ": recommend_unit() returned a malformed point");
+  const Vector unit = space_.snap_unit(raw);
   // An evaluated point is returned as it was told: the unit cube's round trip moves user values
   // (a warm start's 0.1 came back as 0.10000000000000009).
   if (best_index_ && history_[*best_index_].trial.unit == unit) return history_[*best_index_].trial.x;

@@ -233,6 +233,12 @@ Vector Space::to_unit(const Vector& x) const {
 }
 
 Vector Space::snap_unit(const Vector& u) const {
+  // As to_unit(to_user(u)) would: a point of another size or with a NaN is an error, not a guess.
+  if (static_cast<std::size_t>(u.size()) != dim())
+    throw InvalidArgument("unit point has " + std::to_string(u.size()) + " coordinates, the space has " + std::to_string(dim()));
+  for (Eigen::Index i = 0; i < u.size(); ++i)
+    if (std::isnan(u[i]))
+      fail(params_[static_cast<std::size_t>(i)].name, "unit coordinate is not finite: nan");
   Vector s = u.cwiseMax(0.0).cwiseMin(1.0);
   for (std::size_t i = 0; i < dim(); ++i) {
     const Parameter& p = params_[i];

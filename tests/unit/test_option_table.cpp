@@ -6,6 +6,7 @@
 
 #include "optimist/algorithms/baseline/coordinate_search.hpp"
 #include "optimist/algorithms/option_table.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/driver.hpp"
 #include "optimist/problems/problem.hpp"
 
@@ -87,6 +88,31 @@ TEST(OptionTable, OutOfRangeNamesTheAlgorithmTheKeyTheValueAndTheRange) {
   EXPECT_EQ(read_error({{"children", 4}}), "demo: option 'children' must be in 2..3, got 4");
   EXPECT_NE(read_error({{"shape", "cube"}}).find("valid values: box, ball"), std::string::npos);
   EXPECT_EQ(read_error(nlohmann::json::object()), "");
+}
+
+// Registered options through make_optimizer: values are named as the user wrote them (an integer
+// above 2^63 - 1 was shown wrapped, "got -1"), limits that protect a run are enforced, and a
+// noise_sd whose square overflows names the option (it failed inside the GP, unnamed).
+TEST(OptionTable, RegisteredOptionsNameHugeValuesAsWritten) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  const auto message = [&](const nlohmann::json& spec) {
+    try {
+      make_optimizer(spec, space, Direction::Minimize, RunContext{.horizon = 20});
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message({{"name", "gp-ei"}, {"n_init", 18446744073709551615ull}}),
+            "gp-ei: option 'n_init' must be >= 0, got 18446744073709551615");
+  EXPECT_NE(message({{"name", "go-ucb"}, {"restarts", 10000000000000000000ull}}).find("got 10000000000000000000"),
+            std::string::npos);
+  EXPECT_NE(message({{"name", "go-ucb"}, {"refit_restarts", 9223372036854775807ll}}).find("option 'refit_restarts' must be in 0.."),
+            std::string::npos);
+  EXPECT_NE(message({{"name", "bkb"}, {"arms", 100000000000ll}}).find("option 'arms' must be in 1..1000000, got 100000000000"),
+            std::string::npos);
+  EXPECT_NE(message({{"name", "gp-ucb"}, {"noise_sd", 1e200}}).find("gp-ucb: option 'noise_sd' must be"), std::string::npos);
+  EXPECT_EQ(message({{"name", "gp-ei"}, {"noise_sd", 1e100}}), "(no error)");
 }
 
 TEST(OptionTable, DefaultsFromAGivenStructAlsoFillTheFieldsWithoutAnOption) {

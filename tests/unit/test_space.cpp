@@ -186,6 +186,17 @@ TEST(Space, JsonRoundTrip) {
   }
 }
 
+// snap_unit refuses what to_unit(to_user(u)) refuses: a point of another size (it wrote past the
+// end) or a NaN (an integer's NaN became the value 3).
+TEST(Space, SnapUnitRefusesMalformedPoints) {
+  const Space s = mixed_space();
+  EXPECT_THROW(s.snap_unit(Vector::Constant(2, 0.5)), InvalidArgument);
+  EXPECT_THROW(s.snap_unit(Vector::Constant(9, 0.5)), InvalidArgument);
+  Vector u = Vector::Constant(4, 0.5);
+  u[2] = std::nan("");
+  EXPECT_NE(error_of([&] { s.snap_unit(u); }).find("unit coordinate is not finite"), std::string::npos);
+}
+
 TEST(Space, SnapUnitIsIdempotentAndMatchesRoundTrip) {
   const Space s = mixed_space();
   Rng rng(5);

@@ -110,6 +110,12 @@ class OptionTable {
   OptionTable& integer(std::string key, Int Options::*field, std::int64_t lower, std::int64_t upper, std::string help) {
     add(key, defaults_.*field, std::move(help), {}, [key, field, lower, upper](
                                                         const OptionValues& v, Options& o) {
+      // A JSON integer above 2^63 - 1 would wrap to a negative int64: named as the user wrote it.
+      if (const auto it = v.json().find(key); it != v.json().end() && it->is_number_unsigned() &&
+                                              it->template get<std::uint64_t>() > static_cast<std::uint64_t>(upper))
+        option_table_detail::out_of_range(v.algorithm(), key, it->dump(),
+                                          upper == kNoUpperLimit ? ">= " + std::to_string(lower)
+                                                                 : "in " + std::to_string(lower) + ".." + std::to_string(upper));
       const auto x = v.get<std::int64_t>(key);
       if (x < lower || x > upper)
         option_table_detail::out_of_range(v.algorithm(), key, std::to_string(x),

@@ -76,6 +76,11 @@ struct Observation {
 ///    nearest free one (free_point_near), deterministically. When every point of a finite space
 ///    has been evaluated, exhausted() is true and ask() throws SpaceExhausted. With
 ///    RunContext::noisy none of this applies.
+///  - Not thread-safe, not even the const members: recommend() may bring a model cache up to
+///    date (gp-*, turbo). Give each thread its own optimizer, or serialize the
+///    calls (the Python Optimizer holds a lock; a Study serializes through its storage).
+///  - A trial is identified by its id: tell(trial, ...) takes the pending trial with that id, at
+///    the point this optimizer asked (not a copy's edited x, nor another optimizer's trial).
 class Optimizer {
  public:
   Optimizer(std::string name, Space space, Direction direction, const RunContext& context);

@@ -20,13 +20,17 @@ const NumberRange kNonNegative{0.0, kInf, false, true};
 const NumberRange kUnitOpen = NumberRange::open(0.0, 1.0);
 const NumberRange kAboveOne = NumberRange::open(1.0, kInf);
 
+// Generated arms are kept as points with per-arm state: beyond a million a run is out of memory
+// (std::bad_alloc, or killed) rather than slow; larger arm sets come from arms_file.
+constexpr std::int64_t kMaxArms = 1000000;
+
 // The options every arm bandit has (gp-ucb-arms' whole table).
 Table shared_table() {
   Table t;
   t.choice("preset", &ArmBanditOptions::preset, kArmBanditPresetNames,
            "paper: Fig. 1 and Thm. 4 as stated (beta theorem4, fixed kernel, raw rewards, fresh sampling, no exact "
            "switch, qbar of Thm. 4 from the horizon)")
-      .integer("arms", &ArmBanditOptions::arms, 1, kNoLimit, "number of generated arms A (grid: at most A)")
+      .integer("arms", &ArmBanditOptions::arms, 1, kMaxArms, "number of generated arms A (grid: at most A)")
       .choice("arm_set", &ArmBanditOptions::arm_set, kArmSetKindNames, "how arms are generated over the space")
       .custom({"arms_file", ArmBanditOptions{}.arms_file,
                "JSON or CSV file of user points used as the arms (overrides arms/arm_set)", {}},

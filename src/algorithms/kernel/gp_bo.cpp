@@ -70,6 +70,11 @@ GpOptions model_options(const GpBoOptions& o, const Space& space) {
       g.max_noise_variance = 1e2;
     }
   }
+  // Checked here, before the GP is made from it: the sd is squared into the GP's noise variance,
+  // which overflows above ~1.3e154.
+  if (o.noise_sd && !(*o.noise_sd >= 0.0 && std::isfinite(*o.noise_sd * *o.noise_sd)))
+    throw InvalidArgument(std::string(gp_bo_name(o.acquisition)) + ": option 'noise_sd' must be \"learn\" or a number >= 0 whose square "
+                          "is finite, got " + format_double(*o.noise_sd));
   if (o.noise_sd) g.fixed_noise_variance = *o.noise_sd * *o.noise_sd;
   if (o.fit == FitSchedule::Fresh) {
     g.fit.random_starts = 0;
@@ -115,15 +120,13 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   if (!kAcquisitionNames.contains(options_.acquisition) || !kKernelTypeNames.contains(options_.kernel) ||
       !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
       !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp) ||
-      !kFailedPointsNames.contains(options_.failed_points))
+      !kFailedPointsNames.contains(options_.failed_points) || !kGpOutputNames.contains(options_.output))
     throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init, "
-                                   "output_warp or failed_points)");
+                                   "output_warp, failed_points or output)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
     throw InvalidArgument(name() + ": option 'beta' must be \"auto\" or a finite number >= 0, got " + std::to_string(*options_.beta));
-  if (options_.noise_sd && !(*options_.noise_sd >= 0.0 && std::isfinite(*options_.noise_sd)))
-    throw InvalidArgument(name() + ": option 'noise_sd' must be \"learn\" or a finite number >= 0, got " + format_double(*options_.noise_sd));
   if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +

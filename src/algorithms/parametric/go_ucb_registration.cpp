@@ -105,7 +105,7 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
                      " points, then once the data has grown by 5%",
                  {}},
                 read_refit_every)
-        .integer("refit_restarts", &GoUcbOptions::refit_restarts, 0, kNoLimit, "extra random oracle starts at each refit")
+        .integer("refit_restarts", &GoUcbOptions::refit_restarts, 0, static_cast<std::int64_t>(kMaxRestarts), "extra random oracle starts at each refit")
         .number_or_keyword("trust_region", &GoUcbOptions::trust_region, "auto", NumberRange::closed(0.0, 1.0),
                            "step 5 over a region of this size (unit-cube coordinates) centred at the best observed point; 0: "
                            "whole domain (paper); \"auto\"/null: 0.2 up to " + std::to_string(kLowDimension) + " parameters, 0.1 above")

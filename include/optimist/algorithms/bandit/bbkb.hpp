@@ -14,7 +14,8 @@
 // In the ask/tell core: the batch rule runs on the told sequence (a point counts when it is
 // told), so a replayed history rebuilds the same batches. ask() returns the next point of the
 // current batch; ask(q) returns q points, each hallucinated into the variance before the next
-// one is chosen, and pending points are hallucinated too. A batch end is acted on at the tell
+// one is chosen, and pending points are hallucinated too, except the very first ask, which
+// returns one point (Fig. 1's x_1 at random: no model to batch with yet). A batch end is acted on at the tell
 // that crosses the threshold: points asked before it stay valid and are simply told later.
 #pragma once
 
