@@ -30,6 +30,10 @@ fs::path find_script() {
 }  // namespace
 
 int run_plot_script(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(dir, ec))
+    throw InvalidArgument("'" + dir + "' is a file; optimist plot draws a bench folder (optimist bench --out DIR); "
+                          "to watch single traces: optimist dashboard " + dir);
   if (!fs::exists(fs::path(dir) / "summary.json"))
     throw InvalidArgument("'" + dir + "' holds no summary.json; run 'optimist bench --out " + dir + "' first");
   const std::string script = find_script().string();

@@ -180,6 +180,10 @@ TEST(BenchCli, PlotWritesPngAndSvg) {
   r = cli("plot nowhere");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("summary.json"), std::string::npos);
+  // A single trace is not a bench folder: said so, with the command that shows one.
+  r = cli("plot out/traces/branin/random/seed-0.jsonl");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is a file; optimist plot draws a bench folder"), std::string::npos) << r.err;
   // A summary.json that is not a sweep's: one line naming it (once a Python traceback, exit 1).
   fs::create_directories(dir / "odd");
   write(dir / "odd/summary.json", "{}");
