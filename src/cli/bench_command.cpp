@@ -127,8 +127,9 @@ class SweepProgressLine {
 };
 
 /// A folder holds one sweep: running another one (another name) into it would replace its
-/// sweep.json and summaries. The same sweep with more seeds, algorithms or problems continues it.
-void check_same_sweep(const ex::SweepSpec& spec, const std::string& out) {
+/// sweep.json and summaries. The same sweep with more seeds, algorithms or problems continues it,
+/// keeping the folder's labels (keep_folder_labels).
+void continue_same_sweep(ex::SweepSpec& spec, const std::string& out) {
   const std::string file = out + "/sweep.json";
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return;
@@ -150,6 +151,7 @@ void check_same_sweep(const ex::SweepSpec& spec, const std::string& out) {
     message += "' to another --out folder";
     throw InvalidArgument(message);
   }
+  ex::keep_folder_labels(spec, old);
 }
 
 void write_sweep_file(const ex::SweepSpec& spec, const std::string& out) {
@@ -202,7 +204,7 @@ int bench_command(const BenchCommand& cmd) {
   std::error_code ec;
   std::filesystem::create_directories(cmd.out, ec);
   if (ec) throw InvalidArgument("--out: cannot create folder '" + cmd.out + "': " + ec.message());
-  check_same_sweep(spec, cmd.out);
+  continue_same_sweep(spec, cmd.out);
 
   SweepProgressLine progress(spec.name);
   ex::RunnerOptions options;

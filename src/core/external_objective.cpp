@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <sstream>
 #include <thread>
 
 #include "core/child_processes.hpp"
@@ -36,13 +35,6 @@ constexpr auto kExitGrace = std::chrono::milliseconds(1000);
 constexpr int kExitCheckMs = 200;  // while waiting for an answer: how often the program's exit is checked
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-/// Seconds as typed ("0.3", not format_double's 17 digits).
-std::string seconds_text(double s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
 
 std::string shorten(const std::string& s, std::size_t n = kShownLine) {
   return s.size() <= n ? s : s.substr(0, n) + "...";
@@ -346,7 +338,7 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
     if (deadline) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       if (left <= 0)
-        fail("did not answer within " + seconds_text(*command_.timeout_s) + " s (timeout); it was killed");
+        fail("did not answer within " + format_double(*command_.timeout_s) + " s (timeout); it was killed");
       wait_ms = static_cast<int>(std::min<long long>(left + 1, 1 << 30));
     }
     // A program that exits while a process it started keeps its stdout open gives no end of file:

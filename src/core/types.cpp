@@ -1,6 +1,6 @@
 #include "optimist/core/types.hpp"
 
-#include <sstream>
+#include <charconv>
 
 #ifndef OPTIMIST_VERSION
 #define OPTIMIST_VERSION "0.0.0"
@@ -17,10 +17,10 @@ Direction parse_direction(const std::string& text) {
 }
 
 std::string format_double(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
+  char buf[64];
+  // Without a precision, to_chars writes the shortest text that reads back as v: 0.1, not 0.10000000000000001.
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  return std::string(buf, end);
 }
 
 const char* version() { return OPTIMIST_VERSION; }

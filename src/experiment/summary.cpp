@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "optimist/core/trace.hpp"
@@ -267,8 +268,14 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
                  {"runs", spec.seeds}, {"finished", data.size()}};
       std::vector<std::vector<double>> metric, cum, simple, suggest;
       std::vector<double> metric_T, cum_T, recommend_regret, all_suggest;
-      std::size_t length = 0;
+      std::size_t length = 0, short_runs = 0;
+      std::set<std::string> short_reasons;
       for (const auto& d : data) {
+        // A finished run shorter than T stopped early (a finite space used up): its sums are over fewer steps.
+        if (d.f.size() < p.budget) {
+          ++short_runs;
+          short_reasons.insert(d.trace.recommend->value("stop_reason", std::string("?")));
+        }
         Series s = series_of(d, f_star, dir, spec);
         length = std::max(length, s.cum.size());
         metric_T.push_back(s.metric.empty() ? kNaN : s.metric.back());
@@ -283,6 +290,8 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
         simple.push_back(std::move(s.simple));
         suggest.push_back(d.suggest_s);
       }
+      aj["stopped_early"] = short_runs;
+      aj["stopped_early_reasons"] = short_reasons;
       aj["metric"] = interval_json(metric_T, spec.level);
       aj["cum_regret"] = interval_json(cum_T, spec.level);
       aj["recommend_simple_regret"] = interval_json(recommend_regret, spec.level);
@@ -348,7 +357,17 @@ std::string summary_markdown(const json& s) {
        << "simple regret of recommend() | median optimizer time per step, ask + tell (s) |\n| --- | --- | --- | --- | --- |"
        << (cum_is_metric ? "" : " --- |") << "\n";
     for (const auto& a : p.at("algorithms")) {
-      md << "| " << a.at("label").get<std::string>() << " | " << a.at("finished") << "/" << a.at("runs") << " | "
+      std::string stopped_early;  // runs shorter than T: their sums are over fewer steps
+      if (a.value("stopped_early", std::size_t{0}) > 0) {
+        std::vector<std::string> reasons;
+        for (const auto& why : a.at("stopped_early_reasons")) reasons.push_back(why.get<std::string>());
+        std::ostringstream note;
+        note << " (" << a.at("stopped_early").get<std::size_t>() << " stopped before T: ";
+        for (std::size_t k = 0; k < reasons.size(); ++k) note << (k ? ", " : "") << reasons[k];
+        note << ")";
+        stopped_early = note.str();
+      }
+      md << "| " << a.at("label").get<std::string>() << " | " << a.at("finished") << "/" << a.at("runs") << stopped_early << " | "
          << fmt_interval(a.at("metric")) << " | " << (cum_is_metric ? "" : fmt_interval(a.at("cum_regret")) + " | ")
          << fmt_interval(a.at("recommend_simple_regret")) << " | " << fmt(a.at("median_suggest_s"), 3) << " |\n";
     }

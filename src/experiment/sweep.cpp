@@ -66,7 +66,7 @@ class Parser {
   std::string source_;
 };
 
-// "0.1", not format_double's round-trip "0.10000000000000001": labels are for people.
+// Six significant digits: labels are folder names for people (format_double keeps every digit).
 std::string short_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -129,7 +129,6 @@ struct Defaults {
 std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, const Defaults& d) {
   if (!list.is_array() || list.empty()) p.bad("problems", list, "a non-empty array of problems");
   std::vector<SweepProblem> out;
-  std::vector<bool> labelled;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "problems[" + std::to_string(i) + "]";
     const json& e = list[i];
@@ -179,13 +178,13 @@ std::vector<SweepProblem> parse_problems(const Parser& p, const json& list, cons
         inst.budget = p.count(budgets[b], budget->is_array() ? budget_key + "[" + std::to_string(b) + "]" : budget_key);
         inst.noise = p.noise(noises[k], noise.is_array() ? noise_key + "[" + std::to_string(k) + "]" : noise_key);
         inst.label = label;
-        labelled.push_back(!label.empty());
+        inst.label_given = !label.empty();
         out.push_back(std::move(inst));
       }
   }
   // Default labels: the name, plus what tells apart instances of the same problem.
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (labelled[i]) continue;
+    if (out[i].label_given) continue;
     bool dims = false, noises = false, budgets = false;
     for (std::size_t j = 0; j < out.size(); ++j) {
       if (j == i || out[j].name != out[i].name) continue;
@@ -334,6 +333,25 @@ RunSpec run_spec(const SweepAlgorithm& a, const SweepProblem& p, std::uint64_t s
   spec.noise = p.noise;
   spec.budget = p.budget;
   return spec;
+}
+
+void keep_folder_labels(SweepSpec& spec, const json& previous) {
+  if (!previous.is_object() || !previous.contains("problems") || !previous["problems"].is_array()) return;
+  for (auto& problem : spec.problems) {
+    if (problem.label_given) continue;
+    for (const json& old : previous["problems"]) {
+      // sweep.json's own format (SweepSpec::to_json); anything else is not this folder's label.
+      if (!old.is_object() || !old.value("label", json()).is_string() || old.value("name", json()) != problem.name ||
+          old.value("dim", json()) != problem.dim || old.value("budget", json()) != problem.budget ||
+          !old.value("noise", json()).is_number() || old["noise"].get<double>() != problem.noise)
+        continue;
+      const std::string label = old["label"].get<std::string>();
+      const bool taken = std::any_of(spec.problems.begin(), spec.problems.end(),
+                                     [&](const SweepProblem& other) { return &other != &problem && other.label == label; });
+      if (!taken && safe_label(label)) problem.label = label;
+      break;
+    }
+  }
 }
 
 void check_available(const SweepSpec& spec) {

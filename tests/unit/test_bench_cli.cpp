@@ -116,6 +116,13 @@ TEST(BenchCli, AnotherSweepIsNotWrittenIntoAFolderThatHoldsOne) {
   EXPECT_EQ(changed.code, 2);
   EXPECT_NE(changed.err.find("budget 5, but the sweep asks for 9"), std::string::npos) << changed.err;
   EXPECT_EQ(slurp(dir / "out/sweep.json"), sweep);
+  // A changed noise level is named as written, not with 17 digits.
+  write(dir / "n.json", R"({"name": "noisy", "seeds": 1, "budget": 5, "noise": 0.1, "algorithms": ["random"], "problems": ["branin"]})");
+  ASSERT_EQ(cli("bench --config n.json --out noisy --no-plot -q").code, 0);
+  write(dir / "n3.json", R"({"name": "noisy", "seeds": 1, "budget": 5, "noise": 0.3, "algorithms": ["random"], "problems": ["branin"]})");
+  const Result noise = cli("bench --config n3.json --out noisy --no-plot -q");
+  EXPECT_EQ(noise.code, 2);
+  EXPECT_NE(noise.err.find("noise 0.1, but the sweep asks for 0.3"), std::string::npos) << noise.err;
   // The same sweep with more seeds continues it.
   const Result more = cli("bench --config a.json --seeds 2 --out out --no-plot -q");
   EXPECT_EQ(more.code, 0) << more.err;
@@ -124,6 +131,41 @@ TEST(BenchCli, AnotherSweepIsNotWrittenIntoAFolderThatHoldsOne) {
   const Result broken = cli("bench --config a.json --out out --no-plot -q");
   EXPECT_EQ(broken.code, 2);
   EXPECT_NE(broken.err.find("is not a sweep file"), std::string::npos) << broken.err;
+}
+
+TEST(BenchCli, ASecondInstanceAddedToASweepKeepsTheFirstOnesFolder) {
+  const fs::path dir = test_dir();
+  write(dir / "a.json", R"({"name": "s", "seeds": 2, "budget": 5, "algorithms": ["random"], "problems": ["branin"]})");
+  ASSERT_EQ(cli("bench --config a.json --out out --no-plot -q").code, 0);
+  // A second instance of branin: default labels would now be branin-noise0 and branin-noise1.
+  write(dir / "b.json", R"({"name": "s", "seeds": 2, "budget": 5, "algorithms": ["random"],
+                            "problems": ["branin", {"name": "branin", "noise": 1}]})");
+  const Result more = cli("bench --config b.json --out out --no-plot");
+  ASSERT_EQ(more.code, 0) << more.err;
+  EXPECT_NE(more.err.find("4/4 runs (2 already done)"), std::string::npos) << more.err;
+  EXPECT_TRUE(fs::exists(dir / "out/traces/branin/random/seed-1.jsonl"));
+  EXPECT_TRUE(fs::exists(dir / "out/traces/branin-noise1/random/seed-1.jsonl"));
+  EXPECT_FALSE(fs::exists(dir / "out/traces/branin-noise0"));
+  const json sweep = json::parse(slurp(dir / "out/sweep.json"));
+  EXPECT_EQ(sweep["problems"][0]["label"], "branin");
+  EXPECT_NE(slurp(dir / "out/summary.md").find("branin-noise1"), std::string::npos);
+  // In a new folder the same config labels both instances.
+  ASSERT_EQ(cli("bench --config b.json --out fresh --no-plot -q").code, 0);
+  EXPECT_TRUE(fs::exists(dir / "fresh/traces/branin-noise0/random/seed-0.jsonl"));
+}
+
+TEST(BenchCli, RunsThatUsedUpTheirSpaceAreNotedInTheSummary) {
+  const fs::path dir = test_dir();
+  // cat_pair has 20 points: a budget of 25 ends every run at 20 evaluations.
+  write(dir / "s.json", R"({"name": "s", "seeds": 2, "budget": 25, "algorithms": ["random"], "problems": ["cat_pair"]})");
+  const Result r = cli("bench --config s.json --out out --no-plot -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json summary = json::parse(slurp(dir / "out/summary.json"));
+  const json& random = summary["problems"][0]["algorithms"][0];
+  EXPECT_EQ(random["stopped_early"], 2);
+  EXPECT_EQ(random["stopped_early_reasons"], json::array({"space exhausted"}));
+  EXPECT_NE(slurp(dir / "out/summary.md").find("| random | 2/2 (2 stopped before T: space exhausted) |"), std::string::npos)
+      << slurp(dir / "out/summary.md");
 }
 
 TEST(BenchCli, MissingAlgorithmFailsNamingIt) {

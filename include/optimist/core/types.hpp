@@ -35,7 +35,7 @@ class NumericalError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A double with 17 significant digits (round-trips exactly), for error messages.
+/// The shortest text that reads back as exactly this double ("0.1", "1e-300", "inf"), for messages.
 std::string format_double(double v);
 
 /// Library version, "MAJOR.MINOR.PATCH".

@@ -34,6 +34,9 @@ struct SweepProblem {
   std::size_t dim = 0;  ///< 0: the problem's default
   double noise = 0.0;   ///< Gaussian noise standard deviation
   std::size_t budget = 0;
+  /// The label was written in the sweep; a default label may be kept from the --out folder's
+  /// sweep.json when the sweep continues there (keep_folder_labels).
+  bool label_given = false;
 };
 
 /// The statistic compared across algorithms at the horizon and drawn against t.
@@ -66,6 +69,13 @@ struct SweepSpec {
 /// bad key (e.g. "problems[1].dim") and value. Unknown algorithm or problem names are accepted
 /// here and reported by check_available(), so that presets can be listed in any build.
 SweepSpec parse_sweep(const nlohmann::json& j, const std::string& source);
+
+/// A sweep continuing in a folder keeps the folder's labels: a problem instance whose label was
+/// not written takes the label the folder's sweep (`previous`, its sweep.json) gave the same
+/// instance (same name, dim, noise, budget), so adding a second instance of a problem (which
+/// appends -noise<b>, -d<dim> or -T<budget> to the default labels) does not move the finished runs
+/// of the first to a new folder and redo them. A label another instance already has is not taken.
+void keep_folder_labels(SweepSpec& spec, const nlohmann::json& previous);
 
 /// Throws InvalidArgument naming every algorithm and problem of the sweep that this build does not
 /// have, every dimension a problem does not allow and every invalid algorithm option.
