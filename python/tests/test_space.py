@@ -47,7 +47,7 @@ def test_bounds_list_gives_array_points_named_x1_x2():
     ({}, "no parameters"),
     ({"c": Categorical(["a", "b", "a"])}, "parameter 'c': duplicate choice 'a'"),
     ({"n": Int(0, 2**70)}, "parameter 'n': integer bounds must be below 2^53"),
-    ({"x": Float(1.0, 1.0 + 1e-15)}, "parameter 'x': bounds [1, 1.0000000000000011] hold only 6 distinct"),
+    ({"x": Float(1.0, 1.0 + 1e-15)}, "parameter 'x': bounds [1, 1.000000000000001] hold only 6 distinct"),
     ({"x": Float(-1e308, 1e308)}, "parameter 'x': the width of"),
     ({"lr": Float(1, 1000, log="false")}, "parameter 'lr': log must be True or False, got 'false'"),
     ({"w": Float("0", 1)}, "parameter 'w': Float bounds must be numbers, got '0'"),
