@@ -43,6 +43,11 @@ Dimension = Union[Float, Int, Categorical]
 Point = Union[Dict[str, Any], np.ndarray]
 
 
+def _both_nan(a: Any, b: Any) -> bool:
+    """A NaN choice matches any NaN of its type (NaN != NaN, but a trial's NaN means that choice)."""
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
 def _equal(a: Any, b: Any) -> bool:
     """a == b as one bool: numpy arrays compare whole (their == is element-wise); objects whose ==
     raises are not equal."""
@@ -64,7 +69,13 @@ def _check_distinct(name: str, choices: Tuple[Any, ...]) -> None:
     100,000-choice categorical in well under a second); unhashable ones (lists, arrays) pairwise."""
     seen: set = set()
     unhashable: List[Any] = []
+    nans = 0
     for c in choices:
+        if isinstance(c, float) and math.isnan(c):  # NaN != NaN: two NaN choices could not be told apart
+            nans += 1
+            if nans > 1:
+                raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
+            continue
         try:
             key = (type(c), c)
             duplicate = key in seen
@@ -236,7 +247,7 @@ class Space:
     @staticmethod
     def _choice_index(name: str, d: Categorical, value: Any) -> int:
         for k, c in enumerate(d.choices):
-            if c is value or (type(c) is type(value) and _equal(c, value)):
+            if c is value or (type(c) is type(value) and (_equal(c, value) or _both_nan(c, value))):
                 return k
         for k, c in enumerate(d.choices):  # 1 == 1.0 == True: accept equal values of other types last
             if _equal(c, value) and not (isinstance(c, float) and math.isnan(c)):

@@ -13,11 +13,13 @@ sampled by an independent sampler (RandomSampler by default), as Optuna's own re
 """
 from __future__ import annotations
 
+import itertools
 import math
+import random
 import secrets
 import threading
 import warnings
-from typing import Any, Callable, Dict, Optional, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
@@ -40,6 +42,7 @@ class _Param:
 
     def __init__(self, dist: BaseDistribution):
         self.dist = dist
+        self.log_int = isinstance(dist, IntDistribution) and dist.log
         if isinstance(dist, CategoricalDistribution):
             self.dim: Any = Categorical(dist.choices)
             self.to_optuna: Callable[[Any], Any] = lambda v: v
@@ -68,11 +71,55 @@ class _Param:
         else:
             raise ValueError(f"OptimistSampler: unsupported distribution {dist!r}")
 
+    def values(self) -> Optional[int]:
+        """How many values the distribution has (None: continuous)."""
+        d = self.dist
+        if isinstance(d, CategoricalDistribution):
+            return len(d.choices)
+        if isinstance(d, IntDistribution):
+            return (d.high - d.low) // d.step + 1
+        if isinstance(d, FloatDistribution) and d.step is not None:
+            return int(round((d.high - d.low) / d.step)) + 1
+        return None
+
+    def value(self, j: int) -> Any:
+        """The j-th value of a discrete distribution, as Optuna writes it."""
+        d = self.dist
+        if isinstance(d, CategoricalDistribution):
+            return d.choices[j]
+        if isinstance(d, IntDistribution):
+            return int(d.low + j * d.step)
+        return float(min(d.low + j * d.step, d.high))
+
     def contains(self, value: Any) -> bool:
         try:
             return bool(self.dist._contains(self.dist.to_internal_repr(value)))
         except (ValueError, TypeError):
             return False
+
+
+def _fail_created_trial(study: optuna.Study, trial: FrozenTrial) -> None:
+    """Optuna has created the trial before asking the sampler: an error raised from the sampler
+    would leave it RUNNING in the storage for ever, so it is failed first."""
+    try:
+        study.tell(trial.number, state=TrialState.FAIL)
+    except Exception:  # noqa: BLE001 - the caller's error is what matters
+        pass
+
+
+def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
+    """Why optimist cannot search this distribution (it is then sampled independently, as TPE and
+    RandomSampler would), or None."""
+    if not name:
+        return "an empty name"
+    grid = isinstance(dist, IntDistribution) and not dist.log or isinstance(dist, FloatDistribution) and dist.step
+    if grid and (dist.high - dist.low) / dist.step >= 2 ** 53:
+        return f"{dist!r} has more values than an optimist integer parameter holds (2^53)"
+    try:
+        Space({name: _Param(dist).dim})
+    except (ValueError, TypeError, OverflowError) as e:
+        return f"{dist!r}: {e}"
+    return None
 
 
 class _Model:
@@ -89,9 +136,52 @@ class _Model:
         # that log-scale integers allow (several optimist points round to one integer).
         self.evaluated: Dict[tuple, Optional[float]] = {}
         self.running: Set[tuple] = set()  # the Optuna values of running trials
+        # Asks that rounded to the values of a running trial: told that trial's outcome.
+        self.waiting: Dict[tuple, List[Trial]] = {}
+        self.drawn: Set[int] = set()  # trials given an unused point drawn uniformly (unused_point)
         self.relative_exhausted = False  # the finite relative space is used up (conditional study)
         self.low = math.inf  # the smallest and largest finite values told
         self.high = -math.inf
+
+    def log_int_size(self) -> Optional[int]:
+        """The number of points of a finite space holding a log-scale integer (the optimizer sees
+        it as continuous, so its own `exhausted` cannot tell), else None."""
+        if not any(p.log_int for p in self.params.values()):
+            return None
+        size = 1
+        for p in self.params.values():
+            n = p.values()
+            if n is None:
+                return None
+            size *= n
+        return size
+
+    def taken(self) -> Set[tuple]:
+        """The points evaluated or running, as Optuna values (valid ones only)."""
+        return {k for k in set(self.evaluated) | self.running
+                if all(p.contains(v) for p, v in zip(self.params.values(), k))}
+
+    def unused_point(self, seed: int) -> Optional[Dict[str, Any]]:
+        """A point of a finite space neither evaluated nor running, drawn uniformly (None: none is
+        left), for when the optimizer's asks keep rounding to taken points."""
+        size, taken = self.log_int_size(), self.taken()
+        if size is None or len(taken) >= size:
+            return None
+        rng = random.Random(seed)
+        names, params = list(self.params), list(self.params.values())
+        counts = [p.values() for p in params]
+        if size <= 100_000:  # every point: a uniform choice among the unused ones
+            free = [k for k in itertools.product(*(range(n) for n in counts))
+                    if tuple(p.value(j) for p, j in zip(params, k)) not in taken]
+            pick = rng.choice(free)
+        else:  # most points are unused: draw until one is
+            for _ in range(10_000):
+                pick = tuple(rng.randrange(n) for n in counts)
+                if tuple(p.value(j) for p, j in zip(params, pick)) not in taken:
+                    break
+            else:
+                return None
+        return {name: p.value(j) for name, p, j in zip(names, params, pick)}
 
     def told_value(self, value: float) -> float:
         """The value to tell the optimizer. Optuna completes a trial at -inf or +inf (the best or the
@@ -146,16 +236,25 @@ class OptimistSampler(BaseSampler):
     def __init__(self, algorithm: str = "auto", *, seed: Optional[int] = None, n_startup_trials: int = 0,
                  independent_sampler: Optional[BaseSampler] = None, warn_independent_sampling: bool = True,
                  budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
-        if not isinstance(n_startup_trials, int) or n_startup_trials < 0:
+        if isinstance(n_startup_trials, bool) or not isinstance(n_startup_trials, int) or n_startup_trials < 0:
             raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
+        if not isinstance(noisy, bool):
+            raise ValueError(f"noisy must be True or False, got {noisy!r}")
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise ValueError("independent_sampler must be an Optuna sampler (e.g. optuna.samplers.TPESampler()), "
+                             f"got {independent_sampler!r}")
+        if "constraints_func" in options:
+            raise ValueError("OptimistSampler does not support constraints (constraints_func); optimist's algorithms "
+                             "optimize one unconstrained objective (a constraint can be a penalty in the objective)")
         self._algorithm, self._budget, self._model_object, self._options = algorithm, budget, model, dict(options)
-        self._noisy = bool(noisy)
+        self._noisy = noisy
         self._seed = seed if seed is not None else secrets.randbits(32)
         self._make_optimizer(Space([(0.0, 1.0)]), "minimize")  # bad algorithm or options: ValueError now
         self._independent = independent_sampler or RandomSampler(seed=seed)
         self._n_startup_trials = n_startup_trials
         self._warn_independent = warn_independent_sampling
         self._warned: Set[str] = set()
+        self._unrepresentable: Set[str] = set()
         self._intersection, self._intersection_key = IntersectionSearchSpace(), None
         self._model: Optional[_Model] = None
         self._lock = threading.Lock()
@@ -163,6 +262,19 @@ class OptimistSampler(BaseSampler):
     def _make_optimizer(self, space: Space, direction: str) -> Optimizer:
         return Optimizer(space, self._algorithm, seed=self._seed, direction=direction, budget=self._budget,
                          model=self._model_object, noisy=self._noisy, **self._options)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickling (``joblib.dump(study)``, ``copy.deepcopy``) keeps the settings, not the optimizer:
+        an unpickled sampler rebuilds it from the study's trials at its next trial, telling them in
+        trial order, so it asks what the original would have."""
+        state = self.__dict__.copy()
+        state["_model"] = None
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     # ---- BaseSampler ----
     def reseed_rng(self) -> None:
@@ -174,10 +286,7 @@ class OptimistSampler(BaseSampler):
 
     def infer_relative_search_space(self, study: optuna.Study, trial: FrozenTrial) -> Dict[str, BaseDistribution]:
         if study._is_multi_objective():
-            try:  # Optuna has created the trial already: failed, not left running in the storage
-                study.tell(trial.number, state=TrialState.FAIL)
-            except Exception:  # noqa: BLE001 - the refusal below is what matters
-                pass
+            _fail_created_trial(study, trial)
             raise ValueError("OptimistSampler supports single-objective studies; this study has "
                              f"{len(study.directions)} objectives")
         with self._lock:
@@ -185,11 +294,35 @@ class OptimistSampler(BaseSampler):
             if key != self._intersection_key:  # IntersectionSearchSpace follows one study
                 self._intersection, self._intersection_key = IntersectionSearchSpace(), key
             space = self._intersection.calculate(study, ordered_dict=True)
-        return {name: d for name, d in space.items() if not d.single()}
+            relative = {}
+            for name, d in space.items():
+                if d.single():
+                    continue
+                why = _unrepresentable(name, d)
+                if why is None:
+                    relative[name] = d
+                elif name not in self._unrepresentable:
+                    self._unrepresentable.add(name)
+                    warnings.warn(f"OptimistSampler: parameter '{name}' is sampled by "
+                                  f"{type(self._independent).__name__}: {why}", stacklevel=2)
+        return relative
 
     def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
                         search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
+        try:
+            return self._sample_relative(study, trial, search_space)
+        except Exception:
+            _fail_created_trial(study, trial)
+            raise
+
+    def _sample_relative(self, study: optuna.Study, trial: FrozenTrial,
+                         search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
         if not search_space:
+            return {}
+        if set(trial.system_attrs.get("fixed_params", {})) & set(search_space):
+            # An enqueued trial (study.enqueue_trial) runs its own values: nothing to ask (an ask it
+            # would not run could only be told as a failure); the parameters it leaves free are
+            # sampled independently, and the trial is told as a user point when it finishes.
             return {}
         trials = study.get_trials(deepcopy=False)
         if sum(t.state == TrialState.COMPLETE for t in trials) < self._n_startup_trials:
@@ -200,6 +333,9 @@ class OptimistSampler(BaseSampler):
             if model.relative_exhausted:
                 return {}
             try:
+                size = None if self._noisy else model.log_int_size()
+                if size is not None and len(model.taken()) >= size:
+                    raise SpaceExhausted("every point of the space is evaluated or running")
                 asked = self._ask_new(model)
             except SpaceExhausted:
                 # Every point of the finite space is evaluated (or running): nothing new to suggest.
@@ -217,29 +353,35 @@ class OptimistSampler(BaseSampler):
                                   f"{type(self._independent).__name__} from now on", stacklevel=2)
                 return {}
             if asked is None:
-                return {}
+                # The optimizer's asks keep rounding to taken points (log-scale integers): a point
+                # not yet taken, drawn uniformly, rather than the independent sampler's possible repeat.
+                unused = None if self._noisy else model.unused_point(self._seed + len(model.told))
+                if unused is not None:
+                    model.running.add(model.key(unused))
+                    model.drawn.add(trial.number)
+                return unused or {}
             model.asked[trial.number] = asked
             params = model.optuna_params(asked)
             model.running.add(model.key(params))
             return params
 
-    _MAX_REPEATS = 100
+    _MAX_REPEATS = 20
 
     def _ask_new(self, model: _Model) -> Optional[Trial]:
         """The optimizer's next point, new as Optuna sees it. A log-scale integer is a continuous
         optimist parameter rounded to the integer owning its share of log space, so distinct points
         can make one Optuna trial: for a deterministic objective, a point whose values were already
         evaluated is told that value (the rounded objective's value there: not a guess) and the
-        optimizer is asked again; None (independent sampling) after 100 such repeats or when the
-        point is running in another trial."""
+        optimizer is asked again (a point rounding to a running trial's values is told that trial's
+        outcome when it finishes); None after 20 such repeats."""
         for _ in range(self._MAX_REPEATS):
             asked = model.optimizer.ask()
             if self._noisy:
                 return asked
             key = model.key(model.optuna_params(asked))
-            if key in model.running:
-                model.optimizer.tell_failed(asked, "not evaluated: the same values are running in another trial")
-                return None
+            if key in model.running:  # told the value of that trial when it finishes
+                model.waiting.setdefault(key, []).append(asked)
+                continue
             if key not in model.evaluated:
                 return asked
             value = model.evaluated[key]
@@ -267,8 +409,9 @@ class OptimistSampler(BaseSampler):
                 and param_name not in self._model.search_space):
             self._warned.add(param_name)
             warnings.warn(f"OptimistSampler: parameter '{param_name}' (trial {trial.number}) is sampled by "
-                          f"{type(self._independent).__name__}: it is not in every completed trial (a conditional "
-                          "or new parameter). Pass warn_independent_sampling=False if this is intended.",
+                          f"{type(self._independent).__name__}: it is not in every completed trial with one "
+                          "distribution (a conditional, new or changed parameter: Optuna's intersection search "
+                          "space). Pass warn_independent_sampling=False if this is intended.",
                           stacklevel=2)
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
@@ -276,11 +419,14 @@ class OptimistSampler(BaseSampler):
                     values: Optional[Sequence[float]]) -> None:
         with self._lock:
             model = self._model
-            if model is not None and trial.number in model.asked:
+            if model is not None and (trial.number in model.asked or trial.number in model.drawn):
+                model.drawn.discard(trial.number)
                 self._tell(model, trial.number, trial.params, state, values)
                 # The last point of a finite space: stop now (as GridSampler does), rather than
                 # after one more trial that could only repeat a point.
-                if (not self._noisy and not model.relative_exhausted and model.optimizer.exhausted
+                size = model.log_int_size()
+                used_up = model.optimizer.exhausted or (size is not None and len(model.taken()) >= size)
+                if (not self._noisy and not model.relative_exhausted and used_up
                         and self._covers_every_parameter(model, study.get_trials(deepcopy=False))):
                     warnings.warn("OptimistSampler: every point of the search space has been evaluated (a "
                                   "deterministic objective); the study stops", stacklevel=2)
@@ -322,6 +468,8 @@ class OptimistSampler(BaseSampler):
         if all(name in params for name in model.params):
             model.evaluated[key] = value if ok else None
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
+        for other in model.waiting.pop(key, []):  # asks that rounded to these values
+            model.optimizer.tell(other, model.told_value(value)) if ok else model.optimizer.tell_failed(other, why)
         if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
             model.optimizer.tell(asked, model.told_value(value)) if ok else model.optimizer.tell_failed(asked, why)
             return
