@@ -19,8 +19,27 @@ name="tp-$$-$RANDOM"
 (cd "$dir" && "$optimist" study create --storage "$url" --name "$name" --objective-command "/usr/bin/python3 $dir/obj.py" \
   --space space.json --direction minimize --algorithm random --budget $((workers * per_worker)) > /dev/null)
 start=$(date +%s.%N)
-for ((w = 0; w < workers; ++w)); do "$optimist" worker --storage "$url" --name "$name" -q > /dev/null 2>&1 & done
-wait
+# --trust-command: a worker runs the study's stored command only when told to (docs/security.md);
+# without it every worker exited 2 at once and the script printed a rate of nothing (stop 60).
+pids=()
+for ((w = 0; w < workers; ++w)); do
+  "$optimist" worker --storage "$url" --name "$name" --trust-command -q > /dev/null 2> "$dir/worker-$w.err" &
+  pids+=($!)
+done
+failed=0
+for ((w = 0; w < workers; ++w)); do
+  if ! wait "${pids[$w]}"; then
+    echo "worker $w failed:" >&2
+    cat "$dir/worker-$w.err" >&2
+    failed=1
+  fi
+done
 end=$(date +%s.%N)
+"$optimist" study export --storage "$url" --name "$name" --out "$dir/export.jsonl" > /dev/null
+told=$(/usr/bin/python3 -c 'import json, sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("status") == "ok"))' "$dir/export.jsonl")
 "$optimist" study delete --storage "$url" --name "$name" > /dev/null
+if ((failed)) || ((told != workers * per_worker)); then
+  echo "study_throughput: $told of $((workers * per_worker)) trials told; no rate" >&2
+  exit 1
+fi
 python3 -c "t = $end - $start; n = $workers * $per_worker; print(f'{n} evaluations by $workers workers in {t:.2f} s: {n / t:.2f} evaluations/s')"

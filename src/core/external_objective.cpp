@@ -33,6 +33,9 @@ constexpr std::size_t kMaxLine = 64u << 20;        // an answer longer than this
 constexpr std::size_t kShownLine = 200;            // characters of a bad line quoted in a message
 constexpr auto kExitGrace = std::chrono::milliseconds(1000);
 constexpr int kExitCheckMs = 200;  // while waiting for an answer: how often the program's exit is checked
+// A line printed right after an answer (a program answering twice) arrives microseconds later:
+// the next request waits this long after the last answer for such a line before it is sent.
+constexpr auto kAnswerSettle = std::chrono::milliseconds(5);
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -83,6 +86,7 @@ struct JsonLineProcess::Child {
   int err = -1;  // pipe: the child's stderr
   std::string out_buffer;
   std::string err_tail;
+  std::optional<Clock::time_point> answered_at;  // when its last answer was read
   bool reaped = false;
   int status = 0;
 
@@ -286,7 +290,17 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (child_) {
     // A line printed after the last answer (a program answering twice) would be taken as this
-    // request's answer and shift every value onto the wrong point: refuse it instead.
+    // request's answer and shift every value onto the wrong point: refuse it instead. A request
+    // sent right after an answer first gives such a line time to arrive (the probe of stop 60: an
+    // objective printing a second line right after each answer had 19 of 20 values shifted).
+    if (child_->answered_at) {
+      for (auto now = Clock::now(); now < *child_->answered_at + kAnswerSettle; now = Clock::now()) {
+        const auto left = std::chrono::duration_cast<std::chrono::microseconds>(*child_->answered_at + kAnswerSettle - now);
+        pollfd p{child_->io, POLLIN, 0};
+        const timespec wait{0, static_cast<long>(left.count()) * 1000};
+        if (::ppoll(&p, 1, &wait, nullptr) != 0) break;  // output (or an error): looked at below
+      }
+    }
     child_->read_available_stdout();
     if (child_->out_buffer.find_first_not_of(" \t\r\n") != std::string::npos)
       fail("printed more than one line for one request (the extra output: '" + shorten(child_->out_buffer) +
@@ -328,7 +342,10 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       } catch (const ExternalProcessError& e) {
         fail(e.what());
       }
-      if (answer) return std::move(*answer);
+      if (answer) {
+        c.answered_at = Clock::now();
+        return std::move(*answer);
+      }
       scan = false;
     } else if (c.out_buffer.size() > kMaxLine) {
       fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
