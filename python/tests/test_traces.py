@@ -1,6 +1,9 @@
 """Traces: minimize writes the CLI's trace (same points for the same seed), reads it back, and
 `optimist run --resume` continues a trace written from Python."""
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -147,3 +150,28 @@ def test_optimist_bench_takes_traces_written_from_python_as_finished_runs(tmp_pa
     assert {p.name: p.read_text() for p in folder.iterdir()} == before  # read, not run again
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert "gp-ei" in json.dumps(summary)
+
+
+def test_a_trace_write_that_fails_keeps_its_message_and_the_result(tmp_path):
+    # A file-size limit makes the trace's writes fail (EFBIG) as a full disk would (ENOSPC). The
+    # error once became "error writing trace file '...'" with no reason and no result: finishing
+    # the run wrote the recommend line to the closed file, and that second error replaced the first.
+    script = f"""
+import resource, signal, optimist
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, resource.RLIM_INFINITY))
+space = {{f"x{{i}}": optimist.Float(-5, 5) for i in range(5)}}
+try:
+    optimist.minimize(lambda p: sum(v * v for v in p.values()), space, algorithm="random", budget=500,
+                      trace={str(tmp_path / "t.jsonl")!r})
+except RuntimeError as e:
+    print("MESSAGE", e)
+    print("RESULT", e.optimist_result.nfev)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert "File too large" in out.stdout and "is not in the trace, which keeps evaluations 1 to" in out.stdout, out
+    nfev = int(out.stdout.split("RESULT ")[1])
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    assert 0 < nfev < 500
+    assert len(lines) == nfev  # the meta line and nfev - 1 evaluations: the last one is in the result only

@@ -2,6 +2,7 @@
 // and `dashboard`).
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -75,6 +76,10 @@ void keep_freed_memory_for_reuse() {
 
 int main(int argc, char** argv) {
   keep_freed_memory_for_reuse();
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, and the trace or study names
+  // the evaluation it could not keep, as on a full disk; by default SIGXFSZ killed the program
+  // silently with the trace cut mid-line. Objective programs get the default back (posix_spawn).
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Global optimization of expensive, noisy black-box functions.", "optimist"};
   app.set_version_flag("--version", std::string("optimist ") + optimist::version());
   app.require_subcommand(1);

@@ -213,6 +213,7 @@ void JsonLineProcess::start() {
   sigaddset(&defaults, SIGPIPE);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGXFSZ);  // the CLI ignores it (its writes fail with a message instead)
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);  // own process group: timeouts kill it whole

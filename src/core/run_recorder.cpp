@@ -173,12 +173,13 @@ const EvaluationRecord& RunRecorder::store(double suggest_s, double eval_s, doub
   rec_.best_f = summary_.best_f;
   if (options_.trace != nullptr || options_.collect_diagnostics) rec_.diagnostics = optimizer_.diagnostics();
   summary_.evaluations.push_back(rec_);
-  if (options_.trace) {
+  if (options_.trace && !trace_failed_) {  // after a failed write: in the summary only (the error named where)
     try {
       options_.trace->write(rec_);
     } catch (const std::exception& e) {
       // A full disk, a lost file system: the run stops, and the message keeps the evaluation the
       // trace could not (nothing paid for is lost: the earlier lines are complete and resumable).
+      trace_failed_ = true;
       throw std::runtime_error(std::string(e.what()) + "; evaluation " + std::to_string(rec_.i) + " (x = " +
                                describe_point(rec_.x) + ", " +
                                (rec_.failed ? "failed: " + rec_.error : "y = " + format_double(*rec_.y)) +
@@ -248,7 +249,9 @@ RunSummary RunRecorder::finish() {
     }
   }
   summary_.total_s = seconds_between(t0_, Clock::now());
-  if (options_.trace)
+  // After a failed write the file is closed: a second error here would replace the first, which
+  // names the unwritten evaluation (the Python loop finishes the run after any error).
+  if (options_.trace && !trace_failed_)
     options_.trace->write_recommend(summary_.recommended_x.value_or(Vector()), summary_.recommended_f,
                                     summary_.simple_regret, to_string(summary_.reason));
   return std::move(summary_);

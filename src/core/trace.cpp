@@ -355,10 +355,21 @@ TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, c
                           "direction", "f_star", "budget", "horizon", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
+  errno = 0;
   out_ << line.dump() << '\n';
   for (const auto& r : earlier) out_ << evaluation_line(r, space_).dump() << '\n';
   out_ << std::flush;
-  if (!out_) throw InvalidArgument("cannot write trace file '" + first_name + "'");
+  if (!out_) {
+    // A full disk while copying the earlier run (resume in place needs room for a second copy):
+    // the reason named, the partial copy removed; the earlier trace is untouched.
+    const int e = errno;
+    out_.close();
+    if (first_name != path) std::filesystem::remove(first_name, ec);
+    throw InvalidArgument("cannot write trace file '" + first_name + "'" + (e != 0 ? ": " + std::string(std::strerror(e)) : "") +
+                          (first_name != path ? " (resuming in place writes a second copy of the trace first; make room, "
+                                                "or --resume it with --out another file)"
+                                              : ""));
+  }
   if (first_name != path) {
     // POSIX rename keeps the open stream writing to the renamed file.
     std::error_code ec;

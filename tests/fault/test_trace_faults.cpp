@@ -173,3 +173,40 @@ TEST(TraceFault, LineCutAtItsNewlineIsNotKept) {
   ASSERT_EQ(kept.evaluations.size(), 1u);
   EXPECT_EQ(kept.evaluations[0].at("i"), 1);
 }
+
+// Past a file-size limit (ulimit -f) SIGXFSZ killed the CLI silently (status 153), its trace cut
+// mid-line; it now ignores the signal, so the write fails with EFBIG and the run stops with the
+// message a full disk gives, naming the evaluation the trace could not keep.
+TEST(TraceFault, AFileSizeLimitStopsTheRunWithAMessage) {
+  const fs::path dir = study_test_dir();
+  const std::string cmd = "cd '" + dir.string() + "' && ulimit -f 16 && '" + std::string(OPTIMIST_CLI_PATH) +
+                          "' run -q --problem branin --algorithm random --budget 5000 --out t.jsonl > out.txt 2> err.txt";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << slurp(dir / "err.txt");
+  const std::string err = slurp(dir / "err.txt");
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_NE(err.find("is not in the trace, which keeps evaluations 1 to"), std::string::npos) << err;
+  const Trace kept = read_trace((dir / "t.jsonl").string());  // whole lines only: resumable
+  EXPECT_GT(kept.evaluations.size(), 10u);
+  EXPECT_LT(kept.evaluations.size(), 5000u);
+}
+
+// Resuming in place copies the trace first: without room for the copy the message once named no
+// reason and left an empty .resume-tmp behind.
+TEST(TraceFault, ResumeWithoutRoomForTheCopyNamesWhyAndLeavesNoFile) {
+  const fs::path dir = study_test_dir();
+  ASSERT_EQ(run_optimist("run -q --problem branin --algorithm random --budget 100 --out t.jsonl", dir).code, 0);
+  const std::string before = slurp(dir / "t.jsonl");
+  ASSERT_GT(before.size(), 8192u);
+  const std::string cmd = "cd '" + dir.string() + "' && ulimit -f 16 && '" + std::string(OPTIMIST_CLI_PATH) +
+                          "' run -q --resume t.jsonl --budget 200 > out.txt 2> err.txt";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  const std::string err = slurp(dir / "err.txt");
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_NE(err.find("a second copy of the trace"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "t.jsonl.resume-tmp"));
+  EXPECT_EQ(slurp(dir / "t.jsonl"), before);
+}

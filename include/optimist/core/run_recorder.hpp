@@ -72,6 +72,7 @@ class RunRecorder {
   Clock::time_point t0_;
   RunSummary summary_;
   mutable std::optional<StopReason> stop_;  // set when the run ends before its budget (stopped() sets SpaceExhausted)
+  bool trace_failed_ = false;  // a trace write failed: finish() adds no recommend line (the trace stays resumable)
   EvaluationRecord rec_;            // the latest record, reused (assigning x allocates nothing)
 };
 
