@@ -102,19 +102,30 @@ class Interrupts:
     and minimize returns what was done; the second raises KeyboardInterrupt at once. Only the main
     thread can catch signals; elsewhere Ctrl-C keeps Python's default behaviour."""
 
-    _NOT_INSTALLED = object()
-
-    def __init__(self) -> None:
+    def __init__(self, terminate: bool = False) -> None:
+        """terminate: SIGTERM (what a scheduler sends a job) is handled as Ctrl-C is, the second
+        one raising SystemExit(143); `terminated` says one came, so the caller can exit after
+        telling what was evaluated."""
         self.requested = False
-        self._previous: Any = self._NOT_INSTALLED
+        self.terminated = False
+        self._signals = (signal.SIGINT, signal.SIGTERM) if terminate else (signal.SIGINT,)
+        self._previous: Dict[int, Any] = {}
         self._pid = os.getpid()
 
     def __enter__(self) -> "Interrupts":
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handler)
+            for signum in self._signals:
+                self._previous[signum] = signal.signal(signum, self._handler)
         return self
 
     def _handler(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGTERM and os.getpid() == self._pid:
+            if self.requested:
+                raise SystemExit(128 + signal.SIGTERM)
+            self.requested = self.terminated = True
+            print("\noptimist: SIGTERM: stopping after the evaluation under way (SIGTERM again to abort it)",
+                  file=sys.stderr, flush=True)
+            return
         # A process-pool worker forked during the run inherits this handler. A terminal's Ctrl-C
         # reaches the workers too: the first lets their evaluation finish (the parent stops the
         # run after it), the second aborts it, as in the parent.
@@ -131,8 +142,10 @@ class Interrupts:
               file=sys.stderr, flush=True)
 
     def __exit__(self, *exc: Any) -> None:
-        if self._previous is not self._NOT_INSTALLED:
-            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)
+        for signum, previous in self._previous.items():
+            if previous is None:  # installed from C: Python's own default
+                previous = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, previous)
 
 
 def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial", suggest_s: float,

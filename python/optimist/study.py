@@ -12,6 +12,7 @@ Example::
 from __future__ import annotations
 
 import math
+import signal
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
@@ -267,7 +268,9 @@ class Study:
         """Asks, evaluates and tells until the study's budget is used (or n_trials here); returns
         how many trials this call evaluated. Failures as in minimize: "stop" tells the trial
         failed and re-raises, "mark-failed" tells it failed and goes on. Ctrl-C stops after the
-        current trial (told); run several workers (processes, machines) for parallel evaluation."""
+        current trial (told); SIGTERM too, then raises SystemExit(143) (a second one aborts the
+        trial and gives it back to the study); run several workers (processes, machines) for
+        parallel evaluation."""
         if on_failure not in ("stop", "mark-failed"):
             raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got '{on_failure}'")
         if not callable(func):
@@ -278,7 +281,7 @@ class Study:
                                      or n_trials < 1):
             raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
         done = 0
-        with Interrupts() as interrupts:
+        with Interrupts(terminate=True) as interrupts:
             while (n_trials is None or done < n_trials) and not interrupts.requested:
                 trial = self.ask()
                 if trial is None:
@@ -289,6 +292,8 @@ class Study:
                     break
                 if failure is not None and on_failure == "stop":
                     raise failure
+        if interrupts.terminated:  # a scheduler's SIGTERM: the trial under way is told; now exit as asked
+            raise SystemExit(128 + signal.SIGTERM)
         return done
 
     def _evaluate(self, func: Callable[[Any], float], trial: StudyTrial):

@@ -114,6 +114,37 @@ def test_an_interrupted_evaluation_gives_its_trial_back(tmp_path):
     assert [t.state for t in study.trials()].count("complete") == 4 and study.ask() is None
 
 
+def test_a_schedulers_sigterm_tells_the_trial_under_way_then_exits(tmp_path):
+    # SIGTERM once killed a Python worker at once: exit 143 with its trial left running until the
+    # grace period (60 s) failed it. The CLI worker tells it and exits.
+    import os
+    import signal
+    import subprocess
+    import sys
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Study.create(url, "t", SPACE, "random", budget=10)
+    started = tmp_path / "started"
+    worker = f"""
+import pathlib, time, optimist
+def slow(p):
+    pathlib.Path({str(started)!r}).touch()
+    time.sleep(1.0)
+    return 3.0
+optimist.Study.load({url!r}, "t").optimize(slow)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", worker], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not started.exists() and time.time() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "SIGTERM: stopping after the evaluation under way" in err
+    trials = Study.load(url, "t").trials()
+    assert [t.state for t in trials] == ["complete"] and trials[0].value == 3.0
+
+
 def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     Study.create(url, "taken", SPACE, "random")

@@ -205,6 +205,9 @@ void JsonLineProcess::start() {
   posix_spawn_file_actions_adddup2(&actions, sv[1], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, sv[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, ep[1], STDERR_FILENO);
+  // Nothing else of ours reaches the program: the trace we write, a study's database, the other
+  // objectives' sockets (open without close-on-exec, the trace's descriptor was writable there).
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;

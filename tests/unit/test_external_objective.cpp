@@ -1,6 +1,7 @@
 // The external objective: a persistent child answering one JSON line per evaluation, and every
 // way it can misbehave (exit, garbage, NaN, error answers, silence, a missing program).
 #include <gtest/gtest.h>
+#include <fcntl.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -196,6 +197,17 @@ TEST(ExternalObjective, TwoAnswersToOneRequestAreRefused) {
   EXPECT_EQ(value_from_answer(trailing.request({{"x", {1}}})), 0.5);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(value_from_answer(trailing.request({{"x", {1}}})), 0.5);
+}
+
+// Descriptors of ours open without close-on-exec (the trace being written, a study's database)
+// once reached every objective program: the trace's was writable there.
+TEST(ExternalObjective, TheProgramInheritsOnlyItsStandardStreams) {
+  const int leaked = ::open("/dev/null", O_WRONLY);  // no O_CLOEXEC, as std::ofstream opens files
+  ASSERT_GE(leaked, 3);
+  JsonLineProcess p(shell("while read line; do ls /proc/self/fd | wc -l; done"));
+  // ls's 0, 1 (the pipe to wc), 2 and the directory it reads: nothing of ours.
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 4.0);
+  ::close(leaked);
 }
 
 TEST(ExternalObjective, SilentChildTimesOutAndIsKilled) {
