@@ -40,6 +40,10 @@ std::vector<std::size_t> Heartbeat::numbers() const {
 
 void Heartbeat::loop() {
   std::unique_ptr<Storage> storage;
+  // An outage is reported when it starts, every 30 s while it lasts, and when it ends: one line
+  // per interval (54 lines in a 12 s outage) buried the worker's other messages.
+  std::size_t failures = 0;
+  auto reported = std::chrono::steady_clock::time_point();
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [this] { return stop_; });
@@ -50,10 +54,16 @@ void Heartbeat::loop() {
     try {
       if (!storage) storage = std::make_unique<Storage>(url_, options_);
       storage->heartbeat(study_id_, beat);
+      if (failures > 0) std::fprintf(stderr, "optimist: heartbeat restored after %zu failed attempt(s)\n", failures);
+      failures = 0;
     } catch (const std::exception& e) {
       storage.reset();
-      std::fprintf(stderr, "optimist: heartbeat of %zu running trial(s) failed: %s; trying again in %.3g s\n", beat.size(),
-                   e.what(), interval_s_);
+      const auto now = std::chrono::steady_clock::now();
+      if (failures++ == 0 || now - reported >= std::chrono::seconds(30)) {
+        reported = now;
+        std::fprintf(stderr, "optimist: heartbeat of %zu running trial(s) failed (%zu time(s) so far): %s; trying again every %.3g s\n",
+                     beat.size(), failures, e.what(), interval_s_);
+      }
     }
     lock.lock();
   }
