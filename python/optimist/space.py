@@ -21,10 +21,12 @@ class Float:
 
 @dataclass(frozen=True)
 class Int:
-    """An integer parameter in [low, high], both included."""
+    """An integer parameter in [low, high], both included; ``log=True`` gives each value an equal
+    share of log space around it (1 <= low, high <= 2^40): layer widths, batch sizes, tree counts."""
 
     low: int
     high: int
+    log: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def _dimension(name: str, spec: Any) -> Dimension:
 class Space:
     """An ordered search space.
 
-    ``Space({"lr": Float(1e-5, 1e-1, log=True), "layers": Int(1, 4), "act": Categorical(["relu", "tanh"])})``
+    ``Space({"lr": Float(1e-5, 1e-1, log=True), "layers": Int(1, 4), "width": Int(16, 1024, log=True), "act": Categorical(["relu", "tanh"])})``
     names its parameters: the objective receives a dict ``{"lr": 0.003, "layers": 2, "act": "tanh"}``.
 
     ``Space([(-5, 10), (0, 15)])`` is a box of continuous parameters named x1, x2, ...: the objective
@@ -140,7 +142,9 @@ class Space:
                     if abs(int(bound)) >= 2**53:
                         raise ValueError(f"parameter '{name}': integer bounds must be below 2^53 in magnitude, "
                                          f"got {bound!r}")
-                self._core.add_integer(name, int(d.low), int(d.high))
+                if not isinstance(d.log, (bool, np.bool_)):
+                    raise ValueError(f"parameter '{name}': log must be True or False, got {d.log!r}")
+                self._core.add_integer(name, int(d.low), int(d.high), bool(d.log))
             else:
                 _check_distinct(name, d.choices)
                 names = [str(c) for c in d.choices]
@@ -264,7 +268,7 @@ class Space:
             if p["type"] == "continuous":
                 dims[p["name"]] = Float(p["lower"], p["upper"], bool(p.get("log", False)))
             elif p["type"] == "integer":
-                dims[p["name"]] = Int(int(p["lower"]), int(p["upper"]))
+                dims[p["name"]] = Int(int(p["lower"]), int(p["upper"]), bool(p.get("log", False)))
             else:
                 dims[p["name"]] = Categorical(p["choices"])
         return _rebuild_space(dims, named)

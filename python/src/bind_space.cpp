@@ -13,7 +13,7 @@ void bind_space(py::module_& m) {
       .def("add_continuous", &Space::add_continuous, py::arg("name"), py::arg("lower"), py::arg("upper"),
            py::arg("log") = false, py::return_value_policy::reference_internal)
       .def("add_integer", &Space::add_integer, py::arg("name"), py::arg("lower"), py::arg("upper"),
-           py::return_value_policy::reference_internal)
+           py::arg("log") = false, py::return_value_policy::reference_internal)
       .def("add_categorical", &Space::add_categorical, py::arg("name"), py::arg("choices"),
            py::return_value_policy::reference_internal)
       .def_property_readonly("dim", &Space::dim)

@@ -1,5 +1,6 @@
 """Integer and categorical spaces (docs/discrete.md): no repeated point on a deterministic objective,
 the "space exhausted" stop, the noisy declaration; in ask/tell, minimize, studies and the Optuna sampler."""
+import math
 import threading
 import warnings
 
@@ -113,3 +114,23 @@ def test_optuna_sampler_suggests_new_points_then_stops_the_study():
     noisy = optuna.create_study(sampler=OptimistSampler("random", seed=0, noisy=True))
     noisy.optimize(optuna_objective, n_trials=40)
     assert len(noisy.trials) == 40
+
+
+def test_log_scale_integers_are_discrete_and_used_up():
+    # Int(log=True): each value owns its share of log space, and the values are discrete: 2 x 4
+    # values are 16 evaluations, then the run stops (stop 60).
+    space = {"a": optimist.Int(1, 4, log=True), "b": optimist.Int(2, 5, log=True)}
+    for algorithm in ["gp-ei", "turbo", "go-ucb", "sequool", "random", "sobol"]:
+        res = optimist.minimize(lambda p: p["a"] * p["b"], space, algorithm=algorithm, budget=40, seed=0)
+        assert res.status == "space exhausted" and res.nfev == 16, algorithm
+        assert len({(x["a"], x["b"]) for x in res.x_iters}) == 16, algorithm
+        assert res.fun == 2 and all(isinstance(x["a"], int) for x in res.x_iters)
+    # Over 1..1000 the small values own most of the unit interval, as on a log scale.
+    wide = optimist.Space({"w": optimist.Int(1, 1000, log=True)})
+    assert wide.to_json()["parameters"][0]["log"] is True
+    res = optimist.minimize(lambda p: (math.log(p["w"]) - math.log(37)) ** 2, wide, algorithm="gp-ei", budget=20, seed=0)
+    assert res.x == {"w": 37}
+    with pytest.raises(ValueError, match="parameter 'w': a log-scale integer needs lower >= 1, got lower = 0"):
+        optimist.Space({"w": optimist.Int(0, 8, log=True)})
+    with pytest.raises(ValueError, match="parameter 'w': log must be True or False"):
+        optimist.Space({"w": optimist.Int(1, 8, log="yes")})

@@ -252,10 +252,10 @@ def test_an_error_in_the_sampler_fails_its_trial(monkeypatch):
     study = optuna.create_study(sampler=sampler)
     study.optimize(quadratic, n_trials=2)
 
-    def broken(model):
+    def broken(*args, **kwargs):
         raise RuntimeError("broken ask")
 
-    monkeypatch.setattr(sampler, "_ask_new", broken)
+    monkeypatch.setattr(sampler, "_sync", broken)
     with pytest.raises(RuntimeError, match="broken ask"):
         study.optimize(quadratic, n_trials=1)
     assert study.trials[-1].state == optuna.trial.TrialState.FAIL  # not left RUNNING in the storage

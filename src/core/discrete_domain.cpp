@@ -11,6 +11,7 @@ namespace optimist {
 DiscreteDomain::DiscreteDomain(const Space& space) {
   for (std::size_t i = 0; i < space.dim(); ++i) {
     const Parameter& p = space[i];
+    params_.push_back(p);
     const bool discrete = p.kind != ParameterKind::Continuous;
     cardinality_.push_back(discrete ? p.cardinality() : 0);
     categorical_.push_back(p.kind == ParameterKind::Categorical ? 1 : 0);
@@ -25,15 +26,9 @@ std::vector<std::size_t> DiscreteDomain::categories() const {
   return c;
 }
 
-std::size_t DiscreteDomain::index(std::size_t i, double u) const {
-  const std::size_t k = cardinality_[i];
-  const double scaled = std::floor(std::clamp(u, 0.0, 1.0) * static_cast<double>(k));
-  return std::min(static_cast<std::size_t>(scaled), k - 1);
-}
+std::size_t DiscreteDomain::index(std::size_t i, double u) const { return params_[i].cell_index(u); }
 
-double DiscreteDomain::center(std::size_t i, std::size_t j) const {
-  return (static_cast<double>(j) + 0.5) / static_cast<double>(cardinality_[i]);
-}
+double DiscreteDomain::center(std::size_t i, std::size_t j) const { return params_[i].cell_center(j); }
 
 Vector DiscreteDomain::snap(const Vector& u) const {
   Vector s = u.cwiseMax(0.0).cwiseMin(1.0);
@@ -46,6 +41,15 @@ Vector DiscreteDomain::snap(const Vector& u) const {
 
 std::pair<std::size_t, std::size_t> DiscreteDomain::index_range(std::size_t i, double lo, double hi) const {
   const std::size_t k = cardinality_[i];
+  if (params_[i].log_scale) {
+    // Centres increase with j: the first at or above lo and the last at or below hi.
+    std::size_t first = index(i, lo), last = index(i, hi);
+    if (center(i, first) < lo) ++first;
+    if (last > 0 && center(i, last) > hi) --last;
+    if (first <= last && first < k && center(i, last) <= hi) return {first, last};
+    const std::size_t mid = index(i, 0.5 * (lo + hi));
+    return {mid, mid};
+  }
   // Centres (j + 1/2)/k in [lo, hi]  <=>  j in [lo k - 1/2, hi k - 1/2].
   const double a = std::ceil(lo * static_cast<double>(k) - 0.5), b = std::floor(hi * static_cast<double>(k) - 0.5);
   const double first = std::max(a, 0.0), last = std::min(b, static_cast<double>(k - 1));

@@ -36,6 +36,10 @@ std::uint64_t doubles_between(double lower, double upper) {
 /// with no free point left) or the scaling to the unit cube overflows.
 constexpr std::uint64_t kMinContinuousValues = std::uint64_t{1} << 20;
 
+/// The largest upper bound of a log-scale integer: near it a value's cell of [0,1] is about
+/// 1/(2^40 * 28), some 300 doubles wide; at 2^53 it would be none.
+constexpr long long kMaxLogInteger = 1LL << 40;
+
 const char* kind_name(ParameterKind k) {
   switch (k) {
     case ParameterKind::Continuous: return "continuous";
@@ -63,6 +67,22 @@ std::string coordinate_name(std::size_t i) {
 }
 
 }  // namespace
+
+std::size_t Parameter::cell_index(double u) const {
+  const std::size_t k = cardinality();
+  if (kind != ParameterKind::Integer || !log_scale) return interval_index(u, k);
+  // The value v whose [v - 1/2, v + 1/2] holds the point exp(log(a - 1/2) + u L) of the log scale.
+  const double low = std::log(lower - 0.5), span = std::log(upper + 0.5) - low;
+  const double x = std::exp(low + std::clamp(u, 0.0, 1.0) * span);
+  const double j = std::floor(x - (lower - 0.5));
+  return static_cast<std::size_t>(std::clamp(j, 0.0, static_cast<double>(k - 1)));
+}
+
+double Parameter::cell_center(std::size_t j) const {
+  if (kind != ParameterKind::Integer || !log_scale) return interval_center(j, cardinality());
+  const double low = std::log(lower - 0.5), span = std::log(upper + 0.5) - low;
+  return (std::log(lower + static_cast<double>(j)) - low) / span;
+}
 
 std::size_t Parameter::cardinality() const {
   switch (kind) {
@@ -101,14 +121,19 @@ Space& Space::add_continuous(const std::string& name, double lower, double upper
   return *this;
 }
 
-Space& Space::add_integer(const std::string& name, long long lower, long long upper) {
+Space& Space::add_integer(const std::string& name, long long lower, long long upper, bool log_scale) {
   check_new_name(name);
   if (lower > upper)
     fail(name, "inverted bounds [" + std::to_string(lower) + ", " + std::to_string(upper) + "]; need lower <= upper");
   if (std::fabs(static_cast<double>(lower)) >= kMaxExactInteger || std::fabs(static_cast<double>(upper)) >= kMaxExactInteger)
     fail(name, "integer bounds must be below 2^53 in magnitude");
+  if (log_scale && lower < 1)
+    fail(name, "a log-scale integer needs lower >= 1, got lower = " + std::to_string(lower));
+  if (log_scale && upper > kMaxLogInteger)
+    fail(name, "a log-scale integer needs upper <= 2^40 (1099511627776), got " + std::to_string(upper) +
+                   "; use a log-scale continuous parameter and round it");
   index_.emplace(name, params_.size());
-  params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), false, {}});
+  params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), log_scale, {}});
   return *this;
 }
 
@@ -190,7 +215,7 @@ Vector Space::to_user(const Vector& u) const {
         break;
       case ParameterKind::Integer:
       case ParameterKind::Categorical:
-        x[ii] = p.lower + static_cast<double>(interval_index(t, p.cardinality()));
+        x[ii] = p.lower + static_cast<double>(p.cell_index(t));
         break;
     }
   }
@@ -225,7 +250,7 @@ Vector Space::to_unit(const Vector& x) const {
         break;
       case ParameterKind::Integer:
       case ParameterKind::Categorical:
-        u[ii] = interval_center(static_cast<std::size_t>(x[ii] - p.lower), p.cardinality());
+        u[ii] = p.cell_center(static_cast<std::size_t>(x[ii] - p.lower));
         break;
     }
   }
@@ -244,7 +269,7 @@ Vector Space::snap_unit(const Vector& u) const {
     const Parameter& p = params_[i];
     if (p.kind == ParameterKind::Continuous) continue;
     const auto ii = static_cast<Eigen::Index>(i);
-    s[ii] = interval_center(interval_index(s[ii], p.cardinality()), p.cardinality());
+    s[ii] = p.cell_center(p.cell_index(s[ii]));
   }
   return s;
 }
@@ -301,6 +326,7 @@ nlohmann::json Space::to_json() const {
     } else if (p.kind == ParameterKind::Integer) {
       q["lower"] = static_cast<long long>(p.lower);
       q["upper"] = static_cast<long long>(p.upper);
+      if (p.log_scale) q["log"] = true;
     } else {
       q["lower"] = p.lower;
       q["upper"] = p.upper;
@@ -354,12 +380,13 @@ Space Space::from_json(const nlohmann::json& j) {
       if (q.contains("type") && !q.at("type").is_string())
         fail(name, "'type' must be a string (continuous, integer or categorical), got " + q.at("type").dump());
       const std::string type = q.value("type", std::string("continuous"));
-      // A key no kind of parameter has, or one of another kind ("log" on an integer, "choices" on a
-      // float), is a mistake to name, not to ignore: the parameter would silently differ.
+      // A key no kind of parameter has, or one of another kind ("log" on a categorical, "choices"
+      // on a float), is a mistake to name, not to ignore: the parameter would silently differ.
       const bool continuous = type == "continuous" || type == "float" || type == "real";
-      const std::set<std::string> allowed = continuous ? std::set<std::string>{"name", "type", "lower", "upper", "log"}
-                                            : type == "categorical" ? std::set<std::string>{"name", "type", "choices"}
-                                                                    : std::set<std::string>{"name", "type", "lower", "upper"};
+      const std::set<std::string> allowed = type == "categorical" ? std::set<std::string>{"name", "type", "choices"}
+                                                                  : std::set<std::string>{"name", "type", "lower", "upper", "log"};
+      if (q.contains("log") && !q.at("log").is_boolean() && type != "categorical")
+        fail(name, "'log' must be true or false, got " + q.at("log").dump());
       for (const auto& [key, value] : q.items())
         if (!allowed.contains(key))
           fail(name, "unknown key '" + key + "' (type " + type + " takes: " + [&] {
@@ -368,11 +395,9 @@ Space Space::from_json(const nlohmann::json& j) {
                  return list;
                }() + ")");
       if (continuous) {
-        if (q.contains("log") && !q.at("log").is_boolean())
-          fail(name, "'log' must be true or false, got " + q.at("log").dump());
         s.add_continuous(name, number(q, "lower", name), number(q, "upper", name), q.value("log", false));
       } else if (type == "integer" || type == "int") {
-        s.add_integer(name, integer_bound(q, "lower", name), integer_bound(q, "upper", name));
+        s.add_integer(name, integer_bound(q, "lower", name), integer_bound(q, "upper", name), q.value("log", false));
       } else if (type == "categorical") {
         const nlohmann::json& choices = required(q, "choices", name);
         if (!choices.is_array()) fail(name, "'choices' must be an array of strings, got " + choices.dump());

@@ -246,6 +246,27 @@ TEST_P(Conformance, FiniteSpaceIsEvaluatedOnceThenTheRunStops) {
   EXPECT_DOUBLE_EQ(*run.best_y, 0.3 - std::pow(0.2, 2));  // the optimum (n = 2, c = v, flag = false)
 }
 
+// A log-scale integer (unequal cells, stop 60) is as discrete as any other: every point once,
+// then the stop, in every algorithm (the trees split it like a continuous side).
+TEST_P(Conformance, LogScaleIntegersAreEvaluatedOnceThenTheRunStops) {
+  Space space;
+  space.add_integer("width", 1, 8, /*log_scale=*/true).add_categorical("c", {"u", "v"});
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 6, .horizon = 40});
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = [](const Vector& x) { return -std::pow(std::log(x[0] / 3.0), 2) + 0.1 * x[1]; };
+  RunOptions options;
+  options.budget = 40;
+  const RunSummary run = optimize(*opt, objective, options);
+  std::vector<Vector> xs;
+  for (const auto& r : run.evaluations) xs.push_back(r.x);
+  EXPECT_EQ(run.evaluations.size(), 16u);
+  EXPECT_EQ(distinct(xs), 16u);
+  EXPECT_EQ(run.reason, StopReason::SpaceExhausted);
+  ASSERT_TRUE(run.best_y);
+  EXPECT_DOUBLE_EQ(*run.best_y, 0.1);  // width 3, c = v
+}
+
 // Batches, a second ask before any tell, points registered by other workers (add_pending): no
 // point is handed out twice, and the last free points are handed out before ask() refuses.
 TEST_P(Conformance, FiniteSpaceNoRepeatsWithBatchesAndPendingPoints) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "optimist/core/rng.hpp"
+#include "optimist/core/discrete_domain.hpp"
 #include "optimist/core/space.hpp"
 
 using namespace optimist;
@@ -153,6 +154,46 @@ TEST(Space, ValidateRejectsBadPoints) {
   EXPECT_NE(error_of([&] { s.validate(bad); }).find("activation"), std::string::npos);
 }
 
+// Log-scale integers (stop 60): value v owns [v - 1/2, v + 1/2] of the log scale of
+// [lower - 1/2, upper + 1/2] and is represented by log v.
+TEST(Space, LogScaleIntegersOwnEqualSharesOfLogSpace) {
+  Space s;
+  s.add_integer("width", 1, 1000, /*log_scale=*/true);
+  const Parameter& p = s[0];
+  const double span = std::log(1000.5) - std::log(0.5);
+  EXPECT_NEAR(p.cell_center(0), (std::log(1.0) - std::log(0.5)) / span, 1e-15);
+  EXPECT_NEAR(p.cell_center(999), (std::log(1000.0) - std::log(0.5)) / span, 1e-15);
+  // Value 1 owns [0, log(3)/span): about 14%; 1000 owns log(1000.5/999.5)/span.
+  EXPECT_EQ(p.cell_index(0.0), 0u);
+  EXPECT_EQ(p.cell_index(std::log(3.0) / span - 1e-9), 0u);
+  EXPECT_EQ(p.cell_index(std::log(3.0) / span + 1e-9), 1u);
+  EXPECT_EQ(p.cell_index(1.0), 999u);
+  for (std::size_t j = 0; j < 1000; ++j) {
+    ASSERT_EQ(p.cell_index(p.cell_center(j)), j);
+    const Vector x = Vector::Constant(1, 1.0 + static_cast<double>(j));
+    ASSERT_EQ(s.to_user(s.to_unit(x))[0], x[0]);
+    ASSERT_EQ(s.snap_unit(s.to_unit(x))[0], s.to_unit(x)[0]);
+  }
+  EXPECT_EQ(s.finite_size(), std::optional<std::uint64_t>(1000));
+  // The discrete domain sees the same cells: centres inside [lo, hi], in order.
+  const DiscreteDomain dom(s);
+  const auto [first, last] = dom.index_range(0, p.cell_center(9) - 1e-12, p.cell_center(99) + 1e-12);
+  EXPECT_EQ(first, 9u);
+  EXPECT_EQ(last, 99u);
+  EXPECT_EQ(dom.count(Vector::Zero(1), Vector::Ones(1)), 1000u);
+  // Written to and read from JSON; ordinary integers keep their equal cells.
+  EXPECT_EQ(s.to_json()["parameters"][0]["log"], true);
+  EXPECT_EQ(Space::from_json(s.to_json()).to_json(), s.to_json());
+  Space linear;
+  linear.add_integer("n", 1, 4);
+  EXPECT_DOUBLE_EQ(linear[0].cell_center(1), 0.375);
+  EXPECT_EQ(linear[0].cell_index(0.49), 1u);
+  // Bounds the log scale cannot take are named.
+  EXPECT_NE(error_of([] { Space().add_integer("w", 0, 8, true); }).find("parameter 'w': a log-scale integer needs lower >= 1, got lower = 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { Space().add_integer("w", 1, (1LL << 40) + 1, true); }).find("needs upper <= 2^40"), std::string::npos);
+}
+
 TEST(Space, JsonRoundTrip) {
   const Space s = mixed_space();
   const Space t = Space::from_json(s.to_json());
@@ -164,8 +205,8 @@ TEST(Space, JsonRoundTrip) {
   const auto error = [](const char* text) {
     return error_of([&] { Space::from_json(nlohmann::json::parse(text)); });
   };
-  EXPECT_NE(error(R"([{"name":"n","type":"integer","lower":1,"upper":5,"log":true}])")
-                .find("parameter 'n': unknown key 'log' (type integer takes: lower, name, type, upper)"),
+  EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"log":true}])")
+                .find("parameter 'c': unknown key 'log' (type categorical takes: choices, name, type)"),
             std::string::npos);
   EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
   EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"lower":0}])").find("unknown key 'lower'"),

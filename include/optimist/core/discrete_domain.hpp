@@ -1,6 +1,7 @@
 // The integer and categorical part of a Space seen from the unit cube: value j of a parameter with
 // k values owns [j/k, (j+1)/k) and is represented by the centre (j + 1/2)/k (Space, appendix D.2
-// of GO-UCB). Snapping, enumeration, neighbours and the nearest free point are shared by the
+// of GO-UCB), or for a log-scale integer the cell and position of its value on the log scale
+// (Parameter::cell_index, cell_center). Snapping, enumeration, neighbours and the nearest free point are shared by the
 // Optimizer's no-repeat rule, the mixed acquisition maximizer, TuRBO's candidates and the trees.
 #pragma once
 
@@ -40,7 +41,8 @@ class DiscreteDomain {
 
   /// The value index of unit coordinate u in discrete dimension i.
   std::size_t index(std::size_t i, double u) const;
-  /// The unit coordinate of value j of discrete dimension i (the centre of its interval).
+  /// The unit coordinate of value j of discrete dimension i (the centre of its interval; a
+  /// log-scale integer's own log position).
   double center(std::size_t i, std::size_t j) const;
   /// Discrete coordinates moved to their centres, continuous ones clamped into [0, 1].
   Vector snap(const Vector& u) const;
@@ -71,6 +73,7 @@ class DiscreteDomain {
                                      std::size_t max_visits = 200000) const;
 
  private:
+  std::vector<Parameter> params_;  // each dimension's cell map
   std::vector<std::size_t> cardinality_;
   std::vector<char> categorical_;
   std::vector<std::size_t> discrete_, continuous_;

@@ -20,11 +20,17 @@ struct Parameter {
   ParameterKind kind = ParameterKind::Continuous;
   double lower = 0.0;  ///< continuous and integer only
   double upper = 1.0;
-  bool log_scale = false;            ///< continuous only
+  bool log_scale = false;            ///< continuous and integer
   std::vector<std::string> choices;  ///< categorical only
 
   /// Number of distinct values for integer and categorical parameters; 0 for continuous.
   std::size_t cardinality() const;
+  /// Integer and categorical: the index j in [0, cardinality()) of the value whose cell of [0,1]
+  /// holds u (clamped into [0,1]).
+  std::size_t cell_index(double u) const;
+  /// Integer and categorical: the unit coordinate representing value j: its cell's centre
+  /// (j + 1/2)/k, or a log-scale integer's own position on the log scale.
+  double cell_center(std::size_t j) const;
 };
 
 /// An ordered list of parameters. Algorithms work in the unit cube [0,1]^d; the Space maps unit
@@ -34,6 +40,9 @@ struct Parameter {
 /// Unit-cube map (GO-UCB appendix D.2): continuous parameters are affine (or affine in log x on
 /// a log scale); an integer or categorical parameter with k values splits [0,1] into k
 /// equal-length intervals, value j owning [j/k, (j+1)/k) and mapping back to the interval's center.
+/// A log-scale integer over [a, b] is the log-scale map of [a - 1/2, b + 1/2], each value v
+/// owning the cell of [v - 1/2, v + 1/2] (so 1 owns far more of [0,1] than 1000 does) and mapping
+/// back to log v.
 class Space {
  public:
   Space() = default;
@@ -41,8 +50,9 @@ class Space {
   /// Contract: finite lower < upper; lower > 0 when log_scale; a new name. Throws InvalidArgument
   /// naming the parameter otherwise.
   Space& add_continuous(const std::string& name, double lower, double upper, bool log_scale = false);
-  /// Contract: lower <= upper, both representable exactly (|value| < 2^53).
-  Space& add_integer(const std::string& name, long long lower, long long upper);
+  /// Contract: lower <= upper, both representable exactly (|value| < 2^53); on a log scale
+  /// 1 <= lower and upper <= 2^40 (above, the cells of adjacent values are too thin for doubles).
+  Space& add_integer(const std::string& name, long long lower, long long upper, bool log_scale = false);
   /// Contract: at least one choice, choices distinct.
   Space& add_categorical(const std::string& name, const std::vector<std::string>& choices);
 

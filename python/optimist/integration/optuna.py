@@ -13,13 +13,11 @@ sampled by an independent sampler (RandomSampler by default), as Optuna's own re
 """
 from __future__ import annotations
 
-import itertools
 import math
-import random
 import secrets
 import threading
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Optional, Sequence, Set
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
@@ -42,18 +40,14 @@ class _Param:
 
     def __init__(self, dist: BaseDistribution):
         self.dist = dist
-        self.log_int = isinstance(dist, IntDistribution) and dist.log
         if isinstance(dist, CategoricalDistribution):
             self.dim: Any = Categorical(dist.choices)
             self.to_optuna: Callable[[Any], Any] = lambda v: v
             self.to_optimist: Callable[[Any], Any] = lambda v: v
-        elif isinstance(dist, IntDistribution) and dist.log:
-            # A log-scale integer: a log-scale continuous parameter over [low - 1/2, high + 1/2],
-            # rounded, so every integer owns an equal share of log space around it.
-            low, high = dist.low, dist.high
-            self.dim = Float(low - 0.5, high + 0.5, log=True)
-            self.to_optuna = lambda u: int(min(max(math.floor(u + 0.5), low), high))
-            self.to_optimist = float
+        elif isinstance(dist, IntDistribution) and dist.log:  # Optuna's log ints have step 1
+            self.dim = Int(dist.low, dist.high, log=True)
+            self.to_optuna = int
+            self.to_optimist = int
         elif isinstance(dist, IntDistribution):
             low, step = dist.low, dist.step
             self.dim = Int(0, (dist.high - low) // step)  # the index of the value on its grid
@@ -70,26 +64,6 @@ class _Param:
             self.to_optimist = float
         else:
             raise ValueError(f"OptimistSampler: unsupported distribution {dist!r}")
-
-    def values(self) -> Optional[int]:
-        """How many values the distribution has (None: continuous)."""
-        d = self.dist
-        if isinstance(d, CategoricalDistribution):
-            return len(d.choices)
-        if isinstance(d, IntDistribution):
-            return (d.high - d.low) // d.step + 1
-        if isinstance(d, FloatDistribution) and d.step is not None:
-            return int(round((d.high - d.low) / d.step)) + 1
-        return None
-
-    def value(self, j: int) -> Any:
-        """The j-th value of a discrete distribution, as Optuna writes it."""
-        d = self.dist
-        if isinstance(d, CategoricalDistribution):
-            return d.choices[j]
-        if isinstance(d, IntDistribution):
-            return int(d.low + j * d.step)
-        return float(min(d.low + j * d.step, d.high))
 
     def contains(self, value: Any) -> bool:
         try:
@@ -132,56 +106,9 @@ class _Model:
         self.optimizer = optimizer
         self.asked: Dict[int, Trial] = {}  # Optuna trial number -> pending optimist trial
         self.told: Set[int] = set()
-        # The Optuna values of each finished point -> its value (None: failed), for the repeats
-        # that log-scale integers allow (several optimist points round to one integer).
-        self.evaluated: Dict[tuple, Optional[float]] = {}
-        self.running: Set[tuple] = set()  # the Optuna values of running trials
-        # Asks that rounded to the values of a running trial: told that trial's outcome.
-        self.waiting: Dict[tuple, List[Trial]] = {}
-        self.drawn: Set[int] = set()  # trials given an unused point drawn uniformly (unused_point)
         self.relative_exhausted = False  # the finite relative space is used up (conditional study)
         self.low = math.inf  # the smallest and largest finite values told
         self.high = -math.inf
-
-    def log_int_size(self) -> Optional[int]:
-        """The number of points of a finite space holding a log-scale integer (the optimizer sees
-        it as continuous, so its own `exhausted` cannot tell), else None."""
-        if not any(p.log_int for p in self.params.values()):
-            return None
-        size = 1
-        for p in self.params.values():
-            n = p.values()
-            if n is None:
-                return None
-            size *= n
-        return size
-
-    def taken(self) -> Set[tuple]:
-        """The points evaluated or running, as Optuna values (valid ones only)."""
-        return {k for k in set(self.evaluated) | self.running
-                if all(p.contains(v) for p, v in zip(self.params.values(), k))}
-
-    def unused_point(self, seed: int) -> Optional[Dict[str, Any]]:
-        """A point of a finite space neither evaluated nor running, drawn uniformly (None: none is
-        left), for when the optimizer's asks keep rounding to taken points."""
-        size, taken = self.log_int_size(), self.taken()
-        if size is None or len(taken) >= size:
-            return None
-        rng = random.Random(seed)
-        names, params = list(self.params), list(self.params.values())
-        counts = [p.values() for p in params]
-        if size <= 100_000:  # every point: a uniform choice among the unused ones
-            free = [k for k in itertools.product(*(range(n) for n in counts))
-                    if tuple(p.value(j) for p, j in zip(params, k)) not in taken]
-            pick = rng.choice(free)
-        else:  # most points are unused: draw until one is
-            for _ in range(10_000):
-                pick = tuple(rng.randrange(n) for n in counts)
-                if tuple(p.value(j) for p, j in zip(params, pick)) not in taken:
-                    break
-            else:
-                return None
-        return {name: p.value(j) for name, p, j in zip(names, params, pick)}
 
     def told_value(self, value: float) -> float:
         """The value to tell the optimizer. Optuna completes a trial at -inf or +inf (the best or the
@@ -203,9 +130,6 @@ class _Model:
 
     def optuna_params(self, trial: Trial) -> Dict[str, Any]:
         return {name: self.params[name].to_optuna(v) for name, v in trial.params.items()}
-
-    def key(self, params: Dict[str, Any]) -> tuple:
-        return tuple(params.get(name) for name in self.params)
 
 
 class OptimistSampler(BaseSampler):
@@ -333,10 +257,7 @@ class OptimistSampler(BaseSampler):
             if model.relative_exhausted:
                 return {}
             try:
-                size = None if self._noisy else model.log_int_size()
-                if size is not None and len(model.taken()) >= size:
-                    raise SpaceExhausted("every point of the space is evaluated or running")
-                asked = self._ask_new(model)
+                asked = model.optimizer.ask()
             except SpaceExhausted:
                 # Every point of the finite space is evaluated (or running): nothing new to suggest.
                 if self._covers_every_parameter(model, trials):
@@ -352,44 +273,8 @@ class OptimistSampler(BaseSampler):
                                   + ", ".join(model.params) + ") has been evaluated; they are sampled by "
                                   f"{type(self._independent).__name__} from now on", stacklevel=2)
                 return {}
-            if asked is None:
-                # The optimizer's asks keep rounding to taken points (log-scale integers): a point
-                # not yet taken, drawn uniformly, rather than the independent sampler's possible repeat.
-                unused = None if self._noisy else model.unused_point(self._seed + len(model.told))
-                if unused is not None:
-                    model.running.add(model.key(unused))
-                    model.drawn.add(trial.number)
-                return unused or {}
             model.asked[trial.number] = asked
-            params = model.optuna_params(asked)
-            model.running.add(model.key(params))
-            return params
-
-    _MAX_REPEATS = 20
-
-    def _ask_new(self, model: _Model) -> Optional[Trial]:
-        """The optimizer's next point, new as Optuna sees it. A log-scale integer is a continuous
-        optimist parameter rounded to the integer owning its share of log space, so distinct points
-        can make one Optuna trial: for a deterministic objective, a point whose values were already
-        evaluated is told that value (the rounded objective's value there: not a guess) and the
-        optimizer is asked again (a point rounding to a running trial's values is told that trial's
-        outcome when it finishes); None after 20 such repeats."""
-        for _ in range(self._MAX_REPEATS):
-            asked = model.optimizer.ask()
-            if self._noisy:
-                return asked
-            key = model.key(model.optuna_params(asked))
-            if key in model.running:  # told the value of that trial when it finishes
-                model.waiting.setdefault(key, []).append(asked)
-                continue
-            if key not in model.evaluated:
-                return asked
-            value = model.evaluated[key]
-            if value is None:
-                model.optimizer.tell_failed(asked, "not evaluated: the same values failed in an earlier trial")
-            else:
-                model.optimizer.tell(asked, model.told_value(value))
-        return None
+            return model.optuna_params(asked)
 
     @staticmethod
     def _covers_every_parameter(model: _Model, trials: Sequence[FrozenTrial]) -> bool:
@@ -419,14 +304,11 @@ class OptimistSampler(BaseSampler):
                     values: Optional[Sequence[float]]) -> None:
         with self._lock:
             model = self._model
-            if model is not None and (trial.number in model.asked or trial.number in model.drawn):
-                model.drawn.discard(trial.number)
+            if model is not None and trial.number in model.asked:
                 self._tell(model, trial.number, trial.params, state, values)
                 # The last point of a finite space: stop now (as GridSampler does), rather than
                 # after one more trial that could only repeat a point.
-                size = model.log_int_size()
-                used_up = model.optimizer.exhausted or (size is not None and len(model.taken()) >= size)
-                if (not self._noisy and not model.relative_exhausted and used_up
+                if (not self._noisy and not model.relative_exhausted and model.optimizer.exhausted
                         and self._covers_every_parameter(model, study.get_trials(deepcopy=False))):
                     warnings.warn("OptimistSampler: every point of the search space has been evaluated (a "
                                   "deterministic objective); the study stops", stacklevel=2)
@@ -455,7 +337,6 @@ class OptimistSampler(BaseSampler):
                 point = model.point(t.params)
                 if point is not None:  # another worker's trial with every parameter already chosen
                     model.asked[t.number] = model.optimizer.add_pending(point)
-                    model.running.add(model.key(t.params))
 
     def _tell(self, model: _Model, number: int, params: Dict[str, Any], state: TrialState,
               values: Optional[Sequence[float]]) -> None:
@@ -463,13 +344,7 @@ class OptimistSampler(BaseSampler):
         asked = model.asked.pop(number, None)
         value = values[0] if state == TrialState.COMPLETE and values else None
         ok = value is not None and not math.isnan(value)  # +-inf completes an Optuna trial
-        key = model.key(params)
-        model.running.discard(key)
-        if all(name in params for name in model.params):
-            model.evaluated[key] = value if ok else None
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
-        for other in model.waiting.pop(key, []):  # asks that rounded to these values
-            model.optimizer.tell(other, model.told_value(value)) if ok else model.optimizer.tell_failed(other, why)
         if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
             model.optimizer.tell(asked, model.told_value(value)) if ok else model.optimizer.tell_failed(asked, why)
             return

@@ -19,7 +19,9 @@ constexpr std::size_t kMaxWaitingSteps = 64;
 namespace tree_detail {
 std::vector<std::size_t> cardinalities(const Space& space) {
   std::vector<std::size_t> c;
-  for (const auto& p : space.parameters()) c.push_back(p.kind == ParameterKind::Continuous ? 0 : p.cardinality());
+  // A log-scale integer's cells are unequal: split like a continuous side (its values are snapped).
+  for (const auto& p : space.parameters())
+    c.push_back(p.kind == ParameterKind::Continuous || p.log_scale ? 0 : p.cardinality());
   return c;
 }
 }  // namespace tree_detail
