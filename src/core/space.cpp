@@ -75,7 +75,7 @@ std::size_t Parameter::cell_index(double u) const {
   const double low = std::log(lower - 0.5), span = std::log(upper + 0.5) - low;
   const double x = std::exp(low + std::clamp(u, 0.0, 1.0) * span);
   const double j = std::floor(x - (lower - 0.5));
-  return static_cast<std::size_t>(std::clamp(j, 0.0, static_cast<double>(k - 1)));
+  return j >= 0.0 ? static_cast<std::size_t>(std::min(j, static_cast<double>(k - 1))) : 0;  // NaN: 0
 }
 
 double Parameter::cell_center(std::size_t j) const {
