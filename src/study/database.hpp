@@ -2,6 +2,7 @@
 // write transactions that lock a study, and the retry policy for transient failures.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +59,8 @@ class Database {
   /// SQL expression of the current time in seconds since the Unix epoch (the server's clock for
   /// PostgreSQL, so that workers on several machines share one clock).
   virtual std::string now_sql() const = 0;
+  /// When the server last became reachable again after an outage (PostgreSQL), if ever.
+  virtual std::optional<std::chrono::steady_clock::time_point> last_outage_end() const { return std::nullopt; }
 };
 
 /// A storage URL checked (not connected): the backend and, for SQLite, the file.

@@ -38,6 +38,11 @@ std::vector<std::size_t> Heartbeat::numbers() const {
   return {numbers_.begin(), numbers_.end()};
 }
 
+std::optional<std::chrono::steady_clock::time_point> Heartbeat::last_failure() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_failure_;
+}
+
 void Heartbeat::loop() {
   std::unique_ptr<Storage> storage;
   // An outage is reported when it starts, every 30 s while it lasts, and when it ends: one line
@@ -59,6 +64,10 @@ void Heartbeat::loop() {
     } catch (const std::exception& e) {
       storage.reset();
       const auto now = std::chrono::steady_clock::now();
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        last_failure_ = now;
+      }
       if (failures++ == 0 || now - reported >= std::chrono::seconds(30)) {
         reported = now;
         std::fprintf(stderr, "optimist: heartbeat of %zu running trial(s) failed (%zu time(s) so far): %s; trying again every %.3g s\n",

@@ -1,9 +1,11 @@
 // The background thread that keeps a worker's running trials alive.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -24,6 +26,8 @@ class Heartbeat {
   void add(std::size_t number);
   void remove(std::size_t number);
   std::vector<std::size_t> numbers() const;
+  /// When a beat last failed (the storage lost), if ever.
+  std::optional<std::chrono::steady_clock::time_point> last_failure() const;
 
  private:
   void loop();
@@ -34,6 +38,7 @@ class Heartbeat {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::set<std::size_t> numbers_;
+  std::optional<std::chrono::steady_clock::time_point> last_failure_;
   bool stop_ = false;
   std::thread thread_;
 };

@@ -57,6 +57,7 @@ class PostgresDatabase final : public Database {
     return "BIGINT";
   }
   std::string now_sql() const override { return "extract(epoch from clock_timestamp())::double precision"; }
+  std::optional<std::chrono::steady_clock::time_point> last_outage_end() const override { return outage_end_; }
 
   Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
     if (tx_) return run(*tx_, sql, params);
@@ -87,9 +88,11 @@ class PostgresDatabase final : public Database {
         fn();
         tx->commit();
         tx_ = nullptr;
-        if (outage)
+        if (outage) {
           std::fprintf(stderr, "optimist: storage '%s': server reachable again after %.1f s; resuming\n", shown_.c_str(),
                        backoff.elapsed_s());
+          outage_end_ = std::chrono::steady_clock::now();
+        }
         return;
       } catch (const pqxx::broken_connection& e) {
         retry_or_throw(backoff, outage, e.what(), true);
@@ -161,6 +164,7 @@ class PostgresDatabase final : public Database {
   std::string url_, shown_;
   double retry_s_;
   std::unique_ptr<pqxx::connection> conn_;
+  std::optional<std::chrono::steady_clock::time_point> outage_end_;  // when the server came back (last_outage_end)
   std::map<std::string, std::string> prepared_;  // SQL -> statement name on this connection
   pqxx::transaction_base* tx_ = nullptr;
 };

@@ -91,6 +91,26 @@ struct Study::Impl {
   std::int64_t synced_seq = 0;
   std::map<std::size_t, Trial> pending;
   std::set<std::size_t> own;  // trials this object asked and has not told
+  // When this worker last failed to reach the storage (a write that threw; the database's own
+  // retries and the heartbeat's failures are asked for in just_reconnected).
+  std::optional<std::chrono::steady_clock::time_point> storage_failed_at;
+
+  /// Within the grace period (plus a heartbeat interval) after this worker lost the storage: the
+  /// other workers' heartbeats failed during the same outage, so their trials look stale without
+  /// being so; they are given that long to beat again before any is failed (stop 60: a 12 s PostgreSQL outage with a
+  /// 5 s grace failed every running trial when the server came back, and their points were paid
+  /// for twice).
+  bool just_reconnected() const {
+    auto last = storage_failed_at;
+    if (const auto back = storage->last_outage_end(); back && (!last || *back > *last)) last = back;
+    if (beat) {
+      const auto beat_failed = beat->last_failure();
+      if (beat_failed && (!last || *beat_failed > *last)) last = beat_failed;
+    }
+    // A live worker's first beat after the outage may come one heartbeat interval after it.
+    return last && std::chrono::steady_clock::now() - *last <
+                       std::chrono::duration<double>(record.settings.grace_period_s + record.settings.heartbeat_interval_s);
+  }
 
   void reset_cache() {
     optimizer = make_study_optimizer(record);
@@ -143,6 +163,7 @@ struct Study::Impl {
       });
     } catch (...) {
       optimizer.reset();
+      storage_failed_at = std::chrono::steady_clock::now();  // perhaps an outage: see just_reconnected
       throw;
     }
   }
@@ -265,6 +286,16 @@ const std::string& Study::worker() const { return impl_->options.worker; }
 Storage& Study::storage() { return *impl_->storage; }
 
 std::optional<StudyTrial> Study::ask() {
+  try {
+    return ask_unguarded();
+  } catch (const std::exception&) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->storage_failed_at = std::chrono::steady_clock::now();
+    throw;
+  }
+}
+
+std::optional<StudyTrial> Study::ask_unguarded() {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mutex);
   s.sync();  // most events outside the lock, so the locked part stays short
@@ -272,7 +303,7 @@ std::optional<StudyTrial> Study::ask() {
   s.write([&] {
     out.reset();
     AskState state = s.storage->ask_state(s.record);
-    if (state.has_stale) {
+    if (state.has_stale && !s.just_reconnected()) {
       s.storage->fail_stale(s.record);
       state = s.storage->ask_state(s.record);
     }

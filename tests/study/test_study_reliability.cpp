@@ -286,3 +286,47 @@ TEST(ReliabilityPostgres, ServerRestartWhileWorkersRun) {
     EXPECT_EQ(logged.count({t.x[0], t.x[1], *t.value}), 1u) << "trial " << t.number << " is not the value logged at its point";
   }
 }
+
+// An outage longer than the grace period: every worker's heartbeats failed during it, so when the
+// server came back the first ask failed every running trial as stale and their points were
+// evaluated again by others (stop 60's probe: 2 of 3 paid twice). A worker that lost the storage
+// now gives the others the grace period to beat again: no trial is failed, none evaluated twice.
+TEST(ReliabilityPostgres, AnOutageLongerThanTheGracePeriodFailsNoLiveWorkersTrial) {
+  const fs::path dir = study_test_dir();
+  PostgresServer server;
+  const std::string url = server.create_database("outage");
+  std::ofstream(dir / "obj.py") << kObjective;
+  std::ofstream(dir / "space.json") << kSpace;
+  const std::size_t budget = 24;
+  auto r = run_optimist("study create --storage '" + url + "' --name o --objective-command '/usr/bin/python3 obj.py' "
+                        "--space space.json --direction minimize --algorithm random --grace 2 --heartbeat 1.8 --budget " +
+                            std::to_string(budget),
+                        dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::unique_ptr<Process>> procs;
+  // Worker 0's first evaluation lasts through the outage: when the server is back, the others
+  // see its trial without a heartbeat for longer than the grace period.
+  for (int w = 0; w < 3; ++w)
+    procs.push_back(std::make_unique<Process>(std::string("env SLEEP=") + (w == 0 ? "9" : "0.3") + " " +
+                                                  OPTIMIST_CLI_PATH + " worker --storage '" + url + "' --name o -q --trust-command",
+                                              dir, "worker" + std::to_string(w)));
+  wait_until([&] { return Study::load(url, "o").trials().size() >= 6; }, 60, "the first trials");
+  server.stop();
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // > the 2 s grace
+  server.start();
+  for (auto& p : procs) ASSERT_EQ(p->wait(), 0) << p->err();
+  const auto trials = Study::load(url, "o").trials();
+  std::size_t complete = 0;
+  for (const auto& t : trials) {
+    complete += t.state == TrialState::Complete;
+    EXPECT_NE(t.state, TrialState::Failed) << "trial " << t.number << ": " << t.error;
+  }
+  EXPECT_EQ(complete, budget);
+  std::size_t logged = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("evals.", 0) != 0) continue;
+    std::ifstream in(e.path());
+    for (double a, b, y; in >> a >> b >> y;) ++logged;
+  }
+  EXPECT_EQ(logged, budget);  // no point evaluated twice
+}

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -125,6 +126,8 @@ class Storage {
   Storage& operator=(const Storage&) = delete;
 
   const std::string& url() const { return url_; }
+  /// When the server last became reachable again after an outage (PostgreSQL), if ever.
+  std::optional<std::chrono::steady_clock::time_point> last_outage_end() const;
   std::string backend() const;
 
   // ---- studies ----

@@ -79,7 +79,9 @@ class Study {
   const Space& space() const { return record().space; }
   const std::string& worker() const;
 
-  /// The next trial to evaluate, or nothing once the budget is used.
+  /// The next trial to evaluate, or nothing once the budget is used. Fails the stale running
+  /// trials of others first, except within the grace period plus a heartbeat interval after this
+  /// worker lost the storage (the others lost it too, and beat again once it is back).
   std::optional<StudyTrial> ask();
   /// Records a value (in the objective's direction; must be finite). Throws InvalidArgument if the
   /// trial is not running (already told, or failed as stale).
@@ -119,6 +121,7 @@ class Study {
  private:
   struct Impl;
   explicit Study(std::unique_ptr<Impl> impl);
+  std::optional<StudyTrial> ask_unguarded();
   std::unique_ptr<Impl> impl_;
 };
 
