@@ -7,6 +7,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -20,6 +21,10 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
   std::atomic<bool> stop{false};
   std::exception_ptr error;
   const double poll_s = std::clamp(study.record().settings.grace_period_s / 8.0, 0.05, 0.25);
+  // A wait longer than this for others' running trials is said once (it may last a grace period).
+  constexpr double kQuietWait_s = 2.0;
+  std::optional<std::chrono::steady_clock::time_point> waiting_since;
+  bool said_waiting = false;
 
   auto job = [&](TrialEvaluator evaluate) {
     for (;;) {
@@ -33,11 +38,26 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         std::lock_guard<std::mutex> lock(mutex);
         --claimed;
       }
-      if (!trial && study.running_elsewhere() > 0) {
-        // The budget is taken, but another worker's trial may still go stale and come back:
-        // wait for it rather than leave the study one evaluation short.
-        std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
-        continue;
+      if (!trial) {
+        if (const std::size_t running = study.running_elsewhere(); running > 0) {
+          // The budget is taken, but another worker's trial may still go stale and come back:
+          // wait for it rather than leave the study one evaluation short. A long wait is said
+          // (a killed run's trials wait out the grace period: 60 s of silence before stop 60).
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto now = std::chrono::steady_clock::now();
+            if (!waiting_since) waiting_since = now;
+            if (!said_waiting && std::chrono::duration<double>(now - *waiting_since).count() > kQuietWait_s) {
+              said_waiting = true;
+              std::fprintf(stderr,
+                           "optimist: the budget is taken; waiting for %zu trial(s) running elsewhere (one whose worker "
+                           "died is failed as stale %s s after its last heartbeat, then evaluated here)\n",
+                           running, format_double(study.record().settings.grace_period_s).c_str());
+            }
+          }
+          std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+          continue;
+        }
       }
       if (!trial) {
         stop = true;

@@ -347,3 +347,26 @@ TEST(StudyCliSqlite, ReadingCommandsNeitherWriteNorWait) {
   sqlite3_close(writer);
   EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 3u);
 }
+
+// A worker left waiting for a dead worker's trial (the budget taken) says so once the wait is
+// long: it may last the whole grace period (60 s of silence under -q before stop 60).
+TEST(StudyCliSqlite, ALongWaitForAnotherWorkersTrialIsSaid) {
+  const auto dir = optimist::testing::study_test_dir();
+  ASSERT_EQ(run_optimist("study create --storage sqlite:///s.db --name w --problem branin --algorithm random "
+                         "--budget 3 --grace 3 --heartbeat 1",
+                         dir)
+                .code,
+            0);
+  StudyOptions silent;
+  silent.heartbeat_thread = false;  // a worker that died holding its trial
+  Study dead = Study::load("sqlite:///" + (dir / "s.db").string(), "w", silent);
+  ASSERT_TRUE(dead.ask());
+  const auto r = run_optimist("worker --storage sqlite:///s.db --name w -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("waiting for 1 trial(s) running elsewhere (one whose worker died is failed as stale 3 s"),
+            std::string::npos)
+      << r.err;
+  std::size_t complete = 0;
+  for (const auto& t : Study::load("sqlite:///" + (dir / "s.db").string(), "w").trials()) complete += t.state == TrialState::Complete;
+  EXPECT_EQ(complete, 3u);  // the dead worker's point evaluated here after the grace period
+}
