@@ -119,7 +119,13 @@ class Interrupts:
         return self
 
     def _handler(self, signum: int, frame: Any) -> None:
-        if signum == signal.SIGTERM and os.getpid() == self._pid:
+        if signum == signal.SIGTERM and os.getpid() != self._pid:
+            # A process the objective forked (a multiprocessing pool, whose terminate() sends
+            # SIGTERM): the signal keeps its default action there.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        if signum == signal.SIGTERM:
             if self.requested:
                 raise SystemExit(128 + signal.SIGTERM)
             self.requested = self.terminated = True

@@ -145,6 +145,29 @@ optimist.Study.load({url!r}, "t").optimize(slow)
     assert [t.state for t in trials] == ["complete"] and trials[0].value == 3.0
 
 
+def test_a_process_the_objective_forks_keeps_sigterms_default_action(tmp_path):
+    # Study.optimize handles SIGTERM; a child the objective forks (a multiprocessing pool's worker,
+    # stopped with SIGTERM by terminate()) inherits the handler and must still die of it.
+    import os
+    import signal
+
+    def forks_and_terminates(p):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(10)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGTERM)
+        t0 = time.time()
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+        return time.time() - t0
+
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "f", SPACE, "random", budget=1)
+    study.optimize(forks_and_terminates)
+    assert study.trials()[0].value < 2.0  # it slept on for 10 s, the SIGTERM swallowed
+
+
 def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     Study.create(url, "taken", SPACE, "random")
