@@ -188,6 +188,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   };
   try {
     const InterruptGuard guard;
+    share_one_allocator_arena(w.jobs);
     run_worker(study, evaluator_factory(objective, record), w);
   } catch (...) {
     if (progress) progress->finish();

@@ -3,12 +3,24 @@
 #include <algorithm>
 #include <filesystem>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "optimist/core/external_objective.hpp"
 #include "optimist/core/point_set.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
 namespace optimist::cli {
+
+void share_one_allocator_arena(std::size_t jobs) {
+#if defined(__GLIBC__)
+  if (jobs > 1) mallopt(M_ARENA_MAX, 1);
+#else
+  (void)jobs;
+#endif
+}
 
 nlohmann::json StudyObjective::to_json() const {
   if (problem) return {{"problem", problem->name}, {"dim", problem->dim}, {"noise", noise}};

@@ -106,6 +106,7 @@ int worker_command(const WorkerCommand& cmd) {
   WorkerSummary summary;
   {
     const InterruptGuard guard;
+    share_one_allocator_arena(w.jobs);
     summary = run_worker(study, evaluator_factory(objective, record), w);
   }
   std::printf("worker %s: %zu evaluations (%zu failed)%s\n", printable(study.worker()).c_str(), summary.evaluated, summary.failed,
