@@ -6,9 +6,9 @@
 >>> study.optimize(lambda t: (t.suggest_float("x", -3, 3) - 1) ** 2, n_trials=20)
 
 The study keeps its own storage (in memory, SQLite, PostgreSQL...), pruners and visualization; the
-sampler keeps one optimist Optimizer for the study's relative search space (Optuna's intersection
-of the completed trials' distributions) and feeds it every finished trial, its own asks and those of
-other workers sharing the storage. Parameters outside that space (conditional or new ones) are
+sampler keeps one optimist Optimizer for the study's relative search space (the parameters of
+every completed trial, each with its latest distribution) and feeds it every finished trial inside
+that space, its own asks and those of other workers sharing the storage. Parameters outside that space (conditional or new ones) are
 sampled by an independent sampler (RandomSampler by default), as Optuna's own relative samplers do.
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ import math
 import secrets
 import threading
 import warnings
-from typing import Any, Callable, Dict, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Optional, Sequence, Set, Tuple
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
-from optuna.samplers import BaseSampler, IntersectionSearchSpace, RandomSampler
+from optuna.samplers import BaseSampler, RandomSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from .. import _optimist
@@ -94,6 +94,30 @@ def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
     except (ValueError, TypeError, OverflowError) as e:
         return f"{dist!r}: {e}"
     return None
+
+
+class _LatestSpace:
+    """The relative search space: the parameters of every completed trial, each with the
+    distribution of the latest completed trial that has it. Optuna's IntersectionSearchSpace
+    drops a parameter whose distribution ever changed, so a range widened or narrowed mid-study
+    (or an older trial added with another range) made it random for the rest of the study; here
+    the trials outside the latest range are left out of the model instead."""
+
+    def __init__(self) -> None:
+        self._seen: Set[int] = set()
+        self._names: Optional[Set[str]] = None
+        self._latest: Dict[str, Tuple[int, BaseDistribution]] = {}
+
+    def calculate(self, study: optuna.Study) -> Dict[str, BaseDistribution]:
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            if t.number in self._seen:
+                continue
+            self._seen.add(t.number)
+            self._names = set(t.distributions) if self._names is None else self._names & set(t.distributions)
+            for name, d in t.distributions.items():
+                if name not in self._latest or self._latest[name][0] < t.number:
+                    self._latest[name] = (t.number, d)
+        return {name: self._latest[name][1] for name in sorted(self._names or ())}
 
 
 class _Model:
@@ -179,7 +203,7 @@ class OptimistSampler(BaseSampler):
         self._warn_independent = warn_independent_sampling
         self._warned: Set[str] = set()
         self._unrepresentable: Set[str] = set()
-        self._intersection, self._intersection_key = IntersectionSearchSpace(), None
+        self._space, self._space_key = _LatestSpace(), None
         self._model: Optional[_Model] = None
         self._lock = threading.Lock()
 
@@ -215,9 +239,9 @@ class OptimistSampler(BaseSampler):
                              f"{len(study.directions)} objectives")
         with self._lock:
             key = (id(study._storage), study._study_id)
-            if key != self._intersection_key:  # IntersectionSearchSpace follows one study
-                self._intersection, self._intersection_key = IntersectionSearchSpace(), key
-            space = self._intersection.calculate(study, ordered_dict=True)
+            if key != self._space_key:  # the space of one study
+                self._space, self._space_key = _LatestSpace(), key
+            space = self._space.calculate(study)
             relative = {}
             for name, d in space.items():
                 if d.single():
@@ -294,9 +318,8 @@ class OptimistSampler(BaseSampler):
                 and param_name not in self._model.search_space):
             self._warned.add(param_name)
             warnings.warn(f"OptimistSampler: parameter '{param_name}' (trial {trial.number}) is sampled by "
-                          f"{type(self._independent).__name__}: it is not in every completed trial with one "
-                          "distribution (a conditional, new or changed parameter: Optuna's intersection search "
-                          "space). Pass warn_independent_sampling=False if this is intended.",
+                          f"{type(self._independent).__name__}: it is not in every completed trial (a conditional "
+                          "or new parameter). Pass warn_independent_sampling=False if this is intended.",
                           stacklevel=2)
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
