@@ -150,7 +150,8 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.resume_flag = cmd.app->add_option("--resume", cmd.resume,
                                         "continue an interrupted run from its trace: its evaluations are told to "
                                         "the algorithm, never repeated; the trace fixes problem, algorithm, options, "
-                                        "seed and noise; --budget may extend it; written back in place unless --out")
+                                        "seed and noise; --budget may extend it; --jobs K continues with K in flight (a --jobs run: "
+                                        "its K); written back in place unless --out")
                         ->type_name("TRACE.jsonl");
   cmd.app->add_flag("--trust-command", cmd.trust_command,
                     "with --resume: run the objective command written in the trace without naming it with "
@@ -207,8 +208,8 @@ int run_command(const RunCommand& cmd) {
     if (config) throw InvalidArgument("--config cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the run");
     if (!cmd.set.empty())
       throw InvalidArgument("--set cannot be combined with --resume: the trace '" + cmd.resume + "' fixes the algorithm options");
-    if (cmd.jobs_flag->count() > 0 || cmd.storage_flag->count() > 0)
-      throw InvalidArgument("--resume cannot be combined with --jobs or --storage: a run kept in a study continues when "
+    if (cmd.storage_flag->count() > 0)
+      throw InvalidArgument("--resume cannot be combined with --storage: a run kept in a study continues when "
                             "the same command is run again with the same --storage");
     // Held until the run ends: a second process resuming the same trace is refused, not raced.
     resume_lock.emplace(cmd.resume);
@@ -229,7 +230,15 @@ int run_command(const RunCommand& cmd) {
   else
     problem = external_problem(s, nullptr);
   if (!s.objective_command.empty()) objective = external_command_objective(s, problem);
-  if (s.jobs || !s.storage.empty()) return run_in_study(s, problem, StudyRunFlags{s.jobs.value_or(1), s.storage, s.study, s.quiet});
+  if (s.jobs || !s.storage.empty()) {
+    StudyRunFlags study_flags{s.jobs.value_or(1), s.storage, s.study, s.quiet};
+    if (resume) {
+      study_flags.resumed = &resume->earlier;
+      study_flags.resumed_meta = &resumed->meta;
+      study_flags.resume_lock = &*resume_lock;
+    }
+    return run_in_study(s, problem, study_flags);
+  }
   RunOptions options;
   if (resume) options.resume_from = std::move(resume->earlier);
   options.budget = s.budget;

@@ -114,10 +114,25 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   RunSummary run;
   TraceTotals totals;
   std::vector<EvaluationRecord> earlier;
-  std::vector<TrialRecord> done = study.trials();
-  std::erase_if(done, [](const TrialRecord& t) { return t.stale || (t.state != TrialState::Complete && t.state != TrialState::Failed); });
-  std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.finished_seq < b.finished_seq; });
-  for (const auto& t : done) earlier.push_back(trace_record(t, record, &objective, totals));
+  if (flags.resumed) {
+    // A resumed trace: its evaluations become the new study's first trials (told, in the trace's
+    // order), kept in the trace as they were written.
+    for (const EvaluationRecord& r : *flags.resumed) {
+      if (r.failed) study.add_failed(r.x, r.error);
+      else study.add(r.x, *r.y);
+    }
+    earlier = *flags.resumed;
+    totals.i = earlier.size();
+    if (!earlier.empty()) {
+      totals.best_f = earlier.back().best_f;
+      totals.cum_regret = earlier.back().cum_regret;
+    }
+  } else {
+    std::vector<TrialRecord> done = study.trials();
+    std::erase_if(done, [](const TrialRecord& t) { return t.stale || (t.state != TrialState::Complete && t.state != TrialState::Failed); });
+    std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.finished_seq < b.finished_seq; });
+    for (const auto& t : done) earlier.push_back(trace_record(t, record, &objective, totals));
+  }
 
   std::unique_ptr<TraceWriter> trace;
   if (!s.out.empty()) {
@@ -125,7 +140,9 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
     meta.run = {{"batch", 1}, {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"},
                 {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},
                 {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
-    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier);
+    if (flags.resumed_meta) record_resume(meta, *flags.resumed_meta, earlier.size());
+    const bool in_place = flags.resume_lock && flags.resume_lock->path() == s.out;
+    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, in_place ? flags.resume_lock : nullptr);
   }
   Objective display;  // what the progress display needs: direction and f*
   display.direction = record.direction;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/settings.hpp"
+#include "optimist/core/trace.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::cli {
@@ -13,6 +15,12 @@ struct StudyRunFlags {
   std::string storage;  ///< empty: a temporary SQLite file, removed at the end
   std::string study = "run";
   bool quiet = false;
+  /// `--resume TRACE --jobs K`: the trace's evaluations, added to the (temporary) study before
+  /// any worker asks, so none is repeated; `resume_lock`: the lock taken on TRACE when it was read
+  /// (the trace is written back in place when --out names it).
+  const std::vector<EvaluationRecord>* resumed = nullptr;
+  const TraceMeta* resumed_meta = nullptr;
+  const TraceLock* resume_lock = nullptr;
 };
 
 /// Runs `s` as a study: created (or continued when --storage holds a study of that name with the

@@ -341,8 +341,16 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   const Sources trace_run(no_flags, meta.run, "the meta of " + origin);
   if (auto v = trace_run.get("batch")) s.batch = as_positive(*v);
   if (auto v = trace_run.get("on_failure")) s.on_failure = parse_failure_policy(*v);
+  // A run with K evaluations in flight continues with K (its trace's "jobs"); --jobs changes K, and
+  // continues a sequential or batch run with K in flight.
+  if (auto v = trace_run.get("jobs")) {
+    s.jobs = as_positive(*v);
+    if (*s.jobs > kMaxJobs) bad(*v, "a whole number from 1 to " + std::to_string(kMaxJobs));
+  }
 
   const Sources src(flags, nlohmann::json::object(), "");
+  apply_study_settings(src, s);
+  if (flags.count("jobs") > 0) s.batch = 1;
   if (auto v = src.get("budget")) s.budget = as_positive(*v);
   if (auto v = src.get("objective_command")) s.objective_command = as_string(*v);
   s.objective_timeout = positive_seconds(src, "objective_timeout");

@@ -370,3 +370,54 @@ TEST(StudyCliSqlite, ALongWaitForAnotherWorkersTrialIsSaid) {
   for (const auto& t : Study::load("sqlite:///" + (dir / "s.db").string(), "w").trials()) complete += t.state == TrialState::Complete;
   EXPECT_EQ(complete, 3u);  // the dead worker's point evaluated here after the grace period
 }
+
+// A run with evaluations in flight, killed, continues from its trace with as many in flight (the
+// trace's "jobs", or --jobs): the trace's evaluations become the study's first trials, none is
+// evaluated again. A sequential trace continues with --jobs likewise.
+TEST(StudyCliSqlite, ARunWithJobsResumesFromItsTraceWithJobs) {
+  const auto dir = optimist::testing::study_test_dir();
+  auto r = run_optimist("run --problem branin --algorithm gp-ei --budget 10 --seed 3 --jobs 3 -q --out t.jsonl", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(dir / "t.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 12u);  // meta, 10 evaluations, recommend
+  {
+    // Killed while writing the 8th evaluation.
+    std::ofstream out(dir / "t.jsonl", std::ios::trunc);
+    for (std::size_t i = 0; i < 8; ++i) out << lines[i] << "\n";
+    out << lines[8].substr(0, lines[8].size() / 2);
+  }
+  r = run_optimist("run --resume t.jsonl --budget 14 -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("the first 7 resumed from the trace"), std::string::npos) << r.out;
+  const Trace resumed = read_trace((dir / "t.jsonl").string());
+  ASSERT_TRUE(resumed.complete());
+  ASSERT_EQ(resumed.evaluations.size(), 14u);
+  EXPECT_EQ(resumed.meta.run.at("jobs"), 3);
+  EXPECT_EQ(resumed.meta.run.at("resumed_after"), nlohmann::json::array({7}));
+  std::set<std::vector<double>> points;
+  for (std::size_t i = 0; i < 14; ++i) {
+    const auto& e = resumed.evaluations[i];
+    EXPECT_EQ(e.at("i"), i + 1);
+    if (i < 7) EXPECT_EQ(e, nlohmann::json::parse(lines[i + 1])) << i;  // kept as written
+    else EXPECT_GE(e.at("trial").get<std::size_t>(), 7u) << i;      // asked by the continued study
+    points.insert(e.at("x").get<std::vector<double>>());
+  }
+  EXPECT_EQ(points.size(), 14u);  // nothing evaluated twice
+
+  ASSERT_EQ(run_optimist("run --problem branin --algorithm random --budget 6 --seed 3 -q --out s.jsonl", dir).code, 0);
+  r = run_optimist("run --resume s.jsonl --budget 10 --jobs 2 -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Trace sequential = read_trace((dir / "s.jsonl").string());
+  ASSERT_EQ(sequential.evaluations.size(), 10u);
+  EXPECT_EQ(sequential.meta.run.at("jobs"), 2);
+  EXPECT_FALSE(sequential.evaluations[5].contains("trial"));
+  EXPECT_TRUE(sequential.evaluations[6].contains("trial"));
+
+  r = run_optimist("run --resume s.jsonl --storage sqlite:///x.db -q", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--resume cannot be combined with --storage"), std::string::npos) << r.err;
+}
