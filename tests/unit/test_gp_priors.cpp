@@ -122,10 +122,23 @@ TEST(AdamFit, ImprovesTheLikelihoodStaysInBoundsAndApproachesLbfgs) {
   EXPECT_NO_THROW(fit_hyperparameters_adam(empty));
 }
 
-TEST(GpBoPriors, GammaIsTheDefaultAndOptionsAreChecked) {
+TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   const Space space = Space::box(3, 0.0, 1.0);
-  EXPECT_EQ(GpBoOptions{}.prior, GpPrior::Gamma);
-  for (const char* prior : {"gamma", "botorch", "classic", "dimension-scaled"})
+  EXPECT_EQ(GpBoOptions{}.prior, GpPrior::Auto);
+  // auto: BoTorch 0.8's noise prior for gp-ei with 2 to 12 parameters, the gammas otherwise.
+  GpBoOptions ei, ucb;
+  ucb.acquisition = Acquisition::Ucb;
+  EXPECT_EQ(GpBo::resolved_prior(ei, 12), GpPrior::Botorch);
+  EXPECT_EQ(GpBo::resolved_prior(ei, 13), GpPrior::Gamma);
+  EXPECT_EQ(GpBo::resolved_prior(ei, 1), GpPrior::Gamma);  // precision on smooth 1-D functions
+  EXPECT_EQ(GpBo::resolved_prior(ucb, 3), GpPrior::Gamma);
+  ei.prior = GpPrior::Classic;
+  EXPECT_EQ(GpBo::resolved_prior(ei, 3), GpPrior::Classic);
+  auto in_3d = make_optimizer({{"name", "gp-ei"}}, space, Direction::Maximize, RunContext{.seed = 2});
+  EXPECT_EQ(dynamic_cast<GpBo&>(*in_3d).model().options().min_noise_variance, 1e-4);  // BoTorch 0.8's bound
+  auto in_20d = make_optimizer({{"name", "gp-ei"}}, Space::box(20, 0.0, 1.0), Direction::Maximize, RunContext{.seed = 2});
+  EXPECT_EQ(dynamic_cast<GpBo&>(*in_20d).model().options().min_noise_variance, 1e-6);
+  for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});
       for (int k = 0; k < 6; ++k) {

@@ -22,7 +22,8 @@ OptionTable<GpBoOptions> gp_bo_table() {
   t.choice("kernel", &GpBoOptions::kernel, kKernelTypeNames, "GP covariance (ARD)")
       .choice("prior", &GpBoOptions::prior, kGpPriorNames,
               "GP hyperparameter priors: BoTorch 0.8's gamma lengthscale/outputscale priors (gamma), all of BoTorch 0.8's incl. its "
-              "Gamma(1.1, 0.05) noise prior (botorch), the gammas as log-normals (classic) or Hvarfner et al. 2024")
+              "Gamma(1.1, 0.05) noise prior (botorch), the gammas as log-normals (classic) or Hvarfner et al. 2024; auto: "
+              "botorch for gp-ei with 2 to 12 parameters, else gamma")
       .choice("fit", &GpBoOptions::fit, kFitScheduleNames,
               "hyperparameter fits: warm refits + multi-start when the data doubles, or fresh from the prior modes every step (BoTorch)")
       .integer("n_init", &GpBoOptions::n_init, 0, kNoLimit, "initial design size; 0: max(2, min(d + 1, 10))")

@@ -28,6 +28,9 @@ inline constexpr EnumNames<Acquisition, 3> kAcquisitionNames{
 
 /// Hyperparameter priors of GP-BO's model.
 enum class GpPrior {
+  /// gp-ei from 2 to kBotorchNoisePriorUpTo parameters: Botorch; otherwise (gp-ucb, gp-pi, 1 or more
+  /// parameters): Gamma (docs/gp-bo.md, "The noise prior in low dimensions").
+  Auto,
   /// BoTorch 0.8 SingleTaskGP's lengthscale ~ Gamma(3, 6) and outputscale ~ Gamma(2, 0.15), the
   /// GP's noise prior LogNormal(-4, 1).
   Gamma,
@@ -35,7 +38,8 @@ enum class GpPrior {
   Classic,          ///< the two gammas as log-normals
   DimensionScaled,  ///< Hvarfner et al. 2024, the GP default
 };
-inline constexpr EnumNames<GpPrior, 4> kGpPriorNames{{{{GpPrior::Gamma, "gamma"},
+inline constexpr EnumNames<GpPrior, 5> kGpPriorNames{{{{GpPrior::Auto, "auto"},
+                                                       {GpPrior::Gamma, "gamma"},
                                                        {GpPrior::Botorch, "botorch"},
                                                        {GpPrior::Classic, "classic"},
                                                        {GpPrior::DimensionScaled, "dimension-scaled"}}}};
@@ -60,7 +64,7 @@ inline constexpr EnumNames<GpOutput, 2> kGpOutputNames{{{{GpOutput::BestObserved
 struct GpBoOptions {
   Acquisition acquisition = Acquisition::Ei;
   KernelType kernel = KernelType::Matern52;
-  GpPrior prior = GpPrior::Gamma;
+  GpPrior prior = GpPrior::Auto;
   FitSchedule fit = FitSchedule::Warm;
   /// Initial design size; 0: max(2, min(d + 1, 10)).
   std::size_t n_init = 0;
@@ -123,6 +127,9 @@ class GpBo : public Optimizer {
 
   /// max(2, min(d + 1, 10)).
   static std::size_t default_n_init(std::size_t dim);
+  /// `prior: auto` resolved: Botorch for gp-ei from 2 to kBotorchNoisePriorUpTo parameters, else Gamma.
+  static GpPrior resolved_prior(const GpBoOptions& options, std::size_t dim);
+  static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
 
  protected:
   std::vector<Vector> propose(std::size_t n) override;
