@@ -156,6 +156,15 @@ class PyRun {
     RunSummary s;
     {
       py::gil_scoped_release release;  // recommend may evaluate the model
+      // The trace is closed (and its lock released) once finished, also when finishing failed: an
+      // exception's traceback keeps this run alive, and the user's next step is to resume it.
+      struct CloseTrace {
+        PyRun& run;
+        ~CloseTrace() {
+          run.options_.trace = nullptr;
+          run.trace_.reset();
+        }
+      } close_trace{*this};
       s = recorder_->finish();
     }
     return summary_dict(s, problem_.space.dim());

@@ -3,6 +3,7 @@
 #include "optimist/core/trace.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -256,6 +259,54 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
   meta.run["resumed_after"] = after;
 }
 
+namespace {
+
+// A forked child (a Python process pool's worker) must not hold a trace's lock: a flock belongs to
+// the open file, which fork shares, so a worker that outlived its run kept the trace locked and a
+// resume was refused. In the child each lock descriptor is pointed at /dev/null instead (dup2): the
+// number stays valid for the TraceLock that closes it later. The registry is never destroyed, since
+// fork handlers may run during exit.
+struct LockRegistry {
+  std::mutex mutex;
+  std::set<int> fds;
+};
+
+LockRegistry& lock_registry() {
+  static LockRegistry* const registry = [] {
+    auto* r = new LockRegistry;
+    ::pthread_atfork([] { lock_registry().mutex.lock(); }, [] { lock_registry().mutex.unlock(); },
+                     [] {
+                       LockRegistry& reg = lock_registry();
+                       const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+                       if (null_fd >= 0) {
+                         for (const int fd : reg.fds) ::dup3(null_fd, fd, O_CLOEXEC);
+                         ::close(null_fd);
+                       }
+                       reg.mutex.unlock();
+                     });
+    return r;
+  }();
+  return *registry;
+}
+
+void register_lock(int fd) {
+  LockRegistry& r = lock_registry();
+  const std::lock_guard<std::mutex> guard(r.mutex);
+  r.fds.insert(fd);
+}
+
+void close_lock(int fd) {
+  if (fd < 0) return;
+  LockRegistry& r = lock_registry();
+  {
+    const std::lock_guard<std::mutex> guard(r.mutex);
+    r.fds.erase(fd);
+  }
+  ::close(fd);  // releases the lock
+}
+
+}  // namespace
+
 TraceLock::TraceLock(const std::string& path, bool create) : path_(path) {
   // Two tries: the path may be replaced (renamed over) between open and flock by the process
   // that held the lock; the inode check sees it.
@@ -277,23 +328,23 @@ TraceLock::TraceLock(const std::string& path, bool create) : path_(path) {
     }
     struct stat locked{}, now{};
     if (::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &now) == 0 && locked.st_ino == now.st_ino &&
-        locked.st_dev == now.st_dev)
+        locked.st_dev == now.st_dev) {
+      register_lock(fd_);
       return;
+    }
     ::close(fd_);
     fd_ = -1;
   }
   throw InvalidArgument("the trace '" + path + "' keeps being replaced by another process; try again later");
 }
 
-TraceLock::~TraceLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock
-}
+TraceLock::~TraceLock() { close_lock(fd_); }
 
 TraceLock::TraceLock(TraceLock&& other) noexcept : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
 
 TraceLock& TraceLock::operator=(TraceLock&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    close_lock(fd_);
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
   }
