@@ -112,7 +112,7 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
       std::string valid;
       for (const auto& o : info.options) valid += (valid.empty() ? "" : ", ") + o.key;
       // `auto` (the default) takes no options: a user setting one meant a particular algorithm.
-      const std::string hint = info.name == "auto" ? " (auto chooses the algorithm itself; name one, e.g. --algorithm gp-ei, to set its options)"
+      const std::string hint = info.name == "auto" ? " (auto chooses the algorithm itself; name one to set its options, e.g. gp-ei: --algorithm gp-ei, or algorithm=\"gp-ei\" in Python)"
                                                    : " (the seed is set with the run, not as an option)";
       throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " + (valid.empty() ? "none" : valid) + hint);
     }

@@ -389,6 +389,16 @@ TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, c
   const std::string path = earlier.empty() ? given_path : std::filesystem::weakly_canonical(given_path, ec).string();
   if (ec) throw InvalidArgument("cannot resolve trace file '" + given_path + "': " + ec.message());
   const std::string first_name = earlier.empty() ? path : path + ".resume-tmp";
+  if (!earlier.empty()) {
+    // A resume in place replaces the file by a copy (rename), which its permissions do not stop:
+    // a trace made read-only is refused as writing it directly would be (and is, but for root).
+    const auto status = std::filesystem::status(path, ec);
+    using std::filesystem::perms;
+    if (!ec && std::filesystem::is_regular_file(status) &&
+        (status.permissions() & (perms::owner_write | perms::group_write | perms::others_write)) == perms::none)
+      throw InvalidArgument("the trace '" + given_path + "' is read-only; continue it into another file (--out, or trace= "
+                            "in Python), or make it writable");
+  }
   if (earlier.empty()) lock_ = std::move(destination);
   else lock_.emplace(first_name, /*create=*/true);
   out_.open(first_name, std::ios::out | std::ios::trunc);

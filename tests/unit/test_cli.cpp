@@ -425,6 +425,17 @@ TEST_F(Cli, UnfinishedTracesAreKeptAndResumedInPlaceAsTheyWere) {
   ASSERT_EQ(cli("run -q --resume link.jsonl", dir).code, 0);
   EXPECT_TRUE(fs::is_symlink(dir / "link.jsonl"));
   EXPECT_EQ(json_lines(dir / "target.jsonl").size(), 7u);  // meta, 5 evaluations, recommend
+
+  // A read-only trace is not replaced by its resumed copy (root could, and the rename always could).
+  write_file(dir / "kept.jsonl", kept);
+  fs::permissions(dir / "kept.jsonl", fs::perms::owner_read | fs::perms::group_read);
+  r = cli("run -q --resume kept.jsonl", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("the trace 'kept.jsonl' is read-only; continue it into another file"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "kept.jsonl"), kept);
+  EXPECT_FALSE(fs::exists(dir / "kept.jsonl.resume-tmp"));
+  ASSERT_EQ(cli("run -q --resume kept.jsonl --out more.jsonl", dir).code, 0);
+  EXPECT_EQ(json_lines(dir / "more.jsonl").size(), 7u);
 }
 
 // Traces written before RunContext kept the seed and the horizon among the options ("seed", and
