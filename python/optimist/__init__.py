@@ -13,7 +13,7 @@ by workers through SQLite or PostgreSQL (:class:`Study`), and an Optuna sampler
 (:mod:`optimist.integration`). docs/python.md is the guide.
 """
 from . import _optimist
-from ._loop import Evaluation, ObjectiveError
+from ._loop import Evaluation, ExecutorStopped, ObjectiveError
 from ._minimize import maximize, minimize
 from .models import ParametricModel, check_gradients, check_model
 from .optimizer import History, Observation, Optimizer, Trial, algorithm_names, algorithms
@@ -28,7 +28,7 @@ SpaceExhausted = _optimist.SpaceExhausted
 __version__ = _optimist.__version__
 
 __all__ = [
-    "Categorical", "Evaluation", "Float", "History", "Int", "NumericalError", "ObjectiveError", "Observation",
+    "Categorical", "Evaluation", "ExecutorStopped", "Float", "History", "Int", "NumericalError", "ObjectiveError", "Observation",
     "OptimizeResult", "Optimizer", "ParametricModel", "Space", "SpaceExhausted", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
     "algorithm_names", "algorithms",
     "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__version__",

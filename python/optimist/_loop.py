@@ -8,15 +8,22 @@ which tells it, keeps the books and writes the trace exactly as ``optimist run``
 from __future__ import annotations
 
 import concurrent.futures as cf
+import concurrent.futures.process  # noqa: F401 - cf.process.BrokenProcessPool
+import math
 import numbers
 import os
 import pickle
 import signal
 import sys
+import tempfile
+import shutil
 import threading
 import time
+import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
 
 from . import _optimist
 
@@ -27,13 +34,13 @@ class ObjectiveError(RuntimeError):
 
 def as_number(value: Any) -> Optional[float]:
     """An objective value as a float, or None when it is not a number: text ("1.5" is not read as
-    a number), None, or an integer too large for a float (10**400). NaN and infinity are returned:
-    each caller fails them in its own way."""
+    a number), None, an integer too large for a float (10**400), or an object whose float() raises.
+    NaN and infinity are returned: each caller fails them in its own way."""
     if isinstance(value, (str, bytes, bytearray)):
         return None
     try:
         return float(value)
-    except (TypeError, ValueError, OverflowError):
+    except Exception:  # noqa: BLE001 - TypeError, ValueError, OverflowError, or a __float__ that breaks
         return None
 
 
@@ -47,9 +54,45 @@ def told_value(y: Any) -> float:
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """repr(value) cut to `limit` characters, for messages (a 400-digit integer stays readable)."""
-    text = repr(value)
+    """repr(value) cut to `limit` characters, for messages (a 400-digit integer stays readable; a
+    repr that raises is replaced by the type's name)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not lose the evaluation
+        text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def described(e: BaseException) -> str:
+    """'Type: text' of an exception ('Type' alone when its text is empty), even when its __str__ raises."""
+    try:
+        text = str(e)
+    except Exception as broken:  # noqa: BLE001 - an exception whose __str__ raises is still a failure
+        text = f"<str() of the exception raised {type(broken).__name__}>"
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def shown_point(point: Any, limit: int = 6) -> str:
+    """The point as the objective received it, for failure messages: a dict of named parameters
+    (`{'lr': 0.0031622776601683794, 'act': 'tanh'}`) or a vector (`[0.16201738, 2.5]`), values at full
+    precision; a long vector shows its first `limit` values."""
+    def value(v: Any) -> str:
+        if isinstance(v, (float, np.floating)):
+            return repr(float(v))
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            return repr(int(v))
+        return shown(v, 40)
+
+    if isinstance(point, dict):
+        return "{" + ", ".join(f"{name!r}: {value(v)}" for name, v in point.items()) + "}"
+    try:
+        values = list(np.asarray(point).ravel())
+    except Exception:  # noqa: BLE001
+        return shown(point)
+    text = ", ".join(value(v) for v in values[:limit])
+    if len(values) > limit:
+        text += f", ... ({len(values)} values)"
+    return f"[{text}]"
 
 
 @dataclass(frozen=True)
@@ -66,22 +109,90 @@ class Evaluation:
     best_f: Optional[float]
 
 
-def timed_call(function: Callable[[Any], Any], argument: Any):
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised where the objective ran (a worker), as text: the cause
+    of the exception minimize re-raises."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Raised:
+    """What timed_call returns when the objective raised a BaseException that is not an Exception
+    (KeyboardInterrupt, SystemExit, a class of one's own): returned, not raised, so that no executor
+    takes it for its own (in a Dask worker thread a KeyboardInterrupt or SystemExit stops the worker's
+    event loop and the run hangs; a process pool or a thread pool would hand it over as is)."""
+
+    def __init__(self, exception: BaseException, traceback_text: str) -> None:
+        self.exception = exception
+        self.traceback_text = traceback_text
+
+
+def _traceback_text(e: BaseException) -> str:
+    try:
+        return "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    except Exception:  # noqa: BLE001 - a broken __str__ breaks the formatting too
+        return f"{type(e).__name__} (its traceback could not be formatted)\n"
+
+
+def _from_the_objective(e: BaseException, traceback_text: str) -> BaseException:
+    """Marks an exception the objective raised (so that a BrokenProcessPool or CancelledError it raised
+    is not taken for the executor's own), with the worker's traceback as text."""
+    try:
+        e._optimist_objective = True  # type: ignore[attr-defined]
+        e._optimist_traceback = traceback_text  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an exception without a __dict__
+        pass
+    return e
+
+
+def raised_by_objective(e: BaseException) -> bool:
+    return bool(getattr(e, "_optimist_objective", False))
+
+
+def _sendable(e: BaseException) -> BaseException:
+    """e, or a RuntimeError with its type and text when it cannot be pickled and rebuilt (one whose
+    __init__ takes other arguments than it passes to Exception, or that holds a lock): such an
+    exception breaks a process pool for good."""
+    try:
+        pickle.loads(pickle.dumps(e))
+        return e
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return RuntimeError(described(e))
+
+
+def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[str] = None, remote: bool = True):
     """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
-    and returns (value, seconds spent in it)."""
+    and returns (value, seconds spent in it); (Raised, seconds) when it raised a BaseException that is
+    not an Exception. `started`: a file created when the evaluation starts (a process pool's, so that
+    after a worker's crash the parent knows which evaluations had started)."""
     global _worker_interrupted
     _worker_interrupted = False  # a worker's first Ctrl-C is counted per evaluation
+    if started is not None:
+        try:
+            fd = os.open(started, os.O_CREAT | os.O_WRONLY, 0o600)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
     start = time.perf_counter()
     try:
         value = function(argument)
     except Exception as e:
-        # An exception the parent cannot rebuild (one whose __init__ takes other arguments than it
-        # passes to Exception) breaks a process pool for good: send its text instead.
-        try:
-            pickle.loads(pickle.dumps(e))
-        except Exception:  # noqa: BLE001 - any pickling failure
-            raise RuntimeError(f"{type(e).__name__}: {e}") from None
-        raise
+        text = _traceback_text(e)
+        sendable = _sendable(e) if remote else e
+        if sendable is not e:
+            raise _from_the_objective(sendable, text) from None
+        raise _from_the_objective(e, text)
+    except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt, SystemExit...: see Raised
+        text = _traceback_text(e)
+        return Raised(_from_the_objective(_sendable(e) if remote else e, text), text), time.perf_counter() - start
     return value, time.perf_counter() - start
 
 
@@ -91,8 +202,8 @@ _worker_interrupted = False  # in a forked worker: Ctrl-C seen during the curren
 def _inline(function: Callable[[Any], Any], argument: Any) -> cf.Future:
     future: cf.Future = cf.Future()
     try:
-        future.set_result(timed_call(function, argument))
-    except Exception as e:  # noqa: BLE001 - a failure of the objective; KeyboardInterrupt propagates
+        future.set_result(timed_call(function, argument, remote=False))
+    except BaseException as e:  # noqa: BLE001 - a failure of the objective (timed_call returns the others)
         future.set_exception(e)
     return future
 
@@ -154,98 +265,301 @@ class Interrupts:
             signal.signal(signum, previous)
 
 
-def _outcome(run: "_optimist._Run", future: cf.Future, trial: "_optimist._Trial", suggest_s: float,
-             submitted: float):
-    """Records a finished evaluation; returns (record, exception to re-raise under on_failure="stop");
-    (None, None) when a worker's evaluation was interrupted by Ctrl-C: it is given back, not failed."""
-    if isinstance(future.exception(), KeyboardInterrupt):
-        # A process-pool worker started before the run keeps Python's handler: the user's Ctrl-C
-        # ended the evaluation there. Nothing was observed; the run stops (the parent saw it too).
-        run.abandon(trial)
-        return None, None
-    try:
-        value, eval_s = future.result()
-    except Exception as e:  # noqa: BLE001 - the objective raised (here or in a worker)
-        what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-        # A failure's time is seen from here: submission to completion.
-        return run.record_failure(trial, run.thrown(trial.x, what), suggest_s, time.perf_counter() - submitted), e
-    y = as_number(value)
-    if y is None:
-        error = ObjectiveError(f"objective returned a non-number {shown(value)} of type {type(value).__name__} "
-                               f"at x = {list(trial.x)}")
-        return run.record_failure(trial, str(error), suggest_s, eval_s), error
-    record = run.record(trial, y, suggest_s, eval_s)
-    return record, (ObjectiveError(record["error"]) if record["failed"] else None)
+class ExecutorStopped(RuntimeError):
+    """The executor cancelled evaluations in flight or refused new ones (it was shut down: a closed Dask
+    Client or cluster, ``shutdown(cancel_futures=True)``): the run stopped, keeping what was evaluated."""
+
+
+@dataclass
+class _InFlight:
+    trial: Any
+    suggest_s: float
+    submitted: float
+    started: Optional[str]  # the file the worker creates when it starts (process pools), else None
+
+
+class _Books:
+    """Turns finished futures into records (never raising: every outcome is recorded, given back or
+    noted), and keeps what the run must do next: the first objective failure, an executor that broke
+    or cancelled, a Ctrl-C that must abort."""
+
+    def __init__(self, run: "_optimist._Run", interrupts: "Interrupts", point_of: Callable[[Any], Any],
+                 inline: bool, remote_cause: bool, exit_code_of: Optional[Callable[[int], Optional[int]]] = None) -> None:
+        self.run, self.interrupts, self.point_of, self.inline = run, interrupts, point_of, inline
+        self.exit_code_of = exit_code_of
+        self.remote_cause = remote_cause
+        self.first_failure: Optional[BaseException] = None
+        self.abort: Optional[BaseException] = None  # the user's second Ctrl-C, inline
+        self.refused: Optional[BaseException] = None  # submit() raised
+        self.cancelled = 0  # evaluations the executor cancelled
+        self.broken: Optional[BaseException] = None  # the executor's BrokenExecutor
+        self.crashed = self.given_back = 0  # under a broken executor: failed, given back
+
+    def at(self, trial: Any) -> str:
+        try:
+            return shown_point(self.point_of(trial))
+        except Exception:  # noqa: BLE001
+            return shown_point(trial.x)
+
+    def outcome(self, future: cf.Future, entry: _InFlight) -> Optional[Dict[str, Any]]:
+        """Records a finished evaluation and returns its record; None when it was given back. Whatever
+        the objective returned or raised is recorded (a value whose float() or an exception whose
+        str() raises included); only the run's own errors (a trace that cannot be written) raise."""
+        return self._outcome(future, entry)
+
+    def _may_have_crashed(self, started: str) -> bool:
+        """Whether the evaluation whose start file is `started` can have crashed its worker: it had
+        started, and its worker did not end by the pool's own SIGTERM (a broken pool terminates the
+        workers that were fine)."""
+        try:
+            with open(started) as f:
+                pid = int(f.read() or 0)
+        except (OSError, ValueError):
+            return False  # never started
+        if self.exit_code_of is None or not pid:
+            return True
+        try:
+            code = self.exit_code_of(pid)
+        except Exception:  # noqa: BLE001 - the pool's books are gone: it may have
+            return True
+        return code != -signal.SIGTERM  # None: still alive after a while, unknown
+
+    def _give_back(self, trial: Any) -> None:
+        self.run.abandon(trial)
+
+    def _failed(self, entry: _InFlight, error: str, exception: Optional[BaseException],
+                eval_s: Optional[float] = None) -> Dict[str, Any]:
+        if eval_s is None:  # a failure's time is seen from here: submission to completion
+            eval_s = time.perf_counter() - entry.submitted
+        record = self.run.record_failure(entry.trial, error, entry.suggest_s, eval_s)
+        if exception is not None and self.first_failure is None:
+            self.first_failure = exception
+        return record
+
+    def _outcome(self, future: cf.Future, entry: _InFlight) -> Optional[Dict[str, Any]]:
+        trial = entry.trial
+        if future.cancelled():
+            # Not by the loop (it cancels only when it gives up): the executor was shut down.
+            self._give_back(trial)
+            self.cancelled += 1
+            return None
+        exception = future.exception()
+        eval_s = None
+        if exception is None:
+            value, eval_s = future.result()
+            if not isinstance(value, Raised):
+                return self._value(entry, value, eval_s)
+            exception = value.exception
+            if exception.__cause__ is None and exception.__traceback__ is None:
+                exception.__cause__ = RemoteTraceback(value.traceback_text)
+        from_objective = raised_by_objective(exception)
+        if isinstance(exception, KeyboardInterrupt) and self.interrupts.requested:
+            # The user's Ctrl-C ended the evaluation (a process-pool worker started before the run keeps
+            # Python's handler; inline, it is the second Ctrl-C): nothing was observed, it is given back.
+            # A KeyboardInterrupt the objective raised itself (no Ctrl-C) is a failure like any other.
+            self._give_back(trial)
+            if self.inline and self.abort is None:
+                self.abort = exception
+            return None
+        if isinstance(exception, cf.CancelledError) and not from_objective:
+            self._give_back(trial)
+            self.cancelled += 1
+            return None
+        if isinstance(exception, cf.BrokenExecutor) and not from_objective:
+            # A worker process died (os._exit, a segfault, the OOM killer): the pool fails every
+            # evaluation it held. Those that had started can have crashed it: failed. The others never
+            # ran: given back (a resume asks them again), not counted against the budget.
+            if self.broken is None:
+                self.broken = exception
+            if entry.started is not None and not self._may_have_crashed(entry.started):
+                self._give_back(trial)
+                self.given_back += 1
+                return None
+            self.crashed += 1
+            return self._failed(entry, f"the worker process evaluating x = {self.at(trial)} died: "
+                                       f"{described(exception)}", exception)
+        if self.remote_cause and exception.__cause__ is None:
+            text = getattr(exception, "_optimist_traceback", None)
+            if text:
+                exception.__cause__ = RemoteTraceback(text)
+        return self._failed(entry, f"objective threw at x = {self.at(trial)}: {described(exception)}", exception,
+                            eval_s)
+
+    def _value(self, entry: _InFlight, value: Any, eval_s: float) -> Dict[str, Any]:
+        trial = entry.trial
+        if isinstance(value, (str, bytes, bytearray)):
+            problem = f"a non-number {shown(value)} of type {type(value).__name__}"
+        else:
+            try:
+                y = float(value)
+                problem = None if math.isfinite(y) else repr(y)
+            except (TypeError, ValueError, OverflowError):
+                problem = f"a non-number {shown(value)} of type {type(value).__name__}"
+            except Exception as e:  # noqa: BLE001 - a __float__ that breaks: the value is not a number
+                problem = f"{shown(value)} of type {type(value).__name__}, whose float() raised {described(e)}"
+        if problem is not None:
+            error = ObjectiveError(f"objective returned {problem} at x = {self.at(trial)}")
+            return self._failed(entry, str(error), error, eval_s)
+        record = self.run.record(trial, y, entry.suggest_s, eval_s)
+        return record
+
+
+def _broken_error(books: _Books) -> BaseException:
+    cause = books.broken
+    kind = cf.process.BrokenProcessPool if isinstance(cause, cf.process.BrokenProcessPool) else cf.BrokenExecutor
+    error = kind(f"the executor is broken: a worker process died ({described(cause)}). {books.crashed} evaluation(s) "
+                 f"running in a worker that died are recorded as failed; {books.given_back} that had not started, or "
+                 "that the broken pool stopped, were given back (not counted: a resume asks them again). The run "
+                 "cannot go on with a broken pool: create a new one (resume=trace continues the run)")
+    error.__cause__ = cause
+    return error
+
+
+def _cancelled_error(books: _Books) -> BaseException:
+    given_back = (f"{books.cancelled} evaluation(s) in flight that it cancelled were given back (not counted: a resume "
+                  "asks them again); " if books.cancelled else "")
+    if books.refused is not None:
+        why = described(books.refused).splitlines()[0]
+        why = why if len(why) <= 200 else why[:197] + "..."
+        error = ExecutorStopped(f"the executor refused a new evaluation ({why}): shut down, its Dask Client closed, "
+                                f"or a point or objective it cannot send? The run stopped; {given_back}the evaluations "
+                                "finished before are kept")
+        error.__cause__ = books.refused
+        return error
+    return ExecutorStopped(f"the executor was shut down during the run (a closed Dask Client or cluster, or "
+                           f"shutdown(cancel_futures=True)): {given_back}the evaluations finished before are kept")
+
+
+def _wait(in_flight: Dict[cf.Future, _InFlight]) -> set:
+    """The futures done, waiting for one. A future its executor cancelled without notifying waiters (a
+    ThreadPoolExecutor's shutdown(cancel_futures=True) does so with the queued ones) never wakes
+    concurrent.futures.wait: those are looked for every 0.2 s."""
+    while True:
+        done, _ = cf.wait(list(in_flight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+        done = set(done) | {f for f in in_flight if f.cancelled()}
+        if done:
+            return done
 
 
 def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Callable[[Any], Any],
-          argument_of: Callable[[Any], Any], *, executor: Optional[cf.Executor], n_parallel: int,
-          interrupts: Interrupts, lock: threading.Lock, callback: Optional[Callable[[Evaluation], Any]] = None,
-          progress: bool = False, budget: int = 0) -> Optional[BaseException]:
+          argument_of: Callable[[Any], Any], *, submit: Optional[Callable[..., cf.Future]],
+          n_parallel: int, interrupts: Interrupts, lock: threading.Lock,
+          callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, budget: int = 0,
+          function_for: Optional[Callable[[int], Callable[[Any], Any]]] = None, started_files: bool = False,
+          remote_cause: bool = False, exit_code_of: Optional[Callable[[int], Optional[int]]] = None
+          ) -> Optional[BaseException]:
     """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
     exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
-    its own (a second Ctrl-C, a broken executor) it abandons what is in flight, closes the run (the
-    trace stays complete) and re-raises. `lock` is the optimizer's (held around every call into it)."""
-    in_flight: Dict[cf.Future, tuple] = {}  # future -> (trial, suggest_s, submitted), in submission order
-    first_failure: Optional[BaseException] = None
+    its own (a second Ctrl-C, a callback that raises, an executor that broke or was shut down) it
+    records what finished, gives back what is in flight, closes the run (the trace stays complete)
+    and raises, the run's summary as the exception's `_optimist_summary`.
+
+    submit(fn, *args): the executor's (None: inline). function_for(k): the function for the k-th
+    evaluation submitted in this call (a noisy problem's k-th draw), else `function`. started_files:
+    each evaluation creates a file when it starts (process pools: after a crash, which had started);
+    exit_code_of(pid): a pool worker's exit code (None: alive), to tell the worker that crashed from
+    those the broken pool terminated.
+    `lock` is the optimizer's (held around every call into it)."""
+    in_flight: Dict[cf.Future, _InFlight] = {}  # in submission order
+    asked: List[Any] = []  # asked, not yet submitted
+    books = _Books(run, interrupts, argument_of, submit is None, remote_cause, exit_code_of)
+    folder = tempfile.mkdtemp(prefix="optimist-started-") if started_files and submit is not None else None
+    submitted_count = 0
     try:
         while True:
-            while (not run.stopped and not interrupts.requested and len(in_flight) < n_parallel
-                   and run.remaining > len(in_flight)):
+            while (not run.stopped and not interrupts.requested and books.refused is None and books.broken is None
+                   and len(in_flight) < n_parallel and run.remaining > len(in_flight)):
                 if run.time_is_up():
                     run.stop("time limit")
                     break
                 start = time.perf_counter()
                 with lock:
                     try:
-                        trials = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                        asked = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
                     except _optimist.SpaceExhausted:
                         # Every point left is in flight (a deterministic objective on a finite space):
                         # wait for them; the run then stops as "space exhausted".
-                        trials = []
-                if not trials:
+                        asked = []
+                if not asked:
                     break
-                suggest_s = (time.perf_counter() - start) / len(trials)
-                for trial in trials:
+                suggest_s = (time.perf_counter() - start) / len(asked)
+                while asked:
+                    trial = asked[0]
+                    fn = function if function_for is None else function_for(submitted_count)
                     submitted = time.perf_counter()
-                    future = (_inline(function, argument_of(trial)) if executor is None
-                              else executor.submit(timed_call, function, argument_of(trial)))
-                    in_flight[future] = (trial, suggest_s, submitted)
-            if interrupts.requested:
+                    started = None if folder is None else os.path.join(folder, str(submitted_count))
+                    if submit is None:
+                        future = _inline(fn, argument_of(trial))
+                    else:
+                        try:
+                            future = submit(timed_call, fn, argument_of(trial), started)
+                        except Exception as e:  # noqa: BLE001 - shut down, broken, a closed Dask Client
+                            books.refused = e
+                            break
+                    asked.pop(0)
+                    submitted_count += 1
+                    in_flight[future] = _InFlight(trial, suggest_s, submitted, started)
+                if asked:
+                    with lock:
+                        for trial in asked:
+                            run.abandon(trial)
+                    asked = []
+            if interrupts.requested or books.refused is not None or books.broken is not None or books.cancelled:
                 run.stop("cancelled")
             if not in_flight:
-                return first_failure
-            done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
+                if books.broken is not None:
+                    raise _broken_error(books)
+                if books.refused is not None or books.cancelled:
+                    raise _cancelled_error(books)
+                return books.first_failure
+            done = _wait(in_flight)
             for future in [f for f in in_flight if f in done]:  # simultaneous completions in submission order
-                trial, suggest_s, submitted = in_flight.pop(future)
+                entry = in_flight.pop(future)
                 with lock:
-                    record, failure = _outcome(run, future, trial, suggest_s, submitted)
+                    record = books.outcome(future, entry)
+                if books.abort is not None:
+                    raise books.abort
                 if record is None:
                     continue
-                if failure is not None and first_failure is None:
-                    first_failure = failure
                 if progress:
                     _show(record, budget)
                 if callback is not None:
-                    evaluation = Evaluation(record["i"], argument_of(trial), record["y"], record["failed"],
+                    evaluation = Evaluation(record["i"], argument_of(entry.trial), record["y"], record["failed"],
                                             record["error"], record["best_f"])
                     if callback(evaluation) is True:
                         run.stop("cancelled")
     except BaseException as e:
         with lock:
-            for future, (trial, suggest_s, submitted) in in_flight.items():
+            for future, entry in in_flight.items():
                 # An evaluation already finished (the callback raised while others completed) is
-                # paid for: recorded. The rest are abandoned.
-                if future.done() and not future.cancelled():
-                    _outcome(run, future, trial, suggest_s, submitted)
-                else:
-                    future.cancel()
+                # paid for: recorded. The rest are given back. Nothing here may raise again: the run
+                # must be closed (its trace's last line written) whatever happened.
+                try:
+                    if future.done() and not future.cancelled():
+                        books.outcome(future, entry)
+                    else:
+                        future.cancel()
+                        run.abandon(entry.trial)
+                except BaseException:  # noqa: BLE001
+                    try:
+                        run.abandon(entry.trial)
+                    except BaseException:  # noqa: BLE001 - already recorded
+                        pass
+            for trial in asked:
+                try:
                     run.abandon(trial)
+                except BaseException:  # noqa: BLE001
+                    pass
             run.stop("cancelled")
             summary = run.finish()
-        if isinstance(e, Exception):  # a callback or an executor raised: the caller attaches the result
+        try:
             e._optimist_summary = summary  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - an exception without a __dict__: the caller goes without
+            pass
         raise
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _show(record: Dict[str, Any], budget: int) -> None:

@@ -6,12 +6,13 @@ import math
 import numbers
 import os
 import pickle
+import time
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import _optimist
-from ._loop import Evaluation, Interrupts, drive
+from ._loop import Evaluation, Interrupts, drive, shown
 from .optimizer import History, Optimizer
 from .problems import Problem
 from .result import OptimizeResult
@@ -42,9 +43,12 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         ``optimist_result``); "mark-failed" records it and goes on (it counts against the budget).
     time_limit (seconds), target (stop once a value reaches it): as ``optimist run``.
     executor, n_parallel: keep n_parallel evaluations in flight on a concurrent.futures.Executor
-        (ProcessPoolExecutor, or a Dask ``Client``: its ``get_executor()`` is used, and n_parallel
-        defaults to its worker threads); a new point is asked as soon as
-        one finishes, the others pending. func must then be picklable.
+        (ProcessPoolExecutor, or a Dask ``Client``: its ``get_executor(pure=False)`` is used, and
+        n_parallel defaults to its worker threads); a new point is asked as soon as one finishes,
+        the others pending. func (and categorical choices) must then be picklable for a process
+        pool. A worker that dies breaks a process pool: the evaluation that crashed it is failed,
+        those that never ran are given back, and BrokenProcessPool is raised with the result; an
+        executor shut down mid-run raises ExecutorStopped, likewise (docs/python.md).
     callback: called with an :class:`optimist.Evaluation` after each evaluation; returning True stops.
     progress: print one line per evaluation to stderr.
     model: your own parametric model for GO-UCB (:class:`optimist.ParametricModel`).
@@ -108,6 +112,85 @@ def _is_dask_client(executor: Any) -> bool:
     return type(executor).__module__.startswith("distributed") and callable(getattr(executor, "get_executor", None))
 
 
+def _is_dask_executor(executor: Any) -> bool:
+    return type(executor).__module__.startswith("distributed") and hasattr(executor, "_client")
+
+
+def _is_process_pool(executor: Any) -> bool:
+    return isinstance(executor, cf.ProcessPoolExecutor) or "loky" in type(executor).__module__
+
+
+def _check_executor(executor: Any) -> None:
+    """TypeError or ValueError naming what is wrong with an executor, before any point is asked."""
+    if isinstance(executor, type):
+        raise TypeError(f"executor must be an executor object, got the class {executor.__name__}: create one, e.g. "
+                        f"executor={executor.__name__}(max_workers=4)")
+    if not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be a concurrent.futures.Executor or a Dask Client (something with submit()), "
+                        f"got {executor!r} of type {type(executor).__name__}")
+    client = executor if _is_dask_client(executor) else getattr(executor, "_client", None) \
+        if _is_dask_executor(executor) else None
+    if client is not None and getattr(client, "status", "running") in ("closing", "closed"):
+        raise ValueError(f"executor: the Dask Client {client!r} is {client.status}; connect a new one")
+    if getattr(executor, "_shutdown", False) is True or getattr(executor, "_shutdown_thread", False) is True:
+        broken = getattr(executor, "_broken", False)
+        raise ValueError(f"executor: {type(executor).__name__} "
+                         + (f"is broken ({broken}); create a new one" if broken
+                            else "has been shut down; create a new one"))
+
+
+def _dask_threads(client: Any) -> int:
+    """The worker threads of a Dask Client's cluster (ValueError when it cannot be reached)."""
+    try:
+        return sum(client.nthreads().values())
+    except Exception as e:  # noqa: BLE001 - a closed cluster: AttributeError from inside distributed
+        raise ValueError(f"executor: cannot reach the cluster of the Dask Client {client!r} to count its worker "
+                         f"threads ({type(e).__name__}: {e}); is it closed? (or pass n_parallel)") from None
+
+
+def _submitter(executor: Any) -> Any:
+    """The executor's submit. A Dask executor submits with pure=False unless it was made with an explicit
+    pure=: with Dask's default (pure=True) an evaluation of a point already submitted returns Dask's
+    cached result (a noisy objective observed once; the exception of an earlier run returned again)."""
+    if _is_dask_executor(executor) and "pure" not in getattr(executor, "_kwargs", {}):
+        return lambda fn, *args: executor.submit(fn, *args, pure=False)
+    return executor.submit
+
+
+def _exit_codes(executor: Any) -> Any:
+    """A process pool's worker exit codes by pid (None while alive), when the pool lets us see them."""
+    if not isinstance(executor, cf.ProcessPoolExecutor):
+        return None
+
+    def exit_code(pid: int) -> Any:
+        # A broken pool terminates its other workers and joins them all from its own thread: an exit
+        # code is None until then, even the crashed worker's.
+        process = executor._processes[pid]  # KeyError, TypeError: not known (the caller assumes a crash)
+        deadline = time.monotonic() + 10.0
+        while process.exitcode is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return process.exitcode
+    return exit_code
+
+
+def _check_picklable(func: Any, space: Any, executor: Any) -> None:
+    """Without this, every evaluation would fail with a PicklingError and use up the budget."""
+    try:
+        pickle.dumps(func)
+    except Exception as e:  # noqa: BLE001 - any pickling failure
+        raise TypeError(f"func must be picklable to run in a {type(executor).__name__} (a module-level function, "
+                        f"not a lambda or a local function): {type(e).__name__}: {e}") from None
+    for name, d in (space._dims.items() if space is not None and space.named else ()):
+        for choice in getattr(d, "choices", ()):
+            try:
+                pickle.dumps(choice)
+            except Exception as e:  # noqa: BLE001
+                raise TypeError(f"parameter '{name}': choice {shown(choice)} cannot be pickled, and a "
+                                f"{type(executor).__name__} sends each point to its workers pickled (use a picklable "
+                                f"choice, e.g. a name the objective maps to the object): {type(e).__name__}: {e}") \
+                    from None
+
+
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
@@ -118,16 +201,21 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     if "direction" in options:
         raise ValueError(f"direction={options['direction']!r}: minimize and maximize set the direction; "
                          "call the other one")
+    if executor is not None:
+        _check_executor(executor)
     if _is_dask_client(executor):
         # A Client's submit() returns Dask futures, which concurrent.futures.wait cannot wait on:
         # its executor's are. n_parallel defaults to the cluster's worker threads.
         if n_parallel is None:
-            n_parallel = max(1, sum(executor.nthreads().values()))
-        executor = executor.get_executor()
+            n_parallel = max(1, _dask_threads(executor))
+        executor = executor.get_executor(pure=False)
+    if n_parallel is None and _is_dask_executor(executor):
+        n_parallel = max(1, _dask_threads(executor._client))
     if n_parallel is None:
         n_parallel = 1 if executor is None else getattr(executor, "_max_workers", None)
         if n_parallel is None:
-            raise ValueError("n_parallel: give the number of evaluations to keep in flight on the executor")
+            raise ValueError(f"n_parallel: give the number of evaluations to keep in flight on the executor "
+                             f"({type(executor).__name__} does not say how many workers it has)")
     n_parallel = _check_positive_int("n_parallel", n_parallel)
     if n_parallel > 1 and executor is None:
         raise ValueError(f"n_parallel={n_parallel} needs an executor (e.g. concurrent.futures.ProcessPoolExecutor, "
@@ -136,15 +224,6 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         raise TypeError(f"callback must be callable or None, got {callback!r}")
     if on_failure not in ("stop", "mark-failed"):
         raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got {on_failure!r}")
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise TypeError(f"executor must be a concurrent.futures.Executor (or have submit()), got {executor!r}")
-    if isinstance(executor, cf.ProcessPoolExecutor):
-        # Without this, every evaluation would fail with PicklingError and use up the budget.
-        try:
-            pickle.dumps(func)
-        except Exception as e:  # noqa: BLE001 - any pickling failure
-            raise TypeError(f"func must be picklable to run in a ProcessPoolExecutor (a module-level function, not a "
-                            f"lambda or a local function): {type(e).__name__}: {e}") from None
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
 
@@ -155,7 +234,8 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
             raise ValueError(f"problem '{func.name}' is to {func.direction}: call optimist.{func.direction}")
         space = func.space
         problem_core, noise = func._core, func.noise
-        # Inline, the C++ objective with the CLI's noise stream; on an executor, the picklable Problem.
+        # Inline, the C++ objective with the CLI's noise stream; on an executor, the picklable Problem
+        # (noisy: one draw of that stream per evaluation, function_for below).
         function = func._objective_for_run(seed) if executor is None else func
     else:
         if space is None:
@@ -164,6 +244,8 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         label = name or getattr(func, "__name__", None) or type(func).__name__
         problem_core, noise = _optimist._user_problem(str(label), space._core, direction), 0.0
         function = func
+    if isinstance(executor, cf.ProcessPoolExecutor):  # (loky and Dask send closures and lambdas: cloudpickle)
+        _check_picklable(func, space, executor)
 
     if noisy is None:
         noisy = noise > 0.0
@@ -175,6 +257,12 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
         if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
             function = func._objective_for_run(seed, first_draw=len(earlier))
+    # A noisy problem on an executor: the k-th evaluation asked gets the k-th draw of the run's noise
+    # stream, wherever it runs (a pickled Problem would restart its stream at every evaluation).
+    function_for = None
+    if isinstance(func, Problem) and func.noise > 0.0 and executor is not None:
+        first = 0 if earlier is None else len(earlier)
+        function_for = lambda k: func._draw_for_run(seed, first + k)  # noqa: E731
     if trace is not None:
         trace = os.fspath(trace)
         parent = os.path.dirname(trace)
@@ -185,12 +273,14 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     with Interrupts() as interrupts:
         argument_of = (lambda t: t.x) if isinstance(func, Problem) else (lambda t: space.to_point(t.x))
         try:
-            failure = drive(optimizer._core, run, function, argument_of, executor=executor, n_parallel=n_parallel,
+            failure = drive(optimizer._core, run, function, argument_of,
+                            submit=None if executor is None else _submitter(executor), n_parallel=n_parallel,
                             interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
-                            budget=budget)
-        except Exception as e:
-            # The callback (or the executor) raised; drive closed the run: the evaluations so far
-            # travel with the exception, as for an objective failure.
+                            budget=budget, function_for=function_for, started_files=_is_process_pool(executor),
+                            remote_cause=_is_dask_executor(executor), exit_code_of=_exit_codes(executor))
+        except BaseException as e:
+            # The callback or the executor raised, or a second Ctrl-C; drive closed the run: the
+            # evaluations so far travel with the exception, as for an objective failure.
             summary = getattr(e, "_optimist_summary", None)
             if summary is not None:
                 e.optimist_result = _result(summary, optimizer, space, trace)  # type: ignore[attr-defined]

@@ -24,7 +24,8 @@ class Problem:
     ``optimist.minimize(problem, ...)`` (or ``maximize``, following ``direction``) runs it as
     ``optimist run --problem NAME`` does: the same points, values and trace for the same seed (the
     noise is then drawn from the stream the CLI derives from the run's seed, unless ``noise_seed``
-    is given).
+    is given). On an executor (``executor=``, ``n_parallel=``) the k-th evaluation asked gets the
+    k-th draw of that stream wherever it runs, so a run one at a time is the sequential run.
     """
 
     def __init__(self, name: str, dim: Optional[int] = None, *, noise: float = 0.0, noise_seed: Optional[int] = None):
@@ -66,12 +67,30 @@ class Problem:
         noise_seed = _optimist._noise_seed(seed) if self.noise_seed is None else int(self.noise_seed)
         return self._core.objective(self.noise, noise_seed, first_draw)
 
+    def _draw_for_run(self, seed: int, draw: int) -> "_Draw":
+        """The observed function of the evaluation that gets draw `draw` of the run's noise stream (that
+        of _objective_for_run): picklable, so that an evaluation in a worker process gets its own draw,
+        the one a sequential run would give the same evaluation."""
+        noise_seed = _optimist._noise_seed(seed) if self.noise_seed is None else int(self.noise_seed)
+        return _Draw(self, noise_seed, draw)
+
     def __reduce__(self):
         return (_rebuild, (self.name, self.dim, self.noise, self.noise_seed))
 
     def __repr__(self) -> str:
         noise = f", noise={self.noise}" if self.noise else ""
         return f"Problem({self.name!r}, dim={self.dim}{noise})"
+
+
+class _Draw:
+    """One evaluation of a noisy problem with draw `draw` of the stream Rng(noise_seed)."""
+
+    def __init__(self, problem: Problem, noise_seed: int, draw: int) -> None:
+        self.problem, self.noise_seed, self.draw = problem, noise_seed, draw
+
+    def __call__(self, x: Any) -> float:
+        observed = self.problem._core.objective(self.problem.noise, self.noise_seed, self.draw)
+        return observed(np.asarray(x, dtype=float))
 
 
 def _rebuild(name: str, dim: int, noise: float, noise_seed: Optional[int]) -> Problem:

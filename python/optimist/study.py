@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist
-from ._loop import Interrupts, ObjectiveError, as_number, shown, told_value
+from ._loop import Interrupts, ObjectiveError, as_number, described, shown, shown_point, told_value
 from .space import Categorical, Point, Space, as_space
 
 
@@ -301,8 +301,7 @@ class Study:
         try:
             value = func(trial.x)
         except Exception as e:  # noqa: BLE001 - recorded as the trial's failure
-            what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-            self.tell_failed(trial, _optimist._Run.thrown(trial._core.x, what))
+            self.tell_failed(trial, f"objective threw at x = {shown_point(trial.x)}: {described(e)}")
             return None, e
         except BaseException as e:
             # Ctrl-C (twice) or SystemExit stopped the evaluation: the point was not evaluated, so
@@ -314,7 +313,7 @@ class Study:
             raise
         y = as_number(value)
         if y is None or not math.isfinite(y):
-            error = ObjectiveError(f"objective returned {shown(value)} at trial {trial.number} (x = {list(trial._core.x)})")
+            error = ObjectiveError(f"objective returned {shown(value)} at trial {trial.number} (x = {shown_point(trial.x)})")
             self.tell_failed(trial, str(error))
             return None, error
         self.tell(trial, y)
