@@ -165,13 +165,17 @@ def _sendable(e: BaseException) -> BaseException:
         return RuntimeError(described(e))
 
 
-def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[str] = None, remote: bool = True):
+def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[str] = None, remote: bool = True,
+               driver: Optional[str] = None):
     """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
     and returns (value, seconds spent in it); (Raised, seconds) when it raised a BaseException that is
     not an Exception. `started`: a file created when the evaluation starts (a process pool's, so that
-    after a worker's crash the parent knows which evaluations had started)."""
+    after a worker's crash the parent knows which evaluations had started). `driver`: the driver
+    process's identity (driver_identity()); in another process the evaluation is shielded from the
+    terminal's first Ctrl-C (see _WorkerSigint)."""
     global _worker_interrupted
     _worker_interrupted = False  # a worker's first Ctrl-C is counted per evaluation
+    running = None
     if started is not None:
         try:
             fd = os.open(started, os.O_CREAT | os.O_WRONLY, 0o600)
@@ -179,21 +183,140 @@ def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[
                 os.write(fd, str(os.getpid()).encode())
             finally:
                 os.close(fd)
+            running = started + ".running"
+            os.close(os.open(running, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError:
-            pass
+            running = None
+    unguard = None
+    if driver is not None and driver != driver_identity():
+        unguard = _guard_sigint(None if started is None else os.path.join(os.path.dirname(started), "abort"))
     start = time.perf_counter()
     try:
-        value = function(argument)
-    except Exception as e:
-        text = _traceback_text(e)
-        sendable = _sendable(e) if remote else e
-        if sendable is not e:
-            raise _from_the_objective(sendable, text) from None
-        raise _from_the_objective(e, text)
-    except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt, SystemExit...: see Raised
-        text = _traceback_text(e)
-        return Raised(_from_the_objective(_sendable(e) if remote else e, text), text), time.perf_counter() - start
-    return value, time.perf_counter() - start
+        try:
+            value = function(argument)
+        except Exception as e:
+            text = _traceback_text(e)
+            sendable = _sendable(e) if remote else e
+            if sendable is not e:
+                raise _from_the_objective(sendable, text) from None
+            raise _from_the_objective(e, text)
+        except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt, SystemExit...: see Raised
+            text = _traceback_text(e)
+            return Raised(_from_the_objective(_sendable(e) if remote else e, text), text), time.perf_counter() - start
+        return value, time.perf_counter() - start
+    finally:
+        if running is not None:
+            try:
+                os.unlink(running)
+            except OSError:
+                pass
+        if unguard is not None:
+            unguard()
+
+
+_PROCESS_TOKEN = os.urandom(8).hex()  # a forked child inherits it, but not the pid
+
+
+def driver_identity() -> str:
+    """This process, as no other process on any machine is (pid and a random token)."""
+    return f"{os.getpid()}:{_PROCESS_TOKEN}"
+
+
+class _WorkerSigint:
+    """A terminal's Ctrl-C reaches the whole foreground process group: the driver, and the worker
+    processes of a process pool or of a local Dask cluster. While an evaluation of the run is under way
+    in such a worker, its SIGINT handler is _worker_sigint: the first Ctrl-C is ignored there (the
+    driver stops the run after the evaluations under way and keeps them), the second aborts the
+    evaluation (a process pool's: KeyboardInterrupt in the objective, given back by the driver) or is
+    handed to the worker's own handler (a Dask worker's: Dask's Ctrl-C). A driver that aborts creates
+    `abort` and signals the workers still evaluating (a Ctrl-C it alone received: kill -INT, Jupyter).
+    The previous handler is restored when the worker has no evaluation under way. Only the main
+    thread may set handlers: a Dask worker's are set from its event loop, which runs there."""
+
+    count = 0  # evaluations under way in this process
+    hits = 0  # Ctrl-Cs seen during them
+    installed = False
+    main = False  # the objective runs in the main thread (a process pool's worker)
+    previous: Any = None
+    abort: Optional[str] = None
+
+
+def _worker_sigint(signum: int, frame: Any) -> None:
+    g = _WorkerSigint
+    g.hits += 1
+    if g.hits < 2 and not (g.abort is not None and os.path.exists(g.abort)):
+        return  # the driver stops the run after the evaluations under way
+    if g.main:
+        raise KeyboardInterrupt
+    if callable(g.previous):
+        g.previous(signum, frame)
+
+
+def _guard_on(main: bool, abort: Optional[str]) -> None:
+    """In the main thread: one more evaluation under way in this process."""
+    g = _WorkerSigint
+    if g.count == 0:
+        g.hits, g.main, g.abort = 0, main, abort
+        try:
+            # A worker whose Ctrl-C is ignored already (a pool initializer's SIG_IGN) is left so.
+            g.installed = signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+            if g.installed:
+                g.previous = signal.signal(signal.SIGINT, _worker_sigint)
+        except (ValueError, OSError, TypeError):  # not the main thread, or no signals here
+            g.installed = False
+    g.count += 1
+
+
+def _guard_off() -> None:
+    g = _WorkerSigint
+    g.count -= 1
+    if g.count == 0 and g.installed:
+        g.installed = False
+        previous = g.previous if g.previous is not None else signal.default_int_handler
+        try:
+            signal.signal(signal.SIGINT, previous)
+        except (ValueError, OSError, TypeError):
+            pass
+
+
+def _dask_worker_loop() -> Any:
+    """The event loop of the Dask worker running this task (it runs in the process's main thread), or None."""
+    if "distributed" not in sys.modules:
+        return None
+    try:
+        from distributed import get_worker
+        return get_worker().loop
+    except Exception:  # noqa: BLE001 - not in a Dask worker
+        return None
+
+
+def _guard_sigint(abort: Optional[str]) -> Optional[Callable[[], None]]:
+    """Shields this evaluation from a terminal's first Ctrl-C (see _WorkerSigint); returns the undo."""
+    if threading.current_thread() is threading.main_thread():
+        _guard_on(True, abort)
+        return _guard_off
+    loop = _dask_worker_loop()
+    if loop is None:
+        return None  # another executor's thread: nothing can be done from here
+    ready = threading.Event()
+
+    def on() -> None:
+        try:
+            _guard_on(False, None)
+        finally:
+            ready.set()
+    try:
+        loop.add_callback(on)
+    except Exception:  # noqa: BLE001 - a closing loop
+        return None
+    ready.wait(2.0)
+
+    def off() -> None:
+        try:
+            loop.add_callback(_guard_off)
+        except Exception:  # noqa: BLE001 - the worker is closing: its handlers go with it
+            pass
+    return off
 
 
 _worker_interrupted = False  # in a forked worker: Ctrl-C seen during the current evaluation
@@ -465,6 +588,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
     books = _Books(run, interrupts, argument_of, submit is None, remote_cause, exit_code_of)
     folder = tempfile.mkdtemp(prefix="optimist-started-") if started_files and submit is not None else None
     submitted_count = 0
+    driver = driver_identity()
     try:
         while True:
             while (not run.stopped and not interrupts.requested and books.refused is None and books.broken is None
@@ -492,7 +616,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                         future = _inline(fn, argument_of(trial))
                     else:
                         try:
-                            future = submit(timed_call, fn, argument_of(trial), started)
+                            future = submit(timed_call, fn, argument_of(trial), started, True, driver)
                         except Exception as e:  # noqa: BLE001 - shut down, broken, a closed Dask Client
                             books.refused = e
                             break
@@ -529,6 +653,12 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     if callback(evaluation) is True:
                         run.stop("cancelled")
     except BaseException as e:
+        stopping: List[str] = []
+        if folder is not None and interrupts.requested and isinstance(e, (KeyboardInterrupt, SystemExit)):
+            # The user's second Ctrl-C (or SIGTERM) aborts: the pool's workers still evaluating are
+            # told to stop too (a terminal's Ctrl-C reaches them; kill -INT or Jupyter's does not).
+            stopping = _stop_workers(folder, [entry.started for future, entry in in_flight.items()
+                                              if entry.started is not None and not future.done()])
         with lock:
             for future, entry in in_flight.items():
                 # An evaluation already finished (the callback raised while others completed) is
@@ -556,10 +686,47 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
             e._optimist_summary = summary  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - an exception without a __dict__: the caller goes without
             pass
+        if stopping:
+            _wait_for_workers(stopping)
         raise
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stop_workers(folder: str, started: List[str]) -> List[str]:
+    """Asks the pool workers running these evaluations (their start files) to abort them: creates the
+    folder's `abort` file, which their SIGINT handler looks for, and sends each one SIGINT. Returns the
+    markers of the evaluations signalled (removed by the worker when its evaluation ends)."""
+    try:
+        os.close(os.open(os.path.join(folder, "abort"), os.O_CREAT | os.O_WRONLY, 0o600))
+    except OSError:
+        return []
+    signalled = []
+    for path in started:
+        running = path + ".running"
+        try:
+            if not os.path.exists(running):
+                continue  # not started, or over
+            with open(path) as f:
+                pid = int(f.read() or 0)
+            if pid > 0 and pid != os.getpid():
+                os.kill(pid, signal.SIGINT)
+                signalled.append(running)
+        except (OSError, ValueError):
+            pass
+    return signalled
+
+
+def _wait_for_workers(running: List[str], timeout: float = 2.0) -> None:
+    """Waits (up to `timeout`) for the signalled workers to end their evaluations, so that the pool is
+    idle when the exception reaches a `with` block's shutdown. A further Ctrl-C ends the wait."""
+    try:
+        deadline = time.monotonic() + timeout
+        while any(os.path.exists(r) for r in running) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    except KeyboardInterrupt:
+        pass
 
 
 def _show(record: Dict[str, Any], budget: int) -> None:

@@ -6,6 +6,8 @@ import math
 import numbers
 import os
 import pickle
+import signal
+import sys
 import time
 from typing import Any, Callable, Optional
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from . import _optimist
 from ._loop import Evaluation, Interrupts, drive, shown
-from .optimizer import History, Optimizer
+from .optimizer import History, Optimizer, check_seed, fresh_seed
 from .problems import Problem
 from .result import OptimizeResult
 from .space import Space, as_space
@@ -21,7 +23,7 @@ from .trace import read_trace
 
 
 def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
-             seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
+             seed: Optional[int] = 0, trace: Optional[str] = None, on_failure: str = "stop",
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
@@ -35,7 +37,8 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     algorithm, **options: any registered algorithm and its options (``optimist.algorithms()``,
         ``optimist list``), with the CLI's names and errors (ValueError naming the bad key or value).
     budget: number of evaluations, failed ones included; also the horizon of algorithms that plan
-        with it (go-ucb). seed: the whole run is a deterministic function of it.
+        with it (go-ucb). seed: the whole run is a deterministic function of it; None draws a fresh
+        one from the OS's entropy (``res.seed`` and the trace record it; with ``resume``, the trace's).
     trace: write the run's trace (docs/trace-format.md) to this file, line by line as evaluations
         complete; ``optimist run --resume`` and ``optimist bench`` read it.
     on_failure: when func raises or returns NaN/inf: "stop" (default) records the failed evaluation,
@@ -64,6 +67,9 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
+    Worker processes (a process pool's, a local Dask cluster's) finish their evaluation at a
+    terminal's first Ctrl-C too. SIGTERM (a scheduler's) stops as Ctrl-C does, then raises
+    SystemExit(143) carrying the result as ``optimist_result`` (a second SIGTERM aborts).
     """
     return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
@@ -72,7 +78,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
 
 
 def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
-             seed: int = 0, trace: Optional[str] = None, on_failure: str = "stop",
+             seed: Optional[int] = 0, trace: Optional[str] = None, on_failure: str = "stop",
              time_limit: Optional[float] = None, target: Optional[float] = None,
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
@@ -191,7 +197,7 @@ def _check_picklable(func: Any, space: Any, executor: Any) -> None:
                     from None
 
 
-def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: int, trace: Optional[str],
+def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: Optional[int], trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
          resume: Optional[str], noisy: Optional[bool], options: dict) -> OptimizeResult:
@@ -227,6 +233,11 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
 
+    seed = check_seed(seed)
+    earlier = None if resume is None else read_trace(resume)
+    if seed is None:  # a fresh seed, recorded in the result and the trace; a resume continues the trace's
+        seed = fresh_seed() if earlier is None else int(earlier.meta["seed"])
+
     if isinstance(func, Problem):
         if space is not None and as_space(space) != func.space:
             raise ValueError(f"problem '{func.name}' has its own space; leave space out")
@@ -249,7 +260,6 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
 
     if noisy is None:
         noisy = noise > 0.0
-    earlier = None if resume is None else read_trace(resume)
     horizon = budget if earlier is None else _recorded_horizon(earlier.meta, budget)  # as recorded, like the CLI
     optimizer = Optimizer(space, algorithm, seed=seed, direction=direction, budget=horizon, model=model, noisy=noisy,
                           **options)
@@ -270,7 +280,9 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
             os.makedirs(parent, exist_ok=True)
     run = _optimist._Run(optimizer._core, problem_core, optimizer.options, budget, noise, time_limit, target,
                          on_failure, trace, n_parallel, None if resume is None else os.fspath(resume))
-    with Interrupts() as interrupts:
+    if progress:
+        _show_start(optimizer, budget, seed)
+    with Interrupts(terminate=True) as interrupts:
         argument_of = (lambda t: t.x) if isinstance(func, Problem) else (lambda t: space.to_point(t.x))
         try:
             failure = drive(optimizer._core, run, function, argument_of,
@@ -287,6 +299,16 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                 e.add_note(f"optimist: the run stopped at evaluation {e.optimist_result.nfev} of {budget}; its "
                            "evaluations are in this exception's optimist_result"
                            + (f" and in the trace {trace}" if trace else ""))
+                if interrupts.terminated and isinstance(e, cf.BrokenExecutor):
+                    # A SIGTERM sent to every process of the job (Slurm, systemd) ended the pool's
+                    # workers too: the evaluations they held were given back; exit as asked.
+                    stop = SystemExit(128 + signal.SIGTERM)
+                    stop.optimist_result = e.optimist_result  # type: ignore[attr-defined]
+                    stop.add_note(f"optimist: SIGTERM stopped the run at evaluation {stop.optimist_result.nfev} of "
+                                  f"{budget} and ended the pool's workers ({type(e).__name__}: the evaluations they "
+                                  "held were given back); its evaluations are in this exception's optimist_result"
+                                  + (f" and in the trace {trace}" if trace else ""))
+                    raise stop from e
             raise
         with optimizer._lock:
             summary = run.finish()
@@ -297,7 +319,30 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                          "its evaluations are in this exception's optimist_result"
                          + (f" and in the trace {trace}" if trace else ""))
         raise failure
+    if interrupts.terminated:
+        # A scheduler's SIGTERM: the evaluations under way were waited for and kept, the trace is
+        # closed; now the process ends as asked (as Study.optimize does), the result on the way out.
+        stop = SystemExit(128 + signal.SIGTERM)
+        stop.optimist_result = result  # type: ignore[attr-defined]
+        stop.add_note(f"optimist: SIGTERM stopped the run at evaluation {result.nfev} of {budget}; its evaluations "
+                      "are in this exception's optimist_result" + (f" and in the trace {trace}" if trace else ""))
+        raise stop
     return result
+
+
+def _show_start(optimizer: Optimizer, budget: int, seed: int) -> None:
+    """progress=True: the first line says what runs (what auto chose, and why) with which seed."""
+    decisions = optimizer.decisions()
+    if decisions.get("algorithm"):
+        chosen = decisions["algorithm"]
+        if decisions.get("options"):
+            chosen += " (" + ", ".join(f"{k}={v}" for k, v in decisions["options"].items()) + ")"
+        line = f"{optimizer.algorithm} chose {chosen} (seed {seed}, budget {budget})"
+        if decisions.get("reason"):
+            line += f": {decisions['reason']}"
+    else:
+        line = f"{optimizer.algorithm} (seed {seed}, budget {budget})"
+    print(f"optimist: {line}", file=sys.stderr, flush=True)
 
 
 def _recorded_options(meta: dict) -> dict:

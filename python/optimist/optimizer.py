@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import secrets
 import threading
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 
@@ -125,6 +126,22 @@ def _is_scalar(v: Any) -> bool:
     return isinstance(v, numbers.Real) or (isinstance(v, np.ndarray) and v.ndim == 0)
 
 
+def fresh_seed() -> int:
+    """A seed drawn from the OS's entropy, for seed=None: 32 bits, as OptimistSampler(seed=None) draws
+    (recorded with the run, so that it can be repeated)."""
+    return secrets.randbits(32)
+
+
+def check_seed(seed: Any) -> Optional[int]:
+    """None, or the seed as an int; ValueError naming a bad one."""
+    if seed is None:
+        return None
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        limit = " below 2^64" if isinstance(seed, (int, np.integer)) and seed >= 2**64 else ""
+        raise ValueError(f"seed must be a non-negative integer{limit} or None (a fresh random seed), got {seed!r}")
+    return int(seed)
+
+
 class Optimizer:
     """Ask/tell access to every optimist algorithm.
 
@@ -136,6 +153,7 @@ class Optimizer:
     ``model`` is a parametric model of your own for GO-UCB (see :class:`optimist.ParametricModel`),
     or, as a string, GO-UCB's option naming a built-in family ("auto", "mlp", "additive"); with
     the default algorithm, giving a model selects GO-UCB.
+    ``seed=None`` draws a fresh seed from the OS's entropy (``opt.seed`` says which, to repeat it).
     ``noisy=True`` declares a noisy objective (a point may be worth evaluating again). By default
     the objective is deterministic: no point evaluated or pending is asked again, and once every
     point of a finite space (integers and categoricals only) has been evaluated, ``ask()`` raises
@@ -150,12 +168,12 @@ class Optimizer:
     0.5
     """
 
-    def __init__(self, space: Any, algorithm: str = "auto", *, seed: int = 0, direction: str = "minimize",
+    def __init__(self, space: Any, algorithm: str = "auto", *, seed: Optional[int] = 0, direction: str = "minimize",
                  budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
         self.space = as_space(space)
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-            limit = " below 2^64" if isinstance(seed, (int, np.integer)) and seed >= 2**64 else ""
-            raise ValueError(f"seed must be a non-negative integer{limit}, got {seed!r}")
+        seed = check_seed(seed)
+        if seed is None:
+            seed = fresh_seed()
         if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool)
                                    or not 1 <= budget < 2**63):
             limit = " below 2^63" if isinstance(budget, (int, np.integer)) and budget >= 2**63 else ""

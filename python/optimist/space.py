@@ -3,30 +3,93 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _optimist
 
 
+def _g(value: Any) -> str:
+    """A bound as the C++ messages print it (%g)."""
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError, OverflowError):
+        return repr(value)
+
+
+def _bad_float(low: Any, high: Any, log: Any) -> Optional[str]:
+    """Why Float(low, high, log) is not a parameter (the C++ space's words), or None."""
+    for bound in (low, high):
+        if not _is_real(bound):
+            return f"Float bounds must be numbers, got {bound!r}"
+    if not isinstance(log, (bool, np.bool_)):
+        return f"log must be True or False, got {log!r}"
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"bounds must be finite, got [{_g(lo)}, {_g(hi)}]"
+    if not lo < hi:
+        return f"empty or inverted bounds [{_g(lo)}, {_g(hi)}]; need lower < upper"
+    if log and lo <= 0:
+        return f"log scale needs positive bounds, got lower = {_g(lo)}"
+    if not math.isfinite(hi - lo):
+        return f"the width of [{_g(lo)}, {_g(hi)}] overflows a double; narrow the bounds or rescale the parameter"
+    return None
+
+
+def _bad_int(low: Any, high: Any, log: Any) -> Optional[str]:
+    """Why Int(low, high, log) is not a parameter (the C++ space's words), or None."""
+    for bound in (low, high):
+        if not _is_real(bound) or (not isinstance(bound, (int, np.integer)) and not float(bound).is_integer()):
+            return f"Int bounds must be integers, got {bound!r}"
+        if abs(int(bound)) >= 2**53:
+            return f"integer bounds must be below 2^53 in magnitude, got {bound!r}"
+    if not isinstance(log, (bool, np.bool_)):
+        return f"log must be True or False, got {log!r}"
+    lo, hi = int(low), int(high)
+    if lo > hi:
+        return f"inverted bounds [{lo}, {hi}]; need lower <= upper"
+    if log and lo < 1:
+        return f"a log-scale integer needs lower >= 1, got lower = {lo}"
+    if log and hi > 2**40:
+        return (f"a log-scale integer needs upper <= 2^40 ({2**40}), got {hi}; use a log-scale continuous "
+                "parameter and round it")
+    return None
+
+
+def _call(kind: str, low: Any, high: Any, log: Any) -> str:
+    return f"{kind}({low!r}, {high!r}" + (f", log={log!r})" if log is not False else ")")
+
+
 @dataclass(frozen=True)
 class Float:
-    """A continuous parameter in [low, high]; ``log=True`` searches log(x) uniformly (low > 0)."""
+    """A continuous parameter in [low, high]; ``log=True`` searches log(x) uniformly (low > 0).
+    Bad bounds (NaN or infinite, low >= high, low <= 0 with log) raise ValueError when it is made."""
 
     low: float
     high: float
     log: bool = False
 
+    def __post_init__(self) -> None:
+        problem = _bad_float(self.low, self.high, self.log)
+        if problem is not None:
+            raise ValueError(f"{_call('Float', self.low, self.high, self.log)}: {problem}")
+
 
 @dataclass(frozen=True)
 class Int:
     """An integer parameter in [low, high], both included; ``log=True`` gives each value an equal
-    share of log space around it (1 <= low, high <= 2^40): layer widths, batch sizes, tree counts."""
+    share of log space around it (1 <= low, high <= 2^40): layer widths, batch sizes, tree counts.
+    Bad bounds (not integers, low > high, low < 1 with log) raise ValueError when it is made."""
 
     low: int
     high: int
     log: bool = False
+
+    def __post_init__(self) -> None:
+        problem = _bad_int(self.low, self.high, self.log)
+        if problem is not None:
+            raise ValueError(f"{_call('Int', self.low, self.high, self.log)}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -93,6 +156,9 @@ def _dimension(name: str, spec: Any) -> Dimension:
     if isinstance(spec, (Float, Int, Categorical)):
         return spec
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and all(isinstance(v, (int, float, np.number)) for v in spec):
+        problem = _bad_float(float(spec[0]), float(spec[1]), False)
+        if problem is not None:
+            raise ValueError(f"parameter '{name}': {problem}")
         return Float(float(spec[0]), float(spec[1]))
     raise ValueError(
         f"parameter '{name}': expected optimist.Float, Int, Categorical or a (low, high) pair, got {spec!r}")
@@ -107,7 +173,8 @@ class Space:
     ``Space([(-5, 10), (0, 15)])`` is a box of continuous parameters named x1, x2, ...: the objective
     receives a numpy array. A list may also hold Float and Int.
 
-    Bad bounds, duplicate names or empty choices raise ValueError naming the parameter.
+    Bad bounds raise ValueError when a Float or Int is made (naming the call and the value); bad
+    (low, high) pairs, duplicate names or empty choices raise ValueError naming the parameter.
     """
 
     def __init__(self, dimensions: Union[Mapping[str, Any], Sequence[Any], np.ndarray, "Space"]):

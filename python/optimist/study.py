@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _optimist
 from ._loop import Interrupts, ObjectiveError, as_number, described, shown, shown_point, told_value
+from .optimizer import check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
 
 
@@ -90,11 +91,12 @@ class Study:
 
     @classmethod
     def create(cls, storage: str, name: str, space: Any, algorithm: str = "auto", *, direction: str = "minimize",
-               seed: int = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
+               seed: Optional[int] = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
                load_if_exists: bool = False, noisy: bool = False, **options: Any) -> "Study":
         """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):
-        its space, direction, algorithm with options, seed and budget (None: workers run until
-        stopped). ``noisy=True`` declares a noisy objective: the algorithm may ask a point again;
+        its space, direction, algorithm with options, seed (None: a fresh one from the OS's entropy,
+        stored with the study; with load_if_exists, the stored one) and budget (None: workers run
+        until stopped). ``noisy=True`` declares a noisy objective: the algorithm may ask a point again;
         by default (deterministic) no point is asked twice and ``ask()`` returns None once every
         point of a finite space has been evaluated. ValueError if the name is taken (unless
         load_if_exists), or for a bad algorithm, option or space, naming it."""
@@ -106,8 +108,9 @@ class Study:
         _check_storage_and_name(storage, name)
         if not isinstance(algorithm, str):
             raise ValueError(f"algorithm must be a name such as 'gp-ei', got {algorithm!r}")
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be a non-negative integer below 2^64, got {seed!r}")
+        asked_seed = seed = check_seed(seed)
+        if seed is None:  # a fresh seed from the OS's entropy, stored with the study (study.seed)
+            seed = fresh_seed()
         if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool)
                                    or not 1 <= budget < 2**63):
             raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
@@ -134,7 +137,7 @@ class Study:
                         raise
                     continue
             study._check_same(space, direction, algorithm)
-            study._check_settings(seed, budget, noisy, options)
+            study._check_settings(0 if asked_seed is None else asked_seed, budget, noisy, options)
             return study
         raise AssertionError("unreachable")
 

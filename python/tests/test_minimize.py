@@ -234,9 +234,9 @@ def test_a_terminal_ctrl_c_with_a_process_pool_returns_a_cancelled_result(tmp_pa
     status, nfev, n_failed = out.split("RESULT ")[1].split()
     t = optimist.read_trace(tmp_path / "t.jsonl")
     assert status == "cancelled" and n_failed == "0" and t.complete and t.recommend["stop_reason"] == "cancelled"
-    # Workers forked in the run finish the evaluations under way; a warm pool's were interrupted
-    # there and are given back, never told as failures.
-    assert int(nfev) == len(t) == (2 if pool == "started in the run" else 0)
+    # Workers forked in the run and a warm pool's alike finish the evaluations under way (a warm
+    # pool's were interrupted there and given back: test_signals.py).
+    assert int(nfev) == len(t) == 2
 
 
 def test_progress_lines_and_bad_arguments(capsys):
@@ -251,3 +251,41 @@ def test_progress_lines_and_bad_arguments(capsys):
         optimist.minimize(branin, budget=3)
     with pytest.raises(TypeError, match="func must be callable"):
         optimist.minimize(3, [(0, 1)], budget=3)
+
+
+def test_seed_none_draws_a_fresh_seed_recorded_in_the_result_and_the_trace(tmp_path):
+    # seed=None was refused ("seed must be a non-negative integer, got None") while OptimistSampler
+    # took it: now it means a fresh seed from the OS's entropy, recorded so that the run can be repeated.
+    space = {"x": optimist.Float(-2, 2), "n": optimist.Int(1, 5)}
+    f = lambda p: (p["x"] - 0.5) ** 2 + p["n"]  # noqa: E731
+    a = optimist.minimize(f, space, algorithm="random", budget=4, seed=None, trace=tmp_path / "a.jsonl")
+    b = optimist.minimize(f, space, algorithm="random", budget=4, seed=None)
+    assert isinstance(a.seed, int) and 0 <= a.seed < 2**32 and a.seed != b.seed
+    assert optimist.read_trace(tmp_path / "a.jsonl").meta["seed"] == a.seed
+    again = optimist.minimize(f, space, algorithm="random", budget=4, seed=a.seed)
+    assert again.x_iters == a.x_iters
+    # A resume with seed=None continues the trace's seed (another would be refused).
+    more = optimist.minimize(f, space, algorithm="random", budget=6, seed=None, resume=tmp_path / "a.jsonl")
+    assert more.seed == a.seed and more.nfev == 6 and more.x_iters[:4] == a.x_iters
+    assert optimist.minimize(f, space, algorithm="random", budget=1).seed == 0  # the default is unchanged
+    opt = optimist.Optimizer(space, "random", seed=None)
+    assert isinstance(opt.seed, int) and opt.seed != optimist.Optimizer(space, "random", seed=None).seed
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = optimist.Study.create(url, "s", space, "random", seed=None)
+    assert isinstance(study.seed, int) and optimist.Study.load(url, "s").seed == study.seed
+    assert optimist.Study.create(url, "s", space, "random", seed=None, load_if_exists=True).seed == study.seed
+    with pytest.raises(ValueError, match="seed must be a non-negative integer below 2\\^64 or None"):
+        optimist.minimize(f, space, budget=1, seed=2**64)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None"):
+        optimist.Optimizer(space, seed=-1)
+
+
+def test_progress_says_first_what_auto_chose_and_the_seed(capsys):
+    # progress=True printed only the evaluations: which algorithm auto had chosen was not said.
+    optimist.minimize(lambda p: p["x"] ** 2, {"x": optimist.Float(-1, 1)}, budget=3, seed=4, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("optimist: auto chose ") and "(seed 4, budget 3): " in lines[0]
+    assert lines[1].startswith("optimist:     1/3")
+    optimist.minimize(lambda p: p["x"] ** 2, {"x": optimist.Float(-1, 1)}, algorithm="random", budget=1,
+                      progress=True)
+    assert capsys.readouterr().err.splitlines()[0] == "optimist: random (seed 0, budget 1)"
