@@ -13,7 +13,8 @@ by workers through SQLite or PostgreSQL (:class:`Study`), and an Optuna sampler
 (:mod:`optimist.integration`). docs/python.md is the guide.
 """
 from . import _optimist
-from ._loop import Evaluation, ExecutorStopped, ObjectiveError
+from ._loop import Evaluation, ExecutorStopped
+from ._values import ObjectiveError
 from ._minimize import maximize, minimize
 from .models import ParametricModel, check_gradients, check_model
 from .optimizer import History, Observation, Optimizer, Trial, algorithm_names, algorithms

@@ -14,7 +14,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _optimist
-from ._loop import Evaluation, Interrupts, drive, shown
+from ._loop import Evaluation, Interrupts, drive
+from ._values import shown
 from .optimizer import History, Optimizer, check_seed, fresh_seed
 from .problems import Problem
 from .result import OptimizeResult

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 import numpy as np
 
 from . import _optimist
-from ._loop import told_value
+from ._values import told_value
 from .space import Point, Space, as_space
 
 

@@ -19,7 +19,8 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist
-from ._loop import Interrupts, ObjectiveError, as_number, described, shown, shown_point, told_value
+from ._loop import Interrupts
+from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
 from .optimizer import check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
 
