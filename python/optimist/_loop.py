@@ -271,13 +271,21 @@ def _cancelled_error(books: _Books) -> BaseException:
                            f"shutdown(cancel_futures=True)): {given_back}the evaluations finished before are kept")
 
 
-def _wait(in_flight: Dict[cf.Future, _InFlight]) -> set:
+def _wait(in_flight: Dict[cf.Future, _InFlight], closed: Optional[Callable[[], bool]] = None) -> set:
     """The futures done, waiting for one. A future its executor cancelled without notifying waiters (a
     ThreadPoolExecutor's shutdown(cancel_futures=True) does so with the queued ones) never wakes
-    concurrent.futures.wait: those are looked for every 0.2 s."""
+    concurrent.futures.wait: those are looked for every 0.2 s. closed(): the executor is gone (a Dask
+    Client closed from another thread), so its futures will never finish: they end as cancelled."""
     while True:
         done, _ = cf.wait(list(in_flight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
         done = set(done) | {f for f in in_flight if f.cancelled()}
+        if not done and closed is not None and closed():
+            for f in in_flight:
+                try:
+                    f.set_exception(cf.CancelledError("the executor was closed"))
+                except cf.InvalidStateError:
+                    pass  # it finished meanwhile
+            done = set(in_flight)
         if done:
             return done
 
@@ -287,8 +295,8 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
           n_parallel: int, interrupts: Interrupts, lock: threading.Lock,
           callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, budget: int = 0,
           function_for: Optional[Callable[[int], Callable[[Any], Any]]] = None, started_files: bool = False,
-          remote_cause: bool = False, exit_code_of: Optional[Callable[[int], Optional[int]]] = None
-          ) -> Optional[BaseException]:
+          remote_cause: bool = False, exit_code_of: Optional[Callable[[int], Optional[int]]] = None,
+          closed: Optional[Callable[[], bool]] = None) -> Optional[BaseException]:
     """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
     exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
     its own (a second Ctrl-C, a callback that raises, an executor that broke or was shut down) it
@@ -354,7 +362,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                 if books.refused is not None or books.cancelled:
                     raise _cancelled_error(books)
                 return books.first_failure
-            done = _wait(in_flight)
+            done = _wait(in_flight, closed)
             for future in [f for f in in_flight if f in done]:  # simultaneous completions in submission order
                 entry = in_flight.pop(future)
                 with lock:

@@ -164,6 +164,15 @@ def _submitter(executor: Any) -> Any:
     return executor.submit
 
 
+def _closed_check(executor: Any) -> Any:
+    """For a Dask executor: whether its Client has been closed (a Client closed from another thread
+    neither finishes nor cancels the futures under way; the loop would wait for ever)."""
+    if not _is_dask_executor(executor):
+        return None
+    client = executor._client
+    return lambda: getattr(client, "status", "running") in ("closing", "closed")
+
+
 def _exit_codes(executor: Any) -> Any:
     """A process pool's worker exit codes by pid (None while alive), when the pool lets us see them."""
     if not isinstance(executor, cf.ProcessPoolExecutor):
@@ -290,7 +299,8 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                             submit=None if executor is None else _submitter(executor), n_parallel=n_parallel,
                             interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
                             budget=budget, function_for=function_for, started_files=_is_process_pool(executor),
-                            remote_cause=_is_dask_executor(executor), exit_code_of=_exit_codes(executor))
+                            remote_cause=_is_dask_executor(executor), exit_code_of=_exit_codes(executor),
+                            closed=_closed_check(executor))
         except BaseException as e:
             # The callback or the executor raised, or a second Ctrl-C; drive closed the run: the
             # evaluations so far travel with the exception, as for an objective failure.

@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 
@@ -404,6 +405,29 @@ def test_a_dask_client_closed_mid_run_raises_a_clear_error_with_the_result(dask_
     res = info.value.optimist_result
     assert "Dask Client" in str(info.value) and res.status == "cancelled"
     assert res.n_failed == 0 and 2 <= res.nfev < 20
+    check_books(res, tmp_path / "t.jsonl")
+
+
+def test_a_dask_client_closed_from_another_thread_mid_run_does_not_hang(dask_cluster, tmp_path):
+    # Closed from another thread while evaluations are under way, the client neither finished nor
+    # cancelled their futures: minimize waited for ever (and a single SIGTERM could not end it).
+    import distributed
+    client = distributed.Client(dask_cluster)
+
+    def slow(x):
+        time.sleep(0.3)
+        return float(x[0])
+
+    closer = threading.Timer(0.8, client.close)
+    closer.start()
+    t0 = time.monotonic()
+    with pytest.raises(optimist.ExecutorStopped) as info:
+        optimist.minimize(slow, [(0, 1)], algorithm="random", budget=30, executor=client, n_parallel=2,
+                          trace=tmp_path / "t.jsonl")
+    closer.join()
+    assert time.monotonic() - t0 < 20
+    res = info.value.optimist_result
+    assert res.status == "cancelled" and res.n_failed == 0 and res.nfev < 30
     check_books(res, tmp_path / "t.jsonl")
 
 

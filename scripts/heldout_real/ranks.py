@@ -12,11 +12,13 @@ for methods in (["random", "auto", "tpe", "optuna_random"], ["random", "auto", "
     for key in ["best30", "best"]:
         rk = collections.defaultdict(list)
         for t in tasks:
-            means = [np.mean([R[(t, m)][s][metric(t, key)] for s in range(10)]) for m in methods]
+            seeds = sorted(set.intersection(*[set(R[(t, m)]) for m in methods]))
+            means = [np.mean([R[(t, m)][s][metric(t, key)] for s in seeds]) for m in methods]
             for m, x in zip(methods, rankdata(means)): rk[m].append(x)
         print(key, {m: round(float(np.mean(v)), 2) for m, v in rk.items()})
 print("\nper-seed auto vs tpe (wins/ties/losses for auto, lower is better):")
 for key in ["best30", "best"]:
     for t in tasks:
-        a = np.array([R[(t, "auto")][s][metric(t, key)] for s in range(10)]); b = np.array([R[(t, "tpe")][s][metric(t, key)] for s in range(10)])
+        seeds = sorted(set(R[(t, "auto")]) & set(R[(t, "tpe")]))
+        a = np.array([R[(t, "auto")][s][metric(t, key)] for s in seeds]); b = np.array([R[(t, "tpe")][s][metric(t, key)] for s in seeds])
         print(f"  {key:6s} {t:18s} {int((a < b).sum())}/{int((a == b).sum())}/{int((a > b).sum())}")

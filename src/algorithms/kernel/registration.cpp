@@ -22,7 +22,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
   t.choice("kernel", &GpBoOptions::kernel, kKernelTypeNames, "GP covariance (ARD)")
       .choice("prior", &GpBoOptions::prior, kGpPriorNames,
               "GP hyperparameter priors: BoTorch 0.8's gamma lengthscale/outputscale priors (gamma), all of BoTorch 0.8's incl. its "
-              "Gamma(1.1, 0.05) noise prior (botorch), the gammas as log-normals (classic) or Hvarfner et al. 2024; auto: "
+              "Gamma(1.1, 0.05) noise prior (botorch), the gammas as log-normals (classic) or Hvarfner et al. 2024 (dimension-scaled); auto: "
               "botorch for gp-ei with 2 to 12 parameters, else gamma")
       .choice("fit", &GpBoOptions::fit, kFitScheduleNames,
               "hyperparameter fits: warm refits + multi-start when the data doubles, or fresh from the prior modes every step (BoTorch)")
