@@ -137,7 +137,7 @@ def _check_executor(executor: Any) -> None:
                         f"got {executor!r} of type {type(executor).__name__}")
     client = executor if _is_dask_client(executor) else getattr(executor, "_client", None) \
         if _is_dask_executor(executor) else None
-    if client is not None and getattr(client, "status", "running") in ("closing", "closed"):
+    if client is not None and _client_closed(client):
         raise ValueError(f"executor: the Dask Client {client!r} is {client.status}; connect a new one")
     if getattr(executor, "_shutdown", False) is True or getattr(executor, "_shutdown_thread", False) is True:
         broken = getattr(executor, "_broken", False)
@@ -164,13 +164,17 @@ def _submitter(executor: Any) -> Any:
     return executor.submit
 
 
+def _client_closed(client: Any) -> bool:
+    return getattr(client, "status", "running") in ("closing", "closed")
+
+
 def _closed_check(executor: Any) -> Any:
     """For a Dask executor: whether its Client has been closed (a Client closed from another thread
     neither finishes nor cancels the futures under way; the loop would wait for ever)."""
     if not _is_dask_executor(executor):
         return None
     client = executor._client
-    return lambda: getattr(client, "status", "running") in ("closing", "closed")
+    return lambda: _client_closed(client)
 
 
 def _exit_codes(executor: Any) -> Any:
