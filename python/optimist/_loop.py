@@ -343,7 +343,12 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     else:
                         try:
                             future = submit(timed_call, fn, argument_of(trial), started, True, driver)
-                        except Exception as e:  # noqa: BLE001 - shut down, broken, a closed Dask Client
+                        except cf.BrokenExecutor as e:
+                            # A worker died: the futures in flight say which evaluations it took down.
+                            if books.broken is None:
+                                books.broken = e
+                            break
+                        except Exception as e:  # noqa: BLE001 - shut down, a closed Dask Client
                             books.refused = e
                             break
                     asked.pop(0)
@@ -354,10 +359,13 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                         for trial in asked:
                             run.abandon(trial)
                     asked = []
-            if interrupts.requested or books.refused is not None or books.broken is not None or books.cancelled:
+            # (A broken pool's futures end in several batches: its stop waits for the last one, so that
+            # the evaluation that crashed it stops a run under on_failure="stop" as a failure.)
+            if interrupts.requested or books.refused is not None or books.cancelled:
                 run.stop("cancelled")
             if not in_flight:
                 if books.broken is not None:
+                    run.stop("cancelled")  # ignored when the crash already stopped the run as failed
                     raise _broken_error(books)
                 if books.refused is not None or books.cancelled:
                     raise _cancelled_error(books)

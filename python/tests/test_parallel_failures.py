@@ -38,14 +38,16 @@ class RaisesAbove:
         self.kind, self.folder = kind, str(folder)
 
     def __call__(self, x):
-        pathlib.Path(self.folder, uuid.uuid4().hex).write_text(json.dumps(float(x[0])))
+        name = uuid.uuid4().hex  # written whole, then renamed: a pool killed mid-write leaves no half line
+        pathlib.Path(self.folder, "." + name).write_text(json.dumps(float(x[0])))
+        os.rename(pathlib.Path(self.folder, "." + name), pathlib.Path(self.folder, name))
         if x[0] > 0.6:
             raise RAISED[self.kind]("from the objective")
         return float(x[0])
 
 
 def logged(folder):
-    return sorted(json.loads(p.read_text()) for p in pathlib.Path(folder).iterdir())
+    return sorted(json.loads(p.read_text()) for p in pathlib.Path(folder).iterdir() if not p.name.startswith("."))
 
 
 def check_books(res, trace, calls=None):
@@ -303,7 +305,9 @@ class CrashAbove:
         if x[0] > self.threshold:
             os._exit(1)
         time.sleep(0.1)
-        pathlib.Path(self.folder, uuid.uuid4().hex).write_text(json.dumps(float(x[0])))
+        name = uuid.uuid4().hex  # written whole, then renamed: a pool killed mid-write leaves no half line
+        pathlib.Path(self.folder, "." + name).write_text(json.dumps(float(x[0])))
+        os.rename(pathlib.Path(self.folder, "." + name), pathlib.Path(self.folder, name))
         return float(x[0])
 
 
@@ -322,17 +326,21 @@ def test_a_crashed_worker_fails_only_the_evaluation_that_can_have_crashed_it(on_
     assert "create a new one" in str(info.value) and isinstance(info.value.__cause__, cf.process.BrokenProcessPool)
     assert res.status == ("objective failed" if on_failure == "stop" else "cancelled")
     x = np.array(res.x_iters)[:, 0]
-    assert res.n_failed == 1 and x[res.history.failed][0] > 0.6  # only the crasher
-    assert "died" in res.history.errors[int(np.flatnonzero(res.history.failed)[0])]
+    # The crasher fails (and at most one other evaluation under way: a worker whose exit the pool had
+    # not yet seen counts as one that may have crashed it); queued points never run are not recorded.
+    assert 1 <= res.n_failed <= 2 and (x[res.history.failed] > 0.6).any()
+    assert all("died" in res.history.errors[int(k)] for k in np.flatnonzero(res.history.failed))
     ok = sorted(x[~res.history.failed].tolist())
-    assert ok == logged(folder)  # every other recorded evaluation really ran
+    # Every other recorded evaluation really ran (one may have run and lost its result with the pool:
+    # given back, not recorded).
+    assert set(ok) <= set(logged(folder)) and len(logged(folder)) - len(ok) <= 1
     check_books(res, trace)
 
     # What never ran was given back: a resume with a new pool asks it and goes on to the budget.
     with cf.ProcessPoolExecutor(max_workers=2) as pool:
         res = optimist.minimize(CrashAbove(folder, threshold=2.0), [(0, 1)], algorithm="random", budget=12, seed=0,
                                 executor=pool, n_parallel=3, on_failure=on_failure, trace=trace, resume=trace)
-    assert res.nfev == 12 and res.n_failed == 1 and res.status == "budget"
+    assert res.nfev == 12 and 1 <= res.n_failed <= 2 and res.status == "budget"
     check_books(res, trace)
 
 
