@@ -34,6 +34,13 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
     if (decisions.contains("reason") && decisions.at("reason").is_string()) chose += ": " + decisions.at("reason").get<std::string>();
     row(out, "chose", chose);
   }
+  // Options left at "auto" and what they became for this run (gp-ei's prior, go-ucb's model, ...).
+  if (decisions.contains("resolved") && decisions.at("resolved").is_object() && !decisions.at("resolved").empty()) {
+    std::string resolved;
+    for (const auto& [key, value] : decisions.at("resolved").items())
+      resolved += (resolved.empty() ? "" : ", ") + key + " = " + (value.is_string() ? value.get<std::string>() : value.dump());
+    row(out, "auto options", resolved);
+  }
   std::string prob = printable(problem.name) + " (dim " + std::to_string(problem.dim) + ", " +
                      to_string(problem.direction);
   if (problem.f_star) prob += ", f* = " + num(problem.f_star);

@@ -931,3 +931,16 @@ TEST(GoUcb, FailedPointsAtTheWorstValueSteerAwayFromAFailingRegion) {
   const double worst = failures("worst"), ignore = failures("ignore");
   EXPECT_LT(worst, ignore - 2.0) << worst << " vs " << ignore;  // measured 6.0 vs 9.6 (Python, same task)
 }
+
+TEST(GoUcb, DecisionsNameWhatItsAutoOptionsBecame) {
+  const Space space = Space::box(20, -5.0, 5.0);
+  auto opt = make_optimizer({{"name", "go-ucb"}}, space, Direction::Minimize, {.seed = 3, .horizon = 40});
+  const nlohmann::json resolved = opt->decisions().at("resolved");
+  EXPECT_EQ(resolved.at("model"), "additive");
+  EXPECT_EQ(resolved.at("opening_steps"), 4);
+  EXPECT_DOUBLE_EQ(resolved.at("trust_region").get<double>(), 0.1);
+  // Options the user set are not decisions.
+  auto set = make_optimizer({{"name", "go-ucb"}, {"model", "mlp"}, {"trust_region", 0.2}, {"trust_max", 0.4}, {"opening_steps", 0}},
+                            space, Direction::Minimize, {.seed = 3, .horizon = 40});
+  EXPECT_TRUE(set->decisions().empty());
+}

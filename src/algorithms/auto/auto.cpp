@@ -61,6 +61,7 @@ void AutoOptimizer::start(const AutoChoice& c) {
   inner_ = make_optimizer(spec, space(), direction(), context());
   choices_.push_back(c);
   choices_.back().from = history().size();
+  choices_.back().resolved = inner_->decisions().value("resolved", nlohmann::json::object());
   // The new algorithm learns everything so far, in order, as an optimizer fed a trace does.
   inner_trial_.clear();
   for (const auto& obs : history()) {
@@ -80,7 +81,9 @@ nlohmann::json AutoOptimizer::diagnostics() const {
 
 nlohmann::json AutoOptimizer::decisions() const {
   const AutoChoice& c = choices_.front();
-  return {{"algorithm", c.algorithm}, {"options", c.options}, {"reason", c.reason}};
+  nlohmann::json j = {{"algorithm", c.algorithm}, {"options", c.options}, {"reason", c.reason}};
+  if (!c.resolved.empty()) j["resolved"] = c.resolved;
+  return j;
 }
 
 std::vector<Vector> AutoOptimizer::propose(std::size_t n) {

@@ -162,6 +162,11 @@ double GpBo::beta(double t) const {
 
 Vector GpBo::design_point(std::uint64_t index, Rng& rng) const { return design_.point(index, rng); }
 
+nlohmann::json GpBo::decisions() const {
+  if (options_.prior != GpPrior::Auto) return nlohmann::json::object();
+  return {{"resolved", {{"prior", kGpPriorNames.name(resolved_prior(options_, space().dim()))}}}};
+}
+
 nlohmann::json GpBo::diagnostics() const {
   // The model as of the last ask (not synced here: the fit's cost belongs to the next ask).
   nlohmann::json j = nlohmann::json::object();

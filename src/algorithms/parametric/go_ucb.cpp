@@ -118,8 +118,8 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
   if (!(options_.lambda > 0) || !(options_.beta >= 0)) throw InvalidArgument(name() + ": need lambda > 0 and beta >= 0");
   if (options_.preset == GoUcbPreset::Paper) options_.apply_paper_preset(name());
   // "auto" sizes: from here on both hold a value.
-  if (!options_.trust_region) options_.trust_region = auto_trust_region(space.dim());
-  if (!options_.trust_max) options_.trust_max = auto_trust_max(space.dim(), *options_.trust_region);
+  if (!options_.trust_region) resolved_["trust_region"] = *(options_.trust_region = auto_trust_region(space.dim()));
+  if (!options_.trust_max) resolved_["trust_max"] = *(options_.trust_max = auto_trust_max(space.dim(), *options_.trust_region));
   const bool user_model = model_ != nullptr;
   if (options_.model == GoUcbModel::Custom && !user_model)
     throw InvalidArgument(name() + ": option 'model' is custom but no model was given; valid values: " + kGoUcbModelNames.joined());
@@ -127,6 +127,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     const std::vector<std::size_t> cats = domain().categories();
     const bool categorical = std::any_of(cats.begin(), cats.end(), [](std::size_t k) { return k > 0; });
     options_.model = user_model ? GoUcbModel::Custom : auto_model(space.dim(), options_, categorical);
+    resolved_["model"] = kGoUcbModelKindNames.name(options_.model);
   }
   const GoUcbOptions& o = options_;
   check_search_sizes(name(), options_.raw_samples, options_.restarts);
@@ -145,7 +146,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
   if (!options_.standardize) options_.standardize = !user_model;
   // Deviation opening_steps "auto" (fifteenth round): the additive family's first steps need it.
   if (!options_.opening_steps)
-    options_.opening_steps = o.model == GoUcbModel::Additive && !space.has_discrete() ? kAutoOpeningSteps : 0;
+    resolved_["opening_steps"] = *(options_.opening_steps = o.model == GoUcbModel::Additive && !space.has_discrete() ? kAutoOpeningSteps : 0);
   if (!model_) {
     // Categorical parameters enter the built-in network one-hot encoded (one_hot_inputs).
     const std::vector<std::size_t> categories = domain().categories();
@@ -475,6 +476,11 @@ Vector GoUcb::recommend_unit() const {
     }
   }
   return best_x.size() ? best_x : Optimizer::recommend_unit();
+}
+
+nlohmann::json GoUcb::decisions() const {
+  if (resolved_.empty()) return nlohmann::json::object();
+  return {{"resolved", resolved_}};
 }
 
 nlohmann::json GoUcb::diagnostics() const {

@@ -22,6 +22,8 @@ struct AutoChoice {
   nlohmann::json options = nlohmann::json::object();
   std::string reason;
   std::size_t from = 0;  ///< the number of evaluations told before it takes over
+  /// What the chosen algorithm's own "auto" options resolved to (its decisions()' "resolved").
+  nlohmann::json resolved = nlohmann::json::object();
 };
 
 class AutoOptimizer : public Optimizer {

@@ -116,6 +116,8 @@ class GpBo : public Optimizer {
 
   bool supports_batch() const override { return true; }
   nlohmann::json diagnostics() const override;
+  /// {"resolved": {"prior": ...}} when `prior` is auto: what it resolved to for this space.
+  nlohmann::json decisions() const override;
 
   const GpBoOptions& options() const { return options_; }
   std::size_t n_init() const { return n_init_; }

@@ -54,6 +54,8 @@ class GoUcb : public Optimizer {
   double lambda() const { return lambda_; }
   double beta(std::size_t t) const;
   nlohmann::json diagnostics() const override;
+  /// {"resolved": {...}}: the values the options left at "auto" took for this run.
+  nlohmann::json decisions() const override;
 
  protected:
   std::vector<Vector> propose(std::size_t n) override;
@@ -73,6 +75,7 @@ class GoUcb : public Optimizer {
   /// w_0: Phase I's oracle fit (or refit_every's latest).
   const Vector& initial_parameters() const { return w0_; }
   GoUcbOptions options_;       // as resolved at construction (preset=paper applied, model=auto decided)
+  nlohmann::json resolved_ = nlohmann::json::object();  // options resolved from "auto" (decisions())
   double last_fit_sse_ = 0.0;  // the last oracle fit's squared error (diagnostics)
 
  private:
