@@ -1,7 +1,5 @@
 #include "cli/run_study.hpp"
 
-#include <stdlib.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -15,25 +13,12 @@
 #include "cli/progress.hpp"
 #include "cli/study_support.hpp"
 #include "cli/summary.hpp"
+#include "cli/temporary_run_folder.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
 namespace optimist::cli {
 
 namespace {
-
-/// A folder under the temporary directory, removed with everything in it at the end.
-struct TemporaryFolder {
-  std::filesystem::path path;
-  TemporaryFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "optimist-run-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder in " + pattern);
-    path = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 // --out is checked before the study exists: a trace that cannot be written must not leave an
 // empty study behind.
@@ -103,9 +88,9 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   config.settings.objective = objective.to_json();
   config.settings.noisy = s.noisy || s.noise > 0.0;
 
-  std::optional<TemporaryFolder> temporary;
+  std::optional<TemporaryRunFolder> temporary;
   if (flags.storage.empty()) temporary.emplace();
-  const std::string url = temporary ? "sqlite:///" + (temporary->path / "run.db").string() : flags.storage;
+  const std::string url = temporary ? "sqlite:///" + (temporary->path() / "run.db").string() : flags.storage;
   check_trace_path(s.out);
   Study study = open_study(url, config);
   const StudyRecord& record = study.record();

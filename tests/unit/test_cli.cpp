@@ -1,10 +1,12 @@
 // End-to-end tests of the `optimist` binary: exit codes, messages, traces, configs, listing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -630,6 +632,61 @@ TEST_F(Cli, ASecondInterruptAbortsAndKillsTheObjectiveProgram) {
     for (int k = 0; k < 100 && running(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_FALSE(running()) << "the objective program outlived the aborted run";
   }
+}
+
+// `run --jobs K` keeps its study in a folder under $TMPDIR. A run killed by SIGKILL (or the OOM
+// killer) could not remove it, and every such run left one behind for ever; the next run now
+// removes the folders whose owner is gone, and nothing else.
+TEST_F(Cli, ARunWithJobsRemovesTheFoldersOfKilledRuns) {
+  const fs::path dir = test_dir();
+  const fs::path tmp = dir / "tmp";
+  fs::create_directories(tmp);
+  const auto folders = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(tmp)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  // A real run killed with SIGKILL mid-way, its objective program slow enough to be caught.
+  write_file(dir / "space.json", R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})");
+  write_file(dir / "slow.sh", "while read line; do sleep 0.2; echo '{\"y\": 1}'; done\n");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("TMPDIR", tmp.c_str(), 1);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    const std::string space = (dir / "space.json").string(), command = "sh " + (dir / "slow.sh").string();
+    execl(OPTIMIST_CLI_PATH, "optimist", "run", "--objective-command", command.c_str(), "--space", space.c_str(), "--direction",
+          "minimize", "--algorithm", "random", "--budget", "1000", "--jobs", "2", "-q", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && folders().empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // under way: the study has trials
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  const std::vector<std::string> left = folders();
+  ASSERT_EQ(left.size(), 1u);
+  ASSERT_EQ(left[0].rfind("optimist-run-", 0), 0u) << left[0];
+  EXPECT_TRUE(fs::exists(tmp / left[0] / "run.db"));
+  // Folders the sweep must keep: a live run's (its lock held, here by this process), one holding a
+  // file of the user's, and one of optimist before the lock (no owner.lock).
+  fs::create_directories(tmp / "optimist-run-live");
+  write_file(tmp / "optimist-run-live" / "owner.lock", "");
+  const int live = open((tmp / "optimist-run-live" / "owner.lock").c_str(), O_RDWR);
+  ASSERT_EQ(flock(live, LOCK_EX), 0);
+  fs::create_directories(tmp / "optimist-run-notes");
+  write_file(tmp / "optimist-run-notes" / "owner.lock", "");
+  write_file(tmp / "optimist-run-notes" / "notes.txt", "mine");
+  fs::create_directories(tmp / "optimist-run-old");
+  write_file(tmp / "optimist-run-old" / "run.db", "");
+  const std::string ok = " --problem branin --algorithm random --budget 6 --jobs 2 -q";
+  const std::string env = "env TMPDIR='" + tmp.string() + "' '" + std::string(OPTIMIST_CLI_PATH) + "' run" + ok + " > /dev/null";
+  ASSERT_EQ(std::system(env.c_str()), 0);
+  EXPECT_EQ(folders(), (std::vector<std::string>{"optimist-run-live", "optimist-run-notes", "optimist-run-old"}));
+  close(live);
 }
 
 }  // namespace
