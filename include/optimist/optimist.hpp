@@ -12,6 +12,9 @@
 #include "optimist/core/types.hpp"
 #include "optimist/problems/problem.hpp"
 
+// one call: minimize / maximize a function with any algorithm (budget, trace, resume)
+#include "optimist/experiment/minimize.hpp"
+
 // algorithms by name, with their options
 #include "optimist/algorithms/option_table.hpp"
 #include "optimist/algorithms/registry.hpp"

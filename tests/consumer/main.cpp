@@ -1,5 +1,7 @@
-// Uses the installed optimist package: 20 ask/tell steps of random search on a quadratic.
+// Uses the installed optimist package: 20 ask/tell steps of random search on a quadratic, then the
+// one-call API (optimist::minimize) with the default algorithm.
 #include <optimist/algorithms/registry.hpp>
+#include <optimist/experiment/minimize.hpp>
 #include <optimist/core/space.hpp>
 
 #include <cmath>
@@ -27,5 +29,10 @@ int main() {
   // 20 uniform points all outside the unit disk would have probability ~5e-14.
   const bool sane = std::isfinite(value) && value >= 0.0 && value < 1.0 &&
                     std::abs(value - best->trial.x.squaredNorm()) < 1e-12;
-  return sane ? 0 : 1;
+  if (!sane) return 1;
+
+  const optimist::MinimizeResult r =
+      optimist::minimize([](const optimist::Vector& x) { return (x.array() - 0.25).square().sum(); }, space, {.budget = 25, .seed = 1});
+  std::cout << "minimize: " << r.decisions.value("algorithm", std::string("?")) << ", best value " << *r.best_y << "\n";
+  return r.ok() && r.evaluations.size() == 25 && *r.best_y < 0.05 ? 0 : 1;
 }
