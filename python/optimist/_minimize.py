@@ -357,6 +357,8 @@ def _show_start(optimizer: Optimizer, budget: int, seed: int) -> None:
             line += f": {decisions['reason']}"
     else:
         line = f"{optimizer.algorithm} (seed {seed}, budget {budget})"
+    if decisions.get("resolved"):  # options left at "auto" and what they became (gp-ei's prior, ...)
+        line += "; auto options: " + ", ".join(f"{k}={v}" for k, v in decisions["resolved"].items())
     print(f"optimist: {line}", file=sys.stderr, flush=True)
 
 
