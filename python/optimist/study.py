@@ -11,10 +11,11 @@ Example::
 """
 from __future__ import annotations
 
+import datetime
 import math
 import signal
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
@@ -28,13 +29,15 @@ from .space import Categorical, Point, Space, as_space
 @dataclass(frozen=True)
 class StudyTrial:
     """A trial handed out by :meth:`Study.ask`: ``number`` in the study, ``x`` as the objective
-    takes it, ``params`` as a dict, ``origin`` ("asked", "enqueued" or "requeued")."""
+    takes it, ``params`` as a dict, ``origin`` ("asked", "enqueued" or "requeued"), and, when asked
+    with a lease, ``lease_until`` (Unix seconds; ``math.inf``: until told)."""
 
     number: int
     x: Point
     params: Dict[str, Any]
     origin: str
     _core: Any
+    lease_until: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,37 @@ class TrialRecord:
     created: Optional[float]
     started: Optional[float]
     finished: Optional[float]
+    lease_until: Optional[float] = None  # a running trial asked with a lease: not stale before (inf: until told)
+
+
+def _trial_number(trial: Any) -> Optional[int]:
+    """A trial given by its number (an int), or None for a StudyTrial."""
+    if isinstance(trial, (int, np.integer)) and not isinstance(trial, (bool, np.bool_)):
+        if trial < 0:
+            raise ValueError(f"a trial number is >= 0, got {trial!r}")
+        return int(trial)
+    return None
+
+
+def _lease_seconds(lease: Any) -> Optional[float]:
+    """ask(lease=...): None, seconds > 0 (math.inf: until told) or a datetime.timedelta."""
+    if lease is None:
+        return None
+    if isinstance(lease, datetime.timedelta):
+        seconds = lease.total_seconds()
+    else:
+        seconds = as_number(lease)
+        if isinstance(lease, (bool, np.bool_)):
+            seconds = None
+    if seconds is None or math.isnan(seconds) or not seconds > 0:
+        raise ValueError(f"lease must be a duration > 0 (seconds, a datetime.timedelta, or math.inf: until told), "
+                         f"got {lease!r}")
+    return float(seconds)
 
 
 def _core_of(trial: Any) -> "_optimist._StudyTrial":
     if not isinstance(trial, StudyTrial):
-        raise TypeError(f"expected a trial from this study's ask(), got {trial!r}")
+        raise TypeError(f"expected a trial from this study's ask() or a trial number, got {trial!r}")
     return trial._core
 
 
@@ -186,22 +215,41 @@ class Study:
         return f"Study({self.name!r}, {self.algorithm!r}, budget={self.budget}, {self.budget_used} used)"
 
     # ---- ask / tell ----
-    def ask(self) -> Optional[StudyTrial]:
+    def ask(self, lease: Union[None, float, datetime.timedelta] = None) -> Optional[StudyTrial]:
         """The next trial to evaluate (a queued point first, else the algorithm's, which sees every
         other worker's running trials as pending); None once the budget is used, or (a deterministic
-        objective) once every point of a finite space has been evaluated or is running."""
-        t = self._core.ask()
+        objective) once every point of a finite space has been evaluated or is running.
+
+        ``lease`` (seconds, a ``datetime.timedelta``, or ``math.inf``: until told) is for a trial run
+        by hand or elsewhere (a lab experiment, a job on a cluster): it is not failed as stale for
+        that long, even once this process ends; tell it later by its number, from any process
+        (``Study.load(...).tell(number, value)``). Without a lease this object's heartbeat holds the
+        trial, and it is failed as stale a grace period after this process ends."""
+        seconds = _lease_seconds(lease)
+        t = self._core.ask(seconds)
         if t is None:
             return None
-        return StudyTrial(t.number, self.space.to_point(t.x), self.space.to_dict(t.x), t.origin, t)
+        return StudyTrial(t.number, self.space.to_point(t.x), self.space.to_dict(t.x), t.origin, t, t.lease_until)
 
-    def tell(self, trial: StudyTrial, value: float) -> None:
-        self._core.tell(_core_of(trial), told_value(value))
+    def tell(self, trial: Union[StudyTrial, int], value: float) -> None:
+        """Records a trial's value; ``trial`` is a StudyTrial from this object's ask(), or a trial
+        number (any worker's running trial: a notebook restarted between ask and tell). ValueError
+        naming the trial when it does not exist, is waiting or was told already; a value for a trial
+        failed as stale meanwhile is kept."""
+        number = _trial_number(trial)
+        if number is not None:
+            self._core.tell_number(number, told_value(value))
+        else:
+            self._core.tell(_core_of(trial), told_value(value))
 
-    def tell_failed(self, trial: StudyTrial, error: str = "failed") -> None:
+    def tell_failed(self, trial: Union[StudyTrial, int], error: str = "failed") -> None:
         if not isinstance(error, str):
             raise TypeError(f"error must be a string saying why the trial failed, got {error!r}")
-        self._core.tell_failed(_core_of(trial), error)
+        number = _trial_number(trial)
+        if number is not None:
+            self._core.tell_failed_number(number, error)
+        else:
+            self._core.tell_failed(_core_of(trial), error)
 
     def enqueue(self, point: Any, skip_if_exists: bool = False) -> int:
         """Queues a point to evaluate before the algorithm's own; returns its trial number. With
@@ -264,7 +312,8 @@ class Study:
     def _record(self, t: Dict[str, Any]) -> TrialRecord:
         x = np.asarray(t["x"], dtype=float)
         return TrialRecord(t["number"], t["state"], self.space.to_point(x), self.space.to_dict(x), t["value"],
-                           t["error"], t["worker"], t["origin"], t["created"], t["started"], t["finished"])
+                           t["error"], t["worker"], t["origin"], t["created"], t["started"], t["finished"],
+                           t["lease_until"])
 
     # ---- a worker in this process ----
     def optimize(self, func: Callable[[Any], float], n_trials: Optional[int] = None, *, on_failure: str = "stop",

@@ -26,6 +26,7 @@ py::dict trial_dict(const TrialRecord& t) {
   d["started"] = or_none(t.started);
   d["finished"] = or_none(t.finished);
   d["suggest_s"] = or_none(t.suggest_s);
+  d["lease_until"] = or_none(t.lease_until);
   return d;
 }
 
@@ -42,7 +43,8 @@ void bind_study(py::module_& m) {
       .def_readonly("number", &StudyTrial::number)
       .def_readonly("x", &StudyTrial::x)
       .def_readonly("origin", &StudyTrial::origin)
-      .def_readonly("suggest_s", &StudyTrial::suggest_s);
+      .def_readonly("suggest_s", &StudyTrial::suggest_s)
+      .def_readonly("lease_until", &StudyTrial::lease_until);
 
   py::class_<Study>(m, "_Study", "One handle on a stored study (C++ optimist::Study); thread-safe.")
       .def_static(
@@ -82,12 +84,23 @@ void bind_study(py::module_& m) {
       .def_property_readonly("seed", [](const Study& s) { return s.record().seed; })
       .def_property_readonly("budget", [](const Study& s) { return s.record().budget; })
       .def_property_readonly("f_star", [](const Study& s) { return s.record().f_star; })
-      .def("ask", &Study::ask, py::call_guard<py::gil_scoped_release>())
-      .def("tell", &Study::tell, py::arg("trial"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
-      .def("tell_failed", &Study::tell_failed, py::arg("trial"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
+      .def(
+          "ask",
+          [](Study& s, std::optional<double> lease_s) { return lease_s ? s.ask(*lease_s) : s.ask(); },
+          py::arg("lease") = py::none(), py::call_guard<py::gil_scoped_release>())
+      .def("tell", py::overload_cast<const StudyTrial&, double>(&Study::tell), py::arg("trial"), py::arg("value"),
+           py::call_guard<py::gil_scoped_release>())
+      .def("tell_failed", py::overload_cast<const StudyTrial&, const std::string&>(&Study::tell_failed), py::arg("trial"),
+           py::arg("error"), py::call_guard<py::gil_scoped_release>())
+      // By number, whoever asked it (a notebook restarted between ask and tell, another process).
+      .def("tell_number", py::overload_cast<std::size_t, double>(&Study::tell), py::arg("number"), py::arg("value"),
+           py::call_guard<py::gil_scoped_release>())
+      .def("tell_failed_number", py::overload_cast<std::size_t, const std::string&>(&Study::tell_failed), py::arg("number"),
+           py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("release", &Study::release, py::arg("trial"), py::arg("why"), py::call_guard<py::gil_scoped_release>())
       .def("enqueue", &Study::enqueue, py::arg("x"), py::arg("skip_if_exists") = false, py::call_guard<py::gil_scoped_release>())
-      .def("add", &Study::add, py::arg("x"), py::arg("value"), py::call_guard<py::gil_scoped_release>())
+      .def("add", py::overload_cast<const Vector&, double>(&Study::add), py::arg("x"), py::arg("value"),
+           py::call_guard<py::gil_scoped_release>())
       .def("add_failed", &Study::add_failed, py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("trials",
            [](Study& s) {

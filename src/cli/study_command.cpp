@@ -26,6 +26,12 @@ std::string fmt_time(std::optional<double> unix_s) {
   return buf;
 }
 
+// A running trial asked by hand is held under a lease, not by heartbeats: say until when.
+std::string held(const TrialRecord& t) {
+  if (t.state != TrialState::Running || !t.lease_until) return "";
+  return std::isinf(*t.lease_until) ? "  (held until told)" : "  (held until " + fmt_time(t.lease_until) + ")";
+}
+
 // list, show and export only read: no schema is created in another application's database, and
 // no write lock is waited for.
 StudyOptions reading() {
@@ -157,7 +163,7 @@ int show(const StudyCommand& cmd) {
     const auto& t = trials[k];
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
               << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
-              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << "\n";
+              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t) << "\n";
   }
   return 0;
 }
@@ -197,7 +203,8 @@ void ObjectiveFlags::add_to(CLI::App& app, bool with_space) {
 }
 
 void add_study_command(CLI::App& parent, StudyCommand& cmd) {
-  cmd.app = parent.add_subcommand("study", "Create, list, show, export and delete studies (shared, persistent optimizations)");
+  cmd.app = parent.add_subcommand("study", "Create, list, show, export and delete studies (shared, persistent optimizations); "
+                                            "ask, tell and add trials run by hand");
   cmd.app->require_subcommand(1);
   auto storage = [&](CLI::App* a) {
     a->add_option("--storage", cmd.storage, "sqlite:///file.db or postgresql://user@host[:port]/database")
@@ -233,12 +240,14 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.remove = cmd.app->add_subcommand("delete", "Delete a study and its trials");
   storage(cmd.remove);
   cmd.remove->add_option("--name", cmd.name, "the study")->required();
+  add_by_hand_commands(*cmd.app, cmd, storage);
 }
 
 int study_command(const StudyCommand& cmd) {
   if (cmd.create->parsed()) return create(cmd);
   if (cmd.list->parsed()) return list(cmd);
   if (cmd.show->parsed()) return show(cmd);
+  if (cmd.ask->parsed() || cmd.tell->parsed() || cmd.add->parsed()) return by_hand_command(cmd);
   if (cmd.export_->parsed()) {
     require_existing_database(cmd.storage);
     Study study = Study::load(cmd.storage, cmd.name, reading());

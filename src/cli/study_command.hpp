@@ -1,8 +1,9 @@
-// `optimist study create|list|show|export|delete` and `optimist worker` (docs/studies.md).
+// `optimist study create|list|show|export|delete|ask|tell|add` and `optimist worker` (docs/studies.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct ObjectiveFlags {
 struct StudyCommand {
   CLI::App* app = nullptr;
   CLI::App *create = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *remove = nullptr;
+  CLI::App *ask = nullptr, *tell = nullptr, *add = nullptr;  // trials run by hand (study_by_hand.cpp)
   std::string storage, name, algorithm = "auto", out;
   std::vector<std::string> set;
   std::uint64_t seed = 0;
@@ -38,7 +40,18 @@ struct StudyCommand {
   double heartbeat = 10.0, grace = 60.0;
   bool no_requeue = false, all_trials = false, noisy = false;
   ObjectiveFlags objective;
+  // ask, tell, add
+  std::size_t count = 1;
+  std::string format = "table", lease = "forever", worker_name, value, failed_why, from, trial;
+  std::vector<std::string> params, ignore_columns;
+  CLI::Option *tell_value = nullptr, *tell_failed = nullptr, *add_value = nullptr, *add_failed = nullptr;
+  CLI::Option *value_flag = nullptr, *failed_flag = nullptr;  // those of the parsed subcommand
 };
+
+/// `study ask|tell|add` (study_by_hand.cpp); `storage` adds the --storage option.
+void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::function<void(CLI::App*)>& storage);
+/// Exit codes: 0 done, 2 bad input, 3 (ask) fewer trials than --count were left.
+int by_hand_command(const StudyCommand& cmd);
 
 struct WorkerCommand {
   CLI::App* app = nullptr;

@@ -56,7 +56,8 @@ Trial trial_of(const TrialRecord& r, const StudyRecord& study, const std::functi
   t.worker = r.worker;
   t.started_at = r.started;
   t.completed_at = r.finished;
-  if (t.state == TrialState::Running) t.heartbeat_at = r.heartbeat;
+  // A trial asked by hand (study ask) is held under a lease, not by heartbeats: its silence is no sign of staleness.
+  if (t.state == TrialState::Running && !r.lease_until) t.heartbeat_at = r.heartbeat;
   if (const auto d = r.user_attrs.find("diagnostics"); d != r.user_attrs.end() && d->is_object()) t.diagnostics = *d;
   return t;
 }

@@ -43,6 +43,7 @@ constexpr const char* kSchema[] = {
     " requeued_from {bigint},"
     " asked_seq {bigint},"
     " finished_seq {bigint},"
+    " lease_until {real},"                // a hand-run trial: not stale before this time (NULL: heartbeats decide)
     " UNIQUE (study_id, number))",
     "CREATE INDEX IF NOT EXISTS trials_by_state ON trials (study_id, state, number)",
     "CREATE INDEX IF NOT EXISTS trials_by_asked ON trials (study_id, asked_seq)",
@@ -85,6 +86,8 @@ const std::vector<std::vector<const char*>> kMigrations = {
     {"ALTER TABLE studies ADD COLUMN used {bigint} NOT NULL DEFAULT 0",
      "UPDATE studies SET used = (SELECT COUNT(*) FROM trials WHERE trials.study_id = studies.id AND "
      "trials.state <> 'waiting' AND trials.stale = 0)"},
+    // 2 -> 3: trials asked by hand (study ask) are held under a lease, not by heartbeats.
+    {"ALTER TABLE trials ADD COLUMN lease_until {real}"},
 };
 
 std::string in_dialect(const Database& db, std::string s) {

@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "t.id, t.number, t.state, t.point, v.value, t.error, t.worker, t.created, t.started, t.finished, t.heartbeat, "
-    "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale, d.value";
+    "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale, d.value, t.lease_until";
 // A trial's diagnostics (the optimizer's state when it proposed the trial) ride along with it; other
 // user attributes are read on demand.
 constexpr const char* kTrialFrom =
@@ -68,6 +68,7 @@ TrialRecord trial_from_row(const Row& r) {
     nlohmann::json j = nlohmann::json::parse(*d, nullptr, /*allow_exceptions=*/false);
     if (j.is_object()) t.user_attrs["diagnostics"] = std::move(j);
   }
+  t.lease_until = r[18].optional_real();
   return t;
 }
 
@@ -87,6 +88,16 @@ StudyRecord study_from_row(const Row& r) {
   s.created = r[10].real();
   return s;
 }
+
+// A running trial is stale when its heartbeat is older than the grace period (the `?`) and it is
+// not held under a lease that has yet to end (a trial asked by hand has no heartbeat).
+std::string stale_condition(const std::string& now, const std::string& prefix) {
+  return prefix + "state = 'running' AND " + prefix + "heartbeat < " + now + " - ? AND (" + prefix + "lease_until IS NULL OR " +
+         prefix + "lease_until < " + now + ")";
+}
+
+// The lease_until of a trial asked now: held for a lease (its length a `?`), or NULL.
+std::string lease_sql(const std::string& now, bool leased) { return leased ? now + " + ?" : "NULL"; }
 
 constexpr const char* kStudyColumns = "id, name, space, directions, algorithm, options, seed, budget, f_star, settings, created";
 
@@ -157,8 +168,9 @@ void Storage::check_schema() {
   if (*found != kStudySchemaVersion)
     throw InvalidArgument("storage '" + db_->display_url() + "' has study schema version " + std::to_string(*found) +
                           ", this optimist reads version " + std::to_string(kStudySchemaVersion) +
-                          (*found < kStudySchemaVersion ? "; a command that writes (optimist worker, study create) upgrades it"
-                                                        : "; upgrade optimist"));
+                          (*found < kStudySchemaVersion
+                               ? "; a command that writes (optimist worker, study create, study ask, tell or add) upgrades it"
+                               : "; upgrade optimist"));
 }
 
 Storage::~Storage() = default;
@@ -302,7 +314,7 @@ AskState Storage::ask_state(const StudyRecord& study) {
   const auto r = db_->query(
       "SELECT s.seq, s.used,"
       " (SELECT MIN(number) FROM trials WHERE study_id = s.id AND state = 'waiting'),"
-      " (SELECT COUNT(*) FROM trials WHERE study_id = s.id AND state = 'running' AND heartbeat < " + db_->now_sql() + " - ?)"
+      " (SELECT COUNT(*) FROM trials WHERE study_id = s.id AND " + stale_condition(db_->now_sql(), "") + ")"
       " FROM studies s WHERE s.id = ?",
       {study.settings.grace_period_s, study.id});
   if (r.empty()) throw InvalidArgument("study '" + study.name + "' no longer exists (deleted?)");
@@ -320,7 +332,9 @@ std::size_t Storage::budget_used(std::int64_t study_id) {
 
 std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string& worker) {
   return static_cast<std::size_t>(
-      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state = 'running' AND worker <> ?", {study_id, worker})
+      db_->query("SELECT COUNT(*) FROM trials WHERE study_id = ? AND state = 'running' AND worker <> ? AND "
+                 "(lease_until IS NULL OR lease_until < " + db_->now_sql() + ")",
+                 {study_id, worker})
           .at(0)[0]
           .integer());
 }
@@ -349,12 +363,14 @@ std::optional<std::chrono::steady_clock::time_point> Storage::last_outage_end() 
 std::size_t Storage::fail_stale(const StudyRecord& study) {
   const double grace = study.settings.grace_period_s;
   const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
-                                   "WHERE t.study_id = ? AND t.state = 'running' AND t.heartbeat < " + db_->now_sql() +
-                                   " - ? ORDER BY t.number",
+                                   "WHERE t.study_id = ? AND " + stale_condition(db_->now_sql(), "t.") +
+                                   " ORDER BY t.number",
                                {study.id, grace});
   for (const auto& r : rows) {
     TrialRecord t = trial_from_row(r);
-    const std::string why = "stale: no heartbeat from worker '" + t.worker + "' for more than " + format_double(grace) +
+    const std::string why =
+        t.lease_until ? "stale: worker '" + t.worker + "' held it under a lease that ended without a value told"
+                      : "stale: no heartbeat from worker '" + t.worker + "' for more than " + format_double(grace) +
                             " s (the worker died or lost the storage)";
     fail_unevaluated(*this, *db_, study, t, why, study.settings.requeue_stale);
   }
@@ -379,39 +395,51 @@ std::optional<TrialRecord> Storage::first_waiting(std::int64_t study_id) {
   return trial_from_row(rows[0]);
 }
 
-TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t) {
+TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t, std::optional<double> lease_s) {
+  const bool leased = lease_s.has_value() && t.state == TrialState::Running;
+  const double lease_length = leased ? *lease_s : 0.0;
   const bool asked = t.state != TrialState::Waiting;
   const bool finished = t.state == TrialState::Complete || t.state == TrialState::Failed;
   const std::int64_t seq = asked ? next_event(study_id, 1) : 0;
   t.asked_seq = asked ? seq : 0;
   t.finished_seq = finished ? seq : 0;
   const std::string now = db_->now_sql();
+  std::vector<SqlValue> params{study_id, study_id, to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker),
+                               opt_text(t.error), opt_real(t.suggest_s),
+                               t.requeued_from ? SqlValue(to_i64(*t.requeued_from)) : SqlValue(),
+                               asked ? SqlValue(t.asked_seq) : SqlValue(), finished ? SqlValue(t.finished_seq) : SqlValue()};
+  if (leased) params.emplace_back(lease_length);
   // The next number is taken in the INSERT itself (under the study's lock; UNIQUE(study_id,
   // number) backs it up).
   const auto rows = db_->query(
       "INSERT INTO trials (study_id, number, state, point, origin, worker, error, created, started, finished, heartbeat, "
-      "suggest_s, requeued_from, asked_seq, finished_seq) VALUES (?, (SELECT COALESCE(MAX(number), -1) + 1 FROM trials "
-      "WHERE study_id = ?), ?, ?, ?, ?, ?, " + now + ", " + (asked ? now : "NULL") + ", " + (finished ? now : "NULL") + ", " +
-          (t.state == TrialState::Running ? now : "NULL") + ", ?, ?, ?, ?) RETURNING id, number, created",
-      {study_id, study_id, to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker), opt_text(t.error),
-       opt_real(t.suggest_s), t.requeued_from ? SqlValue(to_i64(*t.requeued_from)) : SqlValue(),
-       asked ? SqlValue(t.asked_seq) : SqlValue(), finished ? SqlValue(t.finished_seq) : SqlValue()});
+      "suggest_s, requeued_from, asked_seq, finished_seq, lease_until) VALUES (?, (SELECT COALESCE(MAX(number), -1) + 1 FROM "
+      "trials WHERE study_id = ?), ?, ?, ?, ?, ?, " + now + ", " + (asked ? now : "NULL") + ", " + (finished ? now : "NULL") +
+          ", " + (t.state == TrialState::Running ? now : "NULL") + ", ?, ?, ?, ?, " + lease_sql(now, leased) +
+          ") RETURNING id, number, created, lease_until",
+      params);
   t.id = rows[0][0].integer();
   t.number = static_cast<std::size_t>(rows[0][1].integer());
   t.created = rows[0][2].real();
+  t.lease_until = rows[0][3].optional_real();
   if (t.value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {t.id, *t.value});
   for (const auto& [key, value] : t.user_attrs.items())
     db_->query("INSERT INTO trial_user_attrs (trial_id, key, value) VALUES (?, ?, ?)", {t.id, key, value.dump()});
   return t;
 }
 
-void Storage::claim(std::int64_t study_id, TrialRecord& t, const std::string& worker, std::optional<double> suggest_s) {
+void Storage::claim(std::int64_t study_id, TrialRecord& t, const std::string& worker, std::optional<double> suggest_s,
+                    std::optional<double> lease_s) {
   t.asked_seq = next_event(study_id, 1);
+  std::vector<SqlValue> params{worker, opt_real(suggest_s), t.asked_seq};
+  if (lease_s) params.emplace_back(*lease_s);
+  params.emplace_back(t.id);
   const auto rows = db_->query("UPDATE trials SET state = 'running', worker = ?, started = " + db_->now_sql() +
-                                   ", heartbeat = " + db_->now_sql() +
-                                   ", suggest_s = ?, asked_seq = ? WHERE id = ? AND state = 'waiting' RETURNING id",
-                               {worker, opt_real(suggest_s), t.asked_seq, t.id});
+                                   ", heartbeat = " + db_->now_sql() + ", suggest_s = ?, asked_seq = ?, lease_until = " +
+                                   lease_sql(db_->now_sql(), lease_s.has_value()) + " WHERE id = ? AND state = 'waiting' RETURNING lease_until",
+                               params);
   if (rows.empty()) throw std::logic_error("trial " + std::to_string(t.number) + " is no longer waiting");
+  t.lease_until = rows[0][0].optional_real();
   t.state = TrialState::Running;
   t.worker = worker;
 }
@@ -420,10 +448,13 @@ bool Storage::finish(std::int64_t study_id, std::size_t number, const std::strin
                      const std::string& error) {
   const auto state = value ? TrialState::Complete : TrialState::Failed;
   const std::int64_t seq = next_event(study_id);
+  // Any worker's trial (a tell by number, `optimist study tell`) or only this worker's.
+  std::vector<SqlValue> params{to_string(state), opt_text(error), seq, study_id, to_i64(number)};
+  if (!worker.empty()) params.emplace_back(worker);
   const auto rows = db_->query("UPDATE trials SET state = ?, error = ?, finished = " + db_->now_sql() +
-                                   ", finished_seq = ? WHERE study_id = ? AND number = ? AND state = 'running' AND worker = ? "
-                                   "RETURNING id",
-                               {to_string(state), opt_text(error), seq, study_id, to_i64(number), worker});
+                                   ", finished_seq = ? WHERE study_id = ? AND number = ? AND state = 'running'" +
+                                   (worker.empty() ? "" : " AND worker = ?") + " RETURNING id",
+                               params);
   if (rows.empty()) return false;
   if (value) db_->query("INSERT INTO trial_values (trial_id, objective, value) VALUES (?, 0, ?)", {rows[0][0].integer(), *value});
   return true;
@@ -444,10 +475,18 @@ void Storage::heartbeat(std::int64_t study_id, const std::vector<std::size_t>& n
 }
 
 void Storage::set_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value) {
-  db_->transaction(study_detail::kNoLock, [&] {
-    db_->query("DELETE FROM trial_user_attrs WHERE trial_id = ? AND key = ?", {trial_id, key});
-    db_->query("INSERT INTO trial_user_attrs (trial_id, key, value) VALUES (?, ?, ?)", {trial_id, key, value.dump()});
-  });
+  db_->transaction(study_detail::kNoLock, [&] { put_user_attr(trial_id, key, value); });
+}
+
+void Storage::put_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value) {
+  db_->query("DELETE FROM trial_user_attrs WHERE trial_id = ? AND key = ?", {trial_id, key});
+  db_->query("INSERT INTO trial_user_attrs (trial_id, key, value) VALUES (?, ?, ?)", {trial_id, key, value.dump()});
+}
+
+std::optional<nlohmann::json> Storage::user_attr(std::int64_t trial_id, const std::string& key) {
+  const auto rows = db_->query("SELECT value FROM trial_user_attrs WHERE trial_id = ? AND key = ?", {trial_id, key});
+  if (rows.empty()) return std::nullopt;
+  return nlohmann::json::parse(rows[0][0].text(), nullptr, /*allow_exceptions=*/false);
 }
 
 double Storage::now() { return db_->query("SELECT " + db_->now_sql()).at(0)[0].real(); }

@@ -181,57 +181,97 @@ struct Study::Impl {
     if (beat) beat->remove(number);
   }
 
-  std::size_t add_finished(const Vector& x, std::optional<double> value, const std::string& error) {
-    record.space.validate(x);
-    if (value && !std::isfinite(*value))
-      throw InvalidArgument("study '" + record.name + "': value " + format_double(*value) + " is not finite");
+  TrialRecord finished_record(const StudyEvaluation& e) const {
+    record.space.validate(e.x);
+    if (e.value && !std::isfinite(*e.value))
+      throw InvalidArgument("study '" + record.name + "': value " + format_double(*e.value) + " is not finite");
     TrialRecord t;
-    t.x = x;
-    t.state = value ? TrialState::Complete : TrialState::Failed;
-    t.value = value;
-    t.error = error;
+    t.x = e.x;
+    t.state = e.value ? TrialState::Complete : TrialState::Failed;
+    t.value = e.value;
+    t.error = e.value ? "" : (e.error.empty() ? "failed" : e.error);
     t.origin = "told";
     t.worker = options.worker;
+    return t;
+  }
+
+  std::size_t add_finished(const Vector& x, std::optional<double> value, const std::string& error) {
+    TrialRecord t = finished_record({x, value, error});
     write([&] { t = storage->insert_trial(record.id, t); });
     return t.number;
   }
 
-  void finish(const StudyTrial& trial, std::optional<double> value, const std::string& error) {
-    write([&] {
-      if (storage->finish(record.id, trial.number, options.worker, value, error)) return;
-      const auto t = storage->trial(record.id, trial.number);
-      if (!t) throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(trial.number));
-      // A commit whose outcome was lost with the connection, run again: already done. Only for a
-      // trial this object still holds; once told, a second tell is the caller's mistake.
-      if (own.count(trial.number) && t->state == (value ? TrialState::Complete : TrialState::Failed) &&
-          t->worker == options.worker && t->value == value)
-        return;
-      if (t->state == TrialState::Failed && t->stale && value) {
-        // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value.
-        // Its re-queued copy, if no worker has taken it yet, takes the value: the point is not
-        // evaluated twice.
-        for (TrialRecord& copy : storage->trials(record.id, t->number))
-          if (copy.requeued_from == t->number && copy.state == TrialState::Waiting) {
-            storage->claim(record.id, copy, options.worker, std::nullopt);
-            storage->finish(record.id, copy.number, options.worker, value, "");
-            return;
-          }
-        // Otherwise as a new trial rather than losing an evaluation that was paid for.
-        TrialRecord late;
-        late.x = t->x;
-        late.state = TrialState::Complete;
-        late.value = value;
-        late.origin = "told";
-        late.requeued_from = t->number;
-        late.worker = options.worker;
-        storage->insert_trial(record.id, late);
-        return;
-      }
-      throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(trial.number) + " is " +
-                            to_string(t->state) + (t->worker.empty() ? "" : " (worker '" + t->worker + "')") +
-                            ", not running for this worker '" + options.worker + "'; told twice?");
-    });
-    untrack(trial.number);
+  // Why trial `number` cannot be told: it does not exist, is waiting, or was told already.
+  [[noreturn]] void refuse_tell(std::size_t number, const std::optional<TrialRecord>& t, bool any_worker) {
+    const std::string trial = "study '" + record.name + "': trial " + std::to_string(number);
+    if (!t) {
+      const std::size_t n = storage->trials(record.id).size();
+      throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(number) +
+                            (n == 0 ? std::string(" (it has no trials yet)")
+                                    : " (its trials are numbered 0 to " + std::to_string(n - 1) + ")"));
+    }
+    const std::string by = t->worker.empty() ? "" : ", worker '" + t->worker + "'";
+    switch (t->state) {
+      case TrialState::Waiting:
+        throw InvalidArgument(trial + " is waiting: no one has asked it yet (ask it first, or record an evaluation "
+                              "made elsewhere with add)");
+      case TrialState::Complete:
+        throw InvalidArgument(trial + " is complete (value " + format_double(t->value.value_or(NAN)) + by +
+                              "): it was told already; told twice?");
+      case TrialState::Failed:
+        if (t->stale) throw InvalidArgument(trial + " is failed as stale (" + t->error + ")");
+        throw InvalidArgument(trial + " is failed (" + t->error + by + "): it was told already; told twice?");
+      case TrialState::Running:
+        break;
+    }
+    throw InvalidArgument(trial + " is running for worker '" + t->worker + "', not for this worker '" + options.worker +
+                          "'" + (any_worker ? "" : "; tell it by its number to tell another worker's trial"));
+  }
+
+  // number running for this worker (any worker with any_worker) becomes complete or failed.
+  void finish(std::size_t number, std::optional<double> value, const std::string& error, bool any_worker) {
+    write([&] { finish_locked(number, value, error, any_worker); });
+    untrack(number);
+  }
+
+  // finish() within a write transaction.
+  void finish_locked(std::size_t number, std::optional<double> value, const std::string& error, bool any_worker) {
+    if (storage->finish(record.id, number, any_worker ? std::string() : options.worker, value, error)) return;
+    const auto t = storage->trial(record.id, number);
+    if (!t) refuse_tell(number, t, any_worker);
+    // A commit whose outcome was lost with the connection, run again: already done. Only for a
+    // trial this object still holds; once told, a second tell is the caller's mistake.
+    if (own.count(number) && t->state == (value ? TrialState::Complete : TrialState::Failed) &&
+        t->worker == options.worker && t->value == value)
+      return;
+    if (t->state == TrialState::Failed && t->stale && value) {
+      // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value,
+      // once (a late value told again, by a person or a script re-run, is refused).
+      if (const auto kept = storage->user_attr(t->id, "late_value"); kept && kept->is_object())
+        throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(number) + " is failed as stale, and its late value " +
+                              kept->value("value", nlohmann::json()).dump() + " was kept already (trial " +
+                              kept->value("trial", nlohmann::json()).dump() + "); told twice?");
+      // Its re-queued copy, if no worker has taken it yet, takes the value: the point is not
+      // evaluated twice.
+      for (TrialRecord& copy : storage->trials(record.id, t->number))
+        if (copy.requeued_from == t->number && copy.state == TrialState::Waiting) {
+          storage->claim(record.id, copy, options.worker, std::nullopt);
+          storage->finish(record.id, copy.number, options.worker, value, "");
+          storage->put_user_attr(t->id, "late_value", {{"value", *value}, {"trial", copy.number}});
+          return;
+        }
+      // Otherwise as a new trial rather than losing an evaluation that was paid for.
+      TrialRecord late;
+      late.x = t->x;
+      late.state = TrialState::Complete;
+      late.value = value;
+      late.origin = "told";
+      late.requeued_from = t->number;
+      late.worker = options.worker;
+      storage->put_user_attr(t->id, "late_value", {{"value", *value}, {"trial", storage->insert_trial(record.id, late).number}});
+      return;
+    }
+    refuse_tell(number, t, any_worker);
   }
 };
 
@@ -285,9 +325,17 @@ const StudyRecord& Study::record() const { return impl_->record; }
 const std::string& Study::worker() const { return impl_->options.worker; }
 Storage& Study::storage() { return *impl_->storage; }
 
-std::optional<StudyTrial> Study::ask() {
+std::optional<StudyTrial> Study::ask() { return ask_unguarded_or_note(std::nullopt); }
+
+std::optional<StudyTrial> Study::ask(double lease_s) {
+  if (!(lease_s > 0.0))  // NaN too
+    throw InvalidArgument("study '" + name() + "': a lease must be > 0 seconds (infinity: until told), got " + format_double(lease_s));
+  return ask_unguarded_or_note(lease_s);
+}
+
+std::optional<StudyTrial> Study::ask_unguarded_or_note(std::optional<double> lease_s) {
   try {
-    return ask_unguarded();
+    return ask_unguarded(lease_s);
   } catch (const std::exception&) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->storage_failed_at = std::chrono::steady_clock::now();
@@ -295,7 +343,7 @@ std::optional<StudyTrial> Study::ask() {
   }
 }
 
-std::optional<StudyTrial> Study::ask_unguarded() {
+std::optional<StudyTrial> Study::ask_unguarded(std::optional<double> lease_s) {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mutex);
   s.sync();  // most events outside the lock, so the locked part stays short
@@ -315,7 +363,7 @@ std::optional<StudyTrial> Study::ask_unguarded() {
     if (!state.has_waiting && s.optimizer->remaining_points() == 0) return;
     if (state.has_waiting) {
       t = s.storage->first_waiting(s.record.id);
-      s.storage->claim(s.record.id, *t, s.options.worker, std::nullopt);
+      s.storage->claim(s.record.id, *t, s.options.worker, std::nullopt, lease_s);
       s.pending.emplace(t->number, s.optimizer->add_pending(t->x));
     } else {
       const auto t0 = std::chrono::steady_clock::now();
@@ -328,27 +376,59 @@ std::optional<StudyTrial> Study::ask_unguarded() {
       fresh.suggest_s = seconds_since(t0);
       // The optimizer's state behind this suggestion (e.g. GP lengthscales), as a trace line has it.
       if (nlohmann::json d = s.optimizer->diagnostics(); d.is_object() && !d.empty()) fresh.user_attrs["diagnostics"] = std::move(d);
-      t = s.storage->insert_trial(s.record.id, fresh);
+      t = s.storage->insert_trial(s.record.id, fresh, lease_s);
       s.pending.emplace(t->number, asked);
     }
     s.synced_seq = t->asked_seq;
-    out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0)};
+    out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0), t->lease_until};
   });
   if (out) s.track(out->number);
   return out;
 }
 
-void Study::tell(const StudyTrial& trial, double value) {
+namespace {
+void check_told_value(const std::string& study, std::size_t number, double value) {
   if (!std::isfinite(value))
-    throw InvalidArgument("study '" + name() + "': trial " + std::to_string(trial.number) + ": value " + format_double(value) +
+    throw InvalidArgument("study '" + study + "': trial " + std::to_string(number) + ": value " + format_double(value) +
                           " is not finite; report a failed evaluation with tell_failed");
+}
+}  // namespace
+
+void Study::tell(const StudyTrial& trial, double value) {
+  check_told_value(name(), trial.number, value);
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->finish(trial, value, "");
+  impl_->finish(trial.number, value, "", false);
 }
 
 void Study::tell_failed(const StudyTrial& trial, const std::string& error) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->finish(trial, std::nullopt, error.empty() ? "failed" : error);
+  impl_->finish(trial.number, std::nullopt, error.empty() ? "failed" : error, false);
+}
+
+void Study::tell(std::size_t number, double value) {
+  check_told_value(name(), number, value);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->finish(number, value, "", true);
+}
+
+void Study::tell_failed(std::size_t number, const std::string& error) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->finish(number, std::nullopt, error.empty() ? "failed" : error, true);
+}
+
+void Study::tell(const std::vector<StudyTell>& tells) {
+  std::set<std::size_t> numbers;
+  for (const StudyTell& t : tells) {
+    if (t.value) check_told_value(name(), t.number, *t.value);
+    if (!numbers.insert(t.number).second)
+      throw InvalidArgument("study '" + name() + "': trial " + std::to_string(t.number) + " is told twice in one batch");
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->write([&] {  // one transaction: all or none
+    for (const StudyTell& t : tells)
+      impl_->finish_locked(t.number, t.value, t.value ? "" : (t.error.empty() ? "failed" : t.error), true);
+  });
+  for (const StudyTell& t : tells) impl_->untrack(t.number);
 }
 
 void Study::release(const StudyTrial& trial, const std::string& why) {
@@ -390,6 +470,25 @@ std::size_t Study::add(const Vector& x, double value) {
 std::size_t Study::add_failed(const Vector& x, const std::string& error) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->add_finished(x, std::nullopt, error.empty() ? "failed" : error);
+}
+
+std::vector<std::size_t> Study::add(const std::vector<StudyEvaluation>& evaluations) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<TrialRecord> records;
+  records.reserve(evaluations.size());
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    try {
+      records.push_back(impl_->finished_record(evaluations[i]));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("evaluation " + std::to_string(i) + ": " + e.what() + " (none was added)");
+    }
+  }
+  std::vector<std::size_t> numbers;
+  impl_->write([&] {  // one transaction: all or none
+    numbers.clear();
+    for (const TrialRecord& t : records) numbers.push_back(impl_->storage->insert_trial(impl_->record.id, t).number);
+  });
+  return numbers;
 }
 
 std::vector<TrialRecord> Study::trials() {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -221,6 +222,26 @@ TEST_P(DashboardStudies, StaleTrialsAreMarked) {
   EXPECT_TRUE(page.trials[0].stale);
   EXPECT_EQ(page.trials[0].error.rfind("stale:", 0), 0u) << page.trials[0].error;
   EXPECT_EQ(dashboard::trial_json(page.trials[0]).at("stale"), true);
+}
+
+// A trial asked by hand (study ask: a lease, no heartbeat) is shown running with its worker and no
+// heartbeat age, which the page would flag as stale once past the grace period.
+TEST_P(DashboardStudies, AHandHeldTrialShowsNoHeartbeatAge) {
+  StudyConfig c = branin_config("lab");
+  c.settings.heartbeat_interval_s = 0.005;
+  c.settings.grace_period_s = 0.01;
+  Study study = branin_study(url, "lab", "random", c);
+  const auto held = study.ask(std::numeric_limits<double>::infinity());
+  const auto silent = study.ask();
+  ASSERT_TRUE(held && silent);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the grace period
+  StorageSource source(url);
+  const auto page = source.trials("lab", std::nullopt, 10);
+  ASSERT_EQ(page.trials.size(), 2u);
+  EXPECT_EQ(page.trials[0].state, TrialState::Running);
+  EXPECT_EQ(page.trials[0].worker, "w1");
+  EXPECT_FALSE(dashboard::trial_json(page.trials[0]).contains("heartbeat_at"));
+  EXPECT_TRUE(dashboard::trial_json(page.trials[1]).contains("heartbeat_at"));  // a worker's: its age is shown
 }
 
 // A study deleted and created again under its name was served from the old one's cache (SQLite

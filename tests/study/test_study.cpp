@@ -222,7 +222,7 @@ TEST_P(StudyTest, BadTellsAreRefused) {
   Study other = Study::load(url, "bad", no_thread("other"));
   const auto u = s.ask();
   EXPECT_THROW(other.tell(*u, 1.0), InvalidArgument);  // not the worker holding it
-  StudyTrial ghost{99, u->x, "asked"};
+  StudyTrial ghost{99, u->x, "asked", 0.0, std::nullopt};
   EXPECT_THROW(s.tell(ghost, 1.0), InvalidArgument);
 }
 
@@ -381,6 +381,7 @@ TEST_P(StudyTest, VersionOneDatabaseIsMigrated) {
   {
     const auto db = study_detail::connect(url, 10.0);
     db->query("ALTER TABLE studies DROP COLUMN used");
+    db->query("ALTER TABLE trials DROP COLUMN lease_until");  // version 3's (a version 1 database had neither)
     db->query("UPDATE schema_version SET version = 1");
   }
   Study again = Study::load(url, "old", no_thread("w2"));

@@ -82,6 +82,9 @@ struct TrialRecord {
   std::optional<double> created, started, finished, heartbeat;  ///< Unix times (s)
   std::optional<double> suggest_s;  ///< optimizer time spent proposing it
   std::optional<std::size_t> requeued_from;  ///< number of the stale trial it re-runs
+  /// Running trials asked by hand (a lab experiment, `optimist study ask`): not failed as stale
+  /// before this Unix time, heartbeat or not; +infinity: until told. None: heartbeats alone decide.
+  std::optional<double> lease_until;
   std::string origin;  ///< "asked", "enqueued", "told" (added already evaluated) or "requeued"
   std::int64_t asked_seq = 0, finished_seq = 0;  ///< event numbers (0: not yet)
   /// Attributes stored with the trial (table trial_user_attrs). insert_trial writes them all;
@@ -103,7 +106,7 @@ struct AskState {
   std::int64_t seq = 0;          ///< last event number
   std::size_t budget_used = 0;   ///< as Storage::budget_used
   bool has_waiting = false;      ///< a waiting trial exists
-  bool has_stale = false;        ///< a running trial's heartbeat is older than the grace period
+  bool has_stale = false;        ///< a running trial's heartbeat is older than the grace period (and its lease over)
 };
 
 struct StorageOptions {
@@ -157,23 +160,27 @@ class Storage {
   /// Trials that count against the budget: running, complete and failed ones, except those
   /// failed as stale (their point runs again or was lost with its worker, not evaluated).
   std::size_t budget_used(std::int64_t study_id);
-  /// Within locked(): fails running trials whose heartbeat is older than the grace period
-  /// (re-queuing their points when the settings say so); returns how many.
+  /// Within locked(): fails running trials whose heartbeat is older than the grace period and
+  /// whose lease, if any, has ended (re-queuing their points when the settings say so); returns how many.
   std::size_t fail_stale(const StudyRecord& study);
   /// Within locked(): trial `number`, running for `worker`, was not evaluated (its worker was
   /// interrupted): failed as stale, with `why`, and its point queued again; false when it is not
   /// running for that worker.
   bool release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why);
-  /// Running trials held by workers other than `worker`.
+  /// Running trials held by workers other than `worker`, except those held under a lease that has
+  /// not ended (a hand-run experiment may take days: a worker does not wait for it).
   std::size_t running_elsewhere(std::int64_t study_id, const std::string& worker);
   /// Within locked(): the waiting trial with the lowest number, if any.
   std::optional<TrialRecord> first_waiting(std::int64_t study_id);
-  /// Within locked(): inserts a trial with the next number; returns it.
-  TrialRecord insert_trial(std::int64_t study_id, TrialRecord trial);
-  /// Within locked(): marks a waiting trial running for `worker`.
-  void claim(std::int64_t study_id, TrialRecord& trial, const std::string& worker, std::optional<double> suggest_s);
-  /// Within locked(): trial `number`, running for `worker`, becomes complete (with `value`) or
-  /// failed (with `error`); false when it is not running for that worker.
+  /// Within locked(): inserts a trial with the next number; returns it. A running trial with
+  /// `lease_s` is held that long without heartbeats (TrialRecord::lease_until).
+  TrialRecord insert_trial(std::int64_t study_id, TrialRecord trial, std::optional<double> lease_s = std::nullopt);
+  /// Within locked(): marks a waiting trial running for `worker`, held for `lease_s` seconds
+  /// without heartbeats when given (TrialRecord::lease_until; infinity: until told).
+  void claim(std::int64_t study_id, TrialRecord& trial, const std::string& worker, std::optional<double> suggest_s,
+             std::optional<double> lease_s = std::nullopt);
+  /// Within locked(): trial `number`, running for `worker` (empty: for any worker), becomes
+  /// complete (with `value`) or failed (with `error`); false when it is not running (for that worker).
   bool finish(std::int64_t study_id, std::size_t number, const std::string& worker, std::optional<double> value,
               const std::string& error);
   /// Within locked(): what an ask decides on, in one query.
@@ -182,6 +189,10 @@ class Storage {
   void heartbeat(std::int64_t study_id, const std::vector<std::size_t>& numbers);
   /// Sets a trial's user attribute (JSON value).
   void set_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value);
+  /// Within locked(): the same, in the caller's transaction.
+  void put_user_attr(std::int64_t trial_id, const std::string& key, const nlohmann::json& value);
+  /// A trial's user attribute, if set.
+  std::optional<nlohmann::json> user_attr(std::int64_t trial_id, const std::string& key);
 
   /// The Unix time of the database's clock.
   double now();
@@ -196,6 +207,6 @@ class Storage {
 };
 
 /// The current version of the schema (docs/studies.md); a database with a newer one is refused.
-constexpr int kStudySchemaVersion = 2;
+constexpr int kStudySchemaVersion = 3;
 
 }  // namespace optimist

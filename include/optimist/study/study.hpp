@@ -21,6 +21,21 @@ struct StudyTrial {
   Vector x;                ///< user point
   std::string origin;      ///< "asked" (the algorithm's), "enqueued" or "requeued"
   double suggest_s = 0.0;  ///< optimizer time spent proposing it (0 for a queued point)
+  std::optional<double> lease_until;  ///< asked with a lease: held until this Unix time (infinity: until told)
+};
+
+/// A tell by number, for Study::tell(tells): a value, or none and why the trial failed.
+struct StudyTell {
+  std::size_t number = 0;
+  std::optional<double> value;
+  std::string error;  ///< without a value: why it failed (empty: "failed")
+};
+
+/// An evaluation made elsewhere, for Study::add: a value, or none and why it failed.
+struct StudyEvaluation {
+  Vector x;
+  std::optional<double> value;
+  std::string error;  ///< without a value: why it failed (empty: "failed")
 };
 
 /// What to create: the study's name, space, direction, algorithm and settings.
@@ -83,10 +98,24 @@ class Study {
   /// trials of others first, except within the grace period plus a heartbeat interval after this
   /// worker lost the storage (the others lost it too, and beat again once it is back).
   std::optional<StudyTrial> ask();
+  /// As ask(), for a trial evaluated by hand or by a process that does not heartbeat (a lab
+  /// experiment, `optimist study ask`): it is not failed as stale for `lease_s` seconds
+  /// (std::numeric_limits<double>::infinity(): until told), heartbeat or not. Throws
+  /// InvalidArgument unless lease_s > 0.
+  std::optional<StudyTrial> ask(double lease_s);
   /// Records a value (in the objective's direction; must be finite). Throws InvalidArgument if the
   /// trial is not running (already told, or failed as stale).
   void tell(const StudyTrial& trial, double value);
   void tell_failed(const StudyTrial& trial, const std::string& error);
+  /// Tells running trial `number`, whoever asked it (another process, a person: `optimist study
+  /// tell`). Throws InvalidArgument naming the trial when there is none of that number, or it is
+  /// waiting, or it was told already (saying what). A value for a trial failed as stale is kept,
+  /// as for tell(trial, value).
+  void tell(std::size_t number, double value);
+  void tell_failed(std::size_t number, const std::string& error);
+  /// Tells many trials by number in one transaction: all of them, or (one refused, as above, or
+  /// one number twice) none; InvalidArgument naming the first refused.
+  void tell(const std::vector<StudyTell>& tells);
   /// Gives back a trial that was not evaluated (the worker was interrupted): it is failed as
   /// stale, with `why`, does not count against the budget, and its point is queued again.
   void release(const StudyTrial& trial, const std::string& why);
@@ -98,6 +127,9 @@ class Study {
   /// Adds an evaluation made elsewhere (a point no worker asked); returns its number.
   std::size_t add(const Vector& x, double value);
   std::size_t add_failed(const Vector& x, const std::string& error);
+  /// Adds many evaluations in one transaction: all of them or, if one is refused (a point
+  /// outside the space, a value not finite; InvalidArgument naming its index), none. Returns their numbers.
+  std::vector<std::size_t> add(const std::vector<StudyEvaluation>& evaluations);
 
   /// Every trial, in number order.
   std::vector<TrialRecord> trials();
@@ -121,7 +153,8 @@ class Study {
  private:
   struct Impl;
   explicit Study(std::unique_ptr<Impl> impl);
-  std::optional<StudyTrial> ask_unguarded();
+  std::optional<StudyTrial> ask_unguarded_or_note(std::optional<double> lease_s);
+  std::optional<StudyTrial> ask_unguarded(std::optional<double> lease_s);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,91 @@
+"""optimist.Study for experiments run by hand: asked with a lease (no heartbeat needed), told by
+number from a fresh Study.load (a notebook restarted between ask and tell)."""
+import datetime
+import math
+import multiprocessing
+import time
+
+import pytest
+
+from optimist import Categorical, Float, Int, Study
+from conftest import run_cli
+
+SPACE = {"temperature": Float(300, 450), "time_h": Int(1, 24), "solvent": Categorical(["water", "ethanol"])}
+
+
+def test_tell_by_number_from_a_fresh_load(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    study = Study.create(url, "lab", SPACE, "random", budget=10, direction="maximize", worker="ann")
+    plate = [study.ask(lease=math.inf) for _ in range(3)]
+    assert [t.number for t in plate] == [0, 1, 2]
+    assert all(t.lease_until == math.inf for t in plate)
+    assert len({tuple(t.params.items()) for t in plate}) == 3
+    del study  # the notebook restarts
+    later = Study.load(url, "lab", worker="bob")
+    later.tell(plate[0].number, 0.8)
+    later.tell(2, 1.25)
+    later.tell_failed(1, "crucible cracked")
+    trials = later.trials()
+    assert [t.state for t in trials] == ["complete", "failed", "complete"]
+    assert trials[0].value == 0.8 and trials[2].value == 1.25 and trials[1].error == "crucible cracked"
+    assert trials[0].worker == "ann"  # who asked (ran) it stays recorded
+    assert later.best_value == 1.25 and later.best_params == plate[2].params
+
+
+def test_bad_numbers_and_leases_are_refused_by_name(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    study = Study.create(url, "lab", SPACE, "random", budget=10)
+    t = study.ask(lease=datetime.timedelta(hours=1))
+    assert t.lease_until is not None and t.lease_until > time.time() + 3500
+    with pytest.raises(ValueError, match="has no trial 7 \\(its trials are numbered 0 to 0\\)"):
+        study.tell(7, 1.0)
+    with pytest.raises(ValueError, match="trial 0: value nan is not finite"):
+        study.tell(0, float("nan"))
+    with pytest.raises(ValueError, match="a trial number is >= 0, got -1"):
+        study.tell(-1, 1.0)
+    with pytest.raises(TypeError, match="expected a trial from this study's ask\\(\\) or a trial number, got True"):
+        study.tell(True, 1.0)
+    for bad in (0, -5, float("nan"), "1d", True):
+        with pytest.raises(ValueError, match="lease must be a duration > 0"):
+            study.ask(lease=bad)
+    study.tell(0, 2.0)
+    with pytest.raises(ValueError, match="trial 0 is complete \\(value 2, worker .*\\): it was told already"):
+        Study.load(url, "lab").tell(0, 3.0)
+    assert study.enqueue({"temperature": 350.0, "time_h": 3, "solvent": "water"}) == 1
+    with pytest.raises(ValueError, match="trial 1 is waiting"):
+        study.tell_failed(1, "never ran")
+    assert [t.state for t in study.trials()] == ["complete", "waiting"]
+    assert study.trials()[0].lease_until is not None
+
+
+def _ask_and_exit(url, ready):
+    """A notebook that asks two trials, one leased, and dies (its heartbeat stops with it)."""
+    study = Study.load(url, "lab", worker="notebook")
+    study.ask(lease=math.inf)
+    study.ask()
+    ready.set()
+
+
+def test_a_leased_trial_outlives_the_grace_period_an_unleased_one_does_not(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    space = tmp_path / "space.toml"
+    space.write_text('[[parameters]]\nname = "x"\ntype = "continuous"\nlower = 0\nupper = 1\n')
+    r = run_cli("study", "create", "--storage", url, "--name", "lab", "--space", str(space), "--direction", "minimize",
+                "--algorithm", "random", "--budget", "10", "--grace", "0.5", "--heartbeat", "0.2")
+    assert r.returncode == 0, r.stderr
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    child = ctx.Process(target=_ask_and_exit, args=(url, ready))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0 and ready.is_set()
+    time.sleep(1.2)  # past the grace period: nobody heartbeats either trial now
+    study = Study.load(url, "lab", worker="next")
+    again = study.ask()
+    assert again.origin == "requeued"  # the unleased trial's point, handed out again
+    trials = study.trials()
+    assert trials[0].state == "running" and trials[0].lease_until == math.inf
+    assert trials[1].state == "failed" and "stale" in trials[1].error
+    assert again.x == trials[1].x
+    study.tell(0, 0.5)  # the leased trial, told days later
+    assert study.trials()[0].value == 0.5

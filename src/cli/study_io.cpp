@@ -1,0 +1,344 @@
+#include "cli/study_io.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "cli/format.hpp"
+
+namespace optimist::cli {
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::string quoted(const std::string& s) { return "'" + printable(s) + "'"; }
+
+std::string choices_text(const Parameter& p) {
+  std::string out;
+  for (const auto& c : p.choices) out += (out.empty() ? "" : ", ") + printable(c);
+  return out;
+}
+
+}  // namespace
+
+std::vector<CsvRow> read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgument("cannot read CSV file '" + printable(path) + "'");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string text = buf.str();
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // the byte-order mark spreadsheets write
+  std::vector<CsvRow> rows;
+  CsvRow row;
+  std::string cell;
+  bool quoted_cell = false, in_quotes = false, row_has_text = false;
+  std::size_t line = 1;
+  row.line = 1;
+  auto end_cell = [&] {
+    row.cells.push_back(quoted_cell ? cell : trimmed(cell));
+    cell.clear();
+    quoted_cell = false;
+  };
+  auto end_row = [&] {
+    end_cell();
+    if (row_has_text) rows.push_back(std::move(row));
+    row = CsvRow{};
+    row_has_text = false;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', ++i;
+      else if (c == '"') in_quotes = false;
+      else {
+        if (c == '\n') ++line;
+        cell += c;
+      }
+      continue;
+    }
+    if (c == '"' && trimmed(cell).empty()) {
+      in_quotes = quoted_cell = row_has_text = true;
+      cell.clear();
+    } else if (c == ',') {
+      end_cell();
+      row_has_text = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      end_row();
+      row.line = ++line;
+    } else {
+      if (c != ' ' && c != '\t') row_has_text = true;
+      cell += c;
+    }
+  }
+  if (in_quotes) throw InvalidArgument("CSV file '" + printable(path) + "': a quoted cell opened on or before line " +
+                                       std::to_string(line) + " is never closed");
+  end_row();
+  return rows;
+}
+
+namespace {
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos && trimmed(s) == s) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string parameter_text(const Parameter& p, double v) {
+  if (p.kind == ParameterKind::Categorical) return p.choices.at(static_cast<std::size_t>(v));
+  if (p.kind == ParameterKind::Integer) return std::to_string(static_cast<long long>(std::llround(v)));
+  return format_double(v);
+}
+
+std::string csv_parameter_header(const std::string& name) {
+  return name == "trial" || name == "value" || name == "error" ? "params_" + name : name;
+}
+
+bool is_failed_word(const std::string& text) {
+  std::string lower = trimmed(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower == "failed";
+}
+
+namespace {
+
+nlohmann::ordered_json value_json(const Parameter& p, double v) {
+  if (p.kind == ParameterKind::Categorical) return p.choices.at(static_cast<std::size_t>(v));
+  if (p.kind == ParameterKind::Integer) return static_cast<long long>(std::llround(v));
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> parse_number(const std::string& text) {
+  std::string t = trimmed(text);
+  if (!t.empty() && t[0] == '+') t.erase(0, 1);
+  if (t.empty()) return std::nullopt;
+  double v = 0.0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_lease(const std::string& text) {
+  if (text == "forever") return std::nullopt;
+  static const std::map<char, double> kUnits = {{'s', 1.0}, {'m', 60.0}, {'h', 3600.0}, {'d', 86400.0}, {'w', 604800.0}};
+  std::string number = text;
+  double unit = 1.0;
+  if (!number.empty() && kUnits.count(number.back())) {
+    unit = kUnits.at(number.back());
+    number.pop_back();
+  }
+  const std::optional<double> v = parse_number(number);
+  if (!v || !std::isfinite(*v) || !(*v > 0.0))
+    throw InvalidArgument("--lease must be a duration > 0 such as 90m, 36h, 14d, 2w or 600 (seconds), or forever; got '" +
+                          printable(text) + "'");
+  return *v * unit;
+}
+
+double parse_parameter(const Parameter& p, const std::string& text) {
+  const std::string t = trimmed(text);
+  if (t.empty()) throw InvalidArgument("empty");
+  if (p.kind == ParameterKind::Categorical) {
+    const auto it = std::find(p.choices.begin(), p.choices.end(), t);
+    if (it == p.choices.end()) throw InvalidArgument(quoted(t) + " is not one of the choices " + choices_text(p));
+    return static_cast<double>(it - p.choices.begin());
+  }
+  const std::optional<double> v = parse_number(t);
+  if (!v) throw InvalidArgument(quoted(t) + " is not a number");
+  if (!std::isfinite(*v)) throw InvalidArgument(quoted(t) + " is not finite");
+  if (p.kind == ParameterKind::Integer && *v != std::round(*v)) throw InvalidArgument(quoted(t) + " is not an integer");
+  if (*v < p.lower) throw InvalidArgument(quoted(t) + " is below the lower bound " + format_double(p.lower));
+  if (*v > p.upper) throw InvalidArgument(quoted(t) + " is above the upper bound " + format_double(p.upper));
+  return *v;
+}
+
+Vector point_from_params(const std::vector<std::string>& params, const Space& space) {
+  Vector x(static_cast<Eigen::Index>(space.dim()));
+  std::vector<bool> given(space.dim(), false);
+  for (const std::string& kv : params) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw InvalidArgument("--param expects NAME=VALUE, got " + quoted(kv));
+    const std::string name = trimmed(kv.substr(0, eq));
+    std::size_t i = 0;
+    while (i < space.dim() && space[i].name != name) ++i;
+    if (i == space.dim()) {
+      std::string names;
+      for (const auto& p : space.parameters()) names += (names.empty() ? "" : ", ") + printable(p.name);
+      throw InvalidArgument("--param " + quoted(kv) + ": the study has no parameter " + quoted(name) + " (its parameters: " + names + ")");
+    }
+    if (given[i]) throw InvalidArgument("--param " + quoted(name) + " is given twice");
+    given[i] = true;
+    try {
+      x[static_cast<Eigen::Index>(i)] = parse_parameter(space[i], kv.substr(eq + 1));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("--param " + quoted(kv) + ": " + e.what());
+    }
+  }
+  for (std::size_t i = 0; i < space.dim(); ++i)
+    if (!given[i]) throw InvalidArgument("--param " + printable(space[i].name) + "=VALUE is missing (every parameter needs a value)");
+  space.validate(x);
+  return x;
+}
+
+CsvColumns csv_columns(const std::string& file, const std::vector<std::string>& header, const Space& space,
+                       const std::vector<std::string>& fields, const std::vector<std::string>& ignore) {
+  CsvColumns out{std::vector<std::size_t>(space.dim(), header.size()), std::vector<std::size_t>(fields.size(), header.size()), ""};
+  for (const std::string& name : ignore)
+    if (std::find(header.begin(), header.end(), name) == header.end())
+      throw InvalidArgument("--ignore-column " + quoted(name) + " is not a column of " + file);
+  std::string unknown;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    const std::string& name = header[c];
+    if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(c), name) != header.begin() + static_cast<std::ptrdiff_t>(c))
+      throw InvalidArgument(file + ": column " + quoted(name) + " appears twice in the header");
+    if (std::find(ignore.begin(), ignore.end(), name) != ignore.end()) continue;
+    if (const auto f = std::find(fields.begin(), fields.end(), name); f != fields.end()) {
+      out.fields[static_cast<std::size_t>(f - fields.begin())] = c;
+      continue;
+    }
+    // A parameter named like a column (trial, value, error) is written params_NAME (Optuna's naming).
+    const auto param = [&](const std::string& n) {
+      std::size_t i = 0;
+      while (i < space.dim() && space[i].name != n) ++i;
+      return i;
+    };
+    std::size_t i = name.rfind("params_", 0) == 0 ? param(name.substr(7)) : space.dim();
+    if (i == space.dim()) i = param(name);
+    if (i < space.dim()) out.params[i] = c;
+    else unknown += (unknown.empty() ? "" : ", ") + quoted(name);
+  }
+  if (!unknown.empty()) {
+    std::string names;
+    for (const auto& p : space.parameters()) names += (names.empty() ? "" : ", ") + printable(p.name);
+    std::string allowed;
+    for (std::size_t k = 0; k < fields.size(); ++k)
+      allowed += (k == 0 ? "" : k + 1 == fields.size() ? " or " : ", ") + quoted(fields[k]);
+    out.unknown = file + ": column(s) " + unknown + " are neither parameters of the study (" + names + ") nor " + allowed +
+                  "; skip them with --ignore-column NAME";
+  }
+  return out;
+}
+
+std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const Space& space,
+                                                  const std::vector<std::string>& ignore) {
+  const std::vector<CsvRow> rows = read_csv(path);
+  const std::string file = "'" + printable(path) + "'";
+  if (rows.empty()) throw InvalidArgument(file + " is empty: it needs a header naming the parameters and 'value'");
+  const std::vector<std::string>& header = rows[0].cells;
+  if (std::find(header.begin(), header.end(), "trial") != header.end() &&
+      std::find(ignore.begin(), ignore.end(), "trial") == ignore.end())
+    throw InvalidArgument(file + " has a 'trial' column: trials asked with 'study ask' are told with 'study tell' (--from "
+                          "takes this file); 'study add' records experiments no one asked");
+  const CsvColumns columns = csv_columns(file, header, space, {"value", "error"}, ignore);
+  std::string missing;
+  for (std::size_t i = 0; i < space.dim(); ++i)
+    if (columns.params[i] == header.size()) missing += (missing.empty() ? "" : ", ") + quoted(csv_parameter_header(space[i].name));
+  if (columns.fields[0] == header.size()) missing += std::string(missing.empty() ? "" : ", ") + "'value'";
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& h : header) names += (names.empty() ? "" : ", ") + printable(h);
+    throw InvalidArgument(file + ": the header has no column " + missing + " (its columns: " + names + ")");
+  }
+  if (!columns.unknown.empty()) throw InvalidArgument(columns.unknown);
+  const std::vector<std::size_t>& param_col = columns.params;
+  const std::size_t value_col = columns.fields[0], error_col = columns.fields[1];
+
+  std::vector<StudyEvaluation> out;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const CsvRow& row = rows[r];
+    const std::string where = file + " line " + std::to_string(row.line);
+    if (row.cells.size() != header.size())
+      throw InvalidArgument(where + ": " + std::to_string(row.cells.size()) + " cells, the header has " +
+                            std::to_string(header.size()) + " (nothing was added)");
+    StudyEvaluation e;
+    e.x.resize(static_cast<Eigen::Index>(space.dim()));
+    for (std::size_t i = 0; i < space.dim(); ++i) {
+      try {
+        e.x[static_cast<Eigen::Index>(i)] = parse_parameter(space[i], row.cells[param_col[i]]);
+      } catch (const InvalidArgument& ex) {
+        throw InvalidArgument(where + ", column " + quoted(csv_parameter_header(space[i].name)) + ": " + ex.what() +
+                              " (nothing was added)");
+      }
+    }
+    const std::string value = trimmed(row.cells[value_col]);
+    const std::string error = error_col < header.size() ? trimmed(row.cells[error_col]) : "";
+    if (is_failed_word(value)) {
+      e.error = error.empty() ? "failed" : error;
+    } else {
+      const std::optional<double> v = parse_number(value);
+      std::string bad;
+      if (value.empty()) bad = "empty; write a number, or 'failed' for a failed experiment";
+      else if (!v) bad = quoted(value) + " is not a number (nor 'failed')";
+      else if (!std::isfinite(*v)) bad = quoted(value) + " is not finite; write 'failed' for a failed experiment";
+      else if (!error.empty()) bad = "an 'error' (" + quoted(error) + ") goes with value 'failed', not with a value";
+      if (!bad.empty()) throw InvalidArgument(where + ", column 'value': " + bad + " (nothing was added)");
+      e.value = *v;
+    }
+    space.validate(e.x);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void print_asked(std::ostream& out, const Space& space, const std::vector<StudyTrial>& trials, const std::string& format) {
+  if (format == "json") {
+    for (const StudyTrial& t : trials) {
+      // In the space's order, the trial's number first.
+      nlohmann::ordered_json params = nlohmann::ordered_json::object();
+      for (std::size_t i = 0; i < space.dim(); ++i) params[space[i].name] = value_json(space[i], t.x[static_cast<Eigen::Index>(i)]);
+      nlohmann::ordered_json line = nlohmann::ordered_json::object();
+      line["trial"] = t.number;
+      line["params"] = std::move(params);
+      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
+    }
+    out.flush();
+    return;
+  }
+  std::vector<std::vector<std::string>> table{{"trial"}};
+  for (const auto& p : space.parameters()) table[0].push_back(csv_parameter_header(p.name));
+  for (const StudyTrial& t : trials) {
+    std::vector<std::string> row{std::to_string(t.number)};
+    for (std::size_t i = 0; i < space.dim(); ++i) row.push_back(parameter_text(space[i], t.x[static_cast<Eigen::Index>(i)]));
+    table.push_back(std::move(row));
+  }
+  if (format == "csv") {
+    for (const auto& row : table) {
+      for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_cell(row[c]);
+      out << "\n";
+    }
+    out.flush();
+    return;
+  }
+  if (trials.empty()) return;
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (auto& row : table)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], (row[c] = printable(row[c])).size());
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+  out.flush();
+}
+
+}  // namespace optimist::cli
