@@ -136,7 +136,8 @@ int show(const StudyCommand& cmd) {
   // of the terminal (JSON's dump escapes those inside strings already).
   std::cout << "study      " << printable(r.name) << "  (" << redact_url(cmd.storage) << ")\n"
             << "algorithm  " << printable(r.algorithm) << "  " << r.options.dump() << "\n"
-            << "objective  " << (r.settings.objective.empty() ? std::string("(from a library)") : r.settings.objective.dump())
+            << "objective  " << (r.settings.objective.empty() ? std::string("none recorded (trials asked from a library, Python or `study ask`)")
+                                                            : r.settings.objective.dump())
             << ", " << to_string(r.direction) << "\n"
             << "space      " << r.space.to_json().dump() << "\n"
             << "budget     " << (r.budget ? std::to_string(*r.budget) : "unlimited") << " (" << study.budget_used() << " used)\n"
@@ -151,6 +152,8 @@ int show(const StudyCommand& cmd) {
       std::cout << "chose      " << decisions.at("algorithm").get<std::string>() << " "
                 << decisions.value("options", nlohmann::json::object()).dump() << ": "
                 << decisions.value("reason", std::string()) << "\n";
+    if (decisions.contains("resolved"))  // options left at "auto" and what they are for this study
+      std::cout << "auto opts  " << decisions.at("resolved").dump() << "\n";
   } catch (const std::exception&) {
     // An algorithm this build does not have: the line above says which.
   }

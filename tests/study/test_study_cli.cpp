@@ -256,6 +256,7 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto opts  {\"prior\":\"botorch\"}"), std::string::npos) << r.out;  // what gp-ei's prior: auto became
 }
 
 // Reading commands on a missing SQLite file: an error, not a fresh empty database (a mistyped
