@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/optuna_peers.py --problem NAME [--dim D] [--noise SD] --budget T --seed K
                                            --sampler tpe|random|cmaes|qmc --out TRACE.jsonl
+    /usr/bin/python3 bench/optuna_peers.py --check    # exit 0 when optimist and optuna import
 
 `optimist bench` runs it for the sweep entries {name = "tpe", peer = "optuna"} (docs/bench.md, "Peers"),
 so that the summary tables and figures put Optuna next to our algorithms; it can also be run by hand.
@@ -43,6 +44,8 @@ try:
     import optuna
 except ImportError as e:  # pragma: no cover
     sys.exit(f"optuna_peers.py: cannot import optuna ({e}); on Debian: apt install python3-optuna")
+if sys.argv[1:] == ["--check"]:  # `optimist bench` asks once, before any run of a sweep with peers
+    sys.exit(0)
 
 SAMPLERS = {
     "tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
@@ -108,8 +111,13 @@ def run(args):
 
     state = {"i": 0, "cum": None, "best_f": None, "best_y": None, "best_x": None, "best_shown": None,
              "last_end": time.perf_counter()}
+    parent = os.getppid()
 
     def objective(trial):
+        # `optimist bench` killed (kill -9) cannot stop us, and its rerun starts this run again
+        # beside us, both writing `tmp`: an orphan stops at its next trial.
+        if os.getppid() != parent:
+            sys.exit("optuna_peers.py: the process that started this run is gone; stopping")
         start = time.perf_counter()
         x, shown = suggest(trial, parameters)
         t0 = time.perf_counter()

@@ -51,7 +51,17 @@ def binned(pts, bins=60):
     return out
 
 
-def draw_panel(ax, problem, curve_key, ylabel, log, level):
+def algorithm_colors(summary):
+    """One colour per algorithm label for every panel: matplotlib's cycle, per panel, would shift
+    the colours of a panel where an algorithm has no line (no finished run, all means 0 on a log
+    scale), and the legend, taken from one panel, would then name the wrong lines."""
+    labels = [a["label"] for a in summary["sweep"]["algorithms"]]
+    for problem in summary["problems"]:
+        labels += [a["label"] for a in problem["algorithms"] if a["label"] not in labels]
+    return {label: "C%d" % (k % 10) for k, label in enumerate(labels)}
+
+
+def draw_panel(ax, problem, curve_key, ylabel, log, level, colors):
     for alg in problem["algorithms"]:
         curves = alg.get("curves", {})
         curve = curves.get(curve_key)
@@ -66,7 +76,7 @@ def draw_panel(ax, problem, curve_key, ylabel, log, level):
             pts = binned(pts)
         ts = [p[0] for p in pts]
         mean = [p[1] for p in pts]
-        line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4)
+        line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4, color=colors[alg["label"]])
         if curve_key == "suggest_s":
             continue  # per-step times jitter too much for a meaningful band
         half = [p[2] if finite(p[2]) else 0.0 for p in pts]
@@ -95,6 +105,7 @@ def plot(directory):
     out = os.path.join(directory, "plots")
     os.makedirs(out, exist_ok=True)
     level = summary.get("level", 0.95)
+    colors = algorithm_colors(summary)
     written = []
     for name, curve_key, ylabel, log in figure_kinds(summary):
         n = len(problems)
@@ -102,10 +113,16 @@ def plot(directory):
         rows = math.ceil(n / cols)
         fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False)
         for k, problem in enumerate(problems):
-            draw_panel(axes[k // cols][k % cols], problem, curve_key, ylabel, log, level)
+            draw_panel(axes[k // cols][k % cols], problem, curve_key, ylabel, log, level, colors)
         for k in range(n, rows * cols):
             axes[k // cols][k % cols].axis("off")
-        handles, labels = axes[0][0].get_legend_handles_labels()
+        # Every algorithm drawn in any panel, in the sweep's order (not only the first panel's).
+        seen = {}
+        for ax in axes.flat:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(label, handle)
+        labels = [label for label in colors if label in seen]
+        handles = [seen[label] for label in labels]
         # As many columns as the longest label allows in the figure's width (about 0.075 in per
         # character at 10 pt, 0.6 in for the line and the gap); the bottom margin grows with the rows.
         col_width = 0.6 + 0.075 * max((len(l) for l in labels), default=1)

@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,8 +51,26 @@ void print_presets() {
   }
 }
 
+// Runs argv (argv[0] the program) with the environment env; returns its exit status (-1: killed).
+int run_and_wait(std::vector<std::string> args, std::vector<std::string> env) {
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, args[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0)
+    throw std::runtime_error("cannot start " + args[0] + " " + (args.size() > 1 ? args[1] : ""));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error("waiting for " + args[0] + " failed");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // The Optuna peers (SweepAlgorithm::peer == "optuna"): one run of bench/optuna_peers.py per (problem,
-// sampler, seed), with Debian's interpreter and the build's Python package on its path.
+// sampler, seed), with Debian's interpreter and the build's Python package on its path. The script
+// is asked once first whether it can run (its imports): a setup problem is one error before any
+// run, not one failed run per peer run after the others.
 ex::PeerRunner optuna_peer_runner() {
   const std::string script = find_data_file("the Optuna peer script optuna_peers.py", "optuna_peers.py",
                                             std::filesystem::path(OPTIMIST_SOURCE_BENCH) / "optuna_peers.py",
@@ -72,6 +93,9 @@ ex::PeerRunner optuna_peer_runner() {
     }
   }
   if (!pythonpath.empty()) env.push_back("PYTHONPATH=" + pythonpath);
+  if (run_and_wait({python, script, "--check"}, env) != 0)
+    throw InvalidArgument("the sweep's Optuna peers cannot run: '" + python + " " + script +
+                          " --check' failed (its error is above); no run was started");
   return [script, python, env](const ex::SweepRun& run, const std::string& trace_path) {
     const ex::SweepProblem& p = *run.problem;
     std::vector<std::string> args = {python, script, "--problem", p.name, "--budget", std::to_string(p.budget),
@@ -81,22 +105,10 @@ ex::PeerRunner optuna_peer_runner() {
       args.push_back("--dim");
       args.push_back(std::to_string(p.dim));
     }
-    std::vector<char*> argv, envp;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_copy = env;
-    for (auto& e : env_copy) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0)
-      throw std::runtime_error("cannot start " + python + " " + script);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-      if (errno != EINTR) throw std::runtime_error("waiting for the peer script failed");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    const int status = run_and_wait(std::move(args), env);
+    if (status != 0)
       throw std::runtime_error(script + " failed for " + run.algorithm->label + " on " + p.label + ", seed " +
-                               std::to_string(run.seed) + " (exit status " +
-                               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "; its error is above)");
+                               std::to_string(run.seed) + " (exit status " + std::to_string(status) + "; its error is above)");
   };
 }
 
@@ -196,8 +208,10 @@ int bench_command(const BenchCommand& cmd) {
     throw InvalidArgument(cmd.preset.empty() ? "give --preset NAME or --config FILE (see --list-presets)"
                                              : "give either --preset or --config, not both");
   if (cmd.out.empty()) throw InvalidArgument("--out DIR is required: the folder for traces, summary and plots");
-  ex::SweepSpec spec = cmd.preset.empty() ? ex::parse_sweep(load_config(cmd.config), "'" + cmd.config + "'")
-                                          : ex::preset_sweep(cmd.preset);
+  nlohmann::json config = cmd.preset.empty() ? load_config(cmd.config) : nlohmann::json();
+  // --seeds before parsing: the file's seed range is checked with the count that will run.
+  if (cmd.seeds > 0 && config.is_object()) config["seeds"] = cmd.seeds;
+  ex::SweepSpec spec = cmd.preset.empty() ? ex::parse_sweep(config, "'" + cmd.config + "'") : ex::preset_sweep(cmd.preset);
   if (cmd.seeds > 0) spec.seeds = cmd.seeds;
   ex::check_available(spec);
 

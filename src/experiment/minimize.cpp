@@ -81,6 +81,9 @@ MinimizeResult run(const std::function<double(const Vector&)>& f, const Space& s
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("resume: '" + o.resume + "': " + e.what());
     }
+    if (driver.resume_from.size() > o.budget)
+      throw InvalidArgument("resume: '" + o.resume + "' holds " + std::to_string(driver.resume_from.size()) +
+                            " evaluations, more than the budget of " + std::to_string(o.budget) + "; raise the budget");
   }
   experiment::PreparedRun prepared = experiment::prepare_run(problem, spec, driver, earlier ? &earlier->meta : nullptr);
   Objective objective;

@@ -342,6 +342,12 @@ std::string summary_markdown(const json& s) {
     md << " = (1/(T-n)) sum of regrets over Phase II rounds n+1..T, n = " << s.at("phase1").get<std::size_t>();
   if (metric == "simple_regret") md << " = f* - best noise-free f evaluated up to T";
   md << ". Cumulative regret and simple regret use the noise-free f.\n";
+  // The papers' Wald interval is too narrow with few seeds: say by how much, next to the numbers.
+  if (const auto k = sweep.at("seeds").get<std::size_t>(); k >= 2 && wald_coverage(k, level) < level - 0.01)
+    md << "\nWith K = " << k << " seeds a " << fmt(json(100 * level), 3) << "% Wald interval covers the mean of normal values only "
+       << fmt(json(100 * wald_coverage(k, level)), 3) << "% of the time (Student's t would multiply sd / sqrt(K) by "
+       << fmt(json(t_quantile(k, level)), 4) << ", not " << fmt(s.at("z"), 4)
+       << "): read the paired intervals and the better / worse counts as indications, or run more seeds.\n";
   for (const auto& p : s.at("problems")) {
     md << "\n## " << p.at("label").get<std::string>() << "\n\n";
     md << "`" << p.at("name").get<std::string>() << "`, d = " << p.at("dim") << ", noise sd "

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -213,6 +214,24 @@ void unique_labels(const std::vector<T>& items, const std::string& what, const s
                             "'; give them distinct 'label's");
 }
 
+// The most runs per (problem, algorithm): `--seeds`' limit (more would not fit in memory).
+constexpr std::uint64_t kMaxSeeds = 1000000;
+
+// Seeds are first_seed .. first_seed + seeds - 1: past 2^64 - 1 they would wrap to 0, 1, ...,
+// runs of other seeds filed as this sweep's. `where` names the input ("in 'sweep.toml'").
+void check_seed_range(const SweepSpec& s, const std::string& where) {
+  if (s.seeds == 0 || s.seeds > kMaxSeeds)
+    throw InvalidArgument("'seeds' " + where + " must be a positive integer up to " + std::to_string(kMaxSeeds) + ", got " +
+                          std::to_string(s.seeds));
+  const std::string what = "'first_seed' " + std::to_string(s.first_seed) + " with " + std::to_string(s.seeds) + " seeds " + where;
+  if (s.seeds - 1 > std::numeric_limits<std::uint64_t>::max() - s.first_seed)
+    throw InvalidArgument(what + ": the last seed would be past 2^64 - 1 (18446744073709551615)");
+  const bool peers = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](const SweepAlgorithm& a) { return !a.peer.empty(); });
+  constexpr std::uint64_t kPeerSeeds = std::uint64_t{1} << 32;  // Optuna's samplers take 32-bit seeds
+  if (peers && (s.first_seed >= kPeerSeeds || s.seeds > kPeerSeeds - s.first_seed))
+    throw InvalidArgument(what + ": the Optuna peers take seeds below 2^32 (4294967296)");
+}
+
 Metric parse_metric(const Parser& p, const json& v) {
   const std::string s = v.is_string() ? v.get<std::string>() : "";
   if (s == "cumulative_regret") return Metric::CumulativeRegret;
@@ -274,11 +293,7 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
   if (!j.contains("problems")) throw InvalidArgument("'problems' is missing in " + source);
   s.algorithms = parse_algorithms(p, j.at("algorithms"));
   s.problems = parse_problems(p, j.at("problems"), d);
-  const bool peers = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](const SweepAlgorithm& a) { return !a.peer.empty(); });
-  constexpr std::uint64_t kPeerSeeds = std::uint64_t{1} << 32;  // Optuna's samplers take 32-bit seeds
-  if (peers && (s.first_seed >= kPeerSeeds || s.seeds > kPeerSeeds - s.first_seed))
-    throw InvalidArgument("'first_seed' " + std::to_string(s.first_seed) + " with " + std::to_string(s.seeds) +
-                          " seeds in " + source + ": the Optuna peers take seeds below 2^32 (4294967296)");
+  check_seed_range(s, "in " + source);
   unique_labels(s.algorithms, "algorithms", source);
   // Entries that make the same runs ("branin" and "branin" with its default dim 2) get one label.
   for (std::size_t i = 0; i < s.problems.size(); ++i)
@@ -355,6 +370,7 @@ void keep_folder_labels(SweepSpec& spec, const json& previous) {
 }
 
 void check_available(const SweepSpec& spec) {
+  check_seed_range(spec, "of sweep '" + spec.name + "'");  // again: --seeds may have changed the count
   std::set<std::string> registered, catalog;
   for (const auto& a : algorithms()) registered.insert(a.name);
   for (const auto& p : problems()) catalog.insert(p.name);

@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -198,6 +200,37 @@ TEST(BenchCli, BadInputNamesTheValue) {
   EXPECT_NE(r.err.find("got nan"), std::string::npos) << r.err;
 }
 
+// Seeds past 2^64 - 1 once wrapped to seed 0; the range is checked with the count --seeds gives.
+TEST(BenchCli, TheSeedRangeIsCheckedWithTheSeedsFlag) {
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"budget": 3, "algorithms": ["random"], "problems": ["branin"], "first_seed": 18446744073709551613})");
+  Result r = cli("bench --config s.json --seeds 4 --out out -q --no-plot");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'first_seed' 18446744073709551613 with 4 seeds in 's.json': the last seed would be past 2^64 - 1"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/traces"));
+  r = cli("bench --config s.json --seeds 3 --out out -q --no-plot");  // the file's default of 5 seeds would not fit
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out/traces/branin/random/seed-18446744073709551615.jsonl"));
+  EXPECT_FALSE(fs::exists(dir / "out/traces/branin/random/seed-0.jsonl"));
+}
+
+// A peer that cannot run (no Optuna, no Python package) once failed each of its runs, after our
+// algorithms' runs, with the same error each time: now the sweep stops before any run.
+TEST(BenchCli, PeersThatCannotRunStopTheSweepBeforeAnyRun) {
+  const fs::path dir = test_dir();
+  write(dir / "broken_peer.py", "import sys\nsys.exit('broken_peer.py: cannot import optuna (test)')\n");
+  write(dir / "s.json", R"({"seeds": 2, "budget": 5, "algorithms": ["random", {"name": "tpe", "peer": "optuna"}],
+                           "problems": ["branin"]})");
+  setenv("OPTIMIST_PEER_SCRIPT", (dir / "broken_peer.py").c_str(), 1);
+  const Result r = cli("bench --config s.json --out out --jobs 1 --no-plot -q");
+  unsetenv("OPTIMIST_PEER_SCRIPT");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot import optuna (test)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the sweep's Optuna peers cannot run"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/traces")) << "runs were started";
+}
+
 TEST(BenchCli, ListPresets) {
   const Result r = cli("bench --list-presets");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -235,20 +268,49 @@ TEST(BenchCli, PlotWritesPngAndSvg) {
   EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
 }
 
+// Colours came from matplotlib's cycle in each panel and the legend from the first panel: with
+// "random" lacking a line in the first panel (no finished run there), the legend left it out and
+// named sobol's colour there, while in the second panel that colour was random's line.
+TEST(BenchCli, PlotColoursAreTheAlgorithmsInEveryPanelAndTheLegendNamesThemAll) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"seeds": 1, "budget": 5, "algorithms": ["random", "sobol"], "problems": ["branin", "hartmann6"]})");
+  ASSERT_EQ(cli("bench --config s.json --out out --no-plot -q").code, 0);
+  json summary = json::parse(slurp(dir / "out/summary.json"));
+  json& mean = summary["problems"][0]["algorithms"][0]["curves"]["metric"]["mean"];
+  ASSERT_EQ(summary["problems"][0]["algorithms"][0]["label"], "random");
+  for (auto& m : mean) m = nullptr;  // random: no line on branin
+  write(dir / "out/summary.json", summary.dump());
+  const Result r = cli("plot out");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = slurp(dir / "out/plots/metric.svg");
+  EXPECT_NE(svg.find("<!-- random -->"), std::string::npos) << "random is not in the legend";
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("stroke: #ff7f0e"), 3u);  // sobol's colour (C1): its two lines and its legend entry
+  EXPECT_EQ(count("stroke: #1f77b4"), 2u);  // random's (C0): its line on hartmann6 and its legend entry
+}
+
 }  // namespace
 
 // Optuna's samplers as peers (bench/optuna_peers.py): their traces join the sweep; Optuna's own
 // warning lines stay out of the sweep's stderr (CMA-ES on a categorical space printed one per
 // trial, QMC an ExperimentalWarning); the sweep.json written in the folder is a config that runs
 // the same sweep again (it held "options": {} for peers and "dim": 0, which the parser refuses).
-TEST(BenchCli, OptunaPeersRunQuietlyAndTheWrittenSweepIsAConfig) {
-  // The peers import this build's Python package: absent, or (a sanitizer build's) not loadable
-  // by a plain interpreter, the peers cannot run here.
+// The peers import this build's Python package: absent, or (a sanitizer build's) not loadable by a
+// plain interpreter, the peers cannot run here.
+bool peers_can_run() {
   const fs::path build = fs::path(OPTIMIST_CLI_PATH).parent_path();
   const std::string importable = "(PYTHONPATH='" + (build / "python").string() +
                                  "' /usr/bin/python3 -c 'import optimist, optuna') > /dev/null 2>&1";
-  if (!fs::exists(build / "python/optimist/__init__.py") || std::system(importable.c_str()) != 0)
-    GTEST_SKIP() << "this build's Python package or python3-optuna cannot be imported by /usr/bin/python3";
+  return fs::exists(build / "python/optimist/__init__.py") && std::system(importable.c_str()) == 0;
+}
+
+TEST(BenchCli, OptunaPeersRunQuietlyAndTheWrittenSweepIsAConfig) {
+  if (!peers_can_run()) GTEST_SKIP() << "this build's Python package or python3-optuna cannot be imported by /usr/bin/python3";
   const fs::path dir = test_dir();
   write(dir / "peers.json", R"({"name": "peers", "seeds": 1, "budget": 6,
     "algorithms": ["random", {"name": "cmaes", "peer": "optuna"}, {"name": "qmc", "peer": "optuna"}],
@@ -262,4 +324,43 @@ TEST(BenchCli, OptunaPeersRunQuietlyAndTheWrittenSweepIsAConfig) {
   const Result again = cli("bench --config out/sweep.json --out out --jobs 1 --no-plot");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.err.find("6 already done"), std::string::npos) << again.err;
+}
+
+// `optimist bench` killed with kill -9 left its peer's Python process running for the rest of its
+// run, and the rerun started the same run beside it, both writing one temporary file (the rerun
+// failed with a Python traceback). A peer whose parent is gone now stops at its next trial.
+TEST(BenchCli, APeerWhoseParentIsKilledStops) {
+  if (!peers_can_run()) GTEST_SKIP() << "this build's Python package or python3-optuna cannot be imported by /usr/bin/python3";
+  const fs::path dir = test_dir();
+  const fs::path build = fs::path(OPTIMIST_CLI_PATH).parent_path();
+  // A parent shell starts a long peer run (random sampler, 10^6 trials) and is killed.
+  const std::string start = "cd '" + dir.string() + "' && { ( PYTHONPATH='" + (build / "python").string() +
+                            "' /usr/bin/python3 '" + OPTIMIST_SOURCE_DIR + "/bench/optuna_peers.py' --problem branin" +
+                            " --budget 1000000 --seed 0 --sampler random --out peer.jsonl 2> peer.log & echo $! > child.pid;" +
+                            " wait ) > /dev/null 2>&1 & echo $! > parent.pid; }";
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  const auto pid_in = [&](const char* file) { return static_cast<pid_t>(std::stol(slurp(dir / file))); };
+  const auto running = [](pid_t pid) {  // alive and not a zombie (its new parent may not reap it at once)
+    const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    const std::size_t paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+  };
+  const auto wait_for = [](const std::function<bool()>& done, int seconds) {
+    for (int k = 0; k < 10 * seconds && !done(); ++k) usleep(100000);
+    return done();
+  };
+  ASSERT_TRUE(wait_for([&] {
+    return fs::exists(dir / "child.pid") && fs::file_size(dir / "child.pid") > 0 && fs::exists(dir / "parent.pid") &&
+           fs::file_size(dir / "parent.pid") > 0;
+  }, 10));
+  const pid_t parent = pid_in("parent.pid"), child = pid_in("child.pid");
+  // Trials are running once the temporary trace holds evaluation lines.
+  const bool started = wait_for([&] { return fs::exists(dir / "peer.jsonl.tmp") && fs::file_size(dir / "peer.jsonl.tmp") > 2000; }, 60);
+  kill(parent, SIGKILL);
+  const bool stopped = started && wait_for([&] { return !running(child); }, 20);
+  if (running(child)) kill(child, SIGKILL);  // the old script ran on: end it, by its id
+  ASSERT_TRUE(started) << slurp(dir / "peer.log");
+  EXPECT_TRUE(stopped) << "the peer ran on after its parent was killed";
+  EXPECT_NE(slurp(dir / "peer.log").find("the process that started this run is gone"), std::string::npos) << slurp(dir / "peer.log");
+  EXPECT_FALSE(fs::exists(dir / "peer.jsonl.tmp"));
 }

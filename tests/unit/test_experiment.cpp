@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -86,6 +87,25 @@ TEST(ExperimentStatistics, WaldIntervalMatchesHandComputedValues) {
   EXPECT_NE(error_of([] { ex::wald_interval({1, std::nan("")}, 0.95); }).find("nan"), std::string::npos);
 }
 
+// The papers' Wald interval uses the normal quantile: with K seeds it covers what Student's t with
+// K - 1 degrees of freedom gives (values from scipy.stats.t), and summary.md says so when K is small.
+TEST(ExperimentStatistics, AWaldIntervalsCoverageWithFewSeedsIsStatedInTheSummary) {
+  EXPECT_NEAR(ex::wald_coverage(3, 0.95), 0.8109375885315384, 1e-9);
+  EXPECT_NEAR(ex::wald_coverage(10, 0.95), 0.9183508682693182, 1e-9);
+  EXPECT_NEAR(ex::wald_coverage(2, 0.95), 0.6996523724985437, 1e-9);
+  EXPECT_NEAR(ex::t_quantile(3, 0.95), 4.302652729911275, 1e-9);
+  EXPECT_NEAR(ex::t_quantile(10, 0.98), 2.8214379233005493, 1e-6);
+  EXPECT_NE(error_of([] { ex::wald_coverage(1, 0.95); }).find("n >= 2"), std::string::npos);
+  EXPECT_NE(error_of([] { ex::t_quantile(3, 1.0); }).find("level"), std::string::npos);
+  const fs::path dir = fresh_dir();
+  const std::string few = ex::summary_markdown(ex::summarize(tiny_sweep(3), dir.string()));
+  EXPECT_NE(few.find("With K = 3 seeds a 95% Wald interval covers the mean of normal values only 81.1% of the time "
+                     "(Student's t would multiply sd / sqrt(K) by 4.303, not 1.96)"),
+            std::string::npos)
+      << few;
+  EXPECT_EQ(ex::summary_markdown(ex::summarize(tiny_sweep(30), dir.string())).find("With K ="), std::string::npos);
+}
+
 TEST(ExperimentSweep, ParseErrorsNameTheKeyAndValue) {
   const json ok = {{"algorithms", {"random"}}, {"problems", {{{"name", "branin"}, {"budget", 5}}}}};
   auto with = [&](const std::string& key, const json& v) {
@@ -113,6 +133,32 @@ TEST(ExperimentSweep, ParseErrorsNameTheKeyAndValue) {
   json avg = ok;
   avg["metric"] = "average_phase2_regret";
   EXPECT_NE(error_of([&] { ex::parse_sweep(avg, "s"); }).find("'phase1'"), std::string::npos);
+}
+
+// Seeds first_seed .. first_seed + K - 1 once wrapped past 2^64 - 1 to 0, 1, ... (runs of other
+// seeds filed as the sweep's), and a count of 10^12 seeds ended in std::bad_alloc; `--seeds`
+// changes the count after parsing, so check_available checks the range again.
+TEST(ExperimentSweep, SeedsPastTheLastOneOrTooManyAreRefused) {
+  const std::uint64_t last = std::numeric_limits<std::uint64_t>::max();
+  json config = {{"budget", 4}, {"algorithms", {"random"}}, {"problems", {"branin"}}, {"first_seed", last}, {"seeds", 2}};
+  EXPECT_NE(error_of([&] { ex::parse_sweep(config, "s.json"); })
+                .find("'first_seed' 18446744073709551615 with 2 seeds in s.json: the last seed would be past 2^64 - 1"),
+            std::string::npos);
+  config["seeds"] = 1;
+  ex::SweepSpec spec = ex::parse_sweep(config, "s.json");
+  EXPECT_EQ(ex::plan_runs(spec, "out").back().seed, last);
+  spec.seeds = 3;  // --seeds 3
+  EXPECT_NE(error_of([&] { ex::check_available(spec); }).find("the last seed would be past 2^64 - 1"), std::string::npos);
+  config["first_seed"] = 0;
+  config["seeds"] = 1000000000000ull;
+  EXPECT_NE(error_of([&] { ex::parse_sweep(config, "s.json"); }).find("'seeds' in s.json must be a positive integer up to 1000000, got 1000000000000"),
+            std::string::npos);
+  // The Optuna peers' 32-bit seeds, checked again after --seeds.
+  config = {{"budget", 4}, {"algorithms", {{{"name", "tpe"}, {"peer", "optuna"}}}}, {"problems", {"branin"}},
+            {"first_seed", 4294967295ull}, {"seeds", 1}};
+  spec = ex::parse_sweep(config, "s.json");
+  spec.seeds = 2;
+  EXPECT_NE(error_of([&] { ex::check_available(spec); }).find("the Optuna peers take seeds below 2^32"), std::string::npos);
 }
 
 TEST(ExperimentSweep, NoiseListsExpandWithDistinctLabels) {

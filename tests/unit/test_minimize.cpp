@@ -70,6 +70,17 @@ TEST(Minimize, AFailingFunctionStopsTheRunOrIsMarkedFailed) {
   EXPECT_EQ(marked.n_failed, 1u);
   const auto nan_at = [](const Vector& x) { return x[0] > 0 ? std::nan("") : x.squaredNorm(); };
   EXPECT_EQ(minimize(nan_at, space, {.algorithm = "random", .budget = 20}).reason, StopReason::ObjectiveFailed);
+  // ok() is not "has a best" (the header's example once dereferenced best_y under ok()): every
+  // evaluation failed and marked, or a stop before the first one, leaves no best and no answer.
+  const MinimizeResult none = minimize([](const Vector&) { return std::nan(""); }, space,
+                                       {.algorithm = "gp-ei", .budget = 6, .on_failure = FailurePolicy::MarkFailed});
+  EXPECT_TRUE(none.ok());
+  EXPECT_EQ(none.n_failed, 6u);
+  EXPECT_FALSE(none.best_y || none.best_x || none.recommended_x);
+  const MinimizeResult stopped_first = minimize([](const Vector& x) { return x.squaredNorm(); }, space, {.budget = 6, .should_stop = [] { return true; }});
+  EXPECT_TRUE(stopped_first.ok());
+  EXPECT_EQ(stopped_first.reason, StopReason::Cancelled);
+  EXPECT_FALSE(stopped_first.best_y || stopped_first.best_x);
 }
 
 TEST(Minimize, BadInputIsRefusedNamingTheValue) {
@@ -134,6 +145,7 @@ TEST(Minimize, AStoppedRunResumesFromItsTraceExactlyAsIfUninterrupted) {
   refused({.algorithm = "turbo", .budget = 20, .seed = 5}, "is a run of gp-ei");
   refused({.algorithm = "gp-ei", .options = {{"xi", 0.1}}, .budget = 20, .seed = 5}, "other options");
   refused({.algorithm = "gp-ei", .budget = 20, .seed = 5, .noisy = true}, "noisy = false");
+  refused({.algorithm = "gp-ei", .budget = 12, .seed = 5}, "run.jsonl' holds 16 evaluations, more than the budget of 12");
   EXPECT_THROW(maximize(branin, space, {.algorithm = "gp-ei", .budget = 20, .seed = 5, .resume = trace}), InvalidArgument);
   EXPECT_THROW(minimize(branin, Space::box(2, 0.0, 1.0), {.algorithm = "gp-ei", .budget = 20, .seed = 5, .resume = trace}), InvalidArgument);
 }

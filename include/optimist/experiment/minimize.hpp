@@ -6,7 +6,11 @@
 //   optimist::Space space;
 //   space.add_continuous("x", -5.0, 10.0).add_continuous("y", 0.0, 15.0);
 //   const optimist::MinimizeResult r = optimist::minimize(branin, space, {.budget = 50, .seed = 1});
-//   if (r.ok()) use(*r.best_x, *r.best_y);  // r.decisions: what `auto` chose and why
+//   if (r.best_y) use(*r.best_x, *r.best_y);  // r.decisions: what `auto` chose and why
+//
+// ok() is not "has a best": a run whose every evaluation failed under FailurePolicy::MarkFailed,
+// or one stopped (should_stop, time limit) before its first evaluation, is ok() with no best_x,
+// best_y or recommended_x.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -42,15 +46,19 @@ struct MinimizeOptions {
   std::string trace{};
   /// Continue the run of this trace (the same algorithm, options, seed and space; stopped by a
   /// crash, a time limit or a failure): its evaluations are told first, counted in the budget and
-  /// never repeated. `trace` may name the same file: it is rewritten in place.
+  /// never repeated. `trace` may name the same file: it is rewritten in place. A larger budget
+  /// continues it further, but the algorithm keeps planning for the first run's budget (its
+  /// horizon): the result is not a fresh run's with the larger budget. A smaller budget than the
+  /// trace's evaluations throws InvalidArgument.
   std::string resume{};
   std::string name = "objective";  ///< the function's name in the trace
   std::function<void(const Progress&)> on_progress{};  ///< after every evaluation
   std::function<bool()> should_stop{};                 ///< polled before every ask (e.g. your SIGINT flag)
 };
 
-/// The run (RunSummary: best_x and best_y, the best observed point and value; recommended_x, the
-/// algorithm's answer; every evaluation; why it stopped) and what the algorithm decided.
+/// The run (RunSummary: best_x and best_y, the best observed point and value, empty when no
+/// evaluation succeeded; recommended_x, the algorithm's answer; every evaluation; why it stopped)
+/// and what the algorithm decided.
 struct MinimizeResult : RunSummary {
   std::string algorithm;   ///< as asked ("auto" included)
   std::uint64_t seed = 0;  ///< the run's (a resumed run's is the trace's)

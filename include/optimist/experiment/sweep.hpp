@@ -78,7 +78,9 @@ SweepSpec parse_sweep(const nlohmann::json& j, const std::string& source);
 void keep_folder_labels(SweepSpec& spec, const nlohmann::json& previous);
 
 /// Throws InvalidArgument naming every algorithm and problem of the sweep that this build does not
-/// have, every dimension a problem does not allow and every invalid algorithm option.
+/// have, every dimension a problem does not allow and every invalid algorithm option; and seeds
+/// out of range (more than 1,000,000; past 2^64 - 1; from 2^32 with Optuna peers), as parse_sweep
+/// does, since a caller may have changed `seeds` since (`--seeds`).
 void check_available(const SweepSpec& spec);
 
 /// One run of the sweep as `optimist run` would make it: the algorithm's options, the seed, the
