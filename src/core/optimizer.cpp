@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace optimist {
@@ -171,11 +172,28 @@ void Optimizer::store(const Trial& trial, double value) {
   observe(history_.back(), y);
 }
 
+namespace {
+
+// A trial told with another point than it was asked at (its x edited after ask(), e.g. rounded)
+// would record the value at the asked point: refused. An empty x (a trial named by its id) is fine.
+void check_unchanged(const std::string& name, const Trial& told, const Trial& asked) {
+  if (told.x.size() == 0 || (told.x.size() == asked.x.size() && told.x == asked.x)) return;
+  std::ostringstream os;
+  os.precision(17);
+  os << name << ": trial " << asked.id << " was asked at x = (" << asked.x.transpose() << ") but is told with x = ("
+     << told.x.transpose() << "): a trial's point cannot change after ask(); to record the point you evaluated, "
+     << "give the trial back (tell_failed with its asked point) and tell(x, value)";
+  throw InvalidArgument(os.str());
+}
+
+}  // namespace
+
 void Optimizer::tell(const Trial& trial, double value) {
   if (!std::isfinite(value))
     throw InvalidArgument(name_ + ": told value " + format_double(value) + " is not finite; report failures with tell_failed");
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->id == trial.id) {
+      check_unchanged(name_, trial, *it);
       Trial t = std::move(*it);
       pending_.erase(it);
       note_evaluated(t.x, true, direction_sign(direction_) * value);
@@ -215,6 +233,7 @@ Trial Optimizer::add_pending(const Vector& x) {
 void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->id == trial.id) {
+      check_unchanged(name_, trial, *it);
       Observation obs{std::move(*it), 0.0, true, error};
       pending_.erase(it);
       note_evaluated(obs.trial.x, true, std::nullopt);

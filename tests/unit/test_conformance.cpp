@@ -197,6 +197,18 @@ TEST_P(Conformance, BadTellsAreRejected) {
   Trial t = opt->ask();
   EXPECT_THROW(opt->tell(t, std::nan("")), InvalidArgument);
   EXPECT_THROW(opt->tell(Vector::Zero(2), 1.0), InvalidArgument);
+  // A point edited after ask() (rounded, clipped) was recorded at the asked point with the value
+  // of the edited one: refused, naming both (tell(x, value) records the edited point).
+  Trial edited = t;
+  edited.x[0] += 0.25;
+  try {
+    opt->tell(edited, 1.0);
+    ADD_FAILURE() << "an edited trial was told";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("a trial's point cannot change after ask()"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(opt->tell_failed(edited, "x"), InvalidArgument);
+  EXPECT_EQ(opt->pending().size(), 1u);  // nothing was recorded
   opt->tell(t, 1.0);
   EXPECT_THROW(opt->tell(t, 1.0), InvalidArgument);  // told twice
 }

@@ -105,8 +105,9 @@ class Optimizer {
   /// objective, at most remaining_points().
   std::vector<Trial> ask(std::size_t n);
 
-  /// Reports the value of an asked trial. Throws InvalidArgument if the trial is not pending or
-  /// the value is not finite (a failed evaluation is reported with tell_failed).
+  /// Reports the value of an asked trial. Throws InvalidArgument if the trial is not pending, its
+  /// x was changed after ask() (the value would be recorded at the asked point), or the value is
+  /// not finite (a failed evaluation is reported with tell_failed).
   void tell(const Trial& trial, double value);
   /// Reports the value at a user point: the matching pending trial if there is one, otherwise
   /// an external observation (warm start, replay). Throws InvalidArgument on a point outside
