@@ -3,13 +3,18 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <map>
 
 #include "cli/format.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/study_command.hpp"
 #include "cli/study_io.hpp"
 #include "optimist/study/study.hpp"
@@ -40,7 +45,7 @@ Study open_study(const StudyCommand& cmd) {
 // A value told or added: a finite number, the whole text.
 double parse_value(const std::string& text, const std::string& what) {
   const std::optional<double> v = parse_number(text);
-  if (!v) throw InvalidArgument(what + " '" + printable(text) + "' is not a number");
+  if (!v) throw InvalidArgument(what + " " + not_a_number(text));
   if (!std::isfinite(*v))
     throw InvalidArgument(what + " '" + printable(text) + "' is not finite; report a failed experiment with --failed");
   return *v;
@@ -64,17 +69,34 @@ int ask(const StudyCommand& cmd) {
   std::vector<StudyTrial> asked;
   // Whatever happens, the trials asked so far are printed: they are running, held for someone.
   auto print = [&] { print_asked(std::cout, study.space(), asked, cmd.format); };
-  try {
-    for (std::size_t k = 0; k < cmd.count; ++k) {
-      auto t = lease_s ? study.ask(*lease_s) : study.ask(std::numeric_limits<double>::infinity());
-      if (!t) break;
-      asked.push_back(std::move(*t));
+  {
+    // Ctrl-C stops the batch after the current ask: the trials asked so far are printed (killed
+    // at once, they would be held for nobody).
+    const InterruptGuard guard;
+    try {
+      for (std::size_t k = 0; k < cmd.count && !InterruptGuard::interrupted(); ++k) {
+        auto t = lease_s ? study.ask(*lease_s) : study.ask(std::numeric_limits<double>::infinity());
+        if (!t) break;
+        asked.push_back(std::move(*t));
+      }
+    } catch (...) {
+      print();
+      throw;
     }
-  } catch (...) {
     print();
-    throw;
   }
-  print();
+  if (!std::cout) {
+    // Nobody saw these trials (a full disk, a closed output): held until told, they would block
+    // their points and the budget for good. Given back instead.
+    for (const StudyTrial& t : asked) study.release(t, "study ask could not print it (standard output failed)");
+    throw InvalidArgument("could not write the asked trial(s) to standard output (disk full? closed?); the " +
+                          std::to_string(asked.size()) + " trial(s) asked were given back to study '" + printable(study.name()) + "'");
+  }
+  if (InterruptGuard::interrupted()) {
+    std::fprintf(stderr, "optimist: study '%s': interrupted after %zu of %zu trial(s), printed above\n",
+                 printable(study.name()).c_str(), asked.size(), cmd.count);
+    return 130;
+  }
   if (asked.size() == cmd.count) return 0;
   const StudyRecord& r = study.record();
   const std::size_t used = study.budget_used();
@@ -82,8 +104,8 @@ int ask(const StudyCommand& cmd) {
   if (r.budget && used >= *r.budget) {
     std::size_t running = 0;
     for (const TrialRecord& t : study.trials()) running += t.state == TrialState::Running ? 1 : 0;
-    why = "the budget of " + budget_text(r) + " trials is used (running, complete and failed ones count; " +
-          std::to_string(running) + " still running: tell them with 'optimist study tell')";
+    why = "the budget of " + budget_text(r) + " trials is used (running, complete and failed ones count" +
+          (running ? "; " + std::to_string(running) + " still running: tell them with 'optimist study tell')" : ")");
   }
   else
     why = "every point of the study's finite space has been evaluated or is running";
@@ -98,10 +120,18 @@ std::string best_so_far(Study& study) {
 }
 
 // The stored coordinate `i` of a trial equals a file's cell: a spreadsheet may have rounded a
-// float (15 digits), not moved it across the range.
-bool same_coordinate(const Parameter& p, double stored, double given) {
+// float (to 15 digits, or to the decimals a cell's format shows: "52.66"), not moved it across the range.
+bool same_coordinate(const Parameter& p, double stored, double given, const std::string& text) {
   if (p.kind != ParameterKind::Continuous) return stored == given;
-  return std::abs(stored - given) <= 1e-9 * (std::abs(stored) + (p.upper - p.lower));
+  double tolerance = 1e-9 * (std::abs(stored) + (p.upper - p.lower));
+  if (const auto point = text.find('.'); point != std::string::npos && text.find_first_of("eE") == std::string::npos) {
+    const auto decimals = text.find_first_not_of("0123456789", point + 1);
+    const auto shown = static_cast<int>((decimals == std::string::npos ? text.size() : decimals) - point - 1);
+    tolerance = std::max(tolerance, 0.5 * std::pow(10.0, -shown) * (1.0 + 1e-9));
+  } else if (point == std::string::npos && text.find_first_of("eE") == std::string::npos) {
+    tolerance = std::max(tolerance, 0.5 * (1.0 + 1e-9));  // "53": rounded to an integer
+  }
+  return std::abs(stored - given) <= tolerance;
 }
 
 // `study tell --from FILE.csv`: the rows of a plate, in one transaction. Rows without a value are
@@ -117,10 +147,12 @@ int tell_from_csv(const StudyCommand& cmd) {
   if (rows.empty()) throw InvalidArgument(file + " is empty: it needs a header with 'trial' and 'value'");
   const std::vector<std::string>& header = rows[0].cells;
   const CsvColumns columns = csv_columns(file, header, space, {"trial", "value", "error"}, cmd.ignore_columns);
+  const bool every_parameter = std::none_of(columns.params.begin(), columns.params.end(), [&](std::size_t c) { return c == header.size(); });
   for (const std::size_t k : {std::size_t{0}, std::size_t{1}})
     if (columns.fields[k] == header.size())
       throw InvalidArgument(file + ": the header has no column '" + std::string(k == 0 ? "trial" : "value") +
-                            "' (study ask --format csv writes 'trial' and the parameters; add a 'value' column)");
+                            "' (study ask --format csv writes 'trial' and the parameters; add a 'value' column)" +
+                            (k == 0 && every_parameter ? "; experiments no one asked are recorded with 'study add --from'" : ""));
   if (!columns.unknown.empty()) throw InvalidArgument(columns.unknown);
   const std::vector<TrialRecord> trials = study.trials();
   std::vector<StudyTell> tells;
@@ -132,28 +164,36 @@ int tell_from_csv(const StudyCommand& cmd) {
       throw InvalidArgument(where + (column.empty() ? "" : ", column '" + column + "'") + ": " + why + " (nothing was told)");
     };
     if (row.cells.size() != header.size())
-      refuse("", std::to_string(row.cells.size()) + " cells, the header has " + std::to_string(header.size()));
+      refuse("", cell_count_text(row.cells.size(), header.size()));
     const std::string number_text = row.cells[columns.fields[0]];
     std::size_t number = 0;
     try {
       number = parse_trial_number(number_text);
     } catch (const InvalidArgument&) {
-      refuse("trial", "'" + printable(number_text) + "' is not a trial number");
+      // "3.0": pandas writes an integer column with an empty cell as floats.
+      const std::optional<double> v = parse_number(number_text);
+      if (!v || !(*v >= 0.0 && *v < 9007199254740992.0) || *v != std::floor(*v))
+        refuse("trial", "'" + printable(number_text) + "' is not a trial number");
+      number = static_cast<std::size_t>(*v);
     }
     if (number >= trials.size())
       refuse("trial", "the study has no trial " + std::to_string(number) + " (its trials are numbered 0 to " +
                           std::to_string(trials.size()) + " - 1)");
     const TrialRecord& t = trials[number];
     for (std::size_t i = 0; i < space.dim(); ++i) {
-      if (columns.params[i] == header.size()) continue;
+      // The parameters only check the trial number: an absent column or an emptied cell checks nothing.
+      if (columns.params[i] == header.size() || row.cells[columns.params[i]].find_first_not_of(" \t") == std::string::npos) continue;
       double given = 0.0;
       try {
-        given = parse_parameter(space[i], row.cells[columns.params[i]]);
+        // A float is compared, not bounds-checked: 0.0004 shown as "0.00" is its trial's own.
+        const std::optional<double> v = space[i].kind == ParameterKind::Continuous ? parse_number(row.cells[columns.params[i]])
+                                                                                    : std::nullopt;
+        given = v && std::isfinite(*v) ? *v : parse_parameter(space[i], row.cells[columns.params[i]]);
       } catch (const InvalidArgument& e) {
         refuse(csv_parameter_header(space[i].name), e.what());
       }
       const double stored = t.x[static_cast<Eigen::Index>(i)];
-      if (!same_coordinate(space[i], stored, given))
+      if (!same_coordinate(space[i], stored, given, row.cells[columns.params[i]]))
         refuse(csv_parameter_header(space[i].name), "trial " + std::to_string(number) + " has " + printable(space[i].name) + " = " +
                                   parameter_text(space[i], stored) +
                                   ", the file says '" + printable(row.cells[columns.params[i]]) + "' (rows mixed up?)");
@@ -169,14 +209,16 @@ int tell_from_csv(const StudyCommand& cmd) {
       if (error.empty()) tell.error = "failed";
     } else {
       const std::optional<double> v = parse_number(value);
-      if (!v) refuse("value", "'" + printable(value) + "' is not a number (nor 'failed')");
+      if (!v) refuse("value", not_a_number(value) + " (nor 'failed')");
       if (!std::isfinite(*v)) refuse("value", "'" + printable(value) + "' is not finite; write 'failed' for a failed experiment");
       if (!error.empty()) refuse("error", "an error goes with value 'failed', not with a value");
       tell.value = *v;
     }
-    // Told before with the same result (the file told again as it fills): nothing to do.
+    // Told before with the same result (the file told again as it fills): nothing to do. A bare
+    // 'failed' matches a failure told with its reason (study tell --trial N --failed WHY); a trial
+    // whose lease ended is failed already.
     const bool same = tell.value ? t.state == TrialState::Complete && t.value == tell.value
-                                 : t.state == TrialState::Failed && !t.stale && t.error == tell.error;
+                                 : t.state == TrialState::Failed && (t.stale || t.error == tell.error || error.empty());
     std::optional<nlohmann::json> late;
     if (t.stale && tell.value) late = study.storage().user_attr(t.id, "late_value");
     if (same || (late && late->is_object() && late->value("value", nlohmann::json()) == nlohmann::json(*tell.value))) {
@@ -212,8 +254,20 @@ int tell(const StudyCommand& cmd) {
   if (value) study.tell(number, *value);
   else study.tell_failed(number, cmd.failed_why.empty() ? "failed" : cmd.failed_why);
   std::string note;
-  if (before && before->state == TrialState::Failed && before->stale)
-    note = " (it had been failed as stale: " + printable(before->error) + "; the value is kept)";
+  if (before && before->state == TrialState::Failed && before->stale && value) {
+    // Where the value went, and whether the point's re-queued copy is still out with someone.
+    const auto kept = study.storage().user_attr(before->id, "late_value");
+    const nlohmann::json kept_in = kept && kept->is_object() ? kept->value("trial", nlohmann::json()) : nlohmann::json();
+    std::string why = before->error;
+    if (why.rfind("stale: ", 0) == 0) why.erase(0, 7);
+    note = " (it had been failed as stale: " + printable(why) + "; the value is kept";
+    if (kept_in.is_number_unsigned()) note += " as trial " + kept_in.dump();
+    note += ")";
+    for (const TrialRecord& copy : study.storage().trials(study.record().id, number))
+      if (copy.requeued_from == number && copy.state == TrialState::Running)
+        note += "; trial " + std::to_string(copy.number) + ", its re-queued copy, is still running: fail it with 'study tell --trial " +
+                std::to_string(copy.number) + " --failed' unless it is being run again";
+  }
   if (value)
     std::printf("told trial %zu of study '%s': %s%s%s\n", number, printable(study.name()).c_str(), format_double(*value).c_str(),
                 note.c_str(), best_so_far(study).c_str());
@@ -223,15 +277,36 @@ int tell(const StudyCommand& cmd) {
   return 0;
 }
 
+// An evaluation added before (study add run twice on the same file would count every experiment
+// twice): an added trial with the same parameters and value. Failures are not compared: failing
+// twice at the same point is common.
+void refuse_added_twice(Study& study, const std::vector<StudyEvaluation>& evaluations, const std::vector<std::string>& where) {
+  std::map<std::pair<std::vector<double>, double>, std::size_t> added;
+  for (const TrialRecord& t : study.trials())
+    if (t.origin == "told" && !t.requeued_from && t.state == TrialState::Complete)
+      added.emplace(std::pair{std::vector<double>(t.x.begin(), t.x.end()), *t.value}, t.number);
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    const StudyEvaluation& e = evaluations[i];
+    if (!e.value) continue;
+    const auto it = added.find({std::vector<double>(e.x.begin(), e.x.end()), *e.value});
+    if (it != added.end())
+      throw InvalidArgument(where[i] + ": trial " + std::to_string(it->second) + " was added with the same parameters and value " +
+                            format_double(*e.value) + "; added twice? (nothing was added)");
+  }
+}
+
 int add(const StudyCommand& cmd) {
   const bool failed = cmd.failed_flag && cmd.failed_flag->count() > 0;
   const bool valued = cmd.value_flag && cmd.value_flag->count() > 0;
   std::vector<StudyEvaluation> evaluations;
+  std::vector<std::string> where;  // each evaluation's line, for messages
   Study study = open_study(cmd);
   if (!cmd.from.empty()) {
     if (!cmd.params.empty() || failed || valued)
       throw InvalidArgument("give --from FILE.csv, or --param NAME=VALUE ... with --value V or --failed, not both");
-    evaluations = read_evaluations_csv(cmd.from, study.space(), cmd.ignore_columns);
+    std::vector<std::size_t> lines;
+    evaluations = read_evaluations_csv(cmd.from, study.space(), cmd.ignore_columns, &lines);
+    for (const std::size_t line : lines) where.push_back("'" + printable(cmd.from) + "' line " + std::to_string(line));
   } else {
     if (cmd.params.empty()) throw InvalidArgument("study add needs --param NAME=VALUE ... with --value V, or --from FILE.csv");
     if (failed == valued) throw InvalidArgument("study add --param ... needs --value V or --failed [WHY] (one of them)");
@@ -241,13 +316,21 @@ int add(const StudyCommand& cmd) {
     if (valued) e.value = parse_value(cmd.value, "--value");
     else e.error = cmd.failed_why.empty() ? "failed" : cmd.failed_why;
     evaluations.push_back(std::move(e));
+    where.push_back("study add --param ...");
   }
   if (evaluations.empty()) throw InvalidArgument("'" + printable(cmd.from) + "' holds a header but no evaluation");
+  refuse_added_twice(study, evaluations, where);
   const std::vector<std::size_t> numbers = study.add(evaluations);
   const std::string range = numbers.size() == 1 ? "trial " + std::to_string(numbers.front())
                                                  : "trials " + std::to_string(numbers.front()) + " to " + std::to_string(numbers.back());
   std::printf("added %zu evaluation(s) to study '%s' as %s (budget %s, %zu used)\n", numbers.size(), printable(study.name()).c_str(),
               range.c_str(), budget_text(study.record()).c_str(), study.budget_used());
+  // Added experiments count against the budget: say so when nothing is left to ask.
+  if (const auto budget = study.record().budget; budget && study.budget_used() >= *budget)
+    std::fprintf(stderr,
+                 "optimist: study '%s': its budget of %zu trials is used (added experiments count against it): study ask "
+                 "will ask no more trials\n",
+                 printable(study.name()).c_str(), *budget);
   return 0;
 }
 
@@ -267,7 +350,8 @@ void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::fun
   };
 
   cmd.ask = study_app.add_subcommand("ask", "Ask trials to run by hand (lab experiments): print their parameters; exit 3 "
-                                             "when fewer than --count were left (budget used, space exhausted)");
+                                             "when fewer than --count were left (budget used, space exhausted), 130 when "
+                                             "interrupted (those asked are printed)");
   storage(cmd.ask);
   cmd.ask->add_option("--name", cmd.name, "the study")->required();
   cmd.ask->add_option("--count", cmd.count, "trials to ask in one go (a batch: each sees the others as pending; default 1)")

@@ -26,10 +26,13 @@ std::string fmt_time(std::optional<double> unix_s) {
   return buf;
 }
 
-// A running trial asked by hand is held under a lease, not by heartbeats: say until when.
-std::string held(const TrialRecord& t) {
+// A running trial asked by hand is held under a lease, not by heartbeats: say until when, or that
+// the lease is over (a trial is failed as stale by an ask, not by reading).
+std::string held(const TrialRecord& t, double now) {
   if (t.state != TrialState::Running || !t.lease_until) return "";
-  return std::isinf(*t.lease_until) ? "  (held until told)" : "  (held until " + fmt_time(t.lease_until) + ")";
+  if (std::isinf(*t.lease_until)) return "  (held until told)";
+  if (*t.lease_until < now) return "  (lease ended " + fmt_time(t.lease_until) + ": failed as stale by the next ask)";
+  return "  (held until " + fmt_time(t.lease_until) + ")";
 }
 
 // list, show and export only read: no schema is created in another application's database, and
@@ -161,12 +164,13 @@ int show(const StudyCommand& cmd) {
     std::cout << "best       " << fmt_num(best->value, 8) << " at " << fmt_point(best->x, r.space) << " (trial " << best->number
               << ")\n";
   const std::size_t shown = cmd.all_trials ? trials.size() : std::min<std::size_t>(trials.size(), 10);
+  const double now = study.storage().now();
   if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + " trials (--trials: all)\n");
   for (std::size_t k = trials.size() - shown; k < trials.size(); ++k) {
     const auto& t = trials[k];
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
               << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
-              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t) << "\n";
+              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t, now) << "\n";
   }
   return 0;
 }

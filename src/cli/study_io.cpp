@@ -24,9 +24,10 @@ std::string trimmed(const std::string& s) {
 
 std::string quoted(const std::string& s) { return "'" + printable(s) + "'"; }
 
+// Quoted: a choice may hold a comma ('DMF, dry').
 std::string choices_text(const Parameter& p) {
   std::string out;
-  for (const auto& c : p.choices) out += (out.empty() ? "" : ", ") + printable(c);
+  for (const auto& c : p.choices) out += (out.empty() ? "" : ", ") + quoted(c);
   return out;
 }
 
@@ -42,7 +43,7 @@ std::vector<CsvRow> read_csv(const std::string& path) {
   std::vector<CsvRow> rows;
   CsvRow row;
   std::string cell;
-  bool quoted_cell = false, in_quotes = false, row_has_text = false;
+  bool quoted_cell = false, in_quotes = false;
   std::size_t line = 1;
   row.line = 1;
   auto end_cell = [&] {
@@ -50,11 +51,12 @@ std::vector<CsvRow> read_csv(const std::string& path) {
     cell.clear();
     quoted_cell = false;
   };
+  // A row of empty cells (",,,": a row cleared in a spreadsheet, not deleted) is a blank line.
   auto end_row = [&] {
     end_cell();
-    if (row_has_text) rows.push_back(std::move(row));
+    if (std::any_of(row.cells.begin(), row.cells.end(), [](const std::string& c) { return !trimmed(c).empty(); }))
+      rows.push_back(std::move(row));
     row = CsvRow{};
-    row_has_text = false;
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -68,17 +70,15 @@ std::vector<CsvRow> read_csv(const std::string& path) {
       continue;
     }
     if (c == '"' && trimmed(cell).empty()) {
-      in_quotes = quoted_cell = row_has_text = true;
+      in_quotes = quoted_cell = true;
       cell.clear();
     } else if (c == ',') {
       end_cell();
-      row_has_text = true;
     } else if (c == '\n' || c == '\r') {
       if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
       end_row();
       row.line = ++line;
     } else {
-      if (c != ' ' && c != '\t') row_has_text = true;
       cell += c;
     }
   }
@@ -151,6 +151,21 @@ std::optional<double> parse_lease(const std::string& text) {
   return *v * unit;
 }
 
+std::string cell_count_text(std::size_t cells, std::size_t header) {
+  return std::to_string(cells) + " cells, the header has " + std::to_string(header) +
+         (cells > header ? " (a comma in a number or a text, \"1,5\"? write 1.5, or quote the text)" : "");
+}
+
+std::string not_a_number(const std::string& text) {
+  std::string out = quoted(text) + " is not a number";
+  // "1,5": a spreadsheet in a language with decimal commas.
+  if (std::string dotted = trimmed(text); std::count(dotted.begin(), dotted.end(), ',') == 1) {
+    std::replace(dotted.begin(), dotted.end(), ',', '.');
+    if (parse_number(dotted)) out += " (a decimal comma? write " + printable(dotted) + ")";
+  }
+  return out;
+}
+
 double parse_parameter(const Parameter& p, const std::string& text) {
   const std::string t = trimmed(text);
   if (t.empty()) throw InvalidArgument("empty");
@@ -160,7 +175,7 @@ double parse_parameter(const Parameter& p, const std::string& text) {
     return static_cast<double>(it - p.choices.begin());
   }
   const std::optional<double> v = parse_number(t);
-  if (!v) throw InvalidArgument(quoted(t) + " is not a number");
+  if (!v) throw InvalidArgument(not_a_number(t));
   if (!std::isfinite(*v)) throw InvalidArgument(quoted(t) + " is not finite");
   if (p.kind == ParameterKind::Integer && *v != std::round(*v)) throw InvalidArgument(quoted(t) + " is not an integer");
   if (*v < p.lower) throw InvalidArgument(quoted(t) + " is below the lower bound " + format_double(p.lower));
@@ -198,6 +213,12 @@ Vector point_from_params(const std::vector<std::string>& params, const Space& sp
 
 CsvColumns csv_columns(const std::string& file, const std::vector<std::string>& header, const Space& space,
                        const std::vector<std::string>& fields, const std::vector<std::string>& ignore) {
+  // One cell holding "trial;temperature;value": a spreadsheet set to a language with decimal commas
+  // separates cells with semicolons.
+  if (header.size() == 1 && header[0].find_first_of(";\t") != std::string::npos)
+    throw InvalidArgument(file + ": the header " + quoted(header[0]) + " is one cell: its cells are separated by '" +
+                          (header[0].find(';') != std::string::npos ? ";" : "\\t") +
+                          "', not commas; save the file as CSV with commas between cells (and points in numbers)");
   CsvColumns out{std::vector<std::size_t>(space.dim(), header.size()), std::vector<std::size_t>(fields.size(), header.size()), ""};
   for (const std::string& name : ignore)
     if (std::find(header.begin(), header.end(), name) == header.end())
@@ -230,13 +251,16 @@ CsvColumns csv_columns(const std::string& file, const std::vector<std::string>& 
     for (std::size_t k = 0; k < fields.size(); ++k)
       allowed += (k == 0 ? "" : k + 1 == fields.size() ? " or " : ", ") + quoted(fields[k]);
     out.unknown = file + ": column(s) " + unknown + " are neither parameters of the study (" + names + ") nor " + allowed +
-                  "; skip them with --ignore-column NAME";
+                  "; skip them with --ignore-column NAME" +
+                  (std::find(header.begin(), header.end(), "") != header.end() && std::find(ignore.begin(), ignore.end(), "") == ignore.end()
+                       ? " (a column without a name, such as the index pandas writes: --ignore-column '')"
+                       : "");
   }
   return out;
 }
 
 std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const Space& space,
-                                                  const std::vector<std::string>& ignore) {
+                                                  const std::vector<std::string>& ignore, std::vector<std::size_t>* lines) {
   const std::vector<CsvRow> rows = read_csv(path);
   const std::string file = "'" + printable(path) + "'";
   if (rows.empty()) throw InvalidArgument(file + " is empty: it needs a header naming the parameters and 'value'");
@@ -264,8 +288,7 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
     const CsvRow& row = rows[r];
     const std::string where = file + " line " + std::to_string(row.line);
     if (row.cells.size() != header.size())
-      throw InvalidArgument(where + ": " + std::to_string(row.cells.size()) + " cells, the header has " +
-                            std::to_string(header.size()) + " (nothing was added)");
+      throw InvalidArgument(where + ": " + cell_count_text(row.cells.size(), header.size()) + " (nothing was added)");
     StudyEvaluation e;
     e.x.resize(static_cast<Eigen::Index>(space.dim()));
     for (std::size_t i = 0; i < space.dim(); ++i) {
@@ -284,7 +307,7 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
       const std::optional<double> v = parse_number(value);
       std::string bad;
       if (value.empty()) bad = "empty; write a number, or 'failed' for a failed experiment";
-      else if (!v) bad = quoted(value) + " is not a number (nor 'failed')";
+      else if (!v) bad = not_a_number(value) + " (nor 'failed')";
       else if (!std::isfinite(*v)) bad = quoted(value) + " is not finite; write 'failed' for a failed experiment";
       else if (!error.empty()) bad = "an 'error' (" + quoted(error) + ") goes with value 'failed', not with a value";
       if (!bad.empty()) throw InvalidArgument(where + ", column 'value': " + bad + " (nothing was added)");
@@ -292,6 +315,7 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
     }
     space.validate(e.x);
     out.push_back(std::move(e));
+    if (lines) lines->push_back(row.line);
   }
   return out;
 }

@@ -18,6 +18,11 @@ constexpr int kExitNoTrialLeft = 3;
 /// A number written in full ("1.5", "-2e3", "+4"; blanks around it allowed); none otherwise.
 std::optional<double> parse_number(const std::string& text);
 
+/// "'TEXT' is not a number", with a hint for a decimal comma ("1,5").
+std::string not_a_number(const std::string& text);
+/// "N cells, the header has M", with a hint for a comma that split a cell.
+std::string cell_count_text(std::size_t cells, std::size_t header);
+
 /// --lease: "forever" (none: until told) or a duration, "90m", "36h", "14d", "2w", "600s", "600".
 /// Throws InvalidArgument naming the text unless it is > 0.
 std::optional<double> parse_lease(const std::string& text);
@@ -43,9 +48,11 @@ Vector point_from_params(const std::vector<std::string>& params, const Space& sp
 /// Evaluations from a CSV file: a header naming every parameter of the space and "value"
 /// (optionally "error"), then one row per evaluation; "value" is a finite number or "failed".
 /// Columns in `ignore` are skipped. Every row is checked first: InvalidArgument naming the line
-/// and column of the first bad cell, and nothing is returned.
+/// and column of the first bad cell, and nothing is returned. `lines`, if given, receives each
+/// evaluation's line in the file.
 std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const Space& space,
-                                                  const std::vector<std::string>& ignore);
+                                                  const std::vector<std::string>& ignore,
+                                                  std::vector<std::size_t>* lines = nullptr);
 
 /// One record of a CSV file (RFC 4180: quoted cells may hold commas, doubled quotes and line
 /// breaks; unquoted cells are trimmed; CRLF and a byte-order mark are fine) and the line it starts on.
@@ -53,7 +60,7 @@ struct CsvRow {
   std::size_t line = 0;
   std::vector<std::string> cells;
 };
-/// The records of a CSV file, blank lines skipped; InvalidArgument if it cannot be read or a quote is never closed.
+/// The records of a CSV file, blank lines and rows of empty cells skipped; InvalidArgument if it cannot be read or a quote is never closed.
 std::vector<CsvRow> read_csv(const std::string& path);
 
 /// Where each column of a CSV header goes: the parameters of `space` (absent: the header's size),

@@ -219,7 +219,9 @@ struct Study::Impl {
         throw InvalidArgument(trial + " is complete (value " + format_double(t->value.value_or(NAN)) + by +
                               "): it was told already; told twice?");
       case TrialState::Failed:
-        if (t->stale) throw InvalidArgument(trial + " is failed as stale (" + t->error + ")");
+        if (t->stale)
+          throw InvalidArgument(trial + " is failed as stale (" + t->error + "): a failure told now changes nothing; " +
+                                (record.settings.requeue_stale ? "its point was queued again" : "its point was not queued again (no requeue)"));
         throw InvalidArgument(trial + " is failed (" + t->error + by + "): it was told already; told twice?");
       case TrialState::Running:
         break;

@@ -179,7 +179,7 @@ TEST_P(StudyCliByHand, BadInputIsRefusedNamingTheValue) {
       {"study add " + s + "--param temperature=500 --param time_h=2 --param solvent=water --value 1",
        "--param 'temperature=500': '500' is above the upper bound 450"},
       {"study add " + s + "--param temperature=350 --param time_h=2 --param solvent=benzene --value 1",
-       "'benzene' is not one of the choices water, ethanol, acetone"},
+       "'benzene' is not one of the choices 'water', 'ethanol', 'acetone'"},
       {"study add " + s + "--param temperature=350 --param time_h=2 --param solvnt=water --value 1",
        "the study has no parameter 'solvnt'"},
       {"study add " + s + "--param temperature=350 --param time_h=2 --value 1", "--param solvent=VALUE is missing"},
