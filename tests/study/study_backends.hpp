@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,6 +24,16 @@ std::string fresh_storage_url(const std::string& backend);
 
 /// The backends every study test runs on.
 std::vector<std::string> study_backends();
+
+/// What `fn` threw (std::exception::what()), or "(no exception)".
+inline std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
 
 }  // namespace optimist::testing
 

@@ -16,6 +16,7 @@
 #include "study/study_backends.hpp"
 
 using namespace optimist;
+using optimist::testing::message_of;
 
 namespace {
 
@@ -46,15 +47,6 @@ StudyOptions no_thread(const std::string& worker) {
 }
 
 double branin(const Vector& x) { return make_problem("branin").f(x); }
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 }  // namespace
 

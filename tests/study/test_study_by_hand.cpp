@@ -14,6 +14,7 @@
 #include "study/study_backends.hpp"
 
 using namespace optimist;
+using optimist::testing::message_of;
 
 namespace {
 
@@ -45,15 +46,6 @@ StudyOptions as_worker(const std::string& worker) {
   o.worker = worker;
   o.heartbeat_thread = false;
   return o;
-}
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "optimist/study/study.hpp"
+#include "study/lab_study_cli.hpp"
 #include "study/study_backends.hpp"
 
 using namespace optimist;
@@ -18,26 +19,13 @@ using optimist::testing::run_optimist;
 
 namespace {
 
-class StudyCliByHand : public ::testing::TestWithParam<std::string> {
+class StudyCliByHand : public optimist::testing::LabStudyCli {
  protected:
-  void SetUp() override {
-    url = optimist::testing::fresh_storage_url(GetParam());
-    dir = optimist::testing::study_test_dir();
-    s = "--storage '" + url + "' --name lab ";
-    std::ofstream(dir / "space.toml") << "[[parameters]]\nname = \"temperature\"\ntype = \"continuous\"\nlower = 300\nupper = 450\n"
-                                         "[[parameters]]\nname = \"time_h\"\ntype = \"integer\"\nlower = 1\nupper = 24\n"
-                                         "[[parameters]]\nname = \"solvent\"\ntype = \"categorical\"\n"
-                                         "choices = [\"water\", \"ethanol\", \"acetone\"]\n";
-  }
-  optimist::testing::CliRun cli(const std::string& args) { return run_optimist(args, dir); }
-  void create(const std::string& extra) {
-    const auto r = cli("study create " + s + "--space space.toml --direction maximize " + extra);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  void write(const std::string& file, const std::string& text) { std::ofstream(dir / file) << text; }
-  std::vector<TrialRecord> trials() { return Study::load(url, "lab").trials(); }
-  std::string url, s;
-  std::filesystem::path dir;
+  StudyCliByHand()
+      : LabStudyCli("[[parameters]]\nname = \"temperature\"\ntype = \"continuous\"\nlower = 300\nupper = 450\n"
+                    "[[parameters]]\nname = \"time_h\"\ntype = \"integer\"\nlower = 1\nupper = 24\n"
+                    "[[parameters]]\nname = \"solvent\"\ntype = \"categorical\"\n"
+                    "choices = [\"water\", \"ethanol\", \"acetone\"]\n") {}
 };
 
 // Ordered: the parameters come in the space's order.

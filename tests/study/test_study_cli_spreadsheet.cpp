@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "optimist/study/study.hpp"
+#include "study/lab_study_cli.hpp"
 #include "study/study_backends.hpp"
 
 using namespace optimist;
@@ -22,25 +23,12 @@ using optimist::testing::run_optimist;
 
 namespace {
 
-class StudyCliSpreadsheet : public ::testing::TestWithParam<std::string> {
+class StudyCliSpreadsheet : public optimist::testing::LabStudyCli {
  protected:
-  void SetUp() override {
-    url = optimist::testing::fresh_storage_url(GetParam());
-    dir = optimist::testing::study_test_dir();
-    s = "--storage '" + url + "' --name lab ";
-    std::ofstream(dir / "space.toml") << "[[parameters]]\nname = \"temperature\"\ntype = \"continuous\"\nlower = 300\nupper = 450\n"
-                                         "[[parameters]]\nname = \"solvent\"\ntype = \"categorical\"\n"
-                                         "choices = [\"water\", \"DMF, dry\"]\n";
-  }
-  optimist::testing::CliRun cli(const std::string& args) { return run_optimist(args, dir); }
-  void create(const std::string& extra) {
-    const auto r = cli("study create " + s + "--space space.toml --direction maximize " + extra);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  void write(const std::string& file, const std::string& text) { std::ofstream(dir / file, std::ios::binary) << text; }
-  std::vector<TrialRecord> trials() { return Study::load(url, "lab").trials(); }
-  std::string url, s;
-  std::filesystem::path dir;
+  StudyCliSpreadsheet()
+      : LabStudyCli("[[parameters]]\nname = \"temperature\"\ntype = \"continuous\"\nlower = 300\nupper = 450\n"
+                    "[[parameters]]\nname = \"solvent\"\ntype = \"categorical\"\n"
+                    "choices = [\"water\", \"DMF, dry\"]\n") {}
 };
 
 }  // namespace
