@@ -309,6 +309,15 @@ class Study:
     def budget_used(self) -> int:
         return self._core.budget_used()
 
+    def set_budget(self, budget: Optional[int]) -> None:
+        """Changes the study's budget (None: unlimited) for every worker from its next ask, e.g. more
+        trials for a study that used its budget (``optimist study set --budget``). ValueError below
+        the trials counted so far. Its algorithm keeps planning for the budget it was created with."""
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool)
+                                   or not 1 <= budget < 2**63):
+            raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
+        self._core.set_budget(None if budget is None else int(budget))
+
     def _record(self, t: Dict[str, Any]) -> TrialRecord:
         x = np.asarray(t["x"], dtype=float)
         return TrialRecord(t["number"], t["state"], self.space.to_point(x), self.space.to_dict(x), t["value"],

@@ -124,6 +124,7 @@ void bind_study(py::module_& m) {
            })
       .def("recommend", &Study::recommend, py::call_guard<py::gil_scoped_release>())
       .def("budget_used", &Study::budget_used, py::call_guard<py::gil_scoped_release>())
+      .def("set_budget", &Study::set_budget, py::arg("budget"), py::call_guard<py::gil_scoped_release>())
       .def("running_elsewhere", &Study::running_elsewhere, py::call_guard<py::gil_scoped_release>());
 }
 

@@ -89,3 +89,23 @@ def test_a_leased_trial_outlives_the_grace_period_an_unleased_one_does_not(tmp_p
     assert again.x == trials[1].x
     study.tell(0, 0.5)  # the leased trial, told days later
     assert study.trials()[0].value == 0.5
+
+
+def test_set_budget_gives_a_finished_study_more_trials(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    study = Study.create(url, "lab", SPACE, "gp-ei", budget=3, worker="ann")
+    for _ in range(3):
+        t = study.ask(lease=math.inf)
+        study.tell(t, t.params["temperature"] / 100)
+    assert study.ask() is None  # the budget is used
+    with pytest.raises(ValueError, match="a budget of 2 is below the 3 trial\\(s\\) it has counted"):
+        study.set_budget(2)
+    for bad in (0, -1, 2.5, True, "5"):
+        with pytest.raises(ValueError, match="budget must be a positive integer or None"):
+            study.set_budget(bad)
+    study.set_budget(5)
+    assert Study.load(url, "lab").budget == 5
+    asked = [study.ask(lease=math.inf) for _ in range(2)]
+    assert all(t is not None for t in asked) and study.ask() is None
+    study.set_budget(None)
+    assert Study.load(url, "lab").budget is None and study.ask() is not None

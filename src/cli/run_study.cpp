@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "cli/study_support.hpp"
@@ -51,9 +52,16 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   if (r.seed != config.seed)
     throw InvalidArgument("study '" + r.name + "' has seed " + std::to_string(r.seed) + ", not --seed " +
                           std::to_string(config.seed));
-  if (r.budget != config.budget)
+  if (r.budget && config.budget && *config.budget > *r.budget) {
+    // A larger --budget continues the study further, as `--resume` of a trace does; its algorithm
+    // keeps planning for the first budget (Study::set_budget).
+    std::fprintf(stderr, "optimist: study '%s': budget %zu -> %zu\n", printable(r.name).c_str(), *r.budget, *config.budget);
+    study.set_budget(config.budget);
+  } else if (r.budget != config.budget) {
     throw InvalidArgument("study '" + r.name + "' has budget " + (r.budget ? std::to_string(*r.budget) : "unlimited") +
-                          ", not --budget " + std::to_string(config.budget.value_or(0)));
+                          ", not --budget " + std::to_string(config.budget.value_or(0)) +
+                          " (a larger --budget continues it; 'optimist study set --budget' changes it)");
+  }
   if (r.settings.noisy != config.settings.noisy)
     throw InvalidArgument("study '" + r.name + "' was created with a " + (r.settings.noisy ? "noisy" : "deterministic") +
                           " objective, this run declares it " + (config.settings.noisy ? "noisy" : "deterministic"));

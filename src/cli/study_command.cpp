@@ -1,5 +1,6 @@
 #include "cli/study_command.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <cmath>
 #include <ctime>
@@ -210,7 +211,7 @@ void ObjectiveFlags::add_to(CLI::App& app, bool with_space) {
 }
 
 void add_study_command(CLI::App& parent, StudyCommand& cmd) {
-  cmd.app = parent.add_subcommand("study", "Create, list, show, export and delete studies (shared, persistent optimizations); "
+  cmd.app = parent.add_subcommand("study", "Create, list, show, export, change and delete studies (shared, persistent optimizations); "
                                             "ask, tell and add trials run by hand");
   cmd.app->require_subcommand(1);
   auto storage = [&](CLI::App* a) {
@@ -247,13 +248,51 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.remove = cmd.app->add_subcommand("delete", "Delete a study and its trials");
   storage(cmd.remove);
   cmd.remove->add_option("--name", cmd.name, "the study")->required();
+  cmd.set_ = cmd.app->add_subcommand("set", "Change a study's budget (more trials for a study that used its budget)");
+  storage(cmd.set_);
+  cmd.set_->add_option("--name", cmd.name, "the study")->required();
+  cmd.set_->add_option("--budget", cmd.new_budget, "trials to run in all, failed ones included, or 'unlimited'")
+      ->type_name("N")
+      ->required();
   add_by_hand_commands(*cmd.app, cmd, storage);
 }
+
+namespace {
+
+// `study set --budget`: the algorithm keeps planning for the budget the study was created with
+// (Study::set_budget), so the workers running it agree.
+int set_budget(const StudyCommand& cmd) {
+  std::optional<std::size_t> budget;
+  if (cmd.new_budget != "unlimited") {
+    std::size_t n = 0;
+    const char* end = cmd.new_budget.data() + cmd.new_budget.size();
+    const auto r = std::from_chars(cmd.new_budget.data(), end, n);
+    if (cmd.new_budget.empty() || r.ec != std::errc() || r.ptr != end || n == 0)
+      throw InvalidArgument("--budget must be a number of trials >= 1 or 'unlimited', got '" + printable(cmd.new_budget) + "'");
+    budget = n;
+  }
+  require_existing_database(cmd.storage);
+  StudyOptions o;
+  o.heartbeat_thread = false;
+  Study study = Study::load(cmd.storage, cmd.name, o);
+  const auto text = [](const std::optional<std::size_t>& b) { return b ? std::to_string(*b) : std::string("unlimited"); };
+  const std::string before = text(study.record().budget);
+  study.set_budget(budget);
+  const std::optional<std::size_t> horizon = study.record().settings.horizon;
+  std::printf("study '%s': budget %s -> %s (%zu counted so far); its algorithm keeps planning for %s\n",
+              printable(cmd.name).c_str(), before.c_str(), text(budget).c_str(), study.budget_used(),
+              horizon && *horizon > 0 ? (std::to_string(*horizon) + " trials, the budget it was created with").c_str()
+                                      : "no horizon (it was created without a budget)");
+  return 0;
+}
+
+}  // namespace
 
 int study_command(const StudyCommand& cmd) {
   if (cmd.create->parsed()) return create(cmd);
   if (cmd.list->parsed()) return list(cmd);
   if (cmd.show->parsed()) return show(cmd);
+  if (cmd.set_->parsed()) return set_budget(cmd);
   if (cmd.ask->parsed() || cmd.tell->parsed() || cmd.add->parsed()) return by_hand_command(cmd);
   if (cmd.export_->parsed()) {
     require_existing_database(cmd.storage);

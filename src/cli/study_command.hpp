@@ -1,4 +1,4 @@
-// `optimist study create|list|show|export|delete|ask|tell|add` and `optimist worker` (docs/studies.md).
+// `optimist study create|list|show|export|delete|set|ask|tell|add` and `optimist worker` (docs/studies.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -31,7 +31,7 @@ struct ObjectiveFlags {
 
 struct StudyCommand {
   CLI::App* app = nullptr;
-  CLI::App *create = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *remove = nullptr;
+  CLI::App *create = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *remove = nullptr, *set_ = nullptr;
   CLI::App *ask = nullptr, *tell = nullptr, *add = nullptr;  // trials run by hand (study_by_hand.cpp)
   std::string storage, name, algorithm = "auto", out;
   std::vector<std::string> set;
@@ -40,6 +40,7 @@ struct StudyCommand {
   double heartbeat = 10.0, grace = 60.0;
   bool no_requeue = false, all_trials = false, noisy = false;
   ObjectiveFlags objective;
+  std::string new_budget;  // study set --budget: N or "unlimited"
   // ask, tell, add
   std::size_t count = 1;
   std::string format = "table", lease = "forever", worker_name, value, failed_why, from, trial;

@@ -120,11 +120,13 @@ TrialState trial_state_from_string(const std::string& text) {
 }
 
 nlohmann::json StudySettings::to_json() const {
-  return {{"heartbeat_interval_s", heartbeat_interval_s},
+  nlohmann::json j = {{"heartbeat_interval_s", heartbeat_interval_s},
           {"grace_period_s", grace_period_s},
           {"requeue_stale", requeue_stale},
           {"noisy", noisy},
           {"objective", objective}};
+  if (horizon) j["horizon"] = *horizon;
+  return j;
 }
 
 StudySettings StudySettings::from_json(const nlohmann::json& j) {
@@ -136,6 +138,7 @@ StudySettings StudySettings::from_json(const nlohmann::json& j) {
   const nlohmann::json objective = j.value("objective", nlohmann::json::object());
   s.noisy = j.value("noisy", objective.is_object() && objective.value("noise", 0.0) > 0.0);
   s.objective = j.value("objective", nlohmann::json::object());
+  if (const auto h = j.find("horizon"); h != j.end() && h->is_number_unsigned()) s.horizon = h->get<std::size_t>();
   return s;
 }
 
@@ -212,6 +215,11 @@ StudyRecord Storage::create_study(StudyRecord record) {
     record.created = rows[0][1].real();
   });
   return record;
+}
+
+void Storage::set_budget(const StudyRecord& study) {
+  db_->query("UPDATE studies SET budget = ?, settings = ? WHERE id = ?",
+             {study.budget ? SqlValue(to_i64(*study.budget)) : SqlValue(), study.settings.to_json().dump(), study.id});
 }
 
 std::optional<StudyRecord> Storage::find_study(const std::string& name) {
@@ -314,8 +322,8 @@ AskState Storage::ask_state(const StudyRecord& study) {
   const auto r = db_->query(
       "SELECT s.seq, s.used,"
       " (SELECT MIN(number) FROM trials WHERE study_id = s.id AND state = 'waiting'),"
-      " (SELECT COUNT(*) FROM trials WHERE study_id = s.id AND " + stale_condition(db_->now_sql(), "") + ")"
-      " FROM studies s WHERE s.id = ?",
+      " (SELECT COUNT(*) FROM trials WHERE study_id = s.id AND " + stale_condition(db_->now_sql(), "") + "),"
+      " s.budget FROM studies s WHERE s.id = ?",
       {study.settings.grace_period_s, study.id});
   if (r.empty()) throw InvalidArgument("study '" + study.name + "' no longer exists (deleted?)");
   AskState a;
@@ -323,6 +331,7 @@ AskState Storage::ask_state(const StudyRecord& study) {
   a.budget_used = static_cast<std::size_t>(r[0][1].integer());
   a.has_waiting = !r[0][2].null();
   a.has_stale = r[0][3].integer() > 0;
+  if (!r[0][4].null()) a.budget = static_cast<std::size_t>(r[0][4].integer());
   return a;
 }
 

@@ -66,6 +66,8 @@ nlohmann::json resolve_study_options(const std::string& algorithm, const nlohman
 RunContext study_run_context(const StudyRecord& study) {
   // As `optimist run`: the study's seed, and its budget as the horizon (none: an anytime run).
   RunContext context{.seed = study.seed, .horizon = study.budget, .noisy = study.settings.noisy};
+  // A budget changed after the study began: the algorithm keeps the horizon it was created with.
+  if (study.settings.horizon) context.horizon = *study.settings.horizon > 0 ? study.settings.horizon : std::nullopt;
   // Studies created before RunContext stored "seed" and the horizon ("budget") among the options.
   nlohmann::json options = study.options;
   const experiment::LegacyRunSettings old = experiment::take_legacy_run_settings(options);
@@ -357,6 +359,12 @@ std::optional<StudyTrial> Study::ask_unguarded(std::optional<double> lease_s) {
       s.storage->fail_stale(s.record);
       state = s.storage->ask_state(s.record);
     }
+    if (state.budget != s.record.budget) {
+      // Changed by set_budget (in any process): with it the horizon was fixed in the settings,
+      // which a rebuilt optimizer must use.
+      s.record.settings = s.storage->load_study(s.record.name).settings;
+      s.record.budget = state.budget;
+    }
     if (state.seq > s.synced_seq || !s.optimizer) s.sync();
     if (s.record.budget && state.budget_used >= *s.record.budget) return;
     std::optional<TrialRecord> t;
@@ -511,6 +519,25 @@ std::optional<Vector> Study::recommend() {
   impl_->sync();
   if (impl_->optimizer->n_successful() == 0) return std::nullopt;
   return impl_->optimizer->recommend();
+}
+
+void Study::set_budget(std::optional<std::size_t> budget) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Impl& s = *impl_;
+  s.write([&] {
+    StudyRecord fresh = s.storage->load_study(s.record.name);
+    if (budget && *budget == 0) throw InvalidArgument("study '" + fresh.name + "': budget must be > 0, got 0");
+    const std::size_t used = s.storage->budget_used(fresh.id);
+    if (budget && *budget < used)
+      throw InvalidArgument("study '" + fresh.name + "': a budget of " + std::to_string(*budget) + " is below the " +
+                            std::to_string(used) + " trial(s) it has counted already (running, complete and failed ones)");
+    // The first change fixes the horizon at the budget the study was created with.
+    if (!fresh.settings.horizon) fresh.settings.horizon = fresh.budget.value_or(0);
+    fresh.budget = budget;
+    s.storage->set_budget(fresh);
+    s.record.budget = fresh.budget;
+    s.record.settings.horizon = fresh.settings.horizon;
+  });
 }
 
 std::size_t Study::budget_used() {

@@ -122,6 +122,43 @@ TEST_P(StudyTest, OneWorkerEqualsTheInMemoryRun) {
   }
 }
 
+// A study that used its budget gets more trials (Study::set_budget, `study set --budget`): a worker
+// loaded before the change asks them at its next ask, and every worker keeps the horizon the study
+// was created with, so a study continued from 8 to 14 trials is, trial for trial, one run of budget
+// 14 whose algorithm plans for 8 (a trace resumed with a larger budget does the same).
+TEST_P(StudyTest, ARaisedBudgetGivesMoreTrialsWithTheFirstHorizon) {
+  Study study = Study::create(url, branin_config("more", "go-ucb", 8), no_thread("w"));
+  Study other = Study::load(url, "more", no_thread("other"));  // loaded before the change
+  while (auto t = study.ask()) study.tell(*t, branin(t->x));
+  EXPECT_FALSE(other.ask());
+  EXPECT_NE(message_of([&] { study.set_budget(5); }).find("a budget of 5 is below the 8 trial(s) it has counted"), std::string::npos);
+  EXPECT_NE(message_of([&] { study.set_budget(0); }).find("budget must be > 0"), std::string::npos);
+  study.set_budget(14);
+  EXPECT_EQ(Study::load(url, "more").record().budget, std::optional<std::size_t>(14));
+  EXPECT_EQ(study_run_context(Storage(url).load_study("more")).horizon, std::optional<std::size_t>(8));
+  for (int k = 0; k < 3; ++k) {
+    auto t = other.ask();
+    ASSERT_TRUE(t) << k;
+    other.tell(*t, branin(t->x));
+  }
+  while (auto t = study.ask()) study.tell(*t, branin(t->x));
+  const auto trials = study.trials();
+  ASSERT_EQ(trials.size(), 14u);
+
+  const auto optimizer = make_optimizer(study.record().options, study.space(), Direction::Minimize,
+                                        RunContext{.seed = study.record().seed, .horizon = 8});
+  Objective objective;
+  objective.direction = Direction::Minimize;
+  objective.function = branin;
+  RunOptions options;
+  options.budget = 14;
+  const RunSummary run = optimize(*optimizer, objective, options);
+  for (std::size_t i = 0; i < 14; ++i) ASSERT_EQ(trials[i].x, run.evaluations[i].x) << "trial " << i;
+  study.set_budget(std::nullopt);  // unlimited; the horizon stays
+  EXPECT_FALSE(Study::load(url, "more").record().budget);
+  EXPECT_EQ(study_run_context(Storage(url).load_study("more")).horizon, std::optional<std::size_t>(8));
+}
+
 // Two workers asking in turn before any tell: each registers the other's ask as pending, so the
 // study's trials equal one optimizer doing the same asks and tells (every worker computes the
 // same state), for every algorithm.

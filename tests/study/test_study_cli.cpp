@@ -114,6 +114,16 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   r = cli("run --problem branin --algorithm random --budget 10 --seed 5 --storage '" + url + "' --study one -q");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("runs gp-ei"), std::string::npos) << r.err;
+  // A larger --budget continues the study (it was refused as another budget): 6 more trials, the
+  // first 14 kept; a smaller one is refused, naming how to change it.
+  r = cli("run --problem branin --algorithm gp-ei --budget 20 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one --out more.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("budget 14 -> 20"), std::string::npos) << r.err;
+  EXPECT_EQ(Study::load(url, "one").trials().size(), 20u);
+  EXPECT_EQ(read_trace((dir / "more.jsonl").string()).evaluations.size(), 20u);
+  r = cli("run --problem branin --algorithm gp-ei --budget 12 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'optimist study set --budget' changes it"), std::string::npos) << r.err;
   // A trace that cannot be written is refused before the study is created (it was left empty).
   std::filesystem::create_directories(dir / "folder");
   r = cli(common + "--storage '" + url + "' --study two --out folder");

@@ -358,5 +358,34 @@ TEST_P(StudyCliByHand, AnExhaustedSpaceIsSaid) {
   EXPECT_NE(r.err.find("asked 0 of 1 trial(s)"), std::string::npos) << r.err;
 }
 
+// A lab study that used its budget gets more trials with `study set --budget` (there was no way
+// but a new study); below what it counted already, or not a number, is refused by name.
+TEST_P(StudyCliByHand, SetBudgetGivesMoreTrials) {
+  create("--budget 2");
+  auto r = cli("study ask " + s + "--count 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(cli("study tell " + s + "--trial 0 --value 0.5").code, 0);
+  ASSERT_EQ(cli("study tell " + s + "--trial 1 --value 0.7").code, 0);
+  EXPECT_EQ(cli("study ask " + s).code, 3);  // the budget is used
+  r = cli("study set " + s + "--budget 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("budget 2 -> 4 (2 counted so far); its algorithm keeps planning for 2 trials"), std::string::npos) << r.out;
+  r = cli("study ask " + s + "--count 2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trials().size(), 4u);
+  r = cli("study set " + s + "--budget 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("a budget of 3 is below the 4 trial(s) it has counted"), std::string::npos) << r.err;
+  for (const char* bad : {"0", "-1", "ten", "4.5", ""}) {
+    r = cli("study set " + s + "--budget '" + bad + "'");
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--budget must be a number of trials >= 1 or 'unlimited'"), std::string::npos) << r.err;
+  }
+  r = cli("study set " + s + "--budget unlimited");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(Study::load(url, "lab").record().budget);
+  EXPECT_EQ(cli("study ask " + s + "--count 3").code, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCliByHand, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

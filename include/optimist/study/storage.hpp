@@ -48,6 +48,10 @@ struct StudySettings {
   /// What the study was created for, for workers that do not say (e.g. {"problem": "branin",
   /// "dim": 2, "noise": 0.1} or {"objective_command": "python3 f.py"}); free-form JSON.
   nlohmann::json objective = nlohmann::json::object();
+  /// The horizon the study's algorithm plans with, once the budget was changed (Study::set_budget):
+  /// the budget it was created with (0: none), so every worker keeps computing the same optimizer
+  /// from the history, as a resumed run keeps its first budget's horizon. Unset: the budget.
+  std::optional<std::size_t> horizon;
 
   nlohmann::json to_json() const;
   static StudySettings from_json(const nlohmann::json& j);
@@ -107,6 +111,7 @@ struct AskState {
   std::size_t budget_used = 0;   ///< as Storage::budget_used
   bool has_waiting = false;      ///< a waiting trial exists
   bool has_stale = false;        ///< a running trial's heartbeat is older than the grace period (and its lease over)
+  std::optional<std::size_t> budget;  ///< the study's budget now (Study::set_budget may change it)
 };
 
 struct StorageOptions {
@@ -139,6 +144,8 @@ class Storage {
   /// Throws InvalidArgument naming the study and listing the existing ones.
   StudyRecord load_study(const std::string& name);
   std::optional<StudyRecord> find_study(const std::string& name);
+  /// Within locked(): stores the study's budget (none: unlimited) and settings.
+  void set_budget(const StudyRecord& study);
   std::vector<StudySummary> list_studies();
   /// Removes the study and its trials; throws InvalidArgument if it does not exist.
   void delete_study(const std::string& name);

@@ -139,6 +139,10 @@ class Study {
   std::optional<Vector> recommend();
   /// Trials that count against the budget so far.
   std::size_t budget_used();
+  /// Changes the study's budget (none: unlimited), for every worker from its next ask; throws
+  /// InvalidArgument for a budget below budget_used(). The algorithm keeps planning with the
+  /// horizon it was created with (StudySettings::horizon), so workers agree on its state.
+  void set_budget(std::optional<std::size_t> budget);
   /// Running trials held by other workers (a worker whose asks run out waits for these: one may
   /// go stale and come back as a waiting trial).
   std::size_t running_elsewhere();
