@@ -251,7 +251,11 @@ struct Study::Impl {
     if (t->state == TrialState::Failed && t->stale && value) {
       // Our trial was failed as stale meanwhile (we lost the storage too long): keep the value,
       // once (a late value told again, by a person or a script re-run, is refused).
-      if (const auto kept = storage->user_attr(t->id, "late_value"); kept && kept->is_object())
+      const auto kept = storage->user_attr(t->id, "late_value");
+      // A commit whose outcome was lost with the connection, run again: kept already. Only for a
+      // trial this object holds, as above; anyone else telling it again is refused.
+      if (own.count(number) && kept && kept->is_object() && kept->value("value", nlohmann::json()) == nlohmann::json(*value)) return;
+      if (kept && kept->is_object())
         throw InvalidArgument("study '" + record.name + "': trial " + std::to_string(number) + " is failed as stale, and its late value " +
                               kept->value("value", nlohmann::json()).dump() + " was kept already (trial " +
                               kept->value("trial", nlohmann::json()).dump() + "); told twice?");
