@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -126,6 +127,14 @@ ResumedRun resume_run(const Trace& trace, const std::map<std::string, std::strin
                             "name the command: --objective-command '" + s.objective_command +
                             "', or confirm the trace's command with --trust-command");
   }
+  const auto& catalog = problems();
+  if (s.objective_command.empty() &&
+      std::none_of(catalog.begin(), catalog.end(), [&](const ProblemInfo& p) { return p.name == s.problem; }))
+    // A trace of a function of one's own (Python or C++ minimize): the CLI has nothing to evaluate.
+    throw InvalidArgument("the trace '" + path + "' is a run of '" + printable(s.problem) +
+                          "', neither a benchmark problem ('optimist list problems') nor a command: a run of your own "
+                          "function continues where the function is, with minimize(..., resume='" + path +
+                          "') in Python or MinimizeOptions::resume in C++");
   try {
     r.problem = s.objective_command.empty() ? make_problem(s.problem, s.dim) : external_problem(s, &trace.meta.space);
   } catch (const InvalidArgument& e) {

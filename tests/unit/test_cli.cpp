@@ -22,6 +22,7 @@
 
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/trace.hpp"
+#include "optimist/experiment/minimize.hpp"
 #include "optimist/problems/problem.hpp"
 #include "temp_test_dir.hpp"
 
@@ -687,6 +688,25 @@ TEST_F(Cli, ARunWithJobsRemovesTheFoldersOfKilledRuns) {
   ASSERT_EQ(std::system(env.c_str()), 0);
   EXPECT_EQ(folders(), (std::vector<std::string>{"optimist-run-live", "optimist-run-notes", "optimist-run-old"}));
   close(live);
+}
+
+// A trace of one's own function (Python or C++ minimize) cannot be continued by the CLI, which has
+// nothing to evaluate; it answered "unknown problem '<lambda>'; valid problems: ..." (48 names).
+TEST_F(Cli, ResumingARunOfYourOwnFunctionSaysWhereToContinueIt) {
+  const fs::path dir = test_dir();
+  const std::string trace = (dir / "mine.jsonl").string();
+  optimist::MinimizeOptions o;
+  o.algorithm = "random";
+  o.budget = 4;
+  o.trace = trace;
+  o.name = "my_simulator";
+  optimist::minimize([](const optimist::Vector& x) { return x.squaredNorm(); }, optimist::Space::box(2, -1.0, 1.0), o);
+  const Result r = cli("run --resume '" + trace + "' --budget 8", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is a run of 'my_simulator', neither a benchmark problem ('optimist list problems') nor a command"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("minimize(..., resume='" + trace + "')"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("valid problems"), std::string::npos) << r.err;
 }
 
 }  // namespace
