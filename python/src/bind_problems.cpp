@@ -69,13 +69,7 @@ void bind_problems(py::module_& m) {
   m.def(
       "_user_problem",
       [](const std::string& name, const Space& space, const std::string& direction, std::optional<double> f_star) {
-        Problem p;
-        p.name = name;
-        p.space = space;
-        p.dim = space.dim();
-        p.direction = parse_direction(direction);
-        p.f_star = f_star;
-        return p;
+        return user_problem(name, space, parse_direction(direction), f_star);
       },
       py::arg("name"), py::arg("space"), py::arg("direction"), py::arg("f_star") = py::none(),
       "A Problem describing your own objective (for the trace's meta line); it has no function.");

@@ -68,17 +68,14 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
 /// from `space_json` (a resumed trace's) or else from the --space file. No function: the
 /// Objective comes from external_command_objective.
 Problem external_problem(const RunSettings& s, const nlohmann::json* space_json) {
-  Problem problem;
+  Space space;
   try {
-    problem.space = Space::from_json(space_json ? *space_json : load_config(s.space, "space file"));
+    space = Space::from_json(space_json ? *space_json : load_config(s.space, "space file"));
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     throw InvalidArgument((space_json ? "the trace's space: " : "--space: ") + what);
   }
-  problem.name = s.objective_command;
-  problem.dim = problem.space.dim();
-  problem.direction = *s.direction;
-  return problem;
+  return user_problem(s.objective_command, space, *s.direction);
 }
 
 Objective external_command_objective(const RunSettings& s, const Problem& problem) {

@@ -51,11 +51,7 @@ MinimizeResult run(const std::function<double(const Vector&)>& f, const Space& s
       throw InvalidArgument(std::string("options: '") + key + "' is set by MinimizeOptions (" +
                             (std::string(key) == "name" ? "algorithm" : key) + "), not among the algorithm's options");
 
-  Problem problem;  // the user's function: no f of its own, for the trace's meta line
-  problem.name = o.name;
-  problem.space = space;
-  problem.dim = space.dim();
-  problem.direction = direction;
+  const Problem problem = user_problem(o.name, space, direction);  // for the trace's meta line
 
   experiment::RunSpec spec;
   spec.algorithm = o.algorithm;

@@ -83,6 +83,16 @@ const ProblemInfo& problem_info(const std::string& name) {
   throw InvalidArgument("unknown problem '" + name + "'; valid problems: " + valid);
 }
 
+Problem user_problem(const std::string& name, const Space& space, Direction direction, std::optional<double> f_star) {
+  Problem p;
+  p.name = name;
+  p.space = space;
+  p.dim = space.dim();
+  p.direction = direction;
+  p.f_star = f_star;
+  return p;
+}
+
 Problem make_problem(const std::string& name, std::size_t dim) {
   // Above this a dimension is a typo or an overflow, not a benchmark: refused before a space of
   // that size is built (fuzz_config: dim = 90071992547409930 built parameters for minutes).

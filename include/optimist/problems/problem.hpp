@@ -53,5 +53,9 @@ const ProblemInfo& problem_info(const std::string& name);
 /// Instantiates a problem; dim 0 means its default. Throws InvalidArgument naming the dimension
 /// and the allowed range.
 Problem make_problem(const std::string& name, std::size_t dim = 0);
+/// A Problem describing a function of one's own (a program, a Python or C++ function) for a run's
+/// books and trace meta: its name, space and direction, no f (the caller evaluates it).
+Problem user_problem(const std::string& name, const Space& space, Direction direction,
+                     std::optional<double> f_star = std::nullopt);
 
 }  // namespace optimist
