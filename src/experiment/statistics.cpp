@@ -10,26 +10,6 @@
 
 namespace optimist::experiment {
 
-WaldInterval wald_interval(const std::vector<double>& values, double level) {
-  if (values.empty()) throw InvalidArgument("wald_interval: no values");
-  if (!(level > 0.0 && level < 1.0))
-    throw InvalidArgument("wald_interval: level must be in (0, 1), got " + format_double(level));
-  WaldInterval w;
-  w.n = values.size();
-  double sum = 0.0;
-  for (double v : values) {
-    if (!std::isfinite(v)) throw InvalidArgument("wald_interval: value " + format_double(v) + " is not finite");
-    sum += v;
-  }
-  w.mean = sum / static_cast<double>(w.n);
-  if (w.n < 2) return w;
-  double ss = 0.0;
-  for (double v : values) ss += (v - w.mean) * (v - w.mean);
-  w.sd = std::sqrt(ss / static_cast<double>(w.n - 1));
-  w.half_width = normal_quantile(0.5 + level / 2) * w.sd / std::sqrt(static_cast<double>(w.n));
-  return w;
-}
-
 namespace {
 
 boost::math::students_t t_distribution(std::size_t n, double level, const char* what) {
@@ -48,6 +28,29 @@ double wald_coverage(std::size_t n, double level) {
 
 double t_quantile(std::size_t n, double level) {
   return boost::math::quantile(t_distribution(n, level, "t_quantile"), 0.5 + level / 2);
+}
+
+std::string to_string(IntervalKind k) { return k == IntervalKind::Wald ? "wald" : "t"; }
+
+MeanInterval mean_interval(const std::vector<double>& values, double level, IntervalKind kind) {
+  if (values.empty()) throw InvalidArgument("mean_interval: no values");
+  if (!(level > 0.0 && level < 1.0))
+    throw InvalidArgument("mean_interval: level must be in (0, 1), got " + format_double(level));
+  MeanInterval w;
+  w.n = values.size();
+  double sum = 0.0;
+  for (double v : values) {
+    if (!std::isfinite(v)) throw InvalidArgument("mean_interval: value " + format_double(v) + " is not finite");
+    sum += v;
+  }
+  w.mean = sum / static_cast<double>(w.n);
+  if (w.n < 2) return w;
+  double ss = 0.0;
+  for (double v : values) ss += (v - w.mean) * (v - w.mean);
+  w.sd = std::sqrt(ss / static_cast<double>(w.n - 1));
+  w.multiplier = kind == IntervalKind::Wald ? normal_quantile(0.5 + level / 2) : t_quantile(w.n, level);
+  w.half_width = *w.multiplier * w.sd / std::sqrt(static_cast<double>(w.n));
+  return w;
 }
 
 double median(std::vector<double> values) {

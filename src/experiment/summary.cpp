@@ -75,19 +75,19 @@ Series series_of(const RunData& run, double f_star, Direction dir, const SweepSp
   return s;
 }
 
-json interval_json(const std::vector<double>& values, double level) {
+json interval_json(const std::vector<double>& values, double level, IntervalKind kind) {
   std::vector<double> finite;
   for (double v : values)
     if (std::isfinite(v)) finite.push_back(v);
   if (finite.empty()) return {{"n", 0}, {"mean", nullptr}, {"sd", nullptr}, {"half_width", nullptr}};
-  const WaldInterval w = wald_interval(finite, level);
+  const MeanInterval w = mean_interval(finite, level, kind);
   return {{"n", w.n}, {"mean", w.mean}, {"sd", w.n > 1 ? json(w.sd) : json(nullptr)},
           {"half_width", w.half_width ? json(*w.half_width) : json(nullptr)}};
 }
 
 /// Mean and half-width at each t over the runs that reached t.
 void add_curve(json& curves, const std::string& key, const std::vector<std::vector<double>>& per_run,
-               std::size_t length, double level) {
+               std::size_t length, double level, IntervalKind kind) {
   json mean = json::array(), half = json::array();
   for (std::size_t t = 0; t < length; ++t) {
     std::vector<double> at;
@@ -98,7 +98,7 @@ void add_curve(json& curves, const std::string& key, const std::vector<std::vect
       half.push_back(nullptr);
       continue;
     }
-    const WaldInterval w = wald_interval(at, level);
+    const MeanInterval w = mean_interval(at, level, kind);
     mean.push_back(w.mean);
     half.push_back(w.half_width ? json(*w.half_width) : json(nullptr));
   }
@@ -192,9 +192,12 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
   const std::vector<SweepRun> runs = plan_runs(spec, out_dir);
   json out = {{"sweep", spec.to_json()},
               {"level", spec.level},
-              {"z", normal_quantile(0.5 + spec.level / 2)},
               {"metric", to_string(spec.metric)},
-              {"interval", "Wald: mean ± z sd / sqrt(K), sd the sample standard deviation (K - 1)"}};
+              {"interval", to_string(spec.interval)},
+              {"interval_formula", spec.interval == IntervalKind::Wald
+                                       ? "Wald: mean ± z sd / sqrt(K), z the normal quantile, sd the sample standard deviation (K - 1)"
+                                       : "Student's t: mean ± t_{K-1} sd / sqrt(K), sd the sample standard deviation (K - 1)"}};
+  if (spec.interval == IntervalKind::Wald) out["z"] = normal_quantile(0.5 + spec.level / 2);
   if (spec.metric == Metric::AveragePhase2Regret) out["phase1"] = spec.phase1;
   json problems_json = json::array();
   // Every finished run first: an unknown f* is the best value seen for the task (its name, dim and
@@ -292,18 +295,18 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
       }
       aj["stopped_early"] = short_runs;
       aj["stopped_early_reasons"] = short_reasons;
-      aj["metric"] = interval_json(metric_T, spec.level);
-      aj["cum_regret"] = interval_json(cum_T, spec.level);
-      aj["recommend_simple_regret"] = interval_json(recommend_regret, spec.level);
+      aj["metric"] = interval_json(metric_T, spec.level, spec.interval);
+      aj["cum_regret"] = interval_json(cum_T, spec.level, spec.interval);
+      aj["recommend_simple_regret"] = interval_json(recommend_regret, spec.level, spec.interval);
       aj["median_suggest_s"] = all_suggest.empty() ? json(nullptr) : json(median(all_suggest));
       json curves = json::object();
       json ts = json::array();
       for (std::size_t t = 1; t <= length; ++t) ts.push_back(t);
       curves["t"] = ts;
-      add_curve(curves, "metric", metric, length, spec.level);
-      add_curve(curves, "cum_regret", cum, length, spec.level);
-      add_curve(curves, "simple_regret", simple, length, spec.level);
-      add_curve(curves, "suggest_s", suggest, length, spec.level);
+      add_curve(curves, "metric", metric, length, spec.level, spec.interval);
+      add_curve(curves, "cum_regret", cum, length, spec.level, spec.interval);
+      add_curve(curves, "simple_regret", simple, length, spec.level, spec.interval);
+      add_curve(curves, "suggest_s", suggest, length, spec.level, spec.interval);
       aj["curves"] = curves;
       algs.push_back(aj);
     }
@@ -318,7 +321,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
           diff.push_back(same_value(va, v0) ? 0.0 : va - v0);
           lower += diff.back() < 0;
         }
-      algs[a]["paired"] = {{"reference", spec.algorithms[0].label}, {"difference", interval_json(diff, spec.level)}, {"lower", lower}};
+      algs[a]["paired"] = {{"reference", spec.algorithms[0].label}, {"difference", interval_json(diff, spec.level, spec.interval)}, {"lower", lower}};
     }
     pj["algorithms"] = algs;
     problems_json.push_back(pj);
@@ -336,18 +339,28 @@ std::string summary_markdown(const json& s) {
   md << "# Sweep `" << sweep.at("name").get<std::string>() << "`\n\n";
   if (sweep.contains("description")) md << sweep.at("description").get<std::string>() << "\n\n";
   md << sweep.at("seeds").get<std::size_t>() << " seeds per (problem, algorithm), from seed "
-     << sweep.at("first_seed").get<std::uint64_t>() << ". Intervals: mean ± " << fmt(s.at("z"), 4)
-     << " sd / sqrt(K) (Wald, " << fmt(json(100 * level), 3) << "%). Metric: `" << metric << "`";
+     << sweep.at("first_seed").get<std::uint64_t>() << ". ";
+  const std::size_t k = sweep.at("seeds").get<std::size_t>();
+  const bool wald = s.at("interval") == "wald";
+  if (!wald)
+    md << "Intervals: mean ± t sd / sqrt(K) (Student's t with K - 1 degrees of freedom, " << fmt(json(100 * level), 3) << "%"
+       << (k >= 2 ? "; t = " + fmt(json(t_quantile(k, level)), 4) + " at K = " + std::to_string(k) : std::string())
+       << "; fewer finished runs use their own K). ";
+  else
+    md << "Intervals: mean ± " << fmt(json(normal_quantile(0.5 + level / 2)), 4) << " sd / sqrt(K) (Wald, "
+       << fmt(json(100 * level), 3) << "%). ";
+  md << "Metric: `" << metric << "`";
   if (metric == "average_phase2_regret")
     md << " = (1/(T-n)) sum of regrets over Phase II rounds n+1..T, n = " << s.at("phase1").get<std::size_t>();
   if (metric == "simple_regret") md << " = f* - best noise-free f evaluated up to T";
   md << ". Cumulative regret and simple regret use the noise-free f.\n";
   // The papers' Wald interval is too narrow with few seeds: say by how much, next to the numbers.
-  if (const auto k = sweep.at("seeds").get<std::size_t>(); k >= 2 && wald_coverage(k, level) < level - 0.01)
+  if (wald && k >= 2 && wald_coverage(k, level) < level - 0.01)
     md << "\nWith K = " << k << " seeds a " << fmt(json(100 * level), 3) << "% Wald interval covers the mean of normal values only "
        << fmt(json(100 * wald_coverage(k, level)), 3) << "% of the time (Student's t would multiply sd / sqrt(K) by "
-       << fmt(json(t_quantile(k, level)), 4) << ", not " << fmt(s.at("z"), 4)
-       << "): read the paired intervals and the better / worse counts as indications, or run more seeds.\n";
+       << fmt(json(t_quantile(k, level)), 4) << ", not " << fmt(json(normal_quantile(0.5 + level / 2)), 4)
+       << "; `\"interval\": \"t\"`, the default): read the paired intervals and the better / worse counts as indications, "
+          "or run more seeds.\n";
   for (const auto& p : s.at("problems")) {
     md << "\n## " << p.at("label").get<std::string>() << "\n\n";
     md << "`" << p.at("name").get<std::string>() << "`, d = " << p.at("dim") << ", noise sd "

@@ -255,7 +255,7 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
   const Parser p(source);
   if (!j.is_object()) throw InvalidArgument(source + ": the sweep must be a table/object, got " + j.dump());
   p.only_keys(j, "", {"name", "description", "expected_time", "algorithms", "problems", "seeds", "first_seed",
-                      "level", "metric", "phase1", "plots", "budget", "dim", "noise"});
+                      "level", "interval", "metric", "phase1", "plots", "budget", "dim", "noise"});
   SweepSpec s;
   if (j.contains("name")) s.name = p.text(j.at("name"), "name");
   if (!safe_label(s.name)) p.bad("name", s.name, "a folder-safe name (letters, digits, - _ . +)");
@@ -268,6 +268,12 @@ SweepSpec parse_sweep(const json& j, const std::string& source) {
     if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0))
       p.bad("level", v, "a confidence level strictly between 0 and 1 (e.g. 0.95)");
     s.level = v.get<double>();
+  }
+  if (j.contains("interval")) {
+    const json& v = j.at("interval");
+    if (v != "t" && v != "wald")
+      p.bad("interval", v, "\"t\" (Student's t, the default) or \"wald\" (the papers' 1.96 sd / sqrt(K))");
+    s.interval = v == "wald" ? IntervalKind::Wald : IntervalKind::StudentT;
   }
   if (j.contains("metric")) s.metric = parse_metric(p, j.at("metric"));
   if (j.contains("phase1")) s.phase1 = p.count(j.at("phase1"), "phase1");
@@ -327,7 +333,7 @@ json SweepSpec::to_json() const {
     probs.push_back({{"label", p.label}, {"name", p.name}, {"dim", p.dim}, {"noise", p.noise}, {"budget", p.budget}});
   json j = {{"name", name},     {"algorithms", algs},
             {"problems", probs}, {"seeds", seeds},
-            {"first_seed", first_seed}, {"level", level},
+            {"first_seed", first_seed}, {"level", level}, {"interval", to_string(interval)},
             {"metric", to_string(metric)}, {"plots", plots}};
   if (!description.empty()) j["description"] = description;
   if (!expected_time.empty()) j["expected_time"] = expected_time;

@@ -64,27 +64,35 @@ ex::SweepSpec tiny_sweep(std::size_t seeds = 2) {
                          "test");
 }
 
-TEST(ExperimentStatistics, WaldIntervalMatchesHandComputedValues) {
-  // {1, 2, 3, 4}: mean 2.5, sample sd sqrt(5/3) = 1.2909944; z(95%) = 1.9599640, z(98%) = 2.3263479.
-  const auto w95 = ex::wald_interval({1, 2, 3, 4}, 0.95);
+TEST(ExperimentStatistics, MeanIntervalsMatchHandComputedValues) {
+  // {1, 2, 3, 4}: mean 2.5, sample sd sqrt(5/3) = 1.2909944; z(95%) = 1.9599640, z(98%) = 2.3263479;
+  // Student's t with 3 degrees of freedom: 3.1824463 at 95% (scipy.stats.t.ppf(0.975, 3)).
+  const auto w95 = ex::mean_interval({1, 2, 3, 4}, 0.95, ex::IntervalKind::Wald);
   EXPECT_EQ(w95.n, 4u);
   EXPECT_DOUBLE_EQ(w95.mean, 2.5);
   EXPECT_NEAR(w95.sd, 1.2909944487358056, 1e-12);
   EXPECT_NEAR(*w95.half_width, 1.959963984540054 * 1.2909944487358056 / 2, 1e-12);
   EXPECT_NEAR(*w95.half_width, 1.2651, 1e-4);
-  const auto w98 = ex::wald_interval({1, 2, 3, 4}, 0.98);
+  const auto w98 = ex::mean_interval({1, 2, 3, 4}, 0.98, ex::IntervalKind::Wald);
   EXPECT_NEAR(*w98.half_width, 2.3263478740408408 * 1.2909944487358056 / 2, 1e-12);
-  const auto one = ex::wald_interval({7}, 0.95);
+  const auto t95 = ex::mean_interval({1, 2, 3, 4}, 0.95, ex::IntervalKind::StudentT);
+  EXPECT_NEAR(*t95.multiplier, 3.182446305284263, 1e-9);
+  EXPECT_NEAR(*t95.half_width, 3.182446305284263 * 1.2909944487358056 / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(t95.mean, w95.mean);
+  const auto one = ex::mean_interval({7}, 0.95, ex::IntervalKind::StudentT);
   EXPECT_DOUBLE_EQ(one.mean, 7);
   EXPECT_FALSE(one.half_width.has_value());
+  EXPECT_FALSE(one.multiplier.has_value());
   EXPECT_NEAR(ex::normal_quantile(0.975), 1.959963984540054, 1e-14);
   EXPECT_NEAR(ex::normal_quantile(0.001), -3.090232306167813, 1e-13);
   EXPECT_NEAR(ex::normal_quantile(0.5), 0.0, 1e-15);
   EXPECT_DOUBLE_EQ(ex::median({3, 1, 2}), 2.0);
   EXPECT_DOUBLE_EQ(ex::median({4, 1, 3, 2}), 2.5);
-  EXPECT_NE(error_of([] { ex::wald_interval({}, 0.95); }).find("no values"), std::string::npos);
-  EXPECT_NE(error_of([] { ex::wald_interval({1, 2}, 1.0); }).find("level"), std::string::npos);
-  EXPECT_NE(error_of([] { ex::wald_interval({1, std::nan("")}, 0.95); }).find("nan"), std::string::npos);
+  for (const auto kind : {ex::IntervalKind::Wald, ex::IntervalKind::StudentT}) {
+    EXPECT_NE(error_of([&] { ex::mean_interval({}, 0.95, kind); }).find("no values"), std::string::npos);
+    EXPECT_NE(error_of([&] { ex::mean_interval({1, 2}, 1.0, kind); }).find("level"), std::string::npos);
+    EXPECT_NE(error_of([&] { ex::mean_interval({1, std::nan("")}, 0.95, kind); }).find("nan"), std::string::npos);
+  }
 }
 
 // The papers' Wald interval uses the normal quantile: with K seeds it covers what Student's t with
@@ -98,12 +106,21 @@ TEST(ExperimentStatistics, AWaldIntervalsCoverageWithFewSeedsIsStatedInTheSummar
   EXPECT_NE(error_of([] { ex::wald_coverage(1, 0.95); }).find("n >= 2"), std::string::npos);
   EXPECT_NE(error_of([] { ex::t_quantile(3, 1.0); }).find("level"), std::string::npos);
   const fs::path dir = fresh_dir();
-  const std::string few = ex::summary_markdown(ex::summarize(tiny_sweep(3), dir.string()));
+  const auto wald = [](std::size_t seeds) {
+    ex::SweepSpec spec = tiny_sweep(seeds);
+    spec.interval = ex::IntervalKind::Wald;
+    return spec;
+  };
+  const std::string few = ex::summary_markdown(ex::summarize(wald(3), dir.string()));
   EXPECT_NE(few.find("With K = 3 seeds a 95% Wald interval covers the mean of normal values only 81.1% of the time "
-                     "(Student's t would multiply sd / sqrt(K) by 4.303, not 1.96)"),
+                     "(Student's t would multiply sd / sqrt(K) by 4.303, not 1.96"),
             std::string::npos)
       << few;
-  EXPECT_EQ(ex::summary_markdown(ex::summarize(tiny_sweep(30), dir.string())).find("With K ="), std::string::npos);
+  EXPECT_EQ(ex::summary_markdown(ex::summarize(wald(30), dir.string())).find("With K ="), std::string::npos);
+  // The default is Student's t: no warning, and the multiplier is stated.
+  const std::string t = ex::summary_markdown(ex::summarize(tiny_sweep(3), dir.string()));
+  EXPECT_EQ(t.find("With K ="), std::string::npos) << t;
+  EXPECT_NE(t.find("Student's t with K - 1 degrees of freedom, 95%; t = 4.303 at K = 3"), std::string::npos) << t;
 }
 
 TEST(ExperimentSweep, ParseErrorsNameTheKeyAndValue) {
@@ -116,6 +133,7 @@ TEST(ExperimentSweep, ParseErrorsNameTheKeyAndValue) {
   EXPECT_NE(with("seed", 3).find("unknown key 'seed' in s.toml"), std::string::npos);
   EXPECT_NE(with("seeds", -2).find("'seeds' in s.toml must be a positive integer, got -2"), std::string::npos);
   EXPECT_NE(with("level", 95).find("'level'"), std::string::npos);
+  EXPECT_NE(with("interval", "normal").find("'interval' in s.toml must be \"t\""), std::string::npos);
   EXPECT_NE(with("metric", "regret").find("'regret'"), std::string::npos);
   EXPECT_NE(with("plots", {"pretty"}).find("plots[0]"), std::string::npos);
   EXPECT_NE(with("problems", {"branin", {{"name", "levy"}, {"dim", 0}, {"budget", 5}}}).find("problems[0].budget"),
@@ -414,9 +432,10 @@ TEST(ExperimentSummary, NumbersComeFromTheTraces) {
       simple.push_back(t.recommend->at("simple_regret").get<double>());
       for (const auto& e : t.evaluations) suggest.push_back(e.at("suggest_s").get<double>() + e.at("tell_s").get<double>());
     }
-    const auto w = ex::wald_interval(cum, 0.95);
+    const auto w = ex::mean_interval(cum, 0.95, ex::IntervalKind::StudentT);
     EXPECT_NEAR(alg.at("cum_regret").at("mean").get<double>(), (cum[0] + cum[1]) / 2, 1e-9);
-    EXPECT_NEAR(alg.at("cum_regret").at("half_width").get<double>(), 1.959963984540054 * std::abs(cum[0] - cum[1]) / std::sqrt(2.0) / std::sqrt(2.0), 1e-9);
+    // Two seeds: Student's t with one degree of freedom, 12.706 (scipy.stats.t.ppf(0.975, 1)).
+    EXPECT_NEAR(alg.at("cum_regret").at("half_width").get<double>(), 12.706204736174698 * std::abs(cum[0] - cum[1]) / std::sqrt(2.0) / std::sqrt(2.0), 1e-6);
     EXPECT_NEAR(alg.at("metric").at("mean").get<double>(), w.mean, 1e-9);
     EXPECT_NEAR(alg.at("recommend_simple_regret").at("mean").get<double>(), (simple[0] + simple[1]) / 2, 1e-9);
     EXPECT_DOUBLE_EQ(alg.at("median_suggest_s").get<double>(), ex::median(suggest));

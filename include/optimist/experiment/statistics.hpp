@@ -3,23 +3,33 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "optimist/core/normal_quantile.hpp"
 
 namespace optimist::experiment {
 
-/// Mean with a Wald interval mean +- z sd / sqrt(n), z the standard normal quantile of
-/// (1 + level) / 2 (1.95996 for 95%, 2.32635 for 98%), sd the sample standard deviation (n - 1).
-struct WaldInterval {
+/// How the half-width of a mean's confidence interval is made from sd / sqrt(n).
+enum class IntervalKind {
+  StudentT,  ///< t_{n-1} quantile of (1 + level) / 2: exact for normal values (2.262 at n = 10, 95%)
+  Wald,      ///< standard normal quantile (1.95996 at 95%): the papers' "1.96 sd / sqrt(n)", too
+             ///< narrow with few values (wald_coverage)
+};
+std::string to_string(IntervalKind k);  ///< "t" or "wald", the sweep key's values
+
+/// Mean with a confidence interval mean +- multiplier sd / sqrt(n), sd the sample standard
+/// deviation (n - 1), the multiplier as `kind` says.
+struct MeanInterval {
   std::size_t n = 0;
   double mean = 0.0;
   double sd = 0.0;                   ///< 0 when n < 2
   std::optional<double> half_width;  ///< empty when n < 2 (no spread to measure)
+  std::optional<double> multiplier;  ///< the quantile used; empty when n < 2
 };
 
 /// Throws InvalidArgument when values is empty, a value is not finite or level is not in (0, 1).
-WaldInterval wald_interval(const std::vector<double>& values, double level);
+MeanInterval mean_interval(const std::vector<double>& values, double level, IntervalKind kind);
 
 /// What a Wald interval of n normally distributed values really covers: P(|T| <= z) for T
 /// Student's t with n - 1 degrees of freedom, z the normal quantile of `level` (0.811 for n = 3 at

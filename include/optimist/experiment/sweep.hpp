@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "optimist/experiment/run_setup.hpp"
+#include "optimist/experiment/statistics.hpp"
 
 namespace optimist::experiment {
 
@@ -54,7 +55,9 @@ struct SweepSpec {
   std::vector<SweepProblem> problems;
   std::size_t seeds = 5;          ///< K runs per (problem, algorithm), seeds first_seed..first_seed+K-1
   std::uint64_t first_seed = 0;
-  double level = 0.95;            ///< confidence level of the Wald intervals
+  double level = 0.95;            ///< confidence level of the intervals
+  /// Student's t (default) or the papers' Wald interval (key `interval`: "t" or "wald")
+  IntervalKind interval = IntervalKind::StudentT;
   Metric metric = Metric::CumulativeRegret;
   std::size_t phase1 = 0;         ///< n of AveragePhase2Regret
   std::vector<std::string> plots = {"metric"};  ///< figures: metric, metric_log, simple_regret, suggest_time
