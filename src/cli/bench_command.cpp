@@ -1,6 +1,8 @@
 #include "cli/bench_command.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -178,6 +181,41 @@ void write_sweep_file(const ex::SweepSpec& spec, const std::string& out) {
   if (ec) throw InvalidArgument("--out: cannot write '" + file + "': " + ec.message());
 }
 
+/// One `optimist bench` per --out folder at a time: two would take each other's runs in progress
+/// (their traces' locks) for failed runs and write the summary over each other. An exclusive flock
+/// on OUT/.bench.lock, held while the sweep runs; the kernel releases it when the process ends,
+/// however it ends, so a killed bench never leaves the folder locked. The file holds the owner's pid
+/// for the message.
+class OutFolderLock {
+ public:
+  explicit OutFolderLock(const std::string& out) {
+    const std::string path = out + "/.bench.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw InvalidArgument("--out: cannot write '" + path + "': " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      char owner[32] = {};
+      const ssize_t n = ::pread(fd_, owner, sizeof owner - 1, 0);
+      ::close(fd_);
+      if (e != EWOULDBLOCK) throw InvalidArgument("--out: cannot lock '" + path + "': " + std::strerror(e));
+      std::string pid = n > 0 ? std::string(owner, static_cast<std::size_t>(n)) : std::string();
+      pid.erase(std::remove_if(pid.begin(), pid.end(), [](char c) { return c < '0' || c > '9'; }), pid.end());
+      throw InvalidArgument("--out: another optimist bench" + (pid.empty() ? std::string() : " (pid " + pid + ")") +
+                            " is running in '" + out + "'; wait until it ends (a rerun then skips its finished runs), "
+                            "or give this sweep another --out folder");
+    }
+    // The pid only improves the message: the lock is what counts, so a failed write is ignored.
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
+  }
+  ~OutFolderLock() { ::close(fd_); }
+  OutFolderLock(const OutFolderLock&) = delete;
+  OutFolderLock& operator=(const OutFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
@@ -218,6 +256,7 @@ int bench_command(const BenchCommand& cmd) {
   std::error_code ec;
   std::filesystem::create_directories(cmd.out, ec);
   if (ec) throw InvalidArgument("--out: cannot create folder '" + cmd.out + "': " + ec.message());
+  const OutFolderLock folder_lock(cmd.out);
   continue_same_sweep(spec, cmd.out);
 
   SweepProgressLine progress(spec.name);

@@ -364,3 +364,28 @@ TEST(BenchCli, APeerWhoseParentIsKilledStops) {
   EXPECT_NE(slurp(dir / "peer.log").find("the process that started this run is gone"), std::string::npos) << slurp(dir / "peer.log");
   EXPECT_FALSE(fs::exists(dir / "peer.jsonl.tmp"));
 }
+
+// Two `optimist bench` on one --out took each other's runs in progress for failed runs; the second
+// is refused now, naming the first, and a killed bench leaves no lock behind.
+TEST(BenchCli, ASecondBenchOnTheSameFolderIsRefusedWhileTheFirstRuns) {
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"name": "slow", "seeds": 4, "budget": 60, "algorithms": ["gp-ei"], "problems": ["branin"]})");
+  const std::string start = "cd '" + dir.string() + "' && { '" + std::string(OPTIMIST_CLI_PATH) +
+                            "' bench --config s.json --out out --no-plot -q --jobs 1 > first.log 2>&1 & echo $! > first.pid; }";
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  for (int k = 0; k < 200 && !(fs::exists(dir / "out/.bench.lock") && fs::file_size(dir / "out/.bench.lock") > 0); ++k)
+    usleep(50000);
+  const std::string first = std::to_string(std::stol(slurp(dir / "first.pid")));
+  ASSERT_EQ(slurp(dir / "out/.bench.lock"), first + "\n");
+  const Result second = cli("bench --config s.json --out out --no-plot -q --jobs 1");
+  EXPECT_EQ(second.code, 2);
+  EXPECT_NE(second.err.find("another optimist bench (pid " + first + ") is running in 'out'"), std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("run failed"), std::string::npos) << second.err;
+  kill(static_cast<pid_t>(std::stol(first)), SIGKILL);
+  for (int k = 0; k < 100 && fs::exists("/proc/" + first); ++k) usleep(50000);
+  // The kernel released the killed bench's lock: a rerun continues the sweep and finishes it.
+  const Result rerun = cli("bench --config s.json --out out --no-plot -q --jobs 1");
+  EXPECT_EQ(rerun.code, 0) << rerun.err;
+  EXPECT_EQ(json::parse(slurp(dir / "out/summary.json")).at("problems")[0].at("algorithms")[0].at("finished"), 4);
+}
