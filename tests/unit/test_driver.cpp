@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -151,7 +152,25 @@ TEST(Driver, NoiseFreeValueDrivesRegretNotTheObservation) {
   RunOptions ro;
   ro.budget = 10;
   const RunSummary s = optimize(*opt, o, ro);
-  for (const auto& r : s.evaluations) EXPECT_NEAR(*r.f, *r.y - 0.5, 1e-15);
+  ASSERT_EQ(s.evaluations.size(), 10u);
+  // Regret from the observation would be x^2 - 0.5 (negative near 0); from f it is x^2 = -f.
+  double cum = 0.0, best_f = -INFINITY;
+  for (const auto& r : s.evaluations) {
+    ASSERT_TRUE(r.y && r.f && r.regret && r.cum_regret && r.best_f);
+    EXPECT_NEAR(*r.f, *r.y - 0.5, 1e-15);
+    EXPECT_NEAR(*r.regret, -*r.f, 1e-15);
+    cum += -*r.f;
+    best_f = std::max(best_f, *r.f);
+    EXPECT_NEAR(*r.cum_regret, cum, 1e-12);
+    EXPECT_EQ(*r.best_f, best_f);  // the best noise-free value, not the best observation
+  }
+  EXPECT_NEAR(*s.cum_regret, cum, 1e-12);
+  EXPECT_EQ(*s.best_f, best_f);
+  EXPECT_NEAR(*s.best_y, best_f + 0.5, 1e-15);
+  // The recommendation's value and simple regret come from noise_free too.
+  ASSERT_TRUE(s.recommended_x && s.recommended_f && s.simple_regret);
+  EXPECT_NEAR(*s.recommended_f, -(*s.recommended_x)[0] * (*s.recommended_x)[0], 1e-15);
+  EXPECT_NEAR(*s.simple_regret, -*s.recommended_f, 1e-15);
 }
 
 TEST(Driver, RejectsBadRunOptions) {

@@ -456,15 +456,18 @@ TEST(GoUcb, TrustRegionKeepsProposalsNearTheIncumbent) {
   const Objective obj = p.objective(0.01, 3);
   auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", side}, {"trust_shape", "box"}, {"trust_adapt", false}, {"opening_steps", 0}}, p.space, p.direction, RunContext{.seed = 9, .horizon = 25});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  std::size_t checked = 0;
   for (int i = 0; i < 25; ++i) {
     const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
     const bool phase_two = g.in_phase_two();
     const Trial t = opt->ask();
     if (phase_two) {
       EXPECT_LE((t.unit - incumbent).lpNorm<Eigen::Infinity>(), 0.5 * side + 1e-12) << "step " << i;
+      ++checked;
     }
     opt->tell(t, obj.function(t.x));
   }
+  EXPECT_EQ(checked, 25 - g.n_init());  // every Phase II step was checked
 }
 
 TEST(GoUcb, BallTrustRegionAdaptsAndBoundsEveryStep) {
@@ -567,6 +570,7 @@ TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
   const Objective obj = p.objective(0.01, 5);
   auto opt = make_optimizer({{"name", "go-ucb"}, {"trust_region", radius}, {"acquisition", "joint"}, {"opening_steps", 0}}, p.space, p.direction, RunContext{.seed = 5, .horizon = 20});
   const auto& g = dynamic_cast<const GoUcb&>(*opt);
+  std::size_t checked = 0;
   for (int i = 0; i < 20; ++i) {
     const bool phase_two = g.in_phase_two();
     const Vector incumbent = opt->best() ? opt->best()->trial.unit : Vector();
@@ -575,8 +579,11 @@ TEST(GoUcb, JointAscentStaysInTheBallTrustRegion) {
     opt->tell(t, obj.function(t.x));
     if (phase_two) {
       EXPECT_LE((t.unit - incumbent).norm(), size + 1e-9) << "step " << i;
+      ++checked;
     }
   }
+  EXPECT_EQ(g.options().acquisition, GoUcbAcquisition::Joint);
+  EXPECT_EQ(checked, 20 - g.n_init());  // every Phase II step was checked
 }
 
 TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
@@ -603,6 +610,7 @@ TEST(GoUcb, GlobalCandidateStepsLeaveTheTrustRegionOnlyWhenTaken) {
     }
   }
   EXPECT_EQ(opt->diagnostics().at("global_steps").get<int>(), outside);
+  EXPECT_GT(outside, 0) << "no global step was taken: the rule above went untested";
 }
 
 TEST(GoUcb, PaperPresetTurnsEveryDeviationOff) {

@@ -565,6 +565,8 @@ TEST(Gp, PosteriorGradientsMatchFiniteDifferences) {
     for (Eigen::Index j = 0; j < 5; ++j) {
       const GpPredictionWithGradient p = gp.predict_with_gradient(Xs.col(j));
       EXPECT_EQ(m[j], p.mean);
+      EXPECT_NEAR(v[j], p.variance, 1e-12 * (1 + p.variance));
+      expect_close(gm.col(j), p.mean_gradient, 1e-10, 1e-12, "batch mean gradient " + to_string(t));
       EXPECT_EQ(gv.col(j), p.variance_gradient);
     }
   }

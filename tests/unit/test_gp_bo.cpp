@@ -213,6 +213,28 @@ TEST(Acquisition, LogEiIsInformativeFarFromTheData) {
   const double v = log_ei.value(far, &g);
   EXPECT_TRUE(std::isfinite(v));
   EXPECT_TRUE(g.allFinite());
+  // Along the diagonal away from the data: log-EI is log(sd) + log h((mu - best) / sd) however
+  // small EI is, it decreases with the distance (seen: -1180.18 at 0.2 to -1180.51 from 0.3 on),
+  // its gradient equals finite differences where those resolve it, and it points back to the data
+  // (a clamped or zeroed log-EI would be flat out there, leaving the maximizer nothing to follow).
+  double previous = HUGE_VAL;
+  for (double t = 0.2; t <= 0.9 + 1e-9; t += 0.05) {
+    const Vector x = Vector::Constant(2, t);
+    Vector gx;
+    const double lx = log_ei.value(x, &gx);
+    const GpPrediction p = gp.predict(x);
+    const double sd = std::sqrt(p.variance);
+    EXPECT_EQ(ei.value(x), 0.0) << t;
+    EXPECT_NEAR(lx, std::log(sd) + log_ei_h((p.mean - best) / sd), 1e-9 * std::abs(lx)) << t;
+    EXPECT_LE(lx, previous) << t;
+    EXPECT_LT(gx.sum(), 0.0) << t << ": the gradient does not point back to the data";
+    previous = lx;
+    if (t < 0.27) {
+      const Vector fd = numeric_gradient([&](const Vector& z) { return log_ei.value(z); }, x, 1e-7);
+      for (Eigen::Index i = 0; i < 2; ++i) EXPECT_NEAR(gx[i], fd[i], 1e-4 * std::max(1.0, std::abs(fd[i]))) << t;
+    }
+  }
+  EXPECT_LT(log_ei.value(Vector::Constant(2, 0.9)), log_ei.value(Vector::Constant(2, 0.2)) - 0.1);
 }
 
 TEST(Acquisition, MaximizerFindsTheGridMaximumOfUcbIn1d) {
@@ -318,12 +340,28 @@ TEST(GpBo, InitialDesignIsSobolOrUniformThenModelBased) {
     sobol->tell(t, test_function(t.unit));
   }
   EXPECT_TRUE(dynamic_cast<GpBo&>(*sobol).model().size() == 7);
+  // The four design points are a Sobol net: each quarter of each axis holds exactly one (four
+  // uniform draws do so in both axes with probability (4!/4^4)^2, under 1%).
+  const auto& h = sobol->history();
+  for (Eigen::Index axis = 0; axis < 2; ++axis) {
+    std::set<int> quarters;
+    for (std::size_t k = 0; k < 4; ++k) quarters.insert(static_cast<int>(std::floor(4.0 * h[k].trial.unit[axis])));
+    EXPECT_EQ(quarters.size(), 4u) << "axis " << axis;
+  }
   auto uniform = make_optimizer({{"name", "gp-ucb"}, {"n_init", 3}, {"init", "uniform"}}, space, Direction::Maximize, RunContext{.seed = 3});
+  auto sobol3 = make_optimizer({{"name", "gp-ucb"}, {"n_init", 3}}, space, Direction::Maximize, RunContext{.seed = 3});
   for (int k = 0; k < 5; ++k) {
     const Trial t = uniform->ask();
     uniform->tell(t, test_function(t.unit));
+    const Trial s = sobol3->ask();
+    sobol3->tell(s, test_function(s.unit));
+    if (k < 3) {
+      EXPECT_NE(t.unit, s.unit) << "init = uniform gave the Sobol design point " << k;
+    }
   }
   EXPECT_EQ(uniform->history().size(), 5u);
+  // After the design, every point told is in the model that chooses the next one.
+  EXPECT_EQ(dynamic_cast<GpBo&>(*uniform).model().size(), 5);
 }
 
 TEST(GpBo, BatchesAreDistinctKrigingBelieverPoints) {

@@ -125,6 +125,10 @@ TEST_F(Trace, RoundTripKeepsEveryField) {
   EXPECT_EQ(Space::from_json(t.meta.space).dim(), 3u);
   EXPECT_EQ(t.meta.run.at("time_limit_s"), 60.0);
   EXPECT_EQ(t.meta.run.at("on_failure"), "mark-failed");
+  EXPECT_EQ(t.meta.run.at("batch"), 2);
+  EXPECT_TRUE(t.meta.run.at("target").is_null());
+  EXPECT_EQ(t.meta.options.at("name"), "random");
+  EXPECT_EQ(Space::from_json(t.meta.space).to_json(), mixed_space().to_json());  // names, bounds, log, choices
   ASSERT_EQ(t.evaluations.size(), 3u);
   ASSERT_TRUE(t.complete());
 
@@ -138,6 +142,10 @@ TEST_F(Trace, RoundTripKeepsEveryField) {
   EXPECT_FALSE(a.contains("error"));
   EXPECT_EQ(a.at("suggest_s").get<double>(), 0.5);
   EXPECT_EQ(a.at("eval_s").get<double>(), 0.25);
+  EXPECT_EQ(a.at("f").get<double>(), 0.3);
+  EXPECT_EQ(a.at("regret").get<double>(), 1.8);
+  EXPECT_EQ(a.at("cum_regret").get<double>(), 1.8);
+  EXPECT_EQ(a.at("best_f").get<double>(), 0.3);
 
   const auto& b = t.evaluations[1];
   EXPECT_EQ(b.at("status"), "failed");
@@ -146,6 +154,11 @@ TEST_F(Trace, RoundTripKeepsEveryField) {
   EXPECT_TRUE(b.at("f").is_null());
   EXPECT_TRUE(b.at("regret").is_null());
   EXPECT_EQ(b.at("x")[2], "rbf");
+  EXPECT_EQ(b.at("i"), 2);
+  EXPECT_EQ(b.at("x")[0].get<double>(), 1e-3);
+  EXPECT_EQ(b.at("x")[1], 1);
+  EXPECT_EQ(b.at("cum_regret").get<double>(), 1.8);  // a failure keeps the running totals
+  EXPECT_EQ(b.at("best_f").get<double>(), 0.3);
 
   const auto& c = t.evaluations[2];
   EXPECT_TRUE(c.at("f").is_null());  // NaN written as null
@@ -153,8 +166,16 @@ TEST_F(Trace, RoundTripKeepsEveryField) {
   EXPECT_EQ(c.at("dictionary_size"), 12);
   EXPECT_EQ(c.at("y").get<double>(), -1.0);  // a diagnostic never overwrites a core field
   EXPECT_EQ(c.at("diag_y"), "shadowed");
+  EXPECT_EQ(c.at("i"), 3);
+  EXPECT_EQ(c.at("status"), "ok");
+  EXPECT_EQ(c.at("x")[0].get<double>(), 0.5);
+  EXPECT_EQ(c.at("x")[1], 8);
+  EXPECT_EQ(c.at("x")[2], "matern");
+  EXPECT_TRUE(c.at("regret").is_null());
+  EXPECT_EQ(c.at("best_f").get<double>(), 0.3);
 
   EXPECT_EQ(t.recommend->at("x")[0].get<double>(), 0.1 / 3.0);
+  EXPECT_EQ(t.recommend->at("x")[1], 4);
   EXPECT_EQ(t.recommend->at("x")[2], "linear");
   EXPECT_EQ(t.recommend->at("f").get<double>(), 0.3);
   EXPECT_EQ(t.recommend->at("simple_regret").get<double>(), 1.8);
