@@ -259,9 +259,15 @@ class Study:
             raise TypeError(f"skip_if_exists must be True or False, got {skip_if_exists!r}")
         return self._core.enqueue(self.space.to_vector(point), bool(skip_if_exists))
 
-    def add(self, point: Any, value: float) -> int:
-        """Adds an evaluation made elsewhere; returns its trial number."""
-        return self._core.add(self.space.to_vector(point), told_value(value))
+    def add(self, point: Any, value: float, *, allow_duplicates: bool = False) -> int:
+        """Adds an evaluation made elsewhere; returns its trial number. An evaluation with the
+        parameters and value of one added before is a ValueError naming that trial (a cell that adds
+        past experiments, run twice, would count each twice; ``optimist study add`` refuses it
+        too), unless ``allow_duplicates`` (a measurement repeated on purpose). Failures
+        (``add_failed``) are never compared."""
+        if not isinstance(allow_duplicates, (bool, np.bool_)):
+            raise TypeError(f"allow_duplicates must be True or False, got {allow_duplicates!r}")
+        return self._core.add(self.space.to_vector(point), told_value(value), bool(allow_duplicates))
 
     def add_failed(self, point: Any, error: str = "failed") -> int:
         return self._core.add_failed(self.space.to_vector(point), str(error))

@@ -99,8 +99,20 @@ void bind_study(py::module_& m) {
            py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("release", &Study::release, py::arg("trial"), py::arg("why"), py::call_guard<py::gil_scoped_release>())
       .def("enqueue", &Study::enqueue, py::arg("x"), py::arg("skip_if_exists") = false, py::call_guard<py::gil_scoped_release>())
-      .def("add", py::overload_cast<const Vector&, double>(&Study::add), py::arg("x"), py::arg("value"),
-           py::call_guard<py::gil_scoped_release>())
+      // Refuses an evaluation added before with the same value, as `optimist study add` does,
+      // unless allow_duplicates (a ValueError naming the trial).
+      .def(
+          "add",
+          [](Study& s, const Vector& x, double value, bool allow_duplicates) {
+            try {
+              return s.add({StudyEvaluation{x, value, ""}}, allow_duplicates ? Duplicates::Allow : Duplicates::Refuse).front();
+            } catch (const AddedTwice& e) {
+              throw InvalidArgument("study '" + s.name() + "': trial " + std::to_string(e.trial) +
+                                    " was added with the same parameters and value " + format_double(e.value) +
+                                    "; added twice? (allow_duplicates=True adds it again)");
+            }
+          },
+          py::arg("x"), py::arg("value"), py::arg("allow_duplicates") = true, py::call_guard<py::gil_scoped_release>())
       .def("add_failed", &Study::add_failed, py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("trials",
            [](Study& s) {

@@ -109,3 +109,22 @@ def test_set_budget_gives_a_finished_study_more_trials(tmp_path):
     assert all(t is not None for t in asked) and study.ask() is None
     study.set_budget(None)
     assert Study.load(url, "lab").budget is None and study.ask() is not None
+
+
+def test_adding_the_same_history_twice_is_refused(tmp_path):
+    # A notebook cell that adds past experiments, run twice, would count each one twice: refused,
+    # naming the trial, as `optimist study add` refuses it; allow_duplicates=True adds it again.
+    study = Study.create(f"sqlite:///{tmp_path / 'lab.db'}", "lab", SPACE, "random", budget=10, direction="maximize")
+    past = [({"temperature": 320.5, "time_h": 2, "solvent": "water"}, 0.41),
+            ({"temperature": 444.25, "time_h": 24, "solvent": "ethanol"}, 0.93)]
+    assert [study.add(p, v) for p, v in past] == [0, 1]
+    with pytest.raises(ValueError, match=r"trial 1 was added with the same parameters and value 0\.93; added twice\? "
+                                         r"\(allow_duplicates=True adds it again\)"):
+        study.add(*past[1])
+    assert len(study.trials()) == 2
+    assert study.add(past[0][0], 0.45) == 2  # the same point measured again: another value
+    assert study.add(*past[0], allow_duplicates=True) == 3
+    assert study.add_failed(past[0][0], "spilled") == 4 and study.add_failed(past[0][0], "spilled") == 5  # failures repeat
+    with pytest.raises(TypeError, match="allow_duplicates must be True or False"):
+        study.add(*past[0], allow_duplicates="yes")
+    assert len(study.trials()) == 6

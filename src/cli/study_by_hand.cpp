@@ -61,6 +61,12 @@ std::size_t parse_trial_number(const std::string& text) {
 
 std::string budget_text(const StudyRecord& r) { return r.budget ? std::to_string(*r.budget) : "unlimited"; }
 
+// How to ask more of a study whose budget is used: `study set --budget` above what it counted.
+std::string raise_budget_hint(const StudyCommand& cmd, std::size_t used) {
+  return "to ask more, raise it above " + std::to_string(used) + " with: optimist study set --storage " + redact_url(cmd.storage) +
+         " --name '" + printable(cmd.name) + "' --budget N";
+}
+
 int ask(const StudyCommand& cmd) {
   const std::optional<double> lease_s = parse_lease(cmd.lease);
   if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv")
@@ -105,7 +111,8 @@ int ask(const StudyCommand& cmd) {
     std::size_t running = 0;
     for (const TrialRecord& t : study.trials()) running += t.state == TrialState::Running ? 1 : 0;
     why = "the budget of " + budget_text(r) + " trials is used (running, complete and failed ones count" +
-          (running ? "; " + std::to_string(running) + " still running: tell them with 'optimist study tell')" : ")");
+          (running ? "; " + std::to_string(running) + " still running: tell them with 'optimist study tell')" : ")") + "; " +
+          raise_budget_hint(cmd, used);
   }
   else
     why = "every point of the study's finite space has been evaluated or is running";
@@ -277,24 +284,6 @@ int tell(const StudyCommand& cmd) {
   return 0;
 }
 
-// An evaluation added before (study add run twice on the same file would count every experiment
-// twice): an added trial with the same parameters and value. Failures are not compared: failing
-// twice at the same point is common.
-void refuse_added_twice(Study& study, const std::vector<StudyEvaluation>& evaluations, const std::vector<std::string>& where) {
-  std::map<std::pair<std::vector<double>, double>, std::size_t> added;
-  for (const TrialRecord& t : study.trials())
-    if (t.origin == "told" && !t.requeued_from && t.state == TrialState::Complete)
-      added.emplace(std::pair{std::vector<double>(t.x.begin(), t.x.end()), *t.value}, t.number);
-  for (std::size_t i = 0; i < evaluations.size(); ++i) {
-    const StudyEvaluation& e = evaluations[i];
-    if (!e.value) continue;
-    const auto it = added.find({std::vector<double>(e.x.begin(), e.x.end()), *e.value});
-    if (it != added.end())
-      throw InvalidArgument(where[i] + ": trial " + std::to_string(it->second) + " was added with the same parameters and value " +
-                            format_double(*e.value) + "; added twice? (nothing was added)");
-  }
-}
-
 int add(const StudyCommand& cmd) {
   const bool failed = cmd.failed_flag && cmd.failed_flag->count() > 0;
   const bool valued = cmd.value_flag && cmd.value_flag->count() > 0;
@@ -319,18 +308,26 @@ int add(const StudyCommand& cmd) {
     where.push_back("study add --param ...");
   }
   if (evaluations.empty()) throw InvalidArgument("'" + printable(cmd.from) + "' holds a header but no evaluation");
-  refuse_added_twice(study, evaluations, where);
-  const std::vector<std::size_t> numbers = study.add(evaluations);
+  // The same history added twice (a file added again) would count every experiment twice:
+  // refused, in the transaction that adds (Study::add; Python's Study.add refuses it the same way).
+  std::vector<std::size_t> numbers;
+  try {
+    numbers = study.add(evaluations, Duplicates::Refuse);
+  } catch (const AddedTwice& e) {
+    throw InvalidArgument(where[e.index] + ": trial " + std::to_string(e.trial) + " was added with the same parameters and value " +
+                          format_double(e.value) + "; added twice? (nothing was added)");
+  }
   const std::string range = numbers.size() == 1 ? "trial " + std::to_string(numbers.front())
                                                  : "trials " + std::to_string(numbers.front()) + " to " + std::to_string(numbers.back());
   std::printf("added %zu evaluation(s) to study '%s' as %s (budget %s, %zu used)\n", numbers.size(), printable(study.name()).c_str(),
               range.c_str(), budget_text(study.record()).c_str(), study.budget_used());
   // Added experiments count against the budget: say so when nothing is left to ask.
-  if (const auto budget = study.record().budget; budget && study.budget_used() >= *budget)
+  const std::size_t used = study.budget_used();
+  if (const auto budget = study.record().budget; budget && used >= *budget)
     std::fprintf(stderr,
                  "optimist: study '%s': its budget of %zu trials is used (added experiments count against it): study ask "
-                 "will ask no more trials\n",
-                 printable(study.name()).c_str(), *budget);
+                 "will ask no more trials; %s\n",
+                 printable(study.name()).c_str(), *budget, raise_budget_hint(cmd, used).c_str());
   return 0;
 }
 

@@ -129,6 +129,33 @@ int list(const StudyCommand& cmd) {
   return 0;
 }
 
+// The algorithm's answer given every finished trial (Study::recommend) and its value, as the summary
+// of `optimist run` and the recommend line of `study export` give them: a problem's noise-free
+// value, else the value observed there. Computing it replays the history into the algorithm.
+void print_recommendation(Study& study, const std::vector<TrialRecord>& trials, const std::optional<TrialRecord>& best) {
+  const StudyRecord& r = study.record();
+  std::optional<Vector> x;
+  try {
+    x = study.recommend();
+  } catch (const std::exception& e) {  // e.g. an algorithm this build does not have
+    std::cout << "recommended n/a: " << printable(e.what()) << "\n";
+    return;
+  }
+  if (!x) return;  // no successful trial yet
+  std::optional<StudyObjective> objective;
+  try {
+    objective = StudyObjective::from_study(r);
+  } catch (const InvalidArgument&) {
+    // A study made from a library or by hand: the value observed at x.
+  }
+  const auto f = recommended_value(*x, trials, objective ? &*objective : nullptr);
+  const std::string value = !f ? "not evaluated there"
+                            : objective && objective->problem ? "f = " + fmt_num(f, 8) + " (noise-free)"
+                                                              : "y = " + fmt_num(f, 8) + " (observed there)";
+  std::cout << "recommended " << value << " at " << fmt_point(*x, r.space) << ": the algorithm's answer"
+            << (best && best->x == *x ? ", the best trial's point" : ", not the best trial's point") << "\n";
+}
+
 int show(const StudyCommand& cmd) {
   require_existing_database(cmd.storage);
   Study study = Study::load(cmd.storage, cmd.name, reading());
@@ -161,9 +188,11 @@ int show(const StudyCommand& cmd) {
   } catch (const std::exception&) {
     // An algorithm this build does not have: the line above says which.
   }
-  if (const auto best = study.best())
+  const auto best = study.best();
+  if (best)
     std::cout << "best       " << fmt_num(best->value, 8) << " at " << fmt_point(best->x, r.space) << " (trial " << best->number
               << ")\n";
+  print_recommendation(study, trials, best);
   const std::size_t shown = cmd.all_trials ? trials.size() : std::min<std::size_t>(trials.size(), 10);
   const double now = study.storage().now();
   if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + " trials (--trials: all)\n");
@@ -237,7 +266,8 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
                        "asked twice and a finite space ends the study once exhausted); --noise > 0 implies it");
   cmd.list = cmd.app->add_subcommand("list", "List the studies of a storage with their trial counts and best values");
   storage(cmd.list);
-  cmd.show = cmd.app->add_subcommand("show", "Show a study: settings, counts, best trial, last trials");
+  cmd.show = cmd.app->add_subcommand("show", "Show a study: settings, counts, best trial, the algorithm's recommendation "
+                                               "(computed by replaying the study's history into the algorithm), last trials");
   storage(cmd.show);
   cmd.show->add_option("--name", cmd.name, "the study")->required();
   cmd.show->add_flag("--trials", cmd.all_trials, "list every trial");

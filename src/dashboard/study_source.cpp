@@ -33,6 +33,8 @@ nlohmann::json trial_json(const Trial& t) {
   put(j, "started_at", t.started_at);
   put(j, "completed_at", t.completed_at);
   put(j, "heartbeat_at", t.heartbeat_at);
+  put(j, "lease_until", t.lease_until);
+  if (t.held_until_told) j["held_until_told"] = true;
   if (!t.diagnostics.empty()) j["diagnostics"] = t.diagnostics;
   return j;
 }

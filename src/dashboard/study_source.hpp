@@ -43,6 +43,10 @@ struct Trial {
   bool stale = false;  ///< failed because its worker stopped heartbeating (studies)
   std::string worker;
   std::optional<double> started_at, completed_at, heartbeat_at;
+  /// A running trial asked by hand (`study ask --lease`): held until this time instead of by
+  /// heartbeats, or until told (held_until_told); neither for a worker's trial.
+  std::optional<double> lease_until;
+  bool held_until_told = false;
   nlohmann::json diagnostics = nlohmann::json::object();  ///< the algorithm's, after this trial
   /// The API's JSON text of this trial (trial_json), when a source whose trials never change
   /// computed it once; empty otherwise. A 10,000-trial page is then a concatenation.

@@ -163,6 +163,9 @@ struct Study::Impl {
         first = false;
         fn();
       });
+    } catch (const InvalidArgument&) {  // refused input (a budget too small, history added twice): no outage
+      optimizer.reset();
+      throw;
     } catch (...) {
       optimizer.reset();
       storage_failed_at = std::chrono::steady_clock::now();  // perhaps an outage: see just_reconnected
@@ -195,6 +198,24 @@ struct Study::Impl {
     t.origin = "told";
     t.worker = options.worker;
     return t;
+  }
+
+  // An evaluation added before (origin told, not a late value) with the same parameters and value.
+  void refuse_added_twice(const std::vector<TrialRecord>& adding) {
+    std::map<std::pair<std::vector<double>, double>, std::size_t> added;
+    for (const TrialRecord& t : storage->trials(record.id))
+      if (t.origin == "told" && !t.requeued_from && t.state == TrialState::Complete)
+        added.emplace(std::pair{std::vector<double>(t.x.begin(), t.x.end()), *t.value}, t.number);
+    for (std::size_t i = 0; i < adding.size(); ++i) {
+      if (!adding[i].value) continue;
+      const double value = *adding[i].value;
+      const auto it = added.find({std::vector<double>(adding[i].x.begin(), adding[i].x.end()), value});
+      if (it != added.end())
+        throw AddedTwice("study '" + record.name + "': evaluation " + std::to_string(i) + ": trial " + std::to_string(it->second) +
+                             " was added with the same parameters and value " + format_double(value) +
+                             "; added twice? (none was added)",
+                         i, it->second, value);
+    }
   }
 
   std::size_t add_finished(const Vector& x, std::optional<double> value, const std::string& error) {
@@ -486,7 +507,7 @@ std::size_t Study::add_failed(const Vector& x, const std::string& error) {
   return impl_->add_finished(x, std::nullopt, error.empty() ? "failed" : error);
 }
 
-std::vector<std::size_t> Study::add(const std::vector<StudyEvaluation>& evaluations) {
+std::vector<std::size_t> Study::add(const std::vector<StudyEvaluation>& evaluations, Duplicates duplicates) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<TrialRecord> records;
   records.reserve(evaluations.size());
@@ -500,6 +521,7 @@ std::vector<std::size_t> Study::add(const std::vector<StudyEvaluation>& evaluati
   std::vector<std::size_t> numbers;
   impl_->write([&] {  // one transaction: all or none
     numbers.clear();
+    if (duplicates == Duplicates::Refuse) impl_->refuse_added_twice(records);
     for (const TrialRecord& t : records) numbers.push_back(impl_->storage->insert_trial(impl_->record.id, t).number);
   });
   return numbers;

@@ -10,7 +10,8 @@ large: a 10,000-trial run: the page load time and the server time of an incremen
        written to OUT/dashboard-perf.json (reported, not asserted: speed is measured, not tested).
 study: a SQLite study that two `optimist worker` processes fill while the page is open: running
        trials with their heartbeat, one timeline lane per worker, new trials without a reload,
-       the final count and best value equal to the study's own export, a study name that is HTML.
+       the final count and best value equal to the study's own export, a study name that is HTML;
+       trials asked by hand (`study ask --lease`) with their lease end instead of a heartbeat.
 Screenshots go to OUT/."""
 import argparse
 import json
@@ -279,6 +280,28 @@ class LiveStudy(Case):
         b.js("window.scrollTo(0, 0)")
         b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-top.png"))
         b.screenshot(os.path.join(ARGS.out, "dashboard-study.png"))
+
+    def test_hand_held_trials_show_their_lease(self):
+        # Trials asked by hand (`study ask`) have no heartbeat: their lease end is shown instead.
+        url = "sqlite:///" + os.path.join(self.dir, "lab.db")
+        lab = ["--storage", url, "--name", "lab"]
+        subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", f"{HERE}/space_plain.json", "--direction",
+                        "minimize", "--algorithm", "random", "--budget", "5"], check=True, stdout=subprocess.DEVNULL)
+        for lease in ("14d", "forever"):
+            subprocess.run([ARGS.optimist, "study", "ask", *lab, "--lease", lease], check=True, stdout=subprocess.DEVNULL)
+        self.dashboard = Dashboard(ARGS.optimist, ["--storage", url])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        held = b.wait("the two held trials", "const h = [...document.querySelectorAll('#trials thead th')]"
+                      "  .findIndex(th => th.textContent === 'heartbeat');"
+                      "const rows = [...document.querySelectorAll('#trials tbody tr.state-running')];"
+                      "return rows.length === 2 && Object.fromEntries(rows.map(tr => [tr.cells[0].textContent, tr.cells[h].textContent]))")
+        self.assertRegex(held["0"], r"^leased until \d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
+        end = time.strftime("%Y-%m-%d", time.localtime(time.time() + 14 * 86400))
+        self.assertTrue(held["0"].startswith(f"leased until {end}"), held["0"])
+        self.assertEqual(held["1"], "held until told")
+        self.assertEqual(b.errors(), [])
 
 
 if __name__ == "__main__":

@@ -244,6 +244,32 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsNoHeartbeatAge) {
   EXPECT_TRUE(dashboard::trial_json(page.trials[1]).contains("heartbeat_at"));  // a worker's: its age is shown
 }
 
+// ... and its lease end instead (docs/dashboard.md): the time a leased trial is held until, or that
+// it is held until told; a worker's trial and a told one have neither.
+TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
+  Study study = branin_study(url, "lab");
+  const auto forever = study.ask(std::numeric_limits<double>::infinity());
+  const double now = study.storage().now();
+  const auto leased = study.ask(3600.0);
+  const auto silent = study.ask();
+  ASSERT_TRUE(forever && leased && silent);
+  StorageSource source(url);
+  auto page = source.trials("lab", std::nullopt, 10);
+  ASSERT_EQ(page.trials.size(), 3u);
+  const json held = dashboard::trial_json(page.trials[0]), until = dashboard::trial_json(page.trials[1]),
+             worker = dashboard::trial_json(page.trials[2]);
+  EXPECT_EQ(held.value("held_until_told", false), true) << held;
+  EXPECT_FALSE(held.contains("lease_until")) << held;
+  ASSERT_TRUE(until.contains("lease_until")) << until;
+  EXPECT_NEAR(until.at("lease_until").get<double>(), now + 3600.0, 30.0) << until;
+  EXPECT_FALSE(until.contains("held_until_told")) << until;
+  EXPECT_FALSE(worker.contains("lease_until") || worker.contains("held_until_told")) << worker;
+  study.tell(*leased, 1.0);  // told: held no more
+  page = StorageSource(url).trials("lab", std::nullopt, 10);
+  ASSERT_EQ(page.trials.size(), 3u);
+  EXPECT_FALSE(dashboard::trial_json(page.trials[1]).contains("lease_until"));
+}
+
 // A study deleted and created again under its name was served from the old one's cache (SQLite
 // gave the new study the deleted one's id).
 TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {

@@ -191,6 +191,38 @@ TEST_P(StudyByHand, TellingManyIsAllOrNothing) {
   EXPECT_EQ(trials[2].value, -0.5);
 }
 
+// The same history added twice (a file added again, a notebook cell run again) would count every
+// experiment twice: Duplicates::Refuse (`study add`, Python's Study.add) refuses the whole batch,
+// naming the evaluation and the trial. Another value at the same point, a failure, a value told
+// for an asked trial, and Duplicates::Allow (the default) are added.
+TEST_P(StudyByHand, AddingTheSameHistoryTwiceIsRefused) {
+  Study lab = Study::create(url, silent_config("lab", 60.0, 20), as_worker("lab"));
+  const Space& space = lab.space();
+  const Vector a = space.to_user(Vector::Constant(2, 0.1)), b = space.to_user(Vector::Constant(2, 0.2));
+  const std::vector<StudyEvaluation> past = {{a, 0.41, ""}, {b, std::nullopt, "tar"}};
+  EXPECT_EQ(lab.add(past, Duplicates::Refuse), (std::vector<std::size_t>{0, 1}));
+  const auto t = lab.ask();
+  ASSERT_TRUE(t);
+  lab.tell(*t, 0.7);  // an asked trial: never a duplicate of an added one
+  try {
+    lab.add({{b, 0.5, ""}, {b, std::nullopt, "tar"}, {a, 0.41, ""}}, Duplicates::Refuse);
+    ADD_FAILURE() << "added twice";
+  } catch (const AddedTwice& e) {
+    EXPECT_EQ(e.index, 2u);
+    EXPECT_EQ(e.trial, 0u);
+    EXPECT_EQ(e.value, 0.41);
+    EXPECT_NE(std::string(e.what()).find("evaluation 2: trial 0 was added with the same parameters and value 0.41; added "
+                                         "twice? (none was added)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(lab.trials().size(), 3u);  // none of the three
+  EXPECT_EQ(lab.add({{a, 0.45, ""}, {b, std::nullopt, "tar"}, {t->x, 0.7, ""}}, Duplicates::Refuse),
+            (std::vector<std::size_t>{3, 4, 5}));
+  EXPECT_EQ(lab.add({{a, 0.41, ""}}), (std::vector<std::size_t>{6}));  // allowed by default
+  EXPECT_EQ(lab.add(a, 0.41), 7u);
+}
+
 TEST_P(StudyByHand, AddingManyIsAllOrNothing) {
   Study lab = Study::create(url, silent_config("lab", 60.0, 5), as_worker("lab"));
   const Space& space = lab.space();

@@ -4,12 +4,14 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "optimist/core/trace.hpp"
+#include "optimist/problems/problem.hpp"
 #include "optimist/study/study.hpp"
 #include "study/study_backends.hpp"
 
@@ -267,6 +269,40 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("auto opts  {\"prior\":\"botorch\"}"), std::string::npos) << r.out;  // what gp-ei's prior: auto became
+}
+
+// `study show` prints the algorithm's answer (Study::recommend with its value, as the summary of
+// `optimist run` and the recommend line of `study export`) apart from the best trial: with noise
+// they differ (StoSOO answers with its most evaluated leaf; the best observation is a lucky draw).
+// Before, show printed only the best trial.
+TEST(StudyCliSqlite, ShowPrintsTheRecommendationApartFromTheBestTrial) {
+  const auto dir = optimist::testing::study_test_dir();
+  const std::string s = "--storage sqlite:///s.db --name n ";
+  ASSERT_EQ(run_optimist("study create " + s + "--problem branin --noise 20 --algorithm stosoo --budget 30 --seed 1", dir).code, 0);
+  auto r = run_optimist("worker " + s + "-q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Study study = Study::load("sqlite:///" + (dir / "s.db").string(), "n");
+  const auto x = study.recommend();
+  const auto best = study.best();
+  ASSERT_TRUE(x && best);
+  ASSERT_FALSE(*x == best->x) << "the test's setting: the answer is not the luckiest draw";
+  r = run_optimist("study show " + s, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nbest       "), std::string::npos) << r.out;
+  const auto at = r.out.find("\nrecommended ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  const auto f = line.find("f = ");
+  ASSERT_NE(f, std::string::npos) << line;
+  const double fx = make_problem("branin").f(*x);  // the noise-free value there, as `optimist run` says
+  EXPECT_NEAR(std::stod(line.substr(f + 4)), fx, 1e-6 * (1.0 + std::abs(fx))) << line;
+  EXPECT_NE(line.find("(noise-free)"), std::string::npos) << line;
+  EXPECT_NE(line.find("not the best trial's point"), std::string::npos) << line;
+  // Without a successful trial there is no answer, and no line.
+  ASSERT_EQ(run_optimist("study create " + s.substr(0, s.find("--name")) + "--name e --problem branin --budget 3", dir).code, 0);
+  r = run_optimist("study show --storage sqlite:///s.db --name e", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("recommended"), std::string::npos) << r.out;
 }
 
 // Reading commands on a missing SQLite file: an error, not a fresh empty database (a mistyped

@@ -160,6 +160,30 @@ TEST_P(StudyCliSpreadsheet, HistoryAddedTwiceIsRefused) {
   EXPECT_EQ(trials().size(), 3u);
 }
 
+// History past the budget is added (it was paid for), and the user is told how to ask more: by
+// `study set --budget`, with the figure to exceed; `study ask` says the same. Both once only said
+// the budget was used.
+TEST_P(StudyCliSpreadsheet, HistoryPastTheBudgetSaysHowToRaiseIt) {
+  create("--budget 2");
+  write("past.csv", "temperature,solvent,value\n320.5,water,0.41\n400,water,0.5\n444.25,\"DMF, dry\",0.93\n");
+  auto r = cli("study add " + s + "--from past.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trials().size(), 3u);
+  EXPECT_NE(r.out.find("(budget 2, 3 used)"), std::string::npos) << r.out;
+  const std::string raise = "to ask more, raise it above 3 with: optimist study set --storage ";
+  EXPECT_NE(r.err.find("its budget of 2 trials is used (added experiments count against it)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(raise), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" --name 'lab' --budget N"), std::string::npos) << r.err;
+  r = cli("study ask " + s);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find(raise), std::string::npos) << r.err;
+  r = cli("study set " + s + "--budget 4");  // what the message says works
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study ask " + s);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trials().size(), 4u);
+}
+
 // A value told after the lease ended says where it was kept, and that the point's re-queued copy
 // is still out with someone.
 TEST_P(StudyCliSpreadsheet, ALateValueSaysWhereItWentAndWhatIsStillRunning) {

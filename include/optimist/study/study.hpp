@@ -38,6 +38,22 @@ struct StudyEvaluation {
   std::string error;  ///< without a value: why it failed (empty: "failed")
 };
 
+/// What Study::add does with an evaluation that has the parameters and value of an evaluation added
+/// before (origin "told"): add it again (a measurement repeated on purpose), or refuse it: the same
+/// history added twice (a file added again, a notebook cell run again) would count every
+/// experiment twice. Failures are never compared (failing twice at a point is common).
+enum class Duplicates { Allow, Refuse };
+
+/// Thrown by Study::add with Duplicates::Refuse (nothing is added); names both evaluations.
+class AddedTwice : public InvalidArgument {
+ public:
+  AddedTwice(const std::string& what, std::size_t index, std::size_t trial, double value)
+      : InvalidArgument(what), index(index), trial(trial), value(value) {}
+  std::size_t index;  ///< the evaluation's index in add()'s list
+  std::size_t trial;  ///< the trial added before with the same parameters and value
+  double value;
+};
+
 /// What to create: the study's name, space, direction, algorithm and settings.
 struct StudyConfig {
   std::string name;
@@ -129,7 +145,10 @@ class Study {
   std::size_t add_failed(const Vector& x, const std::string& error);
   /// Adds many evaluations in one transaction: all of them or, if one is refused (a point
   /// outside the space, a value not finite; InvalidArgument naming its index), none. Returns their numbers.
-  std::vector<std::size_t> add(const std::vector<StudyEvaluation>& evaluations);
+  /// With Duplicates::Refuse, an evaluation with the parameters and value of one added before
+  /// refuses them all (AddedTwice), checked in the same transaction (`optimist study add`, Python's
+  /// Study.add by default).
+  std::vector<std::size_t> add(const std::vector<StudyEvaluation>& evaluations, Duplicates duplicates = Duplicates::Allow);
 
   /// Every trial, in number order.
   std::vector<TrialRecord> trials();

@@ -23,6 +23,14 @@ export function fmtAge(s) {
   return s === null || s === undefined ? '—' : `${fmtDuration(Math.max(0, s))} ago`;
 }
 
+/** A time in seconds since the epoch, in the browser's time zone: "2026-12-19 14:30". */
+export function fmtTime(s) {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '—';
+  const d = new Date(s * 1000);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
 export function fmtInteger(n) {
   return Number(n).toLocaleString('en-US');
 }

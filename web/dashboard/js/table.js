@@ -1,7 +1,7 @@
 // The trials table: sortable by any column, filtered (filter.js), paged so that 10,000 trials
 // cost one page of rows in the document. Cells are text only.
 
-import { el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam } from './format.js';
+import { el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtTime } from './format.js';
 import { parseFilter } from './filter.js';
 
 export class TrialsTable {
@@ -144,7 +144,8 @@ export class TrialsTable {
 }
 
 // Columns: number, state, value, regret (f* known), one per parameter, worker, duration,
-// heartbeat (running trials), error. value(t) sorts and filters; text(t) is shown.
+// heartbeat (running trials; the lease end of one asked by hand), error. value(t) sorts and
+// filters; text(t) is shown.
 function columnsFor(study, now) {
   const params = (study.space.parameters || []).map((p, i) => ({
     key: p.name, label: p.name, numeric: p.type !== 'categorical',
@@ -175,11 +176,22 @@ function columnsFor(study, now) {
   // A running trial silent for longer than the study's grace period is about to be failed as stale.
   const grace = study.extra?.settings?.grace_period_s;
   const silence = (t) => (t.state === 'running' && t.heartbeat_at !== undefined ? now() - t.heartbeat_at : null);
+  // A trial asked by hand (`study ask --lease`) is held by its lease, not by heartbeats.
+  const lease = (t) => {
+    if (t.state !== 'running') return null;
+    if (t.held_until_told) return 'held until told';
+    if (t.lease_until === undefined) return null;
+    return t.lease_until < now() ? `lease ended ${fmtTime(t.lease_until)} (stale at the next ask)`
+      : `leased until ${fmtTime(t.lease_until)}`;
+  };
   if (workers) columns.push(
     { key: 'heartbeat', label: 'heartbeat', numeric: true,
-      title: `last sign of life of a running trial${grace ? `; after ${grace} s of silence it is failed as stale` : ''}`,
+      title: `last sign of life of a running trial${grace ? `; after ${grace} s of silence it is failed as stale` : ''}`
+        + '; a trial asked by hand: the end of its lease',
       value: silence,
       text: (t) => {
+        const held = lease(t);
+        if (held !== null) return held;
         const s = silence(t);
         return s === null ? '' : fmtAge(s) + (grace && s > grace ? ' (stale)' : '');
       } });
