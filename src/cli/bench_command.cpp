@@ -226,6 +226,10 @@ void add_bench_command(CLI::App& parent, BenchCommand& cmd) {
   cmd.app->add_option("--seeds", cmd.seeds, "runs per (problem, algorithm), overriding the sweep's")
       ->type_name("K")
       ->check(count_between(1, 1000000));
+  cmd.app->add_option("--interval", cmd.interval,
+                      "t (Student's t, the default) or wald (the papers' 1.96 sd / sqrt(K)), overriding the sweep's")
+      ->type_name("KIND")
+      ->check(CLI::IsMember({"t", "wald"}));
   cmd.app->add_option("--jobs", cmd.jobs, "worker threads (default: all cores)")->type_name("J")->check(count_between(1, kMaxJobs));
   cmd.app->add_flag("--list-presets", cmd.list_presets, "list the presets and exit");
   cmd.app->add_flag("--no-plot", cmd.no_plot, "write the summary but no figures");
@@ -249,8 +253,10 @@ int bench_command(const BenchCommand& cmd) {
   nlohmann::json config = cmd.preset.empty() ? load_config(cmd.config) : nlohmann::json();
   // --seeds before parsing: the file's seed range is checked with the count that will run.
   if (cmd.seeds > 0 && config.is_object()) config["seeds"] = cmd.seeds;
+  if (!cmd.interval.empty() && config.is_object()) config["interval"] = cmd.interval;
   ex::SweepSpec spec = cmd.preset.empty() ? ex::parse_sweep(config, "'" + cmd.config + "'") : ex::preset_sweep(cmd.preset);
   if (cmd.seeds > 0) spec.seeds = cmd.seeds;
+  if (!cmd.interval.empty()) spec.interval = cmd.interval == "wald" ? ex::IntervalKind::Wald : ex::IntervalKind::StudentT;
   ex::check_available(spec);
 
   std::error_code ec;

@@ -14,6 +14,7 @@ struct BenchCommand {
   std::string config;
   std::string out;
   std::size_t seeds = 0;  ///< 0: the sweep's own
+  std::string interval;   ///< "t" or "wald"; empty: the sweep's own
   std::size_t jobs = 0;   ///< 0: all cores
   bool list_presets = false;
   bool no_plot = false;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <functional>
@@ -213,6 +214,39 @@ TEST(BenchCli, TheSeedRangeIsCheckedWithTheSeedsFlag) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "out/traces/branin/random/seed-18446744073709551615.jsonl"));
   EXPECT_FALSE(fs::exists(dir / "out/traces/branin/random/seed-0.jsonl"));
+}
+
+// Student's t intervals by default; --interval wald (or the sweep's "interval") gives the papers'
+// 1.96 sd / sqrt(K), and a rerun on the same folder re-summarizes without running again.
+TEST(BenchCli, TheIntervalIsStudentsTByDefaultAndWaldOnRequest) {
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"name": "iv", "seeds": 3, "budget": 6, "algorithms": ["random", "sobol"], "problems": ["branin"]})");
+  const auto half_width_per_sd = [&] {
+    const json s = json::parse(slurp(dir / "out/summary.json"));
+    const json& m = s.at("problems")[0].at("algorithms")[0].at("metric");
+    return std::pair{s.at("interval").get<std::string>(),
+                     m.at("half_width").get<double>() / (m.at("sd").get<double>() / std::sqrt(3.0))};
+  };
+  ASSERT_EQ(cli("bench --config s.json --out out -q --no-plot").code, 0);
+  auto [kind, multiplier] = half_width_per_sd();
+  EXPECT_EQ(kind, "t");
+  EXPECT_NEAR(multiplier, 4.302652729911275, 1e-9);  // scipy.stats.t.ppf(0.975, 2)
+  EXPECT_NE(slurp(dir / "out/summary.md").find("t = 4.303 at K = 3"), std::string::npos);
+  const auto trace = dir / "out/traces/branin/random/seed-0.jsonl";
+  const auto written = fs::last_write_time(trace);
+  ASSERT_EQ(cli("bench --config s.json --out out -q --no-plot --interval wald").code, 0);
+  std::tie(kind, multiplier) = half_width_per_sd();
+  EXPECT_EQ(kind, "wald");
+  EXPECT_NEAR(multiplier, 1.959963984540054, 1e-9);
+  EXPECT_NE(slurp(dir / "out/summary.md").find("Wald interval covers the mean of normal values only 81.1%"), std::string::npos);
+  EXPECT_EQ(fs::last_write_time(trace), written);  // re-summarized, not run again
+  const Result bad = cli("bench --config s.json --out out -q --no-plot --interval normal");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("normal"), std::string::npos) << bad.err;
+  write(dir / "w.json", R"({"name": "iv", "interval": "Wald", "seeds": 3, "budget": 6, "algorithms": ["random"], "problems": ["branin"]})");
+  const Result bad_key = cli("bench --config w.json --out out2 -q --no-plot");
+  EXPECT_EQ(bad_key.code, 2);
+  EXPECT_NE(bad_key.err.find("'interval' in 'w.json' must be \"t\""), std::string::npos) << bad_key.err;
 }
 
 // A peer that cannot run (no Optuna, no Python package) once failed each of its runs, after our
