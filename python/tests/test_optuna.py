@@ -26,7 +26,9 @@ def test_sequential_study_minimizes(algorithm):
     study = optuna.create_study(sampler=OptimistSampler(algorithm, seed=0, budget=30))
     study.optimize(quadratic, n_trials=30)
     assert len(study.trials) == 30 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
-    assert study.best_value < (0.05 if algorithm in ("gp-ei", "turbo", "go-ucb") else 0.5)
+    # Random search reaches 0.1 in 30 trials with probability 0.23 (0.5: 0.74); sequool's grid
+    # reaches 0.078, bkb about 0.006.
+    assert study.best_value < (0.1 if algorithm == "sequool" else 0.05)
     assert len(study.sampler.optimizer.history) == 30  # every trial told, the first (random) one included
 
 
@@ -80,7 +82,12 @@ def test_log_scale_integers_are_not_suggested_twice(algorithm):
     study.optimize(objective, n_trials=20)
     ks = [t.params["k"] for t in study.trials]
     assert len(set(ks)) == 20, ks
-    assert study.best_value < 0.5  # k = 1 (|0 - 0.2|) or k = 2 (0.49)
+    assert study.best_params["k"] == 1 and study.best_value == pytest.approx(0.2)
+    if algorithm != "random":
+        # Distinct points, yet still a search: most of the 20 are among the 14 best values
+        # (k <= 14; 12 to 14 of them here, 4 to 10 for random search over 12 seeds, which finds k = 1
+        # by itself with probability ~95%). A repeat "fixed" by a random free point fails this.
+        assert sum(k <= 14 for k in ks) >= 11, sorted(ks)
     # With two parameters a repeated k is no repeat; the pair never repeats.
     pair = optuna.create_study(sampler=OptimistSampler(algorithm, seed=1, budget=20))
     pair.optimize(lambda t: objective(t) + (t.suggest_categorical("c", ["a", "b"]) == "b"), n_trials=20)

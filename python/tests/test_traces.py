@@ -149,7 +149,11 @@ def test_optimist_bench_takes_traces_written_from_python_as_finished_runs(tmp_pa
     assert "2 already done" in done.stderr
     assert {p.name: p.read_text() for p in folder.iterdir()} == before  # read, not run again
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert "gp-ei" in json.dumps(summary)
+    # The summary is these two runs': their final cumulative regrets, averaged.
+    row = summary["problems"][0]["algorithms"][0]
+    assert row["name"] == "gp-ei" and row["runs"] == 2 and row["finished"] == 2
+    final = [optimist.read_trace(folder / f"seed-{seed}.jsonl").evaluations[-1]["cum_regret"] for seed in (0, 1)]
+    assert row["cum_regret"]["n"] == 2 and row["cum_regret"]["mean"] == pytest.approx(np.mean(final), rel=1e-12)
 
 
 def test_a_trace_write_that_fails_keeps_its_message_and_the_result(tmp_path):

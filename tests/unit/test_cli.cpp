@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 
 #include <fcntl.h>
@@ -170,12 +171,31 @@ TEST_F(Cli, RunWritesTraceAndSummary) {
     EXPECT_EQ(meta.at("direction"), "minimize");
     EXPECT_TRUE(meta.at("f_star").is_number());
     EXPECT_EQ(meta.at("options").at("name"), alg);
+    // Every point inside branin's box, its value branin's at that point; the recommendation is
+    // the best of them and the summary prints it.
+    const optimist::Problem branin = optimist::make_problem("branin");
+    double best = INFINITY;
+    nlohmann::json best_x;
     for (std::size_t k = 1; k <= 12; ++k) {
       EXPECT_EQ(lines[k].at("i"), k);
       EXPECT_EQ(lines[k].at("status"), "ok");
-      EXPECT_EQ(lines[k].at("x").size(), 2u);
+      ASSERT_EQ(lines[k].at("x").size(), 2u);
+      const optimist::Vector x = (optimist::Vector(2) << lines[k].at("x")[0].get<double>(), lines[k].at("x")[1].get<double>()).finished();
+      EXPECT_TRUE(x[0] >= -5.0 && x[0] <= 10.0 && x[1] >= 0.0 && x[1] <= 15.0) << x.transpose();
+      const double y = lines[k].at("y").get<double>();
+      EXPECT_NEAR(y, branin.f(x), 1e-12 * (1.0 + std::abs(y)));
+      EXPECT_NEAR(lines[k].at("regret").get<double>(), y - *branin.f_star, 1e-12 * (1.0 + std::abs(y)));
+      if (y < best) {
+        best = y;
+        best_x = lines[k].at("x");
+      }
     }
-    EXPECT_TRUE(lines.back().contains("recommend"));
+    ASSERT_TRUE(lines.back().contains("recommend"));
+    EXPECT_EQ(lines.back().at("recommend").at("f").get<double>(), best);
+    EXPECT_EQ(lines.back().at("recommend").at("x"), best_x);
+    std::ostringstream best_text;
+    best_text << "y = " << best;
+    EXPECT_NE(r.out.find("best observed     " + best_text.str()), std::string::npos) << best_text.str() << "\n" << r.out;
     EXPECT_TRUE(optimist::read_trace(trace.string()).complete());
 
     for (const char* label : {"algorithm", "problem", "evaluations", "best observed", "regret of best",
@@ -242,6 +262,8 @@ TEST_F(Cli, ConfigFilesAndFlagPrecedence) {
   EXPECT_EQ(t.meta.seed, 3u);
   EXPECT_EQ(t.evaluations.size(), 6u);
   EXPECT_EQ(t.meta.options.at("scramble"), false);
+  // ...and used: an unscrambled Sobol sequence starts at the origin of the unit cube, branin's (-5, 0).
+  EXPECT_EQ(t.evaluations.front().at("x"), nlohmann::json::array({-5.0, 0.0}));
 
   // Flags override the file; --set overrides its options.
   ASSERT_EQ(cli("run -q --config run.json --budget 4 --seed 9 --set scramble=true --out o.jsonl", dir).code, 0);
@@ -249,6 +271,7 @@ TEST_F(Cli, ConfigFilesAndFlagPrecedence) {
   EXPECT_EQ(t.evaluations.size(), 4u);
   EXPECT_EQ(t.meta.seed, 9u);
   EXPECT_EQ(t.meta.options.at("scramble"), true);
+  EXPECT_NE(t.evaluations.front().at("x"), nlohmann::json::array({-5.0, 0.0}));
 
   ASSERT_EQ(cli("run -q --config run.toml", dir).code, 0);
   t = optimist::read_trace((dir / "from_toml.jsonl").string());
@@ -346,6 +369,28 @@ TEST_F(Cli, TargetStopsEarly) {
   EXPECT_TRUE(t.meta.run.at("time_limit_s").is_null());
   EXPECT_EQ(t.meta.run.at("batch"), 1);
   EXPECT_EQ(t.meta.run.at("on_failure"), "stop");
+  // A target reached mid-run stops at the first value at or below it, not before; one below f*
+  // (0.398) is never reached and the budget runs out.
+  const std::string base = "run -q --problem branin --algorithm random --budget 50 --seed 1 --out '";
+  ASSERT_EQ(cli(base + (dir / "all.jsonl").string() + "'").code, 0);
+  const auto all = optimist::read_trace((dir / "all.jsonl").string());
+  ASSERT_EQ(all.evaluations.size(), 50u);
+  double target = INFINITY;
+  for (std::size_t k = 0; k < 20; ++k) target = std::min(target, all.evaluations[k].at("y").get<double>());
+  std::size_t first = 0;
+  while (all.evaluations[first].at("y").get<double>() > target) ++first;
+  ASSERT_GT(first, 0u);
+  std::ostringstream target_text;
+  target_text.precision(17);
+  target_text << target;
+  ASSERT_EQ(cli(base + (dir / "mid.jsonl").string() + "' --target " + target_text.str()).code, 0);
+  const auto mid = optimist::read_trace((dir / "mid.jsonl").string());
+  EXPECT_EQ(mid.evaluations.size(), first + 1);
+  EXPECT_EQ(mid.recommend->at("stop_reason"), "target reached");
+  ASSERT_EQ(cli(base + (dir / "never.jsonl").string() + "' --target 0.3").code, 0);
+  const auto never = optimist::read_trace((dir / "never.jsonl").string());
+  EXPECT_EQ(never.evaluations.size(), 50u);
+  EXPECT_EQ(never.recommend->at("stop_reason"), "budget");
 }
 
 // A run killed mid-write and resumed gives the trace of the uninterrupted run.

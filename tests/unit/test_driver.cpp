@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "optimist/core/driver.hpp"
 #include "optimist/algorithms/registry.hpp"
@@ -137,9 +138,28 @@ TEST(Driver, BatchesEvaluateEveryAskedPoint) {
   RunOptions ro;
   ro.budget = 23;
   ro.batch_size = 5;
-  const RunSummary s = optimize(*opt, sphere(), ro);
+  // While a batch is evaluated its not-yet-told points are pending: the k-th point of a batch of
+  // n sees n - k pending. Batches of 5, the last one cut to the 3 evaluations left.
+  Objective o = sphere();
+  std::vector<std::size_t> pending_seen;
+  o.function = [&](const Vector& x) {
+    pending_seen.push_back(opt->pending().size());
+    return x.squaredNorm();
+  };
+  const RunSummary s = optimize(*opt, o, ro);
   EXPECT_EQ(s.evaluations.size(), 23u);
   EXPECT_TRUE(opt->pending().empty());
+  std::vector<std::size_t> expected;
+  for (int b = 0; b < 4; ++b)
+    for (std::size_t k = 5; k >= 1; --k) expected.push_back(k);
+  for (std::size_t k = 3; k >= 1; --k) expected.push_back(k);
+  EXPECT_EQ(pending_seen, expected);
+  // Every asked point was evaluated, in ask order, and none was abandoned.
+  ASSERT_EQ(opt->history().size(), 23u);
+  for (std::size_t i = 0; i < 23; ++i) {
+    EXPECT_EQ(opt->history()[i].trial.id, i);
+    EXPECT_FALSE(opt->history()[i].failed);
+  }
 }
 
 TEST(Driver, NoiseFreeValueDrivesRegretNotTheObservation) {

@@ -534,9 +534,28 @@ TEST(Gp, AddPointOnDuplicateWithZeroNoiseFallsBackToJitter) {
   gp.add_point((Vector(2) << 0.2, 0.3).finished(), 1.5);  // exact duplicate, no noise
   EXPECT_EQ(gp.size(), 3);
   EXPECT_GT(gp.jitter(), 0.0);
+  // The first rung of the jitter ladder that works (1e-10 here), not one that smooths the data away.
+  EXPECT_LE(gp.jitter(), 1e-6 * gp.hyperparameters().outputscale);
+  // The jittered model is the one a full factorization of the same data gives (not an O(n^2)
+  // extension through a near-zero pivot)...
+  GaussianProcess full = gp;
+  full.refactorize();
+  EXPECT_EQ(full.jitter(), gp.jitter());
+  for (const Vector& x : {Vector((Vector(2) << 0.2, 0.3).finished()), Vector((Vector(2) << 0.7, 0.1).finished()),
+                          Vector((Vector(2) << 0.5, 0.5).finished())}) {
+    const GpPrediction a = gp.predict(x), b = full.predict(x);
+    EXPECT_NEAR(a.mean, b.mean, 1e-9);
+    EXPECT_NEAR(a.variance, b.variance, 1e-9);
+  }
+  // ...and it still nearly interpolates: the duplicate's two values are averaged (1.25) with a
+  // jitter-sized variance, the other point keeps its value.
   const GpPrediction p = gp.predict((Vector(2) << 0.2, 0.3).finished());
-  EXPECT_TRUE(std::isfinite(p.mean));
-  EXPECT_TRUE(std::isfinite(p.variance));
+  EXPECT_NEAR(p.mean, 1.25, 1e-3);
+  EXPECT_GE(p.variance, 0.0);
+  EXPECT_LT(p.variance, 1e-4);
+  const GpPrediction q = gp.predict((Vector(2) << 0.7, 0.1).finished());
+  EXPECT_NEAR(q.mean, 2.0, 1e-3);
+  EXPECT_LT(q.variance, 1e-4);
 }
 
 TEST(Gp, PosteriorGradientsMatchFiniteDifferences) {

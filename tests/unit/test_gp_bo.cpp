@@ -334,9 +334,22 @@ TEST(GpBo, InitialDesignIsSobolOrUniformThenModelBased) {
   const Space space = Space::box(2, 0.0, 1.0);
   auto sobol = make_optimizer({{"name", "gp-ei"}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 3});
   std::set<std::pair<double, double>> seen;
+  // After the design each point maximizes log-EI on the model of the points told so far: no
+  // point of a 61 x 61 grid scores higher (a fifth Sobol point would, by far).
+  auto& gp_ei = dynamic_cast<GpBo&>(*sobol);
   for (int k = 0; k < 7; ++k) {
     const Trial t = sobol->ask();
     EXPECT_TRUE(seen.insert({t.x[0], t.x[1]}).second) << "repeated point at step " << k;
+    if (k >= 4) {
+      const GaussianProcess& gp = gp_ei.model();
+      ASSERT_EQ(gp.size(), k);
+      const LogExpectedImprovement acq(gp, gp.outputs().maxCoeff());
+      Matrix grid(2, 61 * 61);
+      for (int i = 0; i < 61; ++i)
+        for (int j = 0; j < 61; ++j) grid.col(61 * i + j) << i / 60.0, j / 60.0;
+      const double grid_best = acq.values(grid).maxCoeff();
+      EXPECT_GE(acq.value(t.unit), grid_best - 1e-3 * std::max(1.0, std::abs(grid_best))) << "step " << k;
+    }
     sobol->tell(t, test_function(t.unit));
   }
   EXPECT_TRUE(dynamic_cast<GpBo&>(*sobol).model().size() == 7);

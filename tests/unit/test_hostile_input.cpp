@@ -202,7 +202,10 @@ TEST(HostileNames, UnicodeAndQuotesEndToEnd) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(nlohmann::json::parse(slurp(dir / "names.txt")).get<std::vector<std::string>>(), expected);
   const optimist::Trace t = optimist::read_trace((dir / "t.jsonl").string());
-  EXPECT_EQ(t.meta.space.at("parameters").size(), names.size() + 1);
+  ASSERT_EQ(t.meta.space.at("parameters").size(), names.size() + 1);
+  for (std::size_t k = 0; k < names.size(); ++k) EXPECT_EQ(t.meta.space.at("parameters")[k].at("name"), names[k]);
+  EXPECT_EQ(t.meta.space.at("parameters")[names.size()].at("name"), "choice ✓");
+  EXPECT_EQ(t.meta.space.at("parameters")[names.size()].at("choices"), nlohmann::json::array({"ä\"b", "<i>", "x y"}));
   r = cli("run -q --resume t.jsonl --budget 6 --trust-command", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 6u);

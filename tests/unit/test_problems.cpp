@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -169,6 +170,37 @@ TEST(ProblemCatalog, FiniteSpacesHaveTheirEnumeratedOptimum) {
       EXPECT_NO_THROW(p.space.validate(a));
       EXPECT_EQ(p.f(a), *p.f_star);
     }
+    // Enumerated by hand in user space (integers lower..upper, categoricals 0..k-1; the catalog
+    // itself enumerates unit cells): f* is the minimum over every point, attained exactly at argmax.
+    const std::size_t d = p.space.dim();
+    std::uint64_t visited = 0;
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<Vector> minimizers;
+    std::vector<std::size_t> digit(d, 0);
+    for (bool more = true; more;) {
+      ++visited;
+      Vector x(static_cast<Eigen::Index>(d));
+      for (std::size_t i = 0; i < d; ++i) {
+        ASSERT_NE(p.space[i].kind, ParameterKind::Continuous);
+        const double base = p.space[i].kind == ParameterKind::Integer ? p.space[i].lower : 0.0;
+        x[static_cast<Eigen::Index>(i)] = base + static_cast<double>(digit[i]);
+      }
+      const double v = p.f(x);
+      if (v < best) minimizers.clear();
+      if (v <= best) minimizers.push_back(x);
+      best = std::min(best, v);
+      more = false;
+      for (std::size_t i = 0; i < d && !more; ++i) {
+        more = ++digit[i] < p.space[i].cardinality();
+        if (!more) digit[i] = 0;
+      }
+    }
+    EXPECT_EQ(visited, *size);
+    EXPECT_EQ(best, *p.f_star);
+    EXPECT_EQ(minimizers.size(), p.argmax.size());
+    for (const Vector& m : minimizers)
+      EXPECT_TRUE(std::any_of(p.argmax.begin(), p.argmax.end(), [&](const Vector& a) { return a == m; }))
+          << "unlisted minimizer " << m.transpose();
   }
   EXPECT_EQ(finite, 10u);
   // Issue 27's two problems, by hand: (k, p) = (5, 4) and (kernel, n, flag) = (a, 7, false).

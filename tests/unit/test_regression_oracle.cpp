@@ -33,6 +33,8 @@ TEST(RegressionOracle, LevenbergMarquardtFitsARealizableModel) {
   const RegressionFit fit = fit_regression(d.model, d.X, d.y, Vector(), o, rng);
   const double spread = (d.y.array() - d.y.mean()).square().sum();
   EXPECT_LT(fit.sse, 1e-8 * spread);
+  // The reported error is the returned parameters' own.
+  EXPECT_NEAR((d.model.values(fit.w, d.X) - d.y).squaredNorm(), fit.sse, 1e-12 * spread);
   EXPECT_EQ(fit.starts, o.restarts);
 }
 
@@ -72,6 +74,7 @@ TEST(RegressionOracle, UnderdeterminedFitInterpolates) {
   const Vector y = rng.normal_vector(8);
   const RegressionFit fit = fit_regression(model, X, y, Vector(), RegressionOracleOptions{}, rng);
   EXPECT_LT(fit.sse, 1e-6);
+  EXPECT_LT((model.values(fit.w, X) - y).squaredNorm(), 1e-6);  // at the returned parameters
 }
 
 TEST(RegressionOracle, PaperSgdRecipeLeavesTheInitialization) {
