@@ -1,5 +1,6 @@
 // POO, Grill, Valko & Munos, "Black-box optimization of noisy functions with unknown smoothness",
 // NIPS 2015, Algorithm 1, over HOO instances (hoo.cpp).
+#include <algorithm>
 #include <cmath>
 
 #include "optimist/algorithms/tree/poo.hpp"
@@ -67,7 +68,14 @@ bool Poo::decide() {
       const double n = static_cast<double>(n_);
       return n < 3.0 || static_cast<double>(N_) >= 0.5 * d_max_ * std::log(n / std::log(n));
     };
-    while (!enough()) {
+    // One pass of the while body at a time: its evaluations are performed before the condition is
+    // tested again, as in Algorithm 1, so instances are created only as the budget reaches them
+    // (rho_max near 1 makes D_max huge: all passes at once built millions of instances). With a
+    // deterministic objective the passes' pulls of points already evaluated cost nothing, so n
+    // outruns the evaluations: no pass makes N exceed the points actually asked (under noise
+    // N <= n / 3 <= them, Algorithm 1 unchanged).
+    const double asked = static_cast<double>(history().size() + pending().size());
+    if (!enough() && static_cast<double>(2 * N_) <= std::max(asked, 1.0)) {
       const std::uint64_t first = grid_ == RhoGrid::Printed ? 1 : 0;
       for (std::uint64_t i = first; i < first + N_; ++i) {
         add_instance(std::pow(rho_max_, 2.0 * static_cast<double>(N_) / static_cast<double>(2 * i + 1)));
@@ -75,6 +83,7 @@ bool Poo::decide() {
       }
       n_ *= 2;
       N_ *= 2;
+      continue;
     }
     // "for s in S: perform a function evaluation with A(s)"; n <- n + N.
     for (std::size_t s = 0; s < instances_.size(); ++s) work_.push_back(Work{static_cast<std::uint32_t>(s), 1});

@@ -16,7 +16,32 @@ StoSoo::StoSoo(const Space& space, Direction direction, const TreeOptions& optio
     : TreeOptimizer("stosoo", space, direction, options, context), fixed_k_(k), fixed_h_max_(h_max), fixed_delta_(delta) {
   if (!(delta >= 0.0 && delta < 1.0)) throw InvalidArgument("stosoo: option delta must be in [0, 1) (0: 1/sqrt(n)), got " + std::to_string(delta));
   set_horizon(budget_ ? static_cast<double>(budget_) : kFirstHorizon);
-  leaves_.assign(1, {0});
+  leaves_.resize(1);
+  add_leaf(0);
+}
+
+void StoSoo::add_leaf(std::uint32_t node) {
+  if (key_.size() < tree_.size()) {
+    key_.resize(tree_.size(), 0.0);
+    is_leaf_.resize(tree_.size(), 0);
+  }
+  const double b = b_value(node);
+  key_[node] = std::isnan(b) ? -HUGE_VAL : b;  // a NaN key would break the order
+  is_leaf_[node] = 1;
+  leaves_[tree_.depth(node)].emplace(key_[node], node);
+}
+
+void StoSoo::remove_leaf(std::uint32_t node) {
+  leaves_[tree_.depth(node)].erase({key_[node], node});
+  is_leaf_[node] = 0;
+}
+
+void StoSoo::record(const Step& step, double y) {
+  // T and mu^ of the node change, so does its b: re-keyed in its depth's order.
+  const bool leaf = step.node < is_leaf_.size() && is_leaf_[step.node];
+  if (leaf) remove_leaf(step.node);
+  TreeOptimizer::record(step, y);
+  if (leaf) add_leaf(step.node);
 }
 
 void StoSoo::set_horizon(double n) {
@@ -28,6 +53,12 @@ void StoSoo::set_horizon(double n) {
   h_max_ = fixed_h_max_ ? fixed_h_max_ : static_cast<std::uint32_t>(std::max(1.0, std::floor(std::sqrt(n / k_))));
   delta_ = fixed_delta_ > 0.0 ? fixed_delta_ : 1.0 / std::sqrt(n);
   log_term_ = std::log(n * k_ / delta_);
+  // Every b changes with ln(n k / delta): the leaves are ordered again (once per doubling).
+  std::vector<std::uint32_t> all;
+  for (const Level& level : leaves_)
+    for (const auto& entry : level) all.push_back(entry.second);
+  for (std::uint32_t node : all) remove_leaf(node);
+  for (std::uint32_t node : all) add_leaf(node);
 }
 
 // b_{h,j}(t) = mu^_{h,j}(t) + sqrt(ln(n k / delta) / (2 T_{h,j}(t))), +inf when T = 0.
@@ -48,32 +79,22 @@ bool StoSoo::decide() {
       sweep_progress_ = false;
     }
     const std::size_t h = h_++;
-    auto& level = leaves_[h];
+    const Level& level = leaves_[h];
     if (level.empty()) continue;
     // "Among all leaves (h,j) of depth h, select (h,i) in argmax b_{h,j}(t)" (ties: first created).
-    std::size_t best = 0;
-    double best_b = -HUGE_VAL;
-    for (std::size_t j = 0; j < level.size(); ++j) {
-      const double b = b_value(level[j]);
-      if (b > best_b || (b == best_b && level[j] < level[best])) {
-        best_b = b;
-        best = j;
-      }
-    }
+    const auto [best_b, node] = *level.begin();
     if (best_b < v_max_) continue;  // "if b_{h,i}(t) >= v_max"
-    const std::uint32_t node = level[best];
     sweep_progress_ = true;
     if (planned_[node] < k_) {  // "if T_{h,i}(t) < k then evaluate x_{h,i}; t <- t + 1"
       plan(node, 1);
       return true;
     }
     // "else expand this node: add its K children to T; v_max <- b_{h,i}(t)"
-    level[best] = level.back();
-    level.pop_back();
+    remove_leaf(node);
     if (!tree_.splittable(node)) continue;  // a single point of an integer/categorical space: done
     const std::uint32_t first = new_children(node);
     if (leaves_.size() <= h + 1) leaves_.resize(h + 2);
-    for (unsigned c = 0; c < tree_.num_children(node); ++c) leaves_[h + 1].push_back(first + c);
+    for (unsigned c = 0; c < tree_.num_children(node); ++c) add_leaf(first + c);
     v_max_ = best_b;
     if (h > deepest_expanded_depth_ || deepest_expanded_.empty()) {
       deepest_expanded_depth_ = static_cast<std::uint32_t>(h);
@@ -86,11 +107,10 @@ bool StoSoo::decide() {
   std::uint32_t best = 0;
   double best_b = -HUGE_VAL;
   for (std::size_t h = 0; h < leaves_.size() && h <= h_max_ + 1; ++h)
-    for (std::uint32_t node : leaves_[h])
-      if (b_value(node) > best_b) {
-        best_b = b_value(node);
-        best = node;
-      }
+    if (!leaves_[h].empty() && leaves_[h].begin()->first > best_b) {
+      best_b = leaves_[h].begin()->first;
+      best = leaves_[h].begin()->second;
+    }
   plan(best, 1);
   return true;
 }
