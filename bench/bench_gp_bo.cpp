@@ -7,10 +7,13 @@
 // Run:
 //   build/bench/optimist_bench --benchmark_filter='GpEiSteps|TurboSteps'
 //   build/bench/optimist_bench --benchmark_filter=GpBo --benchmark_repetitions=5
+//   build/bench/optimist_bench --benchmark_filter=GpEiReplay  (a history told at once: a resume)
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
@@ -174,6 +177,30 @@ BENCHMARK(BM_TurboSteps)->ArgNames({"n", "recipe"})->Args({500, 0})->Iterations(
 BENCHMARK(BM_TurboSteps)->ArgNames({"n", "recipe"})->Args({500, 1})->Iterations(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TurboSteps)->ArgNames({"n", "recipe"})->Args({2000, 0})->Iterations(steps_through_refits(2000, 1))->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TurboSteps)->ArgNames({"n", "recipe"})->Args({2000, 1})->Iterations(2)->Unit(benchmark::kMillisecond);
+
+// A history of n observations told in one go to a fresh optimizer, then one ask: what a resumed
+// run (`optimist run --resume`) or a study worker joining pays before its first point
+// (docs/gp-bo.md, "Replaying a history"). The history is n random points of the default run's
+// space (not a run's own points: those take minutes to make); the replay refits along the
+// default schedule from the 11th point on, as the live run did.
+void BM_GpEiReplay(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const Space space = Space::box(static_cast<std::size_t>(kDim), 0.0, 1.0);
+  Rng rng(7);
+  std::vector<std::pair<Vector, double>> history;
+  for (std::size_t k = 0; k < n; ++k) {
+    Vector u = rng.uniform_vector(kDim);
+    const double y = styblinski_tang(u, rng);
+    history.emplace_back(std::move(u), y);
+  }
+  for (auto _ : state) {
+    auto opt = make_optimizer({{"name", "gp-ei"}}, space, Direction::Maximize, RunContext{.seed = 3});
+    for (const auto& [x, y] : history) opt->tell(x, y);
+    benchmark::DoNotOptimize(opt->ask());
+  }
+}
+BENCHMARK(BM_GpEiReplay)->Arg(500)->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpEiReplay)->Arg(2000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 // TuRBO's reference recipe (reference:1: a fresh fit by 50 Adam steps every step) against the
 // default, over 10 steps after a design of n points.

@@ -116,7 +116,8 @@ TEST(GradientEllipsoid, AddManyIsBitForBitTheSameAsAddingOneByOne) {
   // A refit rebuilds Sigma_t from all Phase II gradients at once (add_many): the same state as
   // the one-by-one adds it replaced, so that runs keep their points exactly.
   // (t = 150 crosses the point where LowRank becomes Dense, 128.)
-  for (auto [rep, t] : {std::pair{Rep::Dense, 40}, std::pair{Rep::LowRank, 40}, std::pair{Rep::LowRank, 150}}) {
+  for (auto [rep, t] : {std::pair{Rep::Dense, 40}, std::pair{Rep::Dense, 100}, std::pair{Rep::LowRank, 40},
+                        std::pair{Rep::LowRank, 150}}) {
     const Eigen::Index d = 25;
     const LinearizedData data = linearized_data(d, t, 21);
     const GradientEllipsoid one_by_one = build(data, 0.8, rep);
@@ -132,6 +133,9 @@ TEST(GradientEllipsoid, AddManyIsBitForBitTheSameAsAddingOneByOne) {
     EXPECT_EQ(batch.size(), static_cast<std::size_t>(t));
     EXPECT_EQ(batch.representation(), t >= 128 ? Rep::Dense : rep);
     EXPECT_TRUE(batch.center() == one_by_one.center());
+    if (batch.representation() == Rep::Dense) {
+      EXPECT_TRUE(batch.dense_factor() == one_by_one.dense_factor());
+    }
     Rng rng(4);
     for (int k = 0; k < 5; ++k) {
       const Vector g = rng.normal_vector(d);

@@ -234,6 +234,9 @@ void GpBo::sync() const {
     apply_output_warp();
   }
   unsynced_.clear();
+  // The factor, once: the refits above only recorded theirs, and the points told since them are
+  // added to it now (GaussianProcess::update), not one by one before the next refit replaced them.
+  gp_.update();
 }
 
 void GpBo::update_imputed() const {
@@ -251,7 +254,7 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
   data_y_[k] = y;
   if (failed) failed_indices_.push_back(k);
   model_points_.push_back(k);
-  gp_.add_point(u, y);  // O(n^2): the factor is extended, hyperparameters kept (a warp's value: below)
+  gp_.add_point(u, y);  // the factor is extended (O(n^2)) at the end of sync, hyperparameters kept (a warp's value: below)
   const auto n = static_cast<std::size_t>(k + 1);
   if (n < n_init_) return;  // no model needed during the design
   if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) return;

@@ -127,7 +127,7 @@ const GaussianProcess& Turbo::model(std::size_t r) const {
 
 void Turbo::sync(const Region& region) const {
   for (const Pending& p : region.unsynced) {
-    region.gp.add_point(p.unit, p.value);  // O(n^2): the factor is extended, hyperparameters kept
+    region.gp.add_point(p.unit, p.value);  // the factor is extended (O(n^2)) at the update below, hyperparameters kept
     if (!p.fit) continue;
     const std::size_t n = p.run_size;
     // The reference recipe refits every step by design; "ml" follows refit_every.
@@ -159,6 +159,7 @@ void Turbo::sync(const Region& region) const {
     region.fitted = true;
   }
   region.unsynced.clear();
+  region.gp.update();  // the factorization once, not in each copy an ask makes
 }
 
 std::size_t Turbo::asked_by(const Trial& trial) const {

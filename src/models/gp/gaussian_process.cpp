@@ -156,10 +156,10 @@ void GaussianProcess::set_outputs(const Vector& y) {
   if (size() == 0) return;
   y_ = y;
   ys_ = (y_.array() - y_mean_) / y_scale_;
-  update_alpha();
+  alpha_stale_ = true;
 }
 
-void GaussianProcess::update_alpha() {
+void GaussianProcess::update_alpha() const {
   const Eigen::Index n = size();
   const Vector r = ys_.array() - hyp_.mean;
   const auto L = factor();
@@ -171,23 +171,45 @@ void GaussianProcess::update_alpha() {
 }
 
 void GaussianProcess::refactorize() {
-  kinv_ready_ = false;
+  // Done by update(): a factorization that a later one replaces (a refit's, after the data's) is
+  // never computed.
+  pending_factorization_ = size();
+  alpha_stale_ = true;
+}
+
+void GaussianProcess::update() const {
+  if (pending_factorization_ >= 0) {
+    factorize_leading(pending_factorization_);
+    pending_factorization_ = -1;
+  }
+  // The points added since, one by one as add_point did (each may fall back to a factorization).
+  for (Eigen::Index n = factored_; n < size(); ++n) extend_factor(n);
+  if (!alpha_stale_) return;
+  alpha_stale_ = false;
   if (size() == 0) {
-    L_.resize(0, 0);
     alpha_.resize(0);
-    jitter_ = 0.0;
     lml_ = 0.0;
     return;
   }
-  Matrix K = kernel_.gram(X_);
+  update_alpha();
+}
+
+void GaussianProcess::factorize_leading(Eigen::Index m) const {
+  kinv_ready_ = false;
+  factored_ = m;
+  if (m == 0) {
+    L_.resize(0, 0);
+    jitter_ = 0.0;
+    return;
+  }
+  Matrix K = m == size() ? kernel_.gram(X_) : kernel_.gram(X_.leftCols(m));
   K.diagonal().array() += hyp_.noise_variance;
   jitter_ = cholesky_with_jitter(K, L_);
-  update_alpha();
   form_explicit_inverse_if_due();
 }
 
-void GaussianProcess::form_explicit_inverse_if_due() {
-  if (kinv_ready_ || !options_.explicit_inverse || size() < kExplicitInverseFrom) return;
+void GaussianProcess::form_explicit_inverse_if_due() const {
+  if (kinv_ready_ || !options_.explicit_inverse || factored_ < kExplicitInverseFrom) return;
   inverse_from_cholesky(Matrix(factor()), Kinv_);
   kinv_ready_ = true;
 }
@@ -200,19 +222,26 @@ void GaussianProcess::add_point(const Vector& x, double y) {
     set_data(x, Vector::Constant(1, y));
     return;
   }
-  // [[L, 0], [l^T, d]] is the factor of [[K, k], [k^T, kss]] with l = L^-1 k, d^2 = kss - l^T l.
-  const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
-  const double kss = kernel_.variance() + hyp_.noise_variance + jitter_;
-  const Vector l = factor().triangularView<Eigen::Lower>().solve(k);
-  const double d2 = kss - l.squaredNorm();
+  // The factor's extension is update()'s (extend_factor); the data and its standardized value now.
   X_.conservativeResize(Eigen::NoChange, n + 1);
   X_.col(n) = x;
   y_.conservativeResize(n + 1);
   y_[n] = y;
   ys_.conservativeResize(n + 1);
   ys_[n] = (y - y_mean_) / y_scale_;
+  alpha_stale_ = true;
+}
+
+void GaussianProcess::extend_factor(Eigen::Index n) const {
+  // Point n joins the factor of the first n: [[L, 0], [l^T, d]] is the factor of
+  // [[K, k], [k^T, kss]] with l = L^-1 k, d^2 = kss - l^T l.
+  const Vector x = X_.col(n);
+  const Vector k = kernel_.cross_with_gradient(x, X_.leftCols(n), nullptr);
+  const double kss = kernel_.variance() + hyp_.noise_variance + jitter_;
+  const Vector l = factor().triangularView<Eigen::Lower>().solve(k);
+  const double d2 = kss - l.squaredNorm();
   if (!(d2 > 1e-12 * kss) || !std::isfinite(d2)) {
-    refactorize();
+    factorize_leading(n + 1);  // the new pivot is not safely positive: factorize again, with jitter
     return;
   }
   // Room for n + 1 rows: grow the buffers geometrically (amortized O(n^2) copies in all).
@@ -237,7 +266,7 @@ void GaussianProcess::add_point(const Vector& x, double y) {
     Kinv_.col(n).head(n) = -b / d2;
     Kinv_(n, n) = 1.0 / d2;
   }
-  update_alpha();
+  factored_ = n + 1;
   form_explicit_inverse_if_due();  // the data just reached kExplicitInverseFrom points
 }
 

@@ -2,6 +2,7 @@
 // log-normal priors, and the multi-start L-BFGS-B fit over the log hyperparameters.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <numeric>
@@ -89,9 +90,12 @@ double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector
     // Eq. 5.9: d/d theta_j = 1/2 tr(W dK/d theta_j), W = alpha alpha^T - K^-1, formed once so that
     // every hyperparameter costs O(n^2) (lengthscales: one O(d n^2) product in total).
     inverse_from_cholesky(ws.L, ws.W);
-    ws.W = ws.alpha * ws.alpha.transpose() - ws.W;
+    // In place, column by column: the n x n temporaries of `alpha alpha^T - W` and of W .* D were
+    // fresh allocations (and page faults) at every evaluation; the entries are the same.
+    for (Eigen::Index j = 0; j < n; ++j) ws.W.col(j) = ws.alpha * ws.alpha[j] - ws.W.col(j);
+    ws.D.array() *= ws.W.array();  // D is not needed past this product
     Vector& g = *grad;
-    g.head(dim_) = 0.5 * kernel.lengthscale_contract(X, ws.W.cwiseProduct(ws.D));
+    g.head(dim_) = 0.5 * kernel.lengthscale_contract(X, ws.D);
     Eigen::Index i = dim_;
     g[i++] = 0.5 * ws.W.cwiseProduct(ws.K).sum();  // dK / d log s = K
     if (!options_.fixed_noise_variance) g[i++] = 0.5 * h.noise_variance * ws.W.trace();
@@ -126,6 +130,7 @@ double GaussianProcess::log_marginal_likelihood(const Vector& theta, Vector* gra
 void GaussianProcess::fit(Rng& rng, const GpFitOptions& fit_options) {
   if (size() == 0) return;
   standardize();
+  refactorize();  // (recorded only: the factorization is the one at the end, as before)
   // Optional random subset for the fit (partial Fisher-Yates, in the original order).
   Matrix Xsub;
   Vector ysub;
@@ -157,13 +162,36 @@ void GaussianProcess::fit(Rng& rng, const GpFitOptions& fit_options) {
   // The first evaluation is the start's score (maximize_in_box scores the given starts first).
   double start_value = std::numeric_limits<double>::quiet_NaN();
   bool first = true;
+  // With no random starts the one start is scored and then searched from, and the search's first
+  // evaluation is that point again with the gradient: the score computes the gradient too and
+  // keeps it for that call (the same numbers; one kernel matrix and factorization fewer per refit).
+  const bool one_start = fit_options.random_starts == 0;
+  Vector kept_theta, kept_grad;
+  double kept_value = 0.0;
+  bool kept = false;
+  const auto same = [](const Vector& a, const Vector& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+  };
   const BoxObjective objective = [&](const Vector& theta, Vector* grad) {
-    const double v = evaluate(X, ys, theta, grad, true, ws) / n;
+    if (kept && grad && same(theta, kept_theta)) {
+      kept = false;
+      *grad = kept_grad;
+      return kept_value;
+    }
+    kept = false;
+    const bool keep = one_start && first && !grad;
+    Vector* g = keep ? &kept_grad : grad;
+    const double v = evaluate(X, ys, theta, g, true, ws) / n;
     if (first) {
       first = false;
       if (std::isfinite(v)) start_value = v * n;
     }
-    if (grad) *grad /= n;
+    if (g) *g /= n;
+    if (keep && std::isfinite(v)) {
+      kept = true;
+      kept_theta = theta;
+      kept_value = v;
+    }
     return v;
   };
   BoxMaximizerOptions opt;

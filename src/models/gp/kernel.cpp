@@ -25,6 +25,18 @@ void check_lengthscales(const Vector& l) {
                             " must be positive and finite");
 }
 
+// A(j, i) = A(i, j) for i > j, in square tiles that stay in the cache.
+void mirror_lower_triangle(Matrix& A) {
+  constexpr Eigen::Index kTile = 32;
+  const Eigen::Index n = A.rows();
+  for (Eigen::Index j0 = 0; j0 < n; j0 += kTile)
+    for (Eigen::Index i0 = j0; i0 < n; i0 += kTile) {
+      const Eigen::Index j1 = std::min(j0 + kTile, n), i1 = std::min(i0 + kTile, n);
+      for (Eigen::Index i = i0; i < i1; ++i)
+        for (Eigen::Index j = j0; j < std::min(j1, i); ++j) A(j, i) = A(i, j);
+    }
+}
+
 }  // namespace
 
 KernelType parse_kernel_type(const std::string& name) {
@@ -208,10 +220,15 @@ void Kernel::gram_with_derivative(const Matrix& X, Matrix& K, Matrix* dK_dr2) co
     for (Eigen::Index i = j + 1; i < n; ++i) {
       double drho = 0.0;
       const double k = outputscale_ * profile((Z.col(i) - Z.col(j)).squaredNorm(), dK_dr2 ? &drho : nullptr);
-      K(i, j) = K(j, i) = k;
-      if (dK_dr2) (*dK_dr2)(i, j) = (*dK_dr2)(j, i) = outputscale_ * drho;
+      K(i, j) = k;
+      if (dK_dr2) (*dK_dr2)(i, j) = outputscale_ * drho;
     }
   }
+  // The upper triangles are copies, tile by tile: writing K(j, i) next to K(i, j) strode across a
+  // row, a cache miss per entry once n x n no longer fits in the cache (each hyperparameter
+  // fit's evaluation at n = 1,000 points).
+  mirror_lower_triangle(K);
+  if (dK_dr2) mirror_lower_triangle(*dK_dr2);
 }
 
 Matrix Kernel::gram(const Matrix& X) const {

@@ -23,6 +23,7 @@ void check_points(const Matrix& X, Eigen::Index dim, const char* where) {
 
 GpPrediction GaussianProcess::predict(const Vector& x, bool with_noise) const {
   check_point(x);
+  update();
   double mean = hyp_.mean, var = kernel_.variance();
   if (size() > 0) {
     const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
@@ -34,6 +35,7 @@ GpPrediction GaussianProcess::predict(const Vector& x, bool with_noise) const {
 }
 
 Eigen::Block<const Matrix> GaussianProcess::explicit_inverse() const {
+  update();
   if (!kinv_ready_) {
     inverse_from_cholesky(Matrix(factor()), Kinv_);
     kinv_ready_ = true;
@@ -43,6 +45,7 @@ Eigen::Block<const Matrix> GaussianProcess::explicit_inverse() const {
 
 GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x, bool with_noise) const {
   check_point(x);
+  update();
   GpPredictionWithGradient out;
   double mean = hyp_.mean, var = kernel_.variance();
   Vector dmean = Vector::Zero(dim_), dvar = Vector::Zero(dim_);
@@ -79,6 +82,7 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
 
 void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, bool with_noise) const {
   check_points(X, dim_, "predict");
+  update();
   const Eigen::Index m = X.cols();
   mean = Vector::Constant(m, hyp_.mean);
   variance = Vector::Constant(m, kernel_.variance());
@@ -96,6 +100,7 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
 
 void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
   check_points(X, dim_, "predict_mean");
+  update();
   mean = Vector::Constant(X.cols(), hyp_.mean);
   if (size() > 0) {
     auto K = scratch_matrix(ScratchSlot::kCrossKernel, X.cols(), size());
@@ -107,6 +112,7 @@ void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
 
 void GaussianProcess::predict_mean_and_variance_bound(const Matrix& X, Vector& mean, Vector& variance_bound) const {
   check_points(X, dim_, "predict_mean_and_variance_bound");
+  update();
   const double s = kernel_.variance();
   mean = Vector::Constant(X.cols(), hyp_.mean);
   variance_bound = Vector::Constant(X.cols(), s);
@@ -145,12 +151,14 @@ void GaussianProcess::solve_in_place(Matrix& R) const {
     throw InvalidArgument("GaussianProcess::solve_in_place: " + std::to_string(R.rows()) + " rows for " +
                           std::to_string(size()) + " observations");
   if (size() == 0) return;
+  update();
   factor().triangularView<Eigen::Lower>().solveInPlace(R);
   factor().transpose().triangularView<Eigen::Upper>().solveInPlace(R);
 }
 
 Matrix GaussianProcess::posterior_covariance(const Matrix& X) const {
   check_points(X, dim_, "posterior_covariance");
+  update();
   Matrix S = kernel_.gram(X);
   if (size() > 0) {
     Matrix V = kernel_.cross(X_, X);

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -160,8 +161,8 @@ class GaussianProcess {
   /// Replaces the data (columns of X; y finite), recomputes the standardization and factorizes
   /// with the current hyperparameters. No fit.
   void set_data(const Matrix& X, const Vector& y);
-  /// Appends one observation: O(n^2) extension of the Cholesky factor, standardization and
-  /// hyperparameters kept. Falls back to a full refactorization (with jitter) if the new pivot is
+  /// Appends one observation: O(n^2) extension of the Cholesky factor (at the next update()),
+  /// standardization and hyperparameters kept. Falls back to a full refactorization (with jitter) if the new pivot is
   /// not safely positive, e.g. a duplicate point with a tiny fixed noise. On an empty model this
   /// is set_data with one point.
   void add_point(const Vector& x, double y);
@@ -177,6 +178,17 @@ class GaussianProcess {
   void fit(Rng& rng, const GpFitOptions& fit_options);
   /// Full O(n^3) factorization with the current standardization and hyperparameters.
   void refactorize();
+  /// Does the factorization work that set_data, add_point, set_outputs, set_hyperparameters, fit
+  /// and refactorize recorded. Those update the data, the standardization and the hyperparameters
+  /// at once but leave the Cholesky factor, the explicit inverse and the weights alpha to here:
+  /// the full factorization last asked for, then add_point's O(n^2) extension for each point told
+  /// since, in that order, so the numbers are bit for bit those of doing each at once. Work that a
+  /// later factorization replaces is never done: a history told in one go (a resumed run, a study
+  /// worker joining) pays for the refits it needs and one factorization, not for one factorization
+  /// per refit and an extension per point (docs/gp-bo.md, "Replaying a history"). Every prediction
+  /// and accessor of that state calls it; it is const because it only fills those caches, so a
+  /// model shared by threads, or copied for predictions (a batch's fantasies), is updated first.
+  void update() const;
 
   const GpHyperparameters& hyperparameters() const { return hyp_; }
   /// Contract: sizes and values valid (positive scales, finite mean); refactorizes. A fixed noise
@@ -187,9 +199,15 @@ class GaussianProcess {
   double output_mean() const { return y_mean_; }
   double output_scale() const { return y_scale_; }
   /// Diagonal jitter the last full factorization needed (standardized units), usually 0.
-  double jitter() const { return jitter_; }
+  double jitter() const {
+    update();
+    return jitter_;
+  }
   /// log p(y_s | hyperparameters) of the standardized outputs (eq. 2.30), current state.
-  double log_marginal_likelihood() const { return lml_; }
+  double log_marginal_likelihood() const {
+    update();
+    return lml_;
+  }
   const GpFitReport& last_fit() const { return last_fit_; }
 
   // ---- packed log-space parameters: [log l_1..log l_d, log s, log noise (if learned), mean (if
@@ -221,10 +239,10 @@ class GaussianProcess {
   /// From this many observations on, predict_with_gradient uses an explicit (K + noise I)^-1,
   /// formed once per factorization and extended in O(n^2) by add_point: one symmetric
   /// matrix-vector product per point instead of two triangular solves. Below it, the solves.
-  /// It is formed eagerly (at each factorization of that many points, and when add_point
-  /// reaches that size), never on first use: its round-off then depends only on the sequence of
-  /// data and fits, not on when predictions were made, so a replayed history (a resumed run)
-  /// predicts bit for bit as the run it replays.
+  /// It is formed with each factorization of that many points (and when an extension reaches
+  /// that size), in update()'s replay of the recorded work, never on first use: its round-off
+  /// then depends only on the sequence of data and fits, not on when predictions were made, so a
+  /// replayed history (a resumed run) predicts bit for bit as the run it replays.
   static constexpr Eigen::Index kExplicitInverseFrom = 128;
   /// Batch with gradients: column j of mean_gradient / variance_gradient (d x m) is at X.col(j).
   void predict_with_gradient(const Matrix& X, Vector& mean, Vector& variance, Matrix& mean_gradient,
@@ -246,8 +264,10 @@ class GaussianProcess {
   HyperparameterPrior lengthscale_prior() const;
   void standardize();
   void apply(const GpHyperparameters& h);  // sets hyp_ and kernel_, no factorization
-  void update_alpha();                      // alpha_ and lml_ from L_
-  void form_explicit_inverse_if_due();      // Kinv_ from L_ if not formed and size() >= kExplicitInverseFrom
+  void update_alpha() const;                // alpha_ and lml_ from L_ (all points factored)
+  void factorize_leading(Eigen::Index m) const;  // L_ (and Kinv_ when due) of the first m points
+  void extend_factor(Eigen::Index n) const;       // add_point's O(n^2) extension by point n
+  void form_explicit_inverse_if_due() const;  // Kinv_ from L_ if not formed and factored_ >= kExplicitInverseFrom
   void check_point(const Vector& x) const;
 
   Eigen::Index dim_;
@@ -257,19 +277,25 @@ class GaussianProcess {
   double y_mean_ = 0.0, y_scale_ = 1.0;
   GpHyperparameters hyp_;
   Kernel kernel_;
-  /// (K + (noise + jitter) I)^-1, formed on first use after a factorization.
+  /// (K + (noise + jitter) I)^-1 (after update()), formed at each factorization of
+  /// kExplicitInverseFrom points or more.
   Eigen::Block<const Matrix> explicit_inverse() const;
-  /// The Cholesky factor: the leading size() x size() block of L_.
-  Eigen::Block<const Matrix> factor() const { return L_.topLeftCorner(size(), size()); }
+  /// The Cholesky factor: the leading factored_ x factored_ block of L_ (size() after update()).
+  Eigen::Block<const Matrix> factor() const { return std::as_const(L_).topLeftCorner(factored_, factored_); }
 
-  // L_ and Kinv_ hold their n x n matrices in the top-left corner of a larger buffer, so that
-  // add_point's O(n^2) extension does not reallocate (and copy) them at every step.
-  Matrix L_;      // lower Cholesky factor of K + (noise + jitter) I
-  mutable Matrix Kinv_;             // explicit_inverse()'s cache (symmetric), valid if kinv_ready_
+  // The factorization state, filled by update() (mutable: a cache of the data, hyperparameters and
+  // standardization above). L_ and Kinv_ hold their n x n matrices in the top-left corner of a
+  // larger buffer, so that add_point's O(n^2) extension does not reallocate (and copy) them at
+  // every step.
+  mutable Matrix L_;                // lower Cholesky factor of K + (noise + jitter) I
+  mutable Matrix Kinv_;             // explicit inverse (symmetric), valid if kinv_ready_
   mutable bool kinv_ready_ = false;
-  Vector alpha_;  // (K + noise I)^-1 (y_s - mean)
-  double jitter_ = 0.0;
-  double lml_ = 0.0;
+  mutable Vector alpha_;            // (K + noise I)^-1 (y_s - mean)
+  mutable double jitter_ = 0.0;
+  mutable double lml_ = 0.0;
+  mutable Eigen::Index factored_ = 0;                // leading points in L_ (and Kinv_)
+  mutable Eigen::Index pending_factorization_ = -1;  // a full factorization of this many points is due; -1: none
+  mutable bool alpha_stale_ = false;
   GpFitReport last_fit_;
 };
 
