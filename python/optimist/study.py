@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import signal
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -267,10 +268,22 @@ class Study:
         (``add_failed``) are never compared."""
         if not isinstance(allow_duplicates, (bool, np.bool_)):
             raise TypeError(f"allow_duplicates must be True or False, got {allow_duplicates!r}")
-        return self._core.add(self.space.to_vector(point), told_value(value), bool(allow_duplicates))
+        number = self._core.add(self.space.to_vector(point), told_value(value), bool(allow_duplicates))
+        self._warn_past_budget()
+        return number
 
     def add_failed(self, point: Any, error: str = "failed") -> int:
-        return self._core.add_failed(self.space.to_vector(point), str(error))
+        number = self._core.add_failed(self.space.to_vector(point), str(error))
+        self._warn_past_budget()
+        return number
+
+    def _warn_past_budget(self) -> None:
+        """An evaluation made elsewhere is kept even past the budget (it was paid for), but then
+        ``ask`` returns None: say so, with the call that asks more (as ``optimist study add`` does)."""
+        budget, used = self.budget, self.budget_used
+        if budget is not None and used > budget:
+            warnings.warn(f"study {self.name!r} now counts {used} trials, past its budget of {budget}: ask() returns "
+                          f"None until it is raised, e.g. study.set_budget({used + budget})", stacklevel=3)
 
     # ---- reading ----
     def trials(self) -> List[TrialRecord]:
