@@ -278,12 +278,13 @@ class Study:
         return number
 
     def _warn_past_budget(self) -> None:
-        """An evaluation made elsewhere is kept even past the budget (it was paid for), but then
-        ``ask`` returns None: say so, with the call that asks more (as ``optimist study add`` does)."""
+        """An evaluation made elsewhere is kept even past the budget (it was paid for), but once the
+        budget is used ``ask`` returns None: say so, with the call that asks more (as ``optimist
+        study add`` does)."""
         budget, used = self.budget, self.budget_used
-        if budget is not None and used > budget:
-            warnings.warn(f"study {self.name!r} now counts {used} trials, past its budget of {budget}: ask() returns "
-                          f"None until it is raised, e.g. study.set_budget({used + budget})", stacklevel=3)
+        if budget is not None and used >= budget:
+            warnings.warn(f"study {self.name!r} now counts {used} trials: its budget of {budget} is used, so ask() "
+                          f"returns None until it is raised, e.g. study.set_budget({used + budget})", stacklevel=3)
 
     # ---- reading ----
     def trials(self) -> List[TrialRecord]:

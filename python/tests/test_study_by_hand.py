@@ -132,14 +132,16 @@ def test_adding_the_same_history_twice_is_refused(tmp_path):
 
 
 def test_history_past_the_budget_is_kept_with_a_warning_that_says_how_to_ask_more(tmp_path):
-    study = Study.create(f"sqlite:///{tmp_path / 'lab.db'}", "lab", SPACE, "random", budget=2, seed=1)
+    study = Study.create(f"sqlite:///{tmp_path / 'lab.db'}", "lab", SPACE, "random", budget=3, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # within the budget: no warning
         study.add({"temperature": 320.5, "time_h": 2, "solvent": "water"}, 0.41)
         study.add({"temperature": 330.0, "time_h": 4, "solvent": "water"}, 0.45)
-    with pytest.warns(UserWarning, match=r"study 'lab' now counts 3 trials, past its budget of 2: ask\(\) returns None "
-                                         r"until it is raised, e\.g\. study\.set_budget\(5\)"):
+    with pytest.warns(UserWarning, match=r"study 'lab' now counts 3 trials: its budget of 3 is used, so ask\(\) returns "
+                                         r"None until it is raised, e\.g\. study\.set_budget\(6\)"):
+        study.add({"temperature": 335.0, "time_h": 4, "solvent": "water"}, 0.47)  # uses it up, as the CLI says
+    with pytest.warns(UserWarning, match=r"now counts 4 trials: its budget of 3 is used"):
         study.add_failed({"temperature": 340.0, "time_h": 8, "solvent": "water"}, "spilled")
-    assert len(study.trials()) == 3 and study.ask() is None
-    study.set_budget(5)
+    assert len(study.trials()) == 4 and study.ask() is None
+    study.set_budget(6)
     assert study.ask() is not None

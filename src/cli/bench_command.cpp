@@ -194,8 +194,11 @@ class OutFolderLock {
     if (fd_ < 0) throw InvalidArgument("--out: cannot write '" + path + "': " + std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
+      // The owner writes its pid just after it locks: a bench started at the same moment waits
+      // for it a little (up to 0.2 s) to name it.
       char owner[32] = {};
-      const ssize_t n = ::pread(fd_, owner, sizeof owner - 1, 0);
+      ssize_t n = 0;
+      for (int k = 0; k < 20 && (n = ::pread(fd_, owner, sizeof owner - 1, 0)) <= 0 && e == EWOULDBLOCK; ++k) ::usleep(10000);
       ::close(fd_);
       if (e != EWOULDBLOCK) throw InvalidArgument("--out: cannot lock '" + path + "': " + std::strerror(e));
       std::string pid = n > 0 ? std::string(owner, static_cast<std::size_t>(n)) : std::string();

@@ -29,11 +29,12 @@ std::string fmt_time(std::optional<double> unix_s) {
 
 // A running trial asked by hand is held under a lease, not by heartbeats: say until when, or that
 // the lease is over (a trial is failed as stale by an ask, not by reading).
-std::string held(const TrialRecord& t, double now) {
-  if (t.state != TrialState::Running || !t.lease_until) return "";
-  if (std::isinf(*t.lease_until)) return "  (held until told)";
-  if (*t.lease_until < now) return "  (lease ended " + fmt_time(t.lease_until) + ": failed as stale by the next ask)";
-  return "  (held until " + fmt_time(t.lease_until) + ")";
+std::string held(const TrialRecord& t, double now, double grace_period_s) {
+  const std::optional<double> until = t.held_until(grace_period_s);
+  if (!until) return "";
+  if (std::isinf(*until)) return "  (held until told)";
+  if (*until < now) return "  (lease ended " + fmt_time(until) + ": failed as stale by the next ask)";
+  return "  (held until " + fmt_time(until) + ")";
 }
 
 // list, show and export only read: no schema is created in another application's database, and
@@ -200,7 +201,7 @@ int show(const StudyCommand& cmd) {
     const auto& t = trials[k];
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
               << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
-              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t, now) << "\n";
+              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t, now, r.settings.grace_period_s) << "\n";
   }
   return 0;
 }

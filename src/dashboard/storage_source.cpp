@@ -60,9 +60,9 @@ Trial trial_of(const TrialRecord& r, const StudyRecord& study, const std::functi
   // A trial asked by hand (study ask) is held under a lease, not by heartbeats: its silence is no
   // sign of staleness, and its lease end is shown instead (JSON has no infinity: held_until_told).
   if (t.state == TrialState::Running && !r.lease_until) t.heartbeat_at = r.heartbeat;
-  if (t.state == TrialState::Running && r.lease_until) {
-    if (std::isinf(*r.lease_until)) t.held_until_told = true;
-    else t.lease_until = r.lease_until;
+  if (const auto until = r.held_until(study.settings.grace_period_s)) {
+    if (std::isinf(*until)) t.held_until_told = true;
+    else t.lease_until = until;
   }
   if (const auto d = r.user_attrs.find("diagnostics"); d != r.user_attrs.end() && d->is_object()) t.diagnostics = *d;
   return t;

@@ -44,6 +44,9 @@ MeanInterval mean_interval(const std::vector<double>& values, double level, Inte
     sum += v;
   }
   w.mean = sum / static_cast<double>(w.n);
+  // Equal values (a deterministic algorithm on a deterministic task) have the value as their mean
+  // and no spread: sum / n rounded gave "13.11 +- 2.5e-15".
+  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); })) w.mean = values.front();
   if (w.n < 2) return w;
   double ss = 0.0;
   for (double v : values) ss += (v - w.mean) * (v - w.mean);

@@ -268,6 +268,22 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
   page = StorageSource(url).trials("lab", std::nullopt, 10);
   ASSERT_EQ(page.trials.size(), 3u);
   EXPECT_FALSE(dashboard::trial_json(page.trials[1]).contains("lease_until"));
+  // A lease shorter than the grace period holds the trial for the grace period (the stale rule's
+  // heartbeat + grace): the lease end shown is that, not the lease asked for, which the page would
+  // call ended while the next ask does not fail the trial (stop 63's probe).
+  const double grace = study.record().settings.grace_period_s;
+  ASSERT_GE(grace, 30.0);
+  const double asked_at = study.storage().now();
+  const auto brief = study.ask(1.0);
+  ASSERT_TRUE(brief);
+  page = StorageSource(url).trials("lab", std::nullopt, 10);
+  ASSERT_EQ(page.trials.size(), 4u);
+  const json shown = dashboard::trial_json(page.trials[3]);
+  ASSERT_TRUE(shown.contains("lease_until")) << shown;
+  EXPECT_NEAR(shown.at("lease_until").get<double>(), asked_at + grace, 5.0) << shown;
+  const TrialRecord record = Storage(url).trials(study.record().id).at(3);
+  EXPECT_NEAR(*record.lease_until, asked_at + 1.0, 5.0);  // stored as asked: the stale rule adds the grace
+  EXPECT_EQ(record.held_until(grace), std::max(*record.lease_until, *record.heartbeat + grace));
 }
 
 // A study deleted and created again under its name was served from the old one's cache (SQLite

@@ -79,6 +79,12 @@ TEST(ExperimentStatistics, MeanIntervalsMatchHandComputedValues) {
   EXPECT_NEAR(*t95.multiplier, 3.182446305284263, 1e-9);
   EXPECT_NEAR(*t95.half_width, 3.182446305284263 * 1.2909944487358056 / 2, 1e-9);
   EXPECT_DOUBLE_EQ(t95.mean, w95.mean);
+  // Equal values: their value and no spread (ten 0.1s sum to 0.9999999999999999, and the mean
+  // of that showed as "0.1 +- 1.5e-17").
+  const auto same = ex::mean_interval(std::vector<double>(10, 0.1), 0.95, ex::IntervalKind::StudentT);
+  EXPECT_EQ(same.mean, 0.1);
+  EXPECT_EQ(same.sd, 0.0);
+  EXPECT_EQ(*same.half_width, 0.0);
   const auto one = ex::mean_interval({7}, 0.95, ex::IntervalKind::StudentT);
   EXPECT_DOUBLE_EQ(one.mean, 7);
   EXPECT_FALSE(one.half_width.has_value());

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -94,6 +95,15 @@ struct TrialRecord {
   /// Attributes stored with the trial (table trial_user_attrs). insert_trial writes them all;
   /// reads fill only "diagnostics": the optimizer's diagnostics when it proposed the trial.
   nlohmann::json user_attrs = nlohmann::json::object();
+
+  /// A running trial asked with a lease: when it can first be failed as stale, the later of its
+  /// lease and its last heartbeat (at its ask) plus the grace period, as the stale rule reads them:
+  /// a lease is never shorter than the grace period. +infinity: until told. None: not leased.
+  std::optional<double> held_until(double grace_period_s) const {
+    if (state != TrialState::Running || !lease_until) return std::nullopt;
+    const std::optional<double> beat = heartbeat ? heartbeat : started;
+    return beat ? std::max(*lease_until, *beat + grace_period_s) : *lease_until;
+  }
 };
 
 /// A study with its trial counts and best value (what `optimist study list` and a dashboard show).
