@@ -110,7 +110,7 @@ int ask(const StudyCommand& cmd) {
   if (r.budget && used >= *r.budget) {
     std::size_t running = 0;
     for (const TrialRecord& t : study.trials()) running += t.state == TrialState::Running ? 1 : 0;
-    why = "the budget of " + budget_text(r) + " trials is used (running, complete and failed ones count" +
+    why = "the budget of " + budget_text(r) + (r.budget && *r.budget == 1 ? " trial" : " trials") + " is used (running, complete and failed ones count" +
           (running ? "; " + std::to_string(running) + " still running: tell them with 'optimist study tell')" : ")") + "; " +
           raise_budget_hint(cmd, used);
   }
@@ -312,10 +312,10 @@ int add(const StudyCommand& cmd) {
   // refused, in the transaction that adds (Study::add; Python's Study.add refuses it the same way).
   std::vector<std::size_t> numbers;
   try {
-    numbers = study.add(evaluations, Duplicates::Refuse);
+    numbers = study.add(evaluations, cmd.allow_duplicates ? Duplicates::Allow : Duplicates::Refuse);
   } catch (const AddedTwice& e) {
     throw InvalidArgument(where[e.index] + ": trial " + std::to_string(e.trial) + " was added with the same parameters and value " +
-                          format_double(e.value) + "; added twice? (nothing was added)");
+                          format_double(e.value) + "; added twice? (nothing was added; a replicate that measured the same: --allow-duplicates)");
   }
   const std::string range = numbers.size() == 1 ? "trial " + std::to_string(numbers.front())
                                                  : "trials " + std::to_string(numbers.front()) + " to " + std::to_string(numbers.back());
@@ -392,6 +392,8 @@ void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::fun
       ->type_name("NAME")
       ->allow_extra_args(false);
   worker_name(cmd.add, "who made the experiments, stored with the trials");
+  cmd.add->add_flag("--allow-duplicates", cmd.allow_duplicates,
+                    "add a row even if an experiment with the same parameters and value was added before (a replicate)");
 }
 
 int by_hand_command(const StudyCommand& cmd) {

@@ -196,7 +196,7 @@ int show(const StudyCommand& cmd) {
   print_recommendation(study, trials, best);
   const std::size_t shown = cmd.all_trials ? trials.size() : std::min<std::size_t>(trials.size(), 10);
   const double now = study.storage().now();
-  if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + " trials (--trials: all)\n");
+  if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + (shown == 1 ? " trial" : " trials") + " (--trials: all)\n");
   for (std::size_t k = trials.size() - shown; k < trials.size(); ++k) {
     const auto& t = trials[k];
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right

@@ -338,7 +338,7 @@ std::string summary_markdown(const json& s) {
   const double level = s.at("level").get<double>();
   md << "# Sweep `" << sweep.at("name").get<std::string>() << "`\n\n";
   if (sweep.contains("description")) md << sweep.at("description").get<std::string>() << "\n\n";
-  md << sweep.at("seeds").get<std::size_t>() << " seeds per (problem, algorithm), from seed "
+  md << sweep.at("seeds").get<std::size_t>() << (sweep.at("seeds") == 1 ? " seed" : " seeds") << " per (problem, algorithm), from seed "
      << sweep.at("first_seed").get<std::uint64_t>() << ". ";
   const std::size_t k = sweep.at("seeds").get<std::size_t>();
   const bool wald = s.at("interval") == "wald";

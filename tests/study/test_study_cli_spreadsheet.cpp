@@ -144,20 +144,27 @@ TEST_P(StudyCliSpreadsheet, HistoryAddedTwiceIsRefused) {
   EXPECT_EQ(r.err.find("budget"), std::string::npos) << r.err;
   r = cli("study add " + s + "--from past.csv");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'past.csv' line 2: trial 0 was added with the same parameters and value 0.41; added twice? (nothing was added)"),
+  EXPECT_NE(r.err.find("'past.csv' line 2: trial 0 was added with the same parameters and value 0.41; added twice? (nothing was "
+                       "added; a replicate that measured the same: --allow-duplicates)"),
             std::string::npos)
       << r.err;
   r = cli("study add " + s + "--param temperature=320.5 --param solvent=water --value 0.41");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("trial 0 was added with the same parameters and value 0.41"), std::string::npos) << r.err;
   EXPECT_EQ(trials().size(), 2u);
+  // A replicate that measured the same value is added on request (Python: allow_duplicates=True).
+  r = cli("study add " + s + "--param temperature=320.5 --param solvent=water --value 0.41 --allow-duplicates");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(trials().size(), 3u);
+  EXPECT_EQ(trials()[2].value, 0.41);
+  EXPECT_EQ(trials()[2].x, trials()[0].x);
   r = cli("study tell " + s + "--from past.csv");  // the wrong command for history
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("experiments no one asked are recorded with 'study add --from'"), std::string::npos) << r.err;
   r = cli("study add " + s + "--param temperature=400 --param 'solvent=DMF, dry' --failed tar");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("its budget of 3 trials is used (added experiments count against it)"), std::string::npos) << r.err;
-  EXPECT_EQ(trials().size(), 3u);
+  EXPECT_EQ(trials().size(), 4u);
 }
 
 // History past the budget is added (it was paid for), and the user is told how to ask more: by
