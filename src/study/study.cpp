@@ -211,7 +211,8 @@ struct Study::Impl {
       const double value = *adding[i].value;
       const auto it = added.find({std::vector<double>(adding[i].x.begin(), adding[i].x.end()), value});
       if (it != added.end())
-        throw AddedTwice("study '" + record.name + "': evaluation " + std::to_string(i) + ": trial " + std::to_string(it->second) +
+        throw AddedTwice("study '" + record.name + "': " + (adding.size() > 1 ? "evaluation " + std::to_string(i) + ": " : "") + "trial " +
+                             std::to_string(it->second) +
                              " was added with the same parameters and value " + format_double(value) +
                              "; added twice? (none was added)",
                          i, it->second, value);
@@ -515,6 +516,8 @@ std::vector<std::size_t> Study::add(const std::vector<StudyEvaluation>& evaluati
     try {
       records.push_back(impl_->finished_record(evaluations[i]));
     } catch (const InvalidArgument& e) {
+      // One evaluation (Python's Study.add(x, value)) is not numbered: its message is the plain one.
+      if (evaluations.size() == 1) throw;
       throw InvalidArgument("evaluation " + std::to_string(i) + ": " + e.what() + " (none was added)");
     }
   }

@@ -219,6 +219,9 @@ TEST_P(StudyByHand, AddingTheSameHistoryTwiceIsRefused) {
   EXPECT_EQ(lab.trials().size(), 3u);  // none of the three
   EXPECT_EQ(lab.add({{a, 0.45, ""}, {b, std::nullopt, "tar"}, {t->x, 0.7, ""}}, Duplicates::Refuse),
             (std::vector<std::size_t>{3, 4, 5}));
+  // One evaluation is not numbered "evaluation 0" (Python's Study.add(x, value) adds one).
+  const std::string one = message_of([&] { lab.add({{a, 0.41, ""}}, Duplicates::Refuse); });
+  EXPECT_EQ(one, "study 'lab': trial 0 was added with the same parameters and value 0.41; added twice? (none was added)");
   EXPECT_EQ(lab.add({{a, 0.41, ""}}), (std::vector<std::size_t>{6}));  // allowed by default
   EXPECT_EQ(lab.add(a, 0.41), 7u);
 }
@@ -236,6 +239,9 @@ TEST_P(StudyByHand, AddingManyIsAllOrNothing) {
   why = message_of([&] { lab.add(batch); });
   EXPECT_NE(why.find("not finite"), std::string::npos) << why;
   EXPECT_TRUE(lab.trials().empty());
+  why = message_of([&] { lab.add({batch[2]}); });
+  EXPECT_NE(why.find("not finite"), std::string::npos) << why;
+  EXPECT_EQ(why.find("evaluation 0"), std::string::npos) << why;
   batch[2].value = -3.5;
   EXPECT_EQ(lab.add(batch), (std::vector<std::size_t>{0, 1, 2}));
   const auto trials = lab.trials();
