@@ -32,8 +32,11 @@ ordered_json number_or_null(std::optional<double> v) {
   return *v;
 }
 
-constexpr std::array<std::string_view, 12> kReservedKeys = {
-    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error"};
+// The core fields, then room for several objectives, black-box constraints and intermediate values
+// (docs/trace-format.md, "Room for what comes next"): never a diagnostic's name.
+constexpr std::array<std::string_view, 15> kReservedKeys = {
+    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error",
+    "values", "constraints", "intermediate"};
 
 bool is_reserved(const std::string& key) {
   for (std::string_view r : kReservedKeys)
@@ -117,6 +120,24 @@ std::string strip_json_prefix(const std::string& what) {
   return what;
 }
 
+// Several objectives and black-box constraints change what a value means: a trace that has them
+// is refused by name, never read as a single-objective run (docs/trace-format.md).
+void refuse_what_comes_next(const nlohmann::json& m) {
+  const std::string writer = m.contains("version") && m.at("version").is_string() ? m.at("version").get<std::string>() : "?";
+  const std::string newer = "; this optimist (" + std::string(optimist::version()) +
+                            ") reads traces of one objective without constraints (the trace was written by " + writer + ")";
+  if (m.contains("objectives")) {
+    const nlohmann::json& o = m.at("objectives");
+    if (!o.is_array()) meta_error("'objectives' must be an array, got " + o.dump());
+    if (o.size() != 1) meta_error("the run has " + std::to_string(o.size()) + " objectives ('objectives')" + newer);
+  }
+  if (m.contains("constraints")) {
+    const nlohmann::json& c = m.at("constraints");
+    if (!c.is_array()) meta_error("'constraints' must be an array, got " + c.dump());
+    if (!c.empty()) meta_error("the run has " + std::to_string(c.size()) + " black-box constraint(s) ('constraints')" + newer);
+  }
+}
+
 }  // namespace
 
 nlohmann::json TraceMeta::to_json() const {
@@ -175,6 +196,7 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
     meta.run = m.at("run");
   }
   if (m.contains("objective_command")) meta.objective_command = get_string(m, "objective_command");
+  refuse_what_comes_next(m);
   return meta;
 }
 

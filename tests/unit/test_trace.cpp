@@ -343,3 +343,65 @@ TEST_F(Trace, MalformedEvaluationsNameTheField) {
 }
 
 }  // namespace
+
+namespace {
+
+// Room for several objectives, black-box constraints and intermediate values
+// (docs/trace-format.md): a trace that has objectives or constraints is refused by name, never
+// read as a one-objective run; their evaluation keys are never taken for diagnostics.
+TEST_F(Trace, RoomForObjectivesConstraintsAndIntermediateValues) {
+  const Space space = mixed_space();
+  const std::string path = write_sample(temp_path("t.jsonl"));
+  std::vector<std::string> lines = read_lines(path);
+  const nlohmann::json meta_line = nlohmann::json::parse(lines[0]);
+  const auto read_with_meta = [&](const nlohmann::json& meta) {
+    std::vector<std::string> edited = lines;
+    edited[0] = nlohmann::json{{"meta", meta}}.dump();
+    std::string text;
+    for (const auto& l : edited) text += l + "\n";
+    write_text(path, text);
+    try {
+      optimist::read_trace(path);
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  nlohmann::json m = meta_line.at("meta");
+  m["version"] = "9.0.0";
+  m["objectives"] = {{{"name", "loss"}, {"direction", "minimize"}}, {{"name", "latency"}, {"direction", "minimize"}}};
+  EXPECT_NE(read_with_meta(m).find(":1: trace meta: the run has 2 objectives ('objectives'); this optimist (" + std::string(optimist::version()) +
+                                   ") reads traces of one objective without constraints (the trace was written by 9.0.0)"),
+            std::string::npos)
+      << read_with_meta(m);
+  m["objectives"] = {{{"name", "loss"}, {"direction", "minimize"}}};
+  EXPECT_EQ(read_with_meta(m), "read");
+  m["objectives"] = "loss";
+  EXPECT_NE(read_with_meta(m).find("'objectives' must be an array"), std::string::npos) << read_with_meta(m);
+  m.erase("objectives");
+  m["constraints"] = {{{"name", "memory_gb"}}};
+  EXPECT_NE(read_with_meta(m).find("the run has 1 black-box constraint(s) ('constraints')"), std::string::npos) << read_with_meta(m);
+  m["constraints"] = nlohmann::json::array();
+  EXPECT_EQ(read_with_meta(m), "read");
+
+  // A diagnostic with a reserved name keeps its value under diag_; read back, the reserved keys
+  // are not diagnostics.
+  EvaluationRecord r;
+  r.i = 1;
+  r.x = point(0.5, 2, 0);
+  r.y = 3.0;
+  r.diagnostics = {{"constraints", 2}, {"intermediate", "x"}, {"values", 1}, {"lengthscale", 0.5}};
+  const nlohmann::json j = optimist::evaluation_to_json(r, space);
+  EXPECT_FALSE(j.contains("constraints"));
+  EXPECT_EQ(j.at("diag_constraints"), 2);
+  EXPECT_EQ(j.at("diag_intermediate"), "x");
+  EXPECT_EQ(j.at("diag_values"), 1);
+  nlohmann::json future = j;
+  future["intermediate"] = {{1, 0.9}, {2, 0.7}};
+  const EvaluationRecord back = optimist::evaluation_from_json(future, space);
+  EXPECT_FALSE(back.diagnostics.contains("intermediate"));
+  EXPECT_EQ(back.diagnostics.at("lengthscale"), 0.5);
+  EXPECT_EQ(back.diagnostics.at("diag_constraints"), 2);
+}
+
+}  // namespace
