@@ -20,9 +20,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
+import numpy as np
+
 from . import _optimist, _worker
 from ._values import ObjectiveError, described, shown, shown_point
 from ._worker import Raised, RemoteTraceback, driver_identity, raised_by_objective, timed_call
+
+
+def _is_true(value: Any) -> bool:
+    """True or numpy's True (a callback's "stop")."""
+    return value is True or (isinstance(value, np.bool_) and bool(value))
 
 
 @dataclass(frozen=True)
@@ -384,7 +391,9 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                 if callback is not None:
                     evaluation = Evaluation(record["i"], argument_of(entry.trial), record["y"], record["failed"],
                                             record["error"], record["best_f"])
-                    if callback(evaluation) is True:
+                    # True stops, numpy's too (`np.mean(losses) < 0.1` is an np.bool_, which `is True`
+                    # missed); other truthy values do not (a callback ending in file.write returns an int).
+                    if _is_true(callback(evaluation)):
                         run.stop("cancelled")
     except BaseException as e:
         stopping: List[str] = []

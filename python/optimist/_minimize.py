@@ -53,7 +53,8 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         pool. A worker that dies breaks a process pool: the evaluation that crashed it is failed,
         those that never ran are given back, and BrokenProcessPool is raised with the result; an
         executor shut down mid-run raises ExecutorStopped, likewise (docs/python.md).
-    callback: called with an :class:`optimist.Evaluation` after each evaluation; returning True stops.
+    callback: called with an :class:`optimist.Evaluation` after each evaluation; returning True (or
+        numpy's True) stops.
     progress: print one line per evaluation to stderr.
     model: your own parametric model for GO-UCB (:class:`optimist.ParametricModel`).
     name: the objective's name in the trace (default: func's __name__).

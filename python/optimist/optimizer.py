@@ -122,6 +122,23 @@ class History:
         return f"History({len(self)} evaluations, {int(self.failed.sum())} failed)"
 
 
+def _rows(x: Any) -> Any:
+    """A pandas DataFrame of points (earlier data, ``history.to_pandas()[space.names]``) as a list
+    of dicts by column: iterated as is, it gave its column names ("2 points but 5 values")."""
+    if type(x).__name__ == "DataFrame" and type(x).__module__.startswith("pandas"):
+        return x.to_dict("records")
+    return x
+
+
+def _several(x: Any, space: Space) -> bool:
+    """Whether x holds several trials or points (a list of trials or dicts; of arrays for a bounds
+    list, whose points have no categorical that could hold a list), not one point."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 2
+    kinds = (Trial, Mapping) if space.named else (Trial, Mapping, list, tuple, np.ndarray)
+    return isinstance(x, (list, tuple)) and all(isinstance(xi, kinds) for xi in x)  # [] too: none, as tell([], [])
+
+
 def _is_scalar(v: Any) -> bool:
     return isinstance(v, numbers.Real) or (isinstance(v, np.ndarray) and v.ndim == 0)
 
@@ -268,6 +285,7 @@ class Optimizer:
     def tell(self, x: Any, y: Any) -> None:
         """Reports the value of a trial: ``tell(trial, y)``. Also ``tell(point, y)`` for a point
         nobody asked (a warm start from earlier data), and ``tell(points, ys)`` for several."""
+        x = _rows(x)
         if not isinstance(x, (Trial, Mapping)) and not _is_scalar(y):
             xs, ys = list(x), list(y)
             if len(xs) != len(ys):
@@ -306,7 +324,27 @@ class Optimizer:
 
     def tell_failed(self, x: Any, error: str = "failed") -> None:
         """Reports that evaluating a trial (or a point) failed: it is kept, and the algorithm is
-        not given a value for it."""
+        not given a value for it. ``tell_failed(trials, error)`` for several (a batch whose job
+        died), as ``tell`` takes them."""
+        x = _rows(x)
+        if _several(x, self.space):
+            # Taken for one point before: "parameter 'x': expected a number, got Trial(...)".
+            targets: List[Any] = []
+            for xi in x:  # all or nothing, as tell(points, values)
+                if isinstance(xi, Trial):
+                    self._check_owner(xi)
+                    if any(t is xi for t in targets):
+                        raise ValueError(f"tell_failed(points, error): {xi!r} appears twice (nothing was told)")
+                    targets.append(xi)
+                else:
+                    targets.append(self.space.to_vector(xi))
+            with self._lock:
+                for target in targets:
+                    if isinstance(target, Trial):
+                        self._core.tell_failed(target._core, str(error))
+                    else:
+                        self._core.tell_failed_point(target, str(error))
+            return
         if isinstance(x, Trial):
             self._check_owner(x)
             with self._lock:

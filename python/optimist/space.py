@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -181,8 +181,16 @@ class Space:
         if isinstance(dimensions, Space):
             self._dims, self._named = dict(dimensions._dims), dimensions._named
         elif isinstance(dimensions, Mapping):
-            self._dims = {str(k): _dimension(str(k), v) for k, v in dimensions.items()}
+            for k in dimensions:
+                # str(k) would rename it (the objective got {'1': ...} for {1: ...}) and could merge
+                # two parameters into one ({1: ..., "1": ...}).
+                if not isinstance(k, str):
+                    raise ValueError(f"parameter names must be strings, got {k!r} of type {type(k).__name__}")
+            self._dims = {k: _dimension(k, v) for k, v in dimensions.items()}
             self._named = True
+        elif isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Iterable):
+            raise TypeError("a search space is a dict of parameters, a list of (low, high) bounds or an "
+                            f"optimist.Space, got {dimensions!r} of type {type(dimensions).__name__}")
         else:
             rows = [tuple(r) if isinstance(r, np.ndarray) else r for r in dimensions]
             self._dims = {f"x{k + 1}": _dimension(f"x{k + 1}", d) for k, d in enumerate(rows)}

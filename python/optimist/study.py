@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 import numpy as np
 
 from . import _optimist
-from ._loop import Interrupts
+from ._loop import Interrupts, _is_true
 from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
 from .optimizer import check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
@@ -370,7 +370,7 @@ class Study:
                     break
                 value, failure = self._evaluate(func, trial)
                 done += 1
-                if callback is not None and callback(trial, value) is True:
+                if callback is not None and _is_true(callback(trial, value)):  # numpy's True too
                     break
                 if failure is not None and on_failure == "stop":
                     raise failure

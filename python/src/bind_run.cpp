@@ -175,7 +175,8 @@ class PyRun {
   Trace earlier_run(const std::string& path) {
     Trace t = read_trace(path);
     if (t.meta.space != problem_.space.to_json())
-      throw InvalidArgument("resume: the search space in '" + path + "' differs from this run's: " + t.meta.space.dump());
+      throw InvalidArgument("resume: the search space in '" + path + "' differs from this run's: " +
+                            space_difference(t.meta.space, problem_.space.to_json()));
     if (t.meta.direction != problem_.direction)
       throw InvalidArgument("resume: '" + path + "' is a run to " + to_string(t.meta.direction) + ", this one is to " +
                             to_string(problem_.direction));

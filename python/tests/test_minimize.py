@@ -175,6 +175,21 @@ def test_callback_target_and_time_limit_stop_early():
     assert res.status == "time limit" and 0 < res.nfev < 10 ** 6
 
 
+def test_a_callback_returning_numpys_true_stops_and_other_truthy_values_do_not(tmp_path):
+    # A comparison of numpy values is an np.bool_: `return np.min(losses) < 0.2` never stopped the
+    # run (the callback's value was compared with `is True`).
+    space = [(-5, 10), (0, 15)]
+    res = optimist.minimize(branin, space, algorithm="random", budget=30, callback=lambda ev: np.int64(ev.i) >= 4)
+    assert res.nfev == 4 and res.status == "cancelled"
+    # A callback that ends with a write returns its length: that is no request to stop.
+    res = optimist.minimize(branin, space, algorithm="random", budget=6, callback=lambda ev: len(str(ev)))
+    assert res.nfev == 6 and res.status == "budget"
+    assert optimist.minimize(branin, space, algorithm="random", budget=5, callback=lambda ev: np.False_).nfev == 5
+    # The same in a study's optimize().
+    study = optimist.Study.create(f"sqlite:///{tmp_path / 's.db'}", "s", space, "random", budget=20)
+    assert study.optimize(branin, callback=lambda trial, value: np.float64(value) < np.inf) == 1
+
+
 def test_first_ctrl_c_stops_after_the_current_evaluation(capsys):
     def interrupted_at_three(x):
         interrupted_at_three.calls += 1
@@ -284,6 +299,28 @@ def test_seed_none_draws_a_fresh_seed_recorded_in_the_result_and_the_trace(tmp_p
         optimist.minimize(f, space, budget=1, seed=2**64)
     with pytest.raises(ValueError, match="seed must be a non-negative integer or None"):
         optimist.Optimizer(space, seed=-1)
+
+
+def test_resuming_a_trace_of_another_space_names_what_differs(tmp_path):
+    # The error printed the trace's space only, after "differs from this run's:", as if it were
+    # this run's: which parameter differed was left to the reader.
+    path = tmp_path / "run.jsonl"
+    f = lambda p: p["x"] ** 2  # noqa: E731
+    optimist.minimize(f, {"x": Float(-1, 1), "c": Categorical(["a", "b"])}, algorithm="random", budget=2, trace=path)
+    for space, difference in [
+            ({"x": Float(-2, 2), "c": Categorical(["a", "b"])},
+             "'x' is continuous [-1.0, 1.0] there, continuous [-2.0, 2.0] here"),
+            ({"x": Float(-1, 1), "c": Categorical(["a", "b", "z"])},
+             "'c' is categorical [\"a\",\"b\"] there, categorical [\"a\",\"b\",\"z\"] here"),
+            ({"x": Float(-1, 1)}, "'c' is only there"),
+            ({"x": Float(-1, 1), "c": Categorical(["a", "b"]), "n": Int(1, 8, log=True)}, "'n' is only here"),
+            ({"c": Categorical(["a", "b"]), "x": Float(-1, 1)}, "parameters [\"x\",\"c\"] there, [\"c\",\"x\"] here")]:
+        message = f"resume: the search space in '{path}' differs from this run's: {difference}"
+        with pytest.raises(ValueError, match=re.escape(message) + "$"):
+            optimist.minimize(f, space, algorithm="random", budget=4, resume=path)
+    assert optimist.read_trace(path).meta["space"]["parameters"][0]["name"] == "x"  # the trace is untouched
+    assert optimist.minimize(f, {"x": Float(-1, 1), "c": Categorical(["a", "b"])}, algorithm="random", budget=3,
+                             resume=path).nfev == 3
 
 
 def test_progress_says_first_what_auto_chose_and_the_seed(capsys):

@@ -1,7 +1,9 @@
 """Ask/tell from Python: every algorithm, the CLI's option errors, warm starts, history."""
 import math
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import optimist
@@ -94,6 +96,52 @@ def test_telling_several_is_all_or_nothing():
     assert opt.history.y.tolist() == [1.0, 2.0] and not opt.pending
     with pytest.raises(TypeError, match="a number that fits a float, got 1000"):
         opt.tell([0.3], 10**400)
+
+
+def test_tell_failed_takes_several_like_tell():
+    # A batch whose job died: tell_failed(trials, error) took the list for one point and raised
+    # "parameter 'lr': expected a number, got Trial(...)", leaving the batch pending.
+    opt = Optimizer({"lr": Float(1e-4, 1, log=True), "act": Categorical(["relu", "tanh"])}, "gp-ei", seed=0)
+    batch = opt.ask(3)
+    opt.tell_failed(batch, "job killed")
+    assert len(opt.history) == 3 and opt.history.failed.all() and not opt.pending
+    assert list(opt.history.errors) == ["job killed"] * 3
+    t = opt.ask()
+    with pytest.raises(ValueError, match="outside"):  # all or nothing
+        opt.tell_failed([t, {"lr": 5.0, "act": "relu"}], "x")
+    assert len(opt.history) == 3 and len(opt.pending) == 1
+    opt.tell_failed([t, {"lr": 0.01, "act": "tanh"}], "oom")
+    assert len(opt.history) == 5 and not opt.pending
+    opt.tell_failed([], "none")  # ask(n) of an algorithm without a batch form returns one: trials[1:] is []
+    assert len(opt.history) == 5
+    box = Optimizer([(0, 1), (0, 1)], "random", seed=0)
+    box.tell_failed([[0.1, 0.2], [0.3, 0.4]])
+    box.tell_failed(np.array([[0.5, 0.6]]))
+    box.tell_failed([0.7, 0.8])  # one point
+    assert box.history.X.tolist() == [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8]]
+    # A sequence point of a named space stays one point (a choice may be a list).
+    listed = Optimizer({"c": Categorical([[1, 2], [3]])}, "random", seed=0)
+    listed.tell_failed([[1, 2]])
+    assert listed.history.X.tolist() == [[0.0]]
+
+
+def test_tell_takes_a_dataframe_of_earlier_points():
+    # Earlier data kept in pandas (a history's to_pandas()): the frame was iterated as its column
+    # names, "tell(points, values): 2 points but 5 values".
+    space = {"lr": Float(1e-4, 1, log=True), "layers": Int(1, 4), "act": Categorical(["relu", "tanh"])}
+    earlier = optimist.minimize(lambda p: p["lr"] + p["layers"] + (p["act"] == "tanh"), space, algorithm="random",
+                                budget=5, seed=0)
+    df = earlier.history.to_pandas()
+    opt = Optimizer(space, "gp-ei", seed=1)
+    opt.tell(df[["lr", "layers", "act"]], df["y"])
+    assert opt.history.x == earlier.history.x and opt.history.y.tolist() == df["y"].tolist()
+    opt.tell_failed(df[["lr", "layers", "act"]].head(2), "diverged")
+    assert len(opt.history) == 7 and opt.history.failed[5:].all()
+    with pytest.raises(ValueError, match=re.escape("unknown ['y', ")):  # the whole frame: the other columns named
+        opt.tell(df, df["y"])
+    box = Optimizer([(0, 1), (0, 1)], "random", seed=0)
+    box.tell(pd.DataFrame({"x1": [0.1, 0.2], "x2": [0.3, 0.4]}), [1.0, 2.0])
+    assert box.history.X.tolist() == [[0.1, 0.3], [0.2, 0.4]]
 
 
 def test_batches_pending_points_and_failures():

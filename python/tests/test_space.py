@@ -76,6 +76,22 @@ def test_bad_bounds_raise_when_the_parameter_is_made(make, message):
     assert Int(3, 3).low == 3 and Float(1e-5, 1e-1, log=True).log  # one-value ints and good bounds are fine
 
 
+def test_names_must_be_strings_and_a_space_a_dict_or_a_list():
+    # A name was passed through str(): {1: ...} gave the objective {'1': ...}, and {1: ..., "1": ...}
+    # silently made one parameter of two.
+    with pytest.raises(ValueError, match=re.escape("parameter names must be strings, got 1 of type int")):
+        Space({1: Float(0, 1), "1": Int(0, 3)})
+    with pytest.raises(ValueError, match=re.escape("got ('a', 'b') of type tuple")):
+        optimist.minimize(lambda p: 0.0, {("a", "b"): Float(0, 1)}, budget=1)
+    # Before: TypeError "'int' object is not iterable", naming neither the argument nor the value.
+    with pytest.raises(TypeError, match=re.escape("a search space is a dict of parameters, a list of (low, high) "
+                                                  "bounds or an optimist.Space, got 5 of type int")):
+        optimist.minimize(lambda p: 0.0, 5, budget=1)
+    with pytest.raises(TypeError, match="got 'x1' of type str"):
+        Space("x1")
+    assert Space({np.str_("lr"): Float(0, 1)}).names == ["lr"]  # a str subclass is a string
+
+
 def test_bad_points_name_the_parameter():
     s = mixed()
     good = {"lr": 1e-3, "layers": 3, "act": "tanh", "batch": 64, "dropout": 0.25}

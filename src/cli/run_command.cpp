@@ -91,7 +91,8 @@ std::vector<EvaluationRecord> earlier_evaluations(const Trace& trace, const std:
                                                   std::size_t budget) {
   if (trace.meta.space != problem.space.to_json())
     throw InvalidArgument("--resume: the search space in '" + path + "' differs from problem '" + problem.name +
-                          "' in this build; the run cannot be continued");
+                          "' in this build (" + space_difference(trace.meta.space, problem.space.to_json()) +
+                          "); the run cannot be continued");
   if (trace.meta.direction != problem.direction)
     throw InvalidArgument("--resume: '" + path + "' is a run to " + to_string(trace.meta.direction) + ", problem '" +
                           problem.name + "' is to " + to_string(problem.direction));

@@ -493,6 +493,58 @@ void TraceWriter::write_line(const std::string& text) {
   }
 }
 
+namespace {
+
+std::string described_parameter(const nlohmann::json& p) {
+  const std::string type = p.value("type", std::string("?"));
+  if (type == "categorical") return "categorical " + p.value("choices", nlohmann::json::array()).dump();
+  return type + " [" + p.value("lower", nlohmann::json()).dump() + ", " + p.value("upper", nlohmann::json()).dump() + "]" +
+         (p.value("log", false) ? " log" : "");
+}
+
+// name -> parameter, in the space's order; nullopt for a space that is not a list of named parameters.
+std::optional<std::vector<std::pair<std::string, nlohmann::json>>> named_parameters(const nlohmann::json& space) {
+  if (!space.is_object() || !space.contains("parameters") || !space.at("parameters").is_array()) return std::nullopt;
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  for (const auto& p : space.at("parameters")) {
+    if (!p.is_object() || !p.contains("name") || !p.at("name").is_string()) return std::nullopt;
+    out.emplace_back(p.at("name").get<std::string>(), p);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string space_difference(const nlohmann::json& there, const nlohmann::json& here) {
+  if (there == here) return "";
+  const auto a = named_parameters(there), b = named_parameters(here);
+  if (!a || !b) return there.dump() + " there, " + here.dump() + " here";
+  const auto find = [](const auto& list, const std::string& name) -> const nlohmann::json* {
+    for (const auto& [n, p] : list)
+      if (n == name) return &p;
+    return nullptr;
+  };
+  std::vector<std::string> words;
+  for (const auto& [name, p] : *b)
+    if (const nlohmann::json* old = find(*a, name); old && *old != p)
+      words.push_back("'" + name + "' is " + described_parameter(*old) + " there, " + described_parameter(p) + " here");
+  for (const auto& [name, p] : *a)
+    if (!find(*b, name)) words.push_back("'" + name + "' is only there");
+  for (const auto& [name, p] : *b)
+    if (!find(*a, name)) words.push_back("'" + name + "' is only here");
+  if (words.empty()) {  // the same parameters in another order
+    const auto names = [](const auto& list) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& [n, p] : list) j.push_back(n);
+      return j.dump();
+    };
+    words.push_back("parameters " + names(*a) + " there, " + names(*b) + " here");
+  }
+  std::string text;
+  for (const auto& w : words) text += (text.empty() ? "" : "; ") + w;
+  return text;
+}
+
 Trace read_trace(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

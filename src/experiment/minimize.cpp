@@ -31,7 +31,8 @@ void check_same_run(const std::string& path, const Trace& trace, const experimen
   const nlohmann::json there = resolve_options(recorded.optimizer_spec()), here = resolve_options(spec.optimizer_spec());
   if (there != here) throw InvalidArgument(where + " was run with other options: " + there.dump() + " there, " + here.dump() + " here");
   if (trace.meta.space != problem.space.to_json())
-    throw InvalidArgument(where + ": its search space differs from this run's: " + trace.meta.space.dump());
+    throw InvalidArgument(where + ": its search space differs from this run's: " +
+                          space_difference(trace.meta.space, problem.space.to_json()));
   if (trace.meta.direction != problem.direction)
     throw InvalidArgument(where + " is a run to " + to_string(trace.meta.direction) + ", this one is to " + to_string(problem.direction));
   if (recorded.noise != 0.0 || recorded.noisy != spec.noisy)

@@ -405,3 +405,34 @@ TEST_F(Trace, RoomForObjectivesConstraintsAndIntermediateValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// A resume refused on its space says which parameter differs (it printed the trace's space
+// alone, after "differs from this run's:", as if it were this run's).
+TEST_F(Trace, SpaceDifferenceNamesEachParameterThatDiffers) {
+  const nlohmann::json there = mixed_space().to_json();
+  EXPECT_EQ(optimist::space_difference(there, there), "");
+  Space wider;
+  wider.add_continuous("lr", 1e-4, 10.0, true);
+  wider.add_integer("layers", 1, 8);
+  wider.add_categorical("kernel", {"rbf", "matern"});
+  wider.add_integer("batch", 16, 256, true);
+  EXPECT_EQ(optimist::space_difference(there, wider.to_json()),
+            "'lr' is continuous [0.0001, 1.0] log there, continuous [0.0001, 10.0] log here; 'kernel' is categorical "
+            "[\"rbf\",\"matern\",\"linear\"] there, categorical [\"rbf\",\"matern\"] here; 'batch' is only here");
+  Space fewer;
+  fewer.add_integer("layers", 1, 8);
+  fewer.add_categorical("kernel", {"rbf", "matern", "linear"});
+  EXPECT_EQ(optimist::space_difference(there, fewer.to_json()), "'lr' is only there");
+  Space reordered;
+  reordered.add_integer("layers", 1, 8);
+  reordered.add_continuous("lr", 1e-4, 1.0, true);
+  reordered.add_categorical("kernel", {"rbf", "matern", "linear"});
+  EXPECT_EQ(optimist::space_difference(there, reordered.to_json()),
+            "parameters [\"lr\",\"layers\",\"kernel\"] there, [\"layers\",\"lr\",\"kernel\"] here");
+  EXPECT_EQ(optimist::space_difference(nlohmann::json{{"dims", 2}}, fewer.to_json()),
+            "{\"dims\":2} there, " + fewer.to_json().dump() + " here");
+}
+
+}  // namespace

@@ -123,6 +123,11 @@ EvaluationRecord evaluation_from_json(const nlohmann::json& line, const Space& s
 /// evaluation when one is malformed, outside `space`, or not numbered 1, 2, ... in order.
 std::vector<EvaluationRecord> evaluations_from_trace(const Trace& trace, const Space& space);
 
+/// How a trace's space differs from a run's (both Space::to_json), parameter by parameter, for a
+/// resume refused on it: "'x' is continuous [-1.0, 1.0] there, continuous [-2.0, 2.0] here; 'c' is
+/// only there"; "" when they are equal.
+std::string space_difference(const nlohmann::json& there, const nlohmann::json& here);
+
 /// Marks `meta` (of the continued run) as resumed after `count` evaluations of `earlier`:
 /// run.resumed_after = earlier's list plus count.
 void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count);

@@ -6,15 +6,18 @@
 >>> study.optimize(lambda t: (t.suggest_float("x", -3, 3) - 1) ** 2, n_trials=20)
 
 The study keeps its own storage (in memory, SQLite, PostgreSQL...), pruners and visualization; the
-sampler keeps one optimist Optimizer for the study's relative search space (the parameters of
-every completed trial, each with its latest distribution) and feeds it every finished trial inside
-that space, its own asks and those of other workers sharing the storage. Parameters outside that space (conditional or new ones) are
-sampled by an independent sampler (RandomSampler by default), as Optuna's own relative samplers do.
+sampler keeps one optimist Optimizer for the study's relative search space (each parameter that
+every completed trial has since the first that had it, with its latest distribution) and feeds it
+every finished trial inside that space, its own asks and those of other workers sharing the
+storage. Parameters outside that space (conditional ones, or new ones before a trial with them
+completes) are sampled by an independent sampler (RandomSampler by default), as Optuna's own
+relative samplers do.
 """
 from __future__ import annotations
 
 import math
 import secrets
+import sys
 import threading
 import warnings
 from typing import Any, Callable, Dict, Optional, Sequence, Set, Tuple
@@ -33,6 +36,9 @@ __all__ = ["OptimistSampler"]
 SpaceExhausted = _optimist.SpaceExhausted
 
 _FINISHED = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+# A trial's system attribute holding the point the sampler asked for it, in Optuna's internal
+# representation: other workers see it as pending before the objective suggests the parameters.
+_ASKED_KEY = "optimist:asked"
 
 
 class _Param:
@@ -72,13 +78,29 @@ class _Param:
             return False
 
 
+def _outer(study: optuna.Study) -> optuna.Study:
+    """The study itself, where HyperbandPruner shows the sampler a view of one bracket's trials that
+    has no tell() and no optimize loop."""
+    return getattr(study, "_study", study)
+
+
 def _fail_created_trial(study: optuna.Study, trial: FrozenTrial) -> None:
     """Optuna has created the trial before asking the sampler: an error raised from the sampler
     would leave it RUNNING in the storage for ever, so it is failed first."""
     try:
-        study.tell(trial.number, state=TrialState.FAIL)
+        _outer(study).tell(trial.number, state=TrialState.FAIL)
     except Exception:  # noqa: BLE001 - the caller's error is what matters
         pass
+
+
+def _stop(study: optuna.Study, independent: BaseSampler, when: str = "") -> str:
+    """Stops study.optimize() (as GridSampler does) and says so. In the ask-and-tell interface
+    Optuna refuses study.stop() with a RuntimeError, which study.tell or study.ask then raised
+    (their trial told or failed all the same): there the next trials are sampled independently."""
+    if getattr(getattr(_outer(study), "_thread_local", None), "in_optimize_loop", False):
+        study.stop()
+        return "the study stops" + when
+    return f"further trials (study.ask) are sampled by {type(independent).__name__}"
 
 
 def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
@@ -97,27 +119,38 @@ def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
 
 
 class _LatestSpace:
-    """The relative search space: the parameters of every completed trial, each with the
-    distribution of the latest completed trial that has it. Optuna's IntersectionSearchSpace
-    drops a parameter whose distribution ever changed, so a range widened or narrowed mid-study
-    (or an older trial added with another range) made it random for the rest of the study; here
-    the trials outside the latest range are left out of the model instead."""
+    """The relative search space: each parameter that every completed trial has since the first
+    that had it (numbered from the first), with the distribution of the latest completed trial
+    that has it. Optuna's IntersectionSearchSpace keeps only the parameters of every completed
+    trial, so a parameter added to the objective after some trials was random for the rest of the
+    study; one that some later trial lacks (a conditional one) is left out here too, for good.
+    It also drops a parameter whose distribution ever changed, so a range widened or narrowed
+    mid-study (or an older trial added with another range) made it random for the rest of the
+    study; here the trials outside the latest range are left out of the model instead."""
 
     def __init__(self) -> None:
-        self._seen: Set[int] = set()
-        self._names: Optional[Set[str]] = None
+        self._names_of: Dict[int, Set[str]] = {}  # completed trial number -> its parameters
+        self._first: Dict[str, int] = {}  # parameter -> the first completed trial that has it
+        self._dropped: Set[str] = set()  # lacked by a trial after its first: conditional
         self._latest: Dict[str, Tuple[int, BaseDistribution]] = {}
 
     def calculate(self, study: optuna.Study) -> Dict[str, BaseDistribution]:
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            if t.number in self._seen:
+            if t.number in self._names_of:
                 continue
-            self._seen.add(t.number)
-            self._names = set(t.distributions) if self._names is None else self._names & set(t.distributions)
+            names = self._names_of[t.number] = set(t.distributions)
+            for name in self._first.keys() - names - self._dropped:
+                if t.number > self._first[name]:
+                    self._dropped.add(name)  # for good: this trial stays after the first
             for name, d in t.distributions.items():
                 if name not in self._latest or self._latest[name][0] < t.number:
                     self._latest[name] = (t.number, d)
-        return {name: self._latest[name][1] for name in sorted(self._names or ())}
+                if t.number < self._first.get(name, math.inf):  # a new parameter (or an older trial
+                    # completing late): the trials after this one that lack it make it conditional
+                    self._first[name] = t.number
+                    if any(number > t.number and name not in other for number, other in self._names_of.items()):
+                        self._dropped.add(name)
+        return {name: self._latest[name][1] for name in sorted(self._first) if name not in self._dropped}
 
 
 class _Model:
@@ -144,7 +177,25 @@ class _Model:
         if self.low > self.high:
             return math.copysign(1e300, value)
         spread = self.high - self.low or max(1.0, abs(self.high))
-        return self.low - spread if value < 0 else self.high + spread
+        told = self.low - spread if value < 0 else self.high + spread
+        # Values near the largest double (a penalty of sys.float_info.max) overflow it: the telling
+        # raised "told value inf is not finite" out of study.optimize.
+        return told if math.isfinite(told) else math.copysign(sys.float_info.max, value)
+
+    def asked_params(self, trial: FrozenTrial) -> Dict[str, Any]:
+        """The parameters of another worker's running trial: those it has suggested, completed by
+        the point its sampler asked or the values it was enqueued with (none is in the storage
+        before the objective suggests it)."""
+        params: Dict[str, Any] = {}
+        for name, internal in (trial.system_attrs.get(_ASKED_KEY) or {}).items():
+            if name in self.params:
+                try:
+                    params[name] = self.params[name].dist.to_external_repr(internal)
+                except (ValueError, TypeError, IndexError):
+                    pass  # asked in another space (a changed categorical): not this point
+        params.update(trial.system_attrs.get("fixed_params") or {})
+        params.update(trial.params)
+        return params
 
     def point(self, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The optimist point of a trial's parameters, None when it does not cover this space."""
@@ -163,7 +214,8 @@ class OptimistSampler(BaseSampler):
         algorithm: any optimist algorithm (``optimist.algorithm_names()``), e.g. "gp-ei", "go-ucb",
             "turbo", "bkb".
         seed: the optimizer's seed (and the independent sampler's when it is created here); the same
-            seed gives the same trials in a sequential study.
+            seed gives the same trials in a sequential study. None draws one (32 bits), which
+            ``sampler.seed`` gives. Any seed below 2^64, as for ``optimist.Optimizer``.
         n_startup_trials: trials sampled by the independent sampler before the algorithm takes over
             (0: from the first trial whose search space is known; the algorithm has its own initial
             design, e.g. gp-ei's Sobol points).
@@ -198,7 +250,10 @@ class OptimistSampler(BaseSampler):
         self._noisy = noisy
         self._seed = seed if seed is not None else secrets.randbits(32)
         self._make_optimizer(Space([(0.0, 1.0)]), "minimize")  # bad algorithm or options: ValueError now
-        self._independent = independent_sampler or RandomSampler(seed=seed)
+        # The seed drawn for seed=None seeds the independent sampler too, so that OptimistSampler(seed=
+        # sampler.seed) repeats the study; RandomSampler takes 32 bits, optimist seeds 64.
+        self._own_independent = independent_sampler is None
+        self._independent = independent_sampler or RandomSampler(seed=int(self._seed) % 2**32)
         self._n_startup_trials = n_startup_trials
         self._warn_independent = warn_independent_sampling
         self._warned: Set[str] = set()
@@ -221,16 +276,20 @@ class OptimistSampler(BaseSampler):
         return state
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
+        state.setdefault("_own_independent", False)  # pickled before it existed: reseeded as then
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
     # ---- BaseSampler ----
     def reseed_rng(self) -> None:
         """A new random seed (Optuna calls it in each thread of n_jobs > 1): for the independent
-        sampler, and for the optimizer when it is next built."""
-        self._independent.reseed_rng()
+        sampler (the new ``seed`` for its own RandomSampler), and for the optimizer when it is next built."""
         with self._lock:
             self._seed = secrets.randbits(32)
+            if self._own_independent:
+                self._independent = RandomSampler(seed=self._seed)
+                return
+        self._independent.reseed_rng()
 
     def infer_relative_search_space(self, study: optuna.Study, trial: FrozenTrial) -> Dict[str, BaseDistribution]:
         if study._is_multi_objective():
@@ -267,6 +326,20 @@ class OptimistSampler(BaseSampler):
                          search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
         if not search_space:
             return {}
+        params = self._ask(study, trial, search_space)
+        if params:
+            # Another process sees this trial without parameters until the objective suggests them
+            # (after any setup of its own): without the asked point it could suggest the same one.
+            try:
+                internal = {name: search_space[name].to_internal_repr(v) for name, v in params.items()}
+            except (ValueError, TypeError):
+                internal = None
+            if internal is not None:
+                study._storage.set_trial_system_attr(trial._trial_id, _ASKED_KEY, internal)
+        return params
+
+    def _ask(self, study: optuna.Study, trial: FrozenTrial,
+             search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
         if set(trial.system_attrs.get("fixed_params", {})) & set(search_space):
             # An enqueued trial (study.enqueue_trial) runs its own values: nothing to ask (an ask it
             # would not run could only be told as a failure); the parameters it leaves free are
@@ -285,10 +358,9 @@ class OptimistSampler(BaseSampler):
             except SpaceExhausted:
                 # Every point of the finite space is evaluated (or running): nothing new to suggest.
                 if self._covers_every_parameter(model, trials):
+                    stop = _stop(study, self._independent, " after this trial")
                     warnings.warn("OptimistSampler: every point of the search space has been evaluated or is "
-                                  "running (a deterministic objective); the study stops after this trial",
-                                  stacklevel=2)
-                    study.stop()
+                                  f"running (a deterministic objective); {stop}", stacklevel=2)
                 else:
                     # Other parameters (conditional ones, sampled independently) still vary: only the
                     # shared part is used up, and it is sampled independently from now on.
@@ -318,8 +390,8 @@ class OptimistSampler(BaseSampler):
                 and param_name not in self._model.search_space):
             self._warned.add(param_name)
             warnings.warn(f"OptimistSampler: parameter '{param_name}' (trial {trial.number}) is sampled by "
-                          f"{type(self._independent).__name__}: it is not in every completed trial (a conditional "
-                          "or new parameter). Pass warn_independent_sampling=False if this is intended.",
+                          f"{type(self._independent).__name__}: it is not in every completed trial since its first (a "
+                          "conditional parameter, or a new one before a trial with it completes). Pass warn_independent_sampling=False if this is intended.",
                           stacklevel=2)
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
@@ -334,8 +406,7 @@ class OptimistSampler(BaseSampler):
                 if (not self._noisy and not model.relative_exhausted and model.optimizer.exhausted
                         and self._covers_every_parameter(model, study.get_trials(deepcopy=False))):
                     warnings.warn("OptimistSampler: every point of the search space has been evaluated (a "
-                                  "deterministic objective); the study stops", stacklevel=2)
-                    study.stop()
+                                  "deterministic objective); " + _stop(study, self._independent), stacklevel=2)
         self._independent.after_trial(study, trial, state, values)
 
     # ---- the optimizer of the current relative search space ----
@@ -357,7 +428,7 @@ class OptimistSampler(BaseSampler):
             if t.state in _FINISHED:
                 self._tell(model, t.number, t.params, t.state, t.values)
             elif t.state == TrialState.RUNNING and t.number not in model.asked:
-                point = model.point(t.params)
+                point = model.point(model.asked_params(t))
                 if point is not None:  # another worker's trial with every parameter already chosen
                     model.asked[t.number] = model.optimizer.add_pending(point)
 
@@ -376,6 +447,12 @@ class OptimistSampler(BaseSampler):
         point = model.point(params)
         if point is not None:
             model.optimizer.tell(point, model.told_value(value)) if ok else model.optimizer.tell_failed(point, why)
+
+    @property
+    def seed(self) -> int:
+        """The seed in use (the one drawn for ``seed=None``, or by ``reseed_rng``): a sampler made with
+        it runs the same trials in a sequential study."""
+        return self._seed
 
     @property
     def optimizer(self) -> Optional[Optimizer]:
