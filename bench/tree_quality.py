@@ -36,7 +36,7 @@ def main():
     ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS)
     ap.add_argument("--seeds", type=int, default=10, help="number of seeds")
     ap.add_argument("--first-seed", type=int, default=1, help="seeds FIRST .. FIRST+SEEDS-1")
-    ap.add_argument("--set", nargs="*", default=[], metavar="ALG:KEY=VALUE", help="option for one algorithm")
+    ap.add_argument("--set", nargs="*", action="extend", default=[], metavar="ALG:KEY=VALUE", help="option for one algorithm")
     a = ap.parse_args()
     options = {alg: [s.split(":", 1)[1] for s in a.set if s.split(":", 1)[0] == alg] for alg in a.algorithms}
     for problem in a.problems:

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Figures of an `optimist bench` folder: one panel per problem, one line per algorithm, the mean
-over seeds with its Wald interval shaded (as in the GO-UCB and SequOOL papers' figures).
+over seeds with its interval shaded (the summary's: Student's t by default, or the papers' Wald
+interval with "interval": "wald", as in the GO-UCB and SequOOL papers' figures).
 
 Usage: /usr/bin/python3 scripts/plot_results.py DIR   (DIR holds summary.json)
 Writes DIR/plots/<figure>.png and .svg for each figure the sweep asks for ("plots" in sweep):
@@ -82,7 +83,7 @@ def draw_panel(ax, problem, curve_key, ylabel, log, level, colors):
         half = [p[2] if finite(p[2]) else 0.0 for p in pts]
         lo = [m - h for m, h in zip(mean, half)]
         hi = [m + h for m, h in zip(mean, half)]
-        if log:  # a Wald interval may reach below 0; clip to the mean's scale
+        if log:  # an interval may reach below 0; clip to the mean's scale
             lo = [max(l, m * 1e-3) for l, m in zip(lo, mean)]
         ax.fill_between(ts, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
     if log:
@@ -131,7 +132,9 @@ def plot(directory):
         if handles:
             fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
         sweep = summary["sweep"]
-        fig.suptitle("%s: mean over %d seeds, %g%% Wald intervals" % (sweep["name"], sweep["seeds"], 100 * level),
+        kind = {"t": "Student's t", "wald": "Wald"}.get(summary.get("interval", "wald"), summary.get("interval"))
+        fig.suptitle("%s: mean over %d seed%s, %g%% %s intervals" % (sweep["name"], sweep["seeds"],
+                                                                   "" if sweep["seeds"] == 1 else "s", 100 * level, kind),
                      fontsize=11)
         fig.tight_layout(rect=(0, legend_height, 1, 0.95))
         for ext in ("png", "svg"):

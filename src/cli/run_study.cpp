@@ -177,6 +177,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
     t.error = e.error;
     t.worker = study.worker();
     t.suggest_s = e.trial.suggest_s;
+    if (!e.trial.diagnostics.empty()) t.user_attrs["diagnostics"] = e.trial.diagnostics;  // as study export writes them
     t.started = 0.0;
     t.finished = e.eval_s;
     const EvaluationRecord r = trace_record(t, record, &objective, totals);

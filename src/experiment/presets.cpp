@@ -45,7 +45,7 @@ std::vector<Preset> make_presets() {
                   {{"name", "rastrigin"}, {"budget", 72}}}}}});
   p.push_back({"goucb-workshop",
                "GO-UCB workshop paper Fig. 1: sigmoid and sine in 1-D, N = 5, T = 20, average Phase II regret, "
-               "98% Wald intervals",
+               "98% intervals",
                {{"name", "goucb-workshop"},
                 {"seeds", 100},  // Sec. 4: repeated 100 times
                 {"level", 0.98},

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -71,9 +72,17 @@ class SqliteDatabase final : public Database {
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     db_.reset(raw);
-    if (rc != SQLITE_OK)
+    if (rc != SQLITE_OK) {
+      // SQLite says only "unable to open database file": name a missing folder (not created, as a
+      // mistyped path would leave a stray database behind).
+      std::error_code ec;
+      const std::filesystem::path folder = std::filesystem::path(path_).parent_path();
+      const std::string missing = !folder.empty() && !std::filesystem::exists(folder, ec)
+                                      ? " (the folder '" + folder.string() + "' does not exist; create it first)"
+                                      : "";
       throw InvalidArgument("storage '" + url_ + "': cannot open SQLite file '" + path_ + "': " +
-                            (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+                            (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + missing);
+    }
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   }
   void first_read(bool read_only) {

@@ -417,6 +417,7 @@ std::optional<StudyTrial> Study::ask_unguarded(std::optional<double> lease_s) {
     }
     s.synced_seq = t->asked_seq;
     out = StudyTrial{t->number, t->x, t->origin, t->suggest_s.value_or(0.0), t->lease_until};
+    if (const auto d = t->user_attrs.find("diagnostics"); d != t->user_attrs.end()) out->diagnostics = *d;
   });
   if (out) s.track(out->number);
   return out;

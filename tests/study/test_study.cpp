@@ -394,6 +394,7 @@ TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
   EXPECT_EQ(secret.find("hunter2"), std::string::npos) << secret;
   const std::string folder = message_of([] { Storage s("sqlite:////nonexistent-folder/x/study.db"); });
   EXPECT_NE(folder.find("/nonexistent-folder/x/study.db"), std::string::npos) << folder;
+  EXPECT_NE(folder.find("(the folder '/nonexistent-folder/x' does not exist; create it first)"), std::string::npos) << folder;
   const std::string no_file = message_of([] { Storage s("sqlite:///"); });
   EXPECT_NE(no_file.find("names no file"), std::string::npos) << no_file;
 }

@@ -22,6 +22,9 @@ struct StudyTrial {
   std::string origin;      ///< "asked" (the algorithm's), "enqueued" or "requeued"
   double suggest_s = 0.0;  ///< optimizer time spent proposing it (0 for a queued point)
   std::optional<double> lease_until;  ///< asked with a lease: held until this Unix time (infinity: until told)
+  /// The optimizer's diagnostics when it proposed the trial (e.g. GP lengthscales); empty for a
+  /// queued point. A trace line of the trial carries them (`optimist run --jobs`, `study export`).
+  nlohmann::json diagnostics = nlohmann::json::object();
 };
 
 /// A tell by number, for Study::tell(tells): a value, or none and why the trial failed.
