@@ -33,7 +33,14 @@ AlgorithmLimits limits_of(const std::string& name) {
     l.max_dim = sobol_dims;
     l.max_points = 0xffffffffu;
     l.note = "Sobol direction numbers for 3667 dimensions, 2^32 - 1 points";
-  } else if (name == "gp-ucb" || name == "gp-ei" || name == "gp-pi" || name == "turbo" || name == "gp-ucb-arms") {
+  } else if (name == "gp-ucb" || name == "gp-ei" || name == "gp-pi" || name == "turbo") {
+    l.max_dim = sobol_dims;
+    l.max_points = 20000;
+    l.bytes_per_point_pair = 32.0;
+    l.model_cap_option = "max_model_points";
+    l.note = "a GP on at most 2 x max_model_points points; with max_model_points = 0 an exact GP over every evaluation: "
+             "n x n matrices (20,000: ~13 GB) and O(n^3) refits; Sobol candidates for 3667 dimensions";
+  } else if (name == "gp-ucb-arms") {
     l.max_dim = sobol_dims;
     l.max_points = 20000;
     l.bytes_per_point_pair = 32.0;

@@ -139,8 +139,9 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
   return resolved;
 }
 
-double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d) {
-  const double nd = static_cast<double>(n) * static_cast<double>(d), nn = static_cast<double>(n) * static_cast<double>(n);
+double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d, std::size_t model_cap) {
+  const std::size_t m = model_cap > 0 && !limits.model_cap_option.empty() ? std::min(n, 2 * model_cap) : n;  // model points
+  const double nd = static_cast<double>(n) * static_cast<double>(d), nn = static_cast<double>(m) * static_cast<double>(m);
   return limits.bytes_per_point_dim * nd + limits.bytes_per_point_pair * nn;
 }
 
@@ -165,17 +166,20 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon) {
+void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon, std::size_t model_cap) {
   const AlgorithmLimits& l = info.limits;
+  const bool capped = model_cap > 0 && !l.model_cap_option.empty();
   const std::string why = l.note.empty() ? "" : " (" + l.note + ")";
   if (l.max_dim > 0 && dim > l.max_dim)
     throw InvalidArgument(info.name + " handles at most " + std::to_string(l.max_dim) + " parameters" + why +
                           ", this space has " + std::to_string(dim) +
                           "; random search and the tree searches (sequool, soo, hoo, ...) have no dimension limit");
-  if (l.max_points > 0 && horizon > l.max_points)
-    throw InvalidArgument(info.name + " handles at most " + std::to_string(l.max_points) + " evaluations" + why +
-                          ", the run plans " + std::to_string(horizon));
-  const double need = estimated_run_bytes(l, horizon, dim), have = available_memory_bytes();
+  if (l.max_points > 0 && !capped && horizon > l.max_points)
+    throw InvalidArgument(info.name + " handles at most " + std::to_string(l.max_points) + " evaluations" +
+                          (l.model_cap_option.empty() ? "" : " with " + l.model_cap_option + " = 0") + why + ", the run plans " +
+                          std::to_string(horizon) +
+                          (l.model_cap_option.empty() ? "" : "; with " + l.model_cap_option + " > 0 (the default) any number"));
+  const double need = estimated_run_bytes(l, horizon, dim, model_cap), have = available_memory_bytes();
   if (horizon > 0 && need > have)
     throw InvalidArgument(info.name + " with " + std::to_string(horizon) + " evaluations of " + std::to_string(dim) +
                           " parameters would need about " + gigabytes(need) + " of memory, more than the " +
@@ -187,7 +191,10 @@ std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Spac
   const nlohmann::json resolved = resolve_options(spec);
   const AlgorithmInfo& info = algorithm_info(resolved.at("name").get<std::string>());
   if (info.horizon == HorizonUse::Required) (void)required_horizon(info.name, context);
-  check_limits(info, space.dim(), context.horizon.value_or(0));
+  std::size_t model_cap = 0;
+  if (const std::string& cap = info.limits.model_cap_option; !cap.empty() && resolved.contains(cap) && resolved.at(cap).is_number_unsigned())
+    model_cap = resolved.at(cap).get<std::size_t>();
+  check_limits(info, space.dim(), context.horizon.value_or(0), model_cap);
   return info.create(space, direction, OptionValues(info.name, resolved), context);
 }
 

@@ -52,9 +52,13 @@ std::optional<double> default_f_star(const ProblemInfo& p) {
 // "at most 3667 parameters, 20000 evaluations; memory ~32 n d + 32 n^2 bytes: why".
 std::string limits_text(const AlgorithmLimits& l) {
   std::string s = l.max_dim ? "at most " + std::to_string(l.max_dim) + " parameters" : "any dimension";
-  s += l.max_points ? ", at most " + std::to_string(l.max_points) + " evaluations" : ", any number of evaluations";
+  const std::string& cap = l.model_cap_option;
+  if (!cap.empty() && l.max_points)
+    s += ", any number of evaluations (at most " + std::to_string(l.max_points) + " with " + cap + " = 0)";
+  else
+    s += l.max_points ? ", at most " + std::to_string(l.max_points) + " evaluations" : ", any number of evaluations";
   s += "; memory ~" + fmt_num(l.bytes_per_point_dim, 3) + " n d";
-  if (l.bytes_per_point_pair > 0) s += " + " + fmt_num(l.bytes_per_point_pair, 3) + " n^2";
+  if (l.bytes_per_point_pair > 0) s += " + " + fmt_num(l.bytes_per_point_pair, 3) + (cap.empty() ? " n^2" : " m^2, m = min(n, 2 " + cap + ")");
   s += " bytes";
   if (!l.note.empty()) s += " (" + l.note + ")";
   return s;
@@ -65,7 +69,8 @@ nlohmann::json limits_json(const AlgorithmLimits& l) {
           {"max_points", l.max_points ? nlohmann::json(l.max_points) : nlohmann::json(nullptr)},
           {"bytes_per_point_dim", l.bytes_per_point_dim},
           {"bytes_per_point_pair", l.bytes_per_point_pair},
-          {"note", l.note}};
+          {"note", l.note},
+          {"model_cap_option", l.model_cap_option.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.model_cap_option)}};
 }
 
 nlohmann::json algorithms_json() {

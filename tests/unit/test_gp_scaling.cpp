@@ -465,6 +465,31 @@ TEST(GpScaling, CappedGpEiStillSolvesBraninAndHoldsAtMostTheCapPlusNewPoints) {
   EXPECT_GE(solved, 4);
 }
 
+// Between refits a capped model takes every new point, and the refit period is 5% of the run: past
+// 20 x the cap the model would grow past twice the cap (at 10^6 evaluations and the default cap,
+// 51,000 points). A refit is due once it holds twice the cap, so its size stays bounded however
+// long the run; gp-ei and turbo then run any number of evaluations (Limits.CappedGpsRunAnyNumberOfEvaluations).
+TEST(GpScaling, ACappedModelStaysWithinTwiceTheCapHoweverLongTheRun) {
+  const Space space = Space::box(2, 0.0, 1.0);
+  for (const char* name : {"gp-ei", "turbo"}) {
+    nlohmann::json spec = {{"name", name}, {"max_model_points", 5}};
+    if (std::string(name) == "gp-ei") spec["raw_samples"] = 64;
+    else spec.update({{"n_candidates", 100}, {"length_min", 1e-9}});
+    auto opt = make_optimizer(spec, space, Direction::Maximize, RunContext{.seed = 3});
+    Rng rng(2);
+    std::size_t largest = 0;
+    for (int k = 0; k < 300; ++k) {
+      const Trial t = opt->ask();
+      opt->tell(t, wavy(t.unit) + 0.01 * rng.normal());
+      const auto size = std::string(name) == "gp-ei" ? dynamic_cast<const GpBo&>(*opt).model().size()
+                                                     : dynamic_cast<const Turbo&>(*opt).model().size();
+      largest = std::max(largest, static_cast<std::size_t>(size));
+    }
+    EXPECT_LE(largest, 10u) << name;  // 5 + 15 new points at 300 without the rule
+    EXPECT_GE(largest, 6u) << name;   // it does take new points between refits
+  }
+}
+
 TEST(GpScaling, TurboLocalModelIsCappedAndTheOldRecipeIsNot) {
   const Space space = Space::box(4, 0.0, 1.0);
   for (std::size_t cap : {std::size_t{0}, std::size_t{30}}) {

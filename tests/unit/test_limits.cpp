@@ -174,15 +174,30 @@ INSTANTIATE_TEST_SUITE_P(Limits, TreeHorizon, ::testing::ValuesIn(tree_names()),
 TEST(Limits, ExactGpRefusesMorePointsThanItsLimit) {
   const AlgorithmInfo& info = algorithm_info("gp-ei");
   ASSERT_GT(info.limits.max_points, 0u);
-  try {
-    (void)make_optimizer({{"name", "gp-ei"}}, Space::box(2, 0.0, 1.0), Direction::Minimize,
-                         RunContext{.seed = 1, .horizon = info.limits.max_points + 1});
-    ADD_FAILURE() << "gp-ei accepted a horizon beyond its limit";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(info.limits.max_points) + " evaluations"),
-              std::string::npos)
-        << e.what();
+  for (const nlohmann::json& spec : {nlohmann::json{{"name", "gp-ei"}, {"max_model_points", 0}}, nlohmann::json{{"name", "gp-ucb-arms"}}}) {
+    try {
+      (void)make_optimizer(spec, Space::box(2, 0.0, 1.0), Direction::Minimize,
+                           RunContext{.seed = 1, .horizon = info.limits.max_points + 1});
+      ADD_FAILURE() << spec.dump() << " accepted a horizon beyond its limit";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(info.limits.max_points) + " evaluations"),
+                std::string::npos)
+          << e.what();
+      if (spec.contains("max_model_points"))
+        EXPECT_NE(std::string(e.what()).find("with max_model_points = 0"), std::string::npos) << e.what();
+    }
   }
   EXPECT_DOUBLE_EQ(estimated_run_bytes(info.limits, 1000, 10), 32.0 * 1000 * 10 + 32.0 * 1000 * 1000);
+  // A capped model holds at most twice the cap: the n^2 term counts the model's points.
+  EXPECT_DOUBLE_EQ(estimated_run_bytes(info.limits, 1000000, 10, 1000), 32.0 * 1e6 * 10 + 32.0 * 2000 * 2000);
   EXPECT_GT(available_memory_bytes(), 1e8);
+}
+
+// With their default cap (max_model_points) the GP methods run any number of evaluations: `auto`
+// with budget=10**6 and a time limit chose gp-ei, which refused the run (the exact GP's 20,000).
+TEST(Limits, CappedGpsRunAnyNumberOfEvaluations) {
+  for (const char* name : {"gp-ei", "gp-ucb", "gp-pi", "turbo", "auto"})
+    EXPECT_NO_THROW((void)make_optimizer({{"name", name}}, Space::box(2, 0.0, 1.0), Direction::Minimize,
+                                         RunContext{.seed = 1, .horizon = 1000000}))
+        << name;
 }

@@ -59,6 +59,10 @@ struct AlgorithmLimits {
   double bytes_per_point_dim = 32.0;
   double bytes_per_point_pair = 0.0;
   std::string note;  ///< what sets the limits, one line
+  /// An integer option that caps the model's points (gp-*'s and turbo's max_model_points; empty:
+  /// none). While it is > 0 the model holds at most twice its value: max_points does not apply,
+  /// and the n^2 term counts the model's points, not the run's.
+  std::string model_cap_option;
 };
 
 using OptimizerFactory =
@@ -96,14 +100,16 @@ nlohmann::json resolve_options(const nlohmann::json& spec);
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Space& space,
                                           Direction direction = Direction::Maximize, const RunContext& context = {});
 
-/// Bytes a run of `n` evaluations in `d` dimensions needs, by the algorithm's memory model.
-double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d);
+/// Bytes a run of `n` evaluations in `d` dimensions needs, by the algorithm's memory model;
+/// `model_cap`: the value of limits.model_cap_option (0: no cap).
+double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d, std::size_t model_cap = 0);
 /// The memory optimist may count on: physical memory, or the cgroup's limit when lower.
 double available_memory_bytes();
 /// Throws InvalidArgument naming the algorithm, the value and the limit when a run of `horizon`
 /// evaluations (0: unknown) on `dim` parameters is beyond the algorithm's limits or would need
-/// more memory than available_memory_bytes(). make_optimizer calls it.
-void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon);
+/// more memory than available_memory_bytes(); `model_cap` as for estimated_run_bytes.
+/// make_optimizer calls it with the resolved options' cap.
+void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon, std::size_t model_cap = 0);
 
 /// The horizon of an algorithm with HorizonUse::Required; throws InvalidArgument naming the
 /// algorithm when the context has none.

@@ -257,12 +257,16 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
   gp_.add_point(u, y);  // the factor is extended (O(n^2)) at the end of sync, hyperparameters kept (a warp's value: below)
   const auto n = static_cast<std::size_t>(k + 1);
   if (n < n_init_) return;  // no model needed during the design
-  if (fitted_ && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) return;
+  const std::size_t cap = options_.max_model_points;
+  // A capped model grows by the points told between refits (5% of n): past 20 x the cap that is
+  // more than the cap, so a refit is also due once it holds twice the cap; its size stays bounded
+  // however long the run (runs up to 20 x the cap are unchanged).
+  const bool model_full = cap > 0 && model_points_.size() >= 2 * cap;
+  if (fitted_ && !model_full && !refit_due(n, last_fit_n_, options_.refit_every, kRefitEveryStepUpTo, refit_stretch_)) return;
   // Warm start from the last hyperparameters; the seed depends only on the number of
   // observations, so a replayed history runs the same chain of fits (determinism and replay).
   // A multi-start fit at the first fit and whenever the data has doubled, warm refits otherwise.
   Rng rng(derive_seed(derive_seed(seed(), kFitStream), n));
-  const std::size_t cap = options_.max_model_points;
   update_imputed();
   if (cap > 0 && n > cap) {
     // The capped model: a subset chosen around the best point, refitted from the current

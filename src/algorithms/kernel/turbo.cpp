@@ -130,13 +130,17 @@ void Turbo::sync(const Region& region) const {
     region.gp.add_point(p.unit, p.value);  // the factor is extended (O(n^2)) at the update below, hyperparameters kept
     if (!p.fit) continue;
     const std::size_t n = p.run_size;
+    const std::size_t cap = options_.max_model_points;
+    // As gp-ei's: a local model that has grown to twice the cap between refits (past 20 x the cap)
+    // is refitted, so its size stays bounded however long the run.
+    const bool model_full = cap > 0 && static_cast<std::size_t>(region.gp.size()) >= 2 * cap;
     // The reference recipe refits every step by design; "ml" follows refit_every.
-    if (options_.recipe == TurboRecipe::Ml && region.fitted && !refit_due(n, region.last_fit, options_.refit_every))
+    if (options_.recipe == TurboRecipe::Ml && region.fitted && !model_full &&
+        !refit_due(n, region.last_fit, options_.refit_every))
       continue;
     // Multi-start fit at the run's first fit and whenever its data has doubled, warm refits
     // otherwise; the seed depends only on the told history (replay contract).
     Rng rng(derive_seed(derive_seed(seed(), kFitStream), p.stream));
-    const std::size_t cap = options_.max_model_points;
     if (options_.recipe == TurboRecipe::Ml && cap > 0 && n > cap) {
       // The local model: the cap points of the run nearest its best point (the trust region's
       // centre), in the current lengthscales.
