@@ -8,14 +8,17 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wordexp.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "core/child_processes.hpp"
@@ -32,18 +35,91 @@ constexpr std::size_t kStderrTail = 2000;          // bytes of the child's stder
 constexpr std::size_t kMaxLine = 64u << 20;        // an answer longer than this is garbage
 constexpr std::size_t kShownLine = 200;            // characters of a bad line quoted in a message
 constexpr auto kExitGrace = std::chrono::milliseconds(1000);
-constexpr int kExitCheckMs = 200;  // while waiting for an answer: how often the program's exit is checked
+constexpr int kExitCheckMs = 200;  // the longest wait between two checks of the program's exit
 // A line printed right after an answer (a program answering twice) arrives microseconds later:
 // the next request waits this long after the last answer for such a line before it is sent.
 constexpr auto kAnswerSettle = std::chrono::milliseconds(5);
+// A longer timeout is no timeout (a deadline beyond it would overflow the clock's nanoseconds).
+constexpr double kMaxTimeout = 1e9;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-std::string shorten(const std::string& s, std::size_t n = kShownLine) {
-  return s.size() <= n ? s : s.substr(0, n) + "...";
+/// Length of the valid UTF-8 character at s[i] (strict, as nlohmann's parser), 0 if none.
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = at(i);
+  if (b < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) n = 2;
+  else if (b >= 0xE0 && b <= 0xEF) n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+  else if (b >= 0xF0 && b <= 0xF4) n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  return n;
 }
 
-bool is_executable_file(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+/// The program's output made fit for a message: invalid UTF-8 and control characters become
+/// escapes (\xff, \n unless keep_lines). A raw byte once made the trace's JSON writer throw,
+/// ending the run and losing the evaluation; a terminal escape would reach the user's screen.
+std::string printable(std::string_view s, bool keep_lines = false) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_char_length(s, i);
+    if (n > 1 || (n == 1 && b >= 0x20 && b != 0x7F) || (keep_lines && (b == '\n' || b == '\t'))) {
+      out.append(s.substr(i, n));
+      i += n;
+      continue;
+    }
+    static constexpr char hex[] = "0123456789abcdef";
+    out += b == '\n' ? "\\n" : b == '\r' ? "\\r" : b == '\t' ? "\\t" : std::string{'\\', 'x', hex[b >> 4], hex[b & 15]};
+    ++i;
+  }
+  return out;
+}
+
+/// At most about n bytes of printable(s), cut between characters.
+std::string shorten(const std::string& s, std::size_t n = kShownLine) {
+  const std::string p = printable(s);
+  if (p.size() <= n) return p;
+  std::size_t cut = n;
+  while (cut > 0 && (static_cast<unsigned char>(p[cut]) & 0xC0) == 0x80) --cut;
+  return p.substr(0, cut) + "...";
+}
+
+/// Why `path` cannot be run, or "" if it can (the up-front check for a clear error).
+std::string why_not_runnable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "not found";
+  if (S_ISDIR(st.st_mode)) return "a directory, not a program";
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::access(path.c_str(), X_OK) != 0) return "not executable (chmod +x it, or name its interpreter first)";
+  return "";
+}
+
+bool is_executable_file(const std::string& path) { return why_not_runnable(path).empty(); }
+
+/// A script's #! interpreter that cannot run: spawning it fails with a bare "No such file or
+/// directory", as if the script were missing. "" if fine or not a script.
+std::string bad_interpreter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first(256, '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<std::size_t>(in.gcount()));
+  if (first.rfind("#!", 0) != 0) return "";
+  const std::size_t begin = first.find_first_not_of(" \t", 2);
+  if (begin == std::string::npos) return "";
+  const std::string interpreter = first.substr(begin, first.find_first_of(" \t\n", begin) - begin);
+  if (interpreter.empty() || is_executable_file(interpreter)) return "";
+  const bool crlf = interpreter.back() == '\r';
+  return "'" + printable(path) + "' names the interpreter '" + printable(interpreter) + "' on its #! line, which is " +
+         (crlf ? "not found (the file has Windows line ends: convert it with dos2unix)"
+               : why_not_runnable(interpreter));
+}
 
 /// The program as posix_spawnp would find it, or "" (the up-front check for a clear error).
 std::string find_program(const std::string& program) {
@@ -89,6 +165,7 @@ struct JsonLineProcess::Child {
   std::optional<Clock::time_point> answered_at;  // when its last answer was read
   bool reaped = false;
   int status = 0;
+  int stop_signal = 0;  // the signal that last stopped it
 
   ~Child() {
     if (pid > 0) child_processes::remove(pid);
@@ -142,8 +219,16 @@ struct JsonLineProcess::Child {
   bool try_reap(bool block) {
     if (reaped) return true;
     for (;;) {
-      const pid_t r = ::waitpid(pid, &status, block ? 0 : WNOHANG);
-      if (r == pid) return reaped = true;
+      int st = 0;
+      const pid_t r = ::waitpid(pid, &st, block ? 0 : WNOHANG | WUNTRACED);
+      if (r == pid && WIFSTOPPED(st)) {
+        stop_signal = WSTOPSIG(st);
+        return false;
+      }
+      if (r == pid) {
+        status = st;
+        return reaped = true;
+      }
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) return reaped = true;  // not our child any more (should not happen)
       return false;
@@ -160,7 +245,9 @@ struct JsonLineProcess::Child {
   }
 
   std::string last_stderr() const {
-    std::string tail = err_tail.size() > kStderrTail ? err_tail.substr(err_tail.size() - kStderrTail) : err_tail;
+    std::size_t begin = err_tail.size() > kStderrTail ? err_tail.size() - kStderrTail : 0;
+    while (begin > 0 && begin < err_tail.size() && (static_cast<unsigned char>(err_tail[begin]) & 0xC0) == 0x80) ++begin;
+    std::string tail = printable(std::string_view(err_tail).substr(begin), /*keep_lines=*/true);
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
     return tail;
   }
@@ -170,9 +257,26 @@ JsonLineProcess::JsonLineProcess(ExternalCommand command) : command_(std::move(c
   if (command_.argv.empty() || command_.argv[0].empty())
     throw InvalidArgument("external objective: the command is empty; give a program and its arguments");
   display_ = display_command(command_.argv);
-  if (find_program(command_.argv[0]).empty())
-    throw InvalidArgument("external objective: program '" + command_.argv[0] + "' not found" +
-                          (command_.argv[0].find('/') == std::string::npos ? " on PATH" : " or not executable"));
+  // A NUL byte would silently cut the C string the program gets; '=' in a name would set another
+  // variable ("A=B" with "x" sets A to "B=x").
+  for (const auto& arg : command_.argv)
+    if (arg.find('\0') != std::string::npos)
+      throw InvalidArgument("external objective: argument '" + printable(arg) + "' contains a NUL byte");
+  for (const auto& [name, value] : command_.env) {
+    if (name.empty() || name.find_first_of(std::string("=\0", 2)) != std::string::npos)
+      throw InvalidArgument("external objective: environment variable name '" + printable(name) +
+                            "' is empty or contains '=' or a NUL byte");
+    if (value.find('\0') != std::string::npos)
+      throw InvalidArgument("external objective: environment variable " + printable(name) + " = '" + printable(value) +
+                            "' contains a NUL byte");
+  }
+  const std::string& program = command_.argv[0];
+  const std::string found = find_program(program);
+  if (found.empty())
+    throw InvalidArgument("external objective: program '" + printable(program) + "' " +
+                          (program.find('/') == std::string::npos ? "not found on PATH" : "is " + why_not_runnable(program)));
+  if (const std::string why = bad_interpreter(found); !why.empty())
+    throw InvalidArgument("external objective: program " + why);
   if (command_.timeout_s && !(*command_.timeout_s > 0.0 && std::isfinite(*command_.timeout_s)))
     throw InvalidArgument("external objective: timeout must be a positive number of seconds, got " +
                           format_double(*command_.timeout_s));
@@ -245,9 +349,12 @@ void JsonLineProcess::start() {
   ::close(sv[1]);
   ::close(ep[1]);
   if (rc != 0)
-    throw ExternalProcessError("external objective '" + display_ + "': cannot start '" + command_.argv[0] +
-                               "': " + errno_text(rc));
+    throw ExternalProcessError("external objective '" + display_ + "': cannot start '" + printable(command_.argv[0]) +
+                               "': " + errno_text(rc) +
+                               (rc == ENOEXEC ? " (a script needs a first line '#!' naming its interpreter)" : ""));
   ::fcntl(child->err, F_SETFL, ::fcntl(child->err, F_GETFL) | O_NONBLOCK);
+  // Non-blocking: a program that does not read its request must not block us past the timeout.
+  ::fcntl(child->io, F_SETFL, ::fcntl(child->io, F_GETFL) | O_NONBLOCK);
   child->pid = pid;
   child_processes::add(pid);
   child_ = std::move(child);
@@ -287,7 +394,7 @@ void JsonLineProcess::fail(const std::string& what) {
     stop_child(/*graceful=*/false);
     if (!tail.empty()) msg += "; its stderr ends with: " + tail;
   }
-  throw ExternalProcessError(msg);
+  throw ExternalProcessError(printable(msg, /*keep_lines=*/true));
 }
 
 nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
@@ -317,29 +424,36 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
     c.wait_exit(kExitGrace);
     return c.reaped ? describe_status(c.status) : std::string("closed its stdout");
   };
+  const auto partial = [&c]() {
+    return c.out_buffer.empty() ? std::string() : " (after printing '" + shorten(c.out_buffer) + "')";
+  };
 
   const std::string line = message.dump() + "\n";
+  // The timeout covers sending too: a program that never reads a large request blocked the send.
+  const bool timed = command_.timeout_s.has_value();
+  const Clock::time_point deadline =
+      timed ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(std::min(*command_.timeout_s, kMaxTimeout)))
+            : Clock::time_point::max();
   std::size_t sent = 0;
-  while (sent < line.size()) {
-    const ssize_t n = ::send(c.io, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      fail(errno == EPIPE || errno == ECONNRESET ? exited() + " before reading the request"
-                                                 : "could not be sent a request: " + errno_text(errno));
-    }
-  }
-
-  const auto deadline = command_.timeout_s
-                            ? std::optional(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                               std::chrono::duration<double>(*command_.timeout_s)))
-                            : std::nullopt;
-  bool scan = true;  // whether the buffer may hold a complete line (a long line is scanned once)
+  bool scan = false;  // whether the buffer may hold a complete line (a long line is scanned once)
   for (;;) {
-    // Answer lines already buffered first.
-    if (scan) {
+    if (sent < line.size()) {
+      const ssize_t n = ::send(c.io, line.data() + sent, line.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        sent += static_cast<std::size_t>(n);
+        scan = sent == line.size();
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        fail(errno == EPIPE || errno == ECONNRESET ? exited() + " before reading the request"
+                                                   : "could not be sent a request: " + errno_text(errno));
+    }
+    const bool sending = sent < line.size();
+    const char* unanswered = sending ? " before reading the request" : " without answering";
+    // Answer lines once the whole request is out (what it printed before is looked at then).
+    if (scan && !sending) {
       std::optional<nlohmann::json> answer;
       try {
         answer = take_answer_line(c.out_buffer);
@@ -355,44 +469,69 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       fail("printed a line longer than " + std::to_string(kMaxLine) + " bytes");
     }
 
-    int wait_ms = -1;
-    if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-      if (left <= 0)
-        fail("did not answer within " + format_double(*command_.timeout_s) + " s (timeout); it was killed");
-      wait_ms = static_cast<int>(std::min<long long>(left + 1, 1 << 30));
-    }
-    // A program that exits while a process it started keeps its stdout open gives no end of file:
-    // its exit is checked between polls instead.
-    wait_ms = wait_ms < 0 ? kExitCheckMs : std::min(wait_ms, kExitCheckMs);
-    pollfd fds[2] = {{c.io, POLLIN, 0}, {c.err, POLLIN, 0}};
-    const int ready = ::poll(fds, c.err >= 0 ? 2 : 1, wait_ms);
-    if (ready < 0 && errno != EINTR) fail("could not be waited for: " + errno_text(errno));
-    if (ready <= 0) {
-      if (c.try_reap(false)) {
-        c.read_available_stdout();
+    // Its exit, checked every round: a process it started may hold its stdout open (no end of
+    // file), and one that keeps printing to stderr kept every poll from timing out.
+    if (c.try_reap(false)) {
+      c.read_available_stdout();
+      if (!sending && c.out_buffer.find('\n') != std::string::npos) {
         scan = true;
-        if (c.out_buffer.find('\n') == std::string::npos) {
-          const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
-          fail(describe_status(c.status) + " without answering" + partial);
-        }
+        continue;
       }
-      continue;
+      fail(describe_status(c.status) + unanswered + partial());
     }
-    if (c.err >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) c.drain_stderr(command_.forward_stderr);
+    // Stopped for touching the terminal (it runs in a background process group): nobody would
+    // ever continue it. A plain SIGSTOP is someone's pause and is waited out.
+    if (c.stop_signal == SIGTTIN || c.stop_signal == SIGTTOU)
+      fail(std::string("was stopped by ") +
+           (c.stop_signal == SIGTTIN ? "SIGTTIN: it tried to read" : "SIGTTOU: it tried to write to") +
+           " the terminal, which an objective program does not have (it reads its requests on stdin)");
+
+    int wait_ms = kExitCheckMs;
+    if (timed) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0)
+        fail((sending ? "did not read its request within " : "did not answer within ") +
+             format_double(*command_.timeout_s) + " s (timeout); it was killed" + partial());
+      wait_ms = static_cast<int>(std::min<long long>(left + 1, kExitCheckMs));
+    }
+    // While sending, what it prints is read too: neither side may block the other on a full buffer.
+    pollfd fds[2] = {{c.io, static_cast<short>(POLLIN | (sending ? POLLOUT : 0)), 0}, {c.err, POLLIN, 0}};
+    const int ready = ::poll(fds, 2, wait_ms);  // a closed stderr (-1) is skipped
+    if (ready < 0 && errno != EINTR) fail("could not be waited for: " + errno_text(errno));
+    if (ready <= 0) continue;
+    if (c.err >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) c.drain_stderr(command_.forward_stderr);
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       char buf[65536];
       const ssize_t n = ::read(c.io, buf, sizeof buf);
       if (n > 0) {
         c.out_buffer.append(buf, static_cast<std::size_t>(n));
-        scan = std::memchr(buf, '\n', static_cast<std::size_t>(n)) != nullptr;
+        scan = scan || std::memchr(buf, '\n', static_cast<std::size_t>(n)) != nullptr;
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        const std::string partial = c.out_buffer.empty() ? "" : " (after printing '" + shorten(c.out_buffer) + "')";
-        fail(exited() + " without answering" + partial);
+        fail(exited() + unanswered + partial());
       }
     }
   }
 }
+
+namespace {
+
+/// Whether a line names a non-finite number as C, Python or JavaScript print it (nan, inf, NaN,
+/// Infinity), as a whole word.
+bool names_non_finite(const std::string& line) {
+  std::string word;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    const char ch = i < line.size() ? line[i] : ' ';
+    if (std::isalpha(static_cast<unsigned char>(ch))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      continue;
+    }
+    if (word == "nan" || word == "inf" || word == "infinity") return true;
+    word.clear();
+  }
+  return false;
+}
+
+}  // namespace
 
 std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
   std::size_t eol;
@@ -404,12 +543,18 @@ std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
     // request while optimist waited for an answer.
     if (answer.find_first_not_of(" \t") == std::string::npos)
       throw ExternalProcessError("printed an empty line instead of an answer");
-    nlohmann::json j = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      const bool non_finite = answer.find("NaN") != std::string::npos || answer.find("Infinity") != std::string::npos;
-      throw ExternalProcessError(std::string("printed a line that is not JSON") +
-                                 (non_finite ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})" : "") +
-                                 ": '" + shorten(answer) + "'");
+    // nlohmann's parser stops at a NUL byte: "3.5\0garbage" was read as 3.5.
+    if (answer.find('\0') != std::string::npos)
+      throw ExternalProcessError("printed a NUL byte in its answer: '" + shorten(answer) + "'");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(answer);
+    } catch (const nlohmann::json::exception& e) {  // a parse_error, or out_of_range for 1e400
+      const std::string hint = std::strstr(e.what(), "number overflow") != nullptr
+                                   ? " (a number beyond the range of a double)"
+                               : names_non_finite(answer) ? " (NaN and Infinity are not JSON numbers; report a failure as {\"error\": ...})"
+                                                          : "";
+      throw ExternalProcessError("printed a line that is not JSON" + hint + ": '" + shorten(answer) + "'");
     }
     return j;
   }
@@ -425,7 +570,7 @@ double value_from_answer(const nlohmann::json& answer) {
     // "error": null (or false, or "") is a result dict's way of saying there was none.
     if (const auto e = answer.find("error"); e != answer.end() && !e->is_null() && *e != false && *e != "")
       throw ExternalProcessError("the objective reported an error: " +
-                                 (e->is_string() ? e->get<std::string>() : e->dump()));
+                                 printable(e->is_string() ? e->get<std::string>() : e->dump(), /*keep_lines=*/true));
     if (const auto y = answer.find("y"); y != answer.end()) {
       if (y->is_number() && std::isfinite(y->get<double>())) return y->get<double>();
       throw ExternalProcessError("the objective answered a 'y' that is not a finite number: " + shorten(answer.dump()));

@@ -228,6 +228,123 @@ TEST(ExternalObjective, ChildIgnoringEndOfInputDoesNotHangTheDestructor) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }
 
+// The program's raw bytes in a message (its stderr, a quoted line cut in the middle of a
+// character) made the trace's JSON writer throw: the run ended and the evaluation was lost.
+TEST(ExternalObjective, MessagesAreValidUtf8WhateverTheProgramPrints) {
+  JsonLineProcess bytes(shell("read line; printf 'bad \\377\\376 bytes\\n' >&2; exit 3"));
+  const std::string stderr_msg = error_of(bytes);
+  EXPECT_TRUE(contains(stderr_msg, "bad \\xff\\xfe bytes")) << stderr_msg;
+  EXPECT_NO_THROW((void)nlohmann::json(stderr_msg).dump());
+  // 300 three-byte characters: the quote is cut after 200 bytes, between two of them.
+  JsonLineProcess euros(shell("while read line; do /usr/bin/python3 -c 'print(\"\\u20ac\" * 300)'; done"));
+  const std::string quoted = error_of(euros);
+  EXPECT_TRUE(contains(quoted, "not JSON")) << quoted;
+  EXPECT_NO_THROW((void)nlohmann::json(quoted).dump());
+  // A terminal escape sequence is shown, not sent to the user's terminal.
+  JsonLineProcess escape(shell("while read line; do printf '\\033[31m1\\n'; done"));
+  EXPECT_TRUE(contains(error_of(escape), "'\\x1b[31m1'"));
+}
+
+// nlohmann's parser stops at a NUL byte: "3.5\0garbage" was taken as 3.5.
+TEST(ExternalObjective, ANulByteInAnAnswerIsRefused) {
+  JsonLineProcess p(shell("while read line; do printf '3.5\\000garbage\\n'; done"));
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "NUL byte")) << msg;
+  EXPECT_TRUE(contains(msg, "3.5\\x00garbage")) << msg;
+}
+
+// C's and Python's spellings of non-finite numbers and an overflowing literal get the reason,
+// not only "not JSON" (only NaN and Infinity were named).
+TEST(ExternalObjective, NonFiniteSpellingsAndOverflowAreNamed) {
+  for (const char* line : {"nan", "inf", "-inf", "{\"y\": nan}"}) {
+    JsonLineProcess p(shell(std::string("while read line; do echo '") + line + "'; done"));
+    EXPECT_TRUE(contains(error_of(p), "NaN and Infinity are not JSON numbers")) << line;
+  }
+  JsonLineProcess overflow(shell("while read line; do echo '{\"y\": 1e400}'; done"));
+  const std::string msg = error_of(overflow);
+  EXPECT_TRUE(contains(msg, "beyond the range of a double")) << msg;
+  EXPECT_EQ(overflow.starts(), 1u);
+  JsonLineProcess word(shell("while read line; do echo 'info: 1'; done"));
+  EXPECT_FALSE(contains(error_of(word), "NaN"));  // "info" is not "inf"
+}
+
+// A request larger than the socket's buffer, to a program that does not read it, blocked the
+// send past the timeout (until the program exited, or forever).
+TEST(ExternalObjective, ARequestThatIsNotReadTimesOut) {
+  JsonLineProcess p(shell("sleep 6", 0.5));
+  const std::string big(4u << 20, 'a');
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = error_of(p, {{"x", {1}}, {"pad", big}});
+  EXPECT_TRUE(contains(msg, "did not read its request within 0.5 s")) << msg;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 4.0);  // not 6 s
+}
+
+// A program printing much on stderr before it reads a large request: each side waited for the
+// other to read (a deadlock until the timeout).
+TEST(ExternalObjective, ALargeRequestAndAFullStderrDoNotDeadlock) {
+  JsonLineProcess p(shell("head -c 2000000 /dev/zero >&2; while read line; do echo 1; done", 20.0));
+  const std::string big(4u << 20, 'a');
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}, {"pad", big}})), 1.0);
+}
+
+// A program that exits while a process it started keeps writing to stderr: every poll woke up for
+// the output, so the exit was checked only when one timed out (never, or at the timeout).
+TEST(ExternalObjective, AnExitIsNoticedWhileAGrandchildKeepsWriting) {
+  JsonLineProcess p(shell("(while :; do echo log >&2; sleep 0.02; done) & read line; exit 0", 30.0));
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "exited with status 0 without answering")) << msg;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);  // not 30 s
+}
+
+// Stopped by SIGTTIN (reading the terminal from a background process group), a program is never
+// continued: optimist waited for it forever, or until the timeout.
+TEST(ExternalObjective, AProgramStoppedForTheTerminalFails) {
+  JsonLineProcess p(shell("read line; kill -TTIN $$; echo 1", 20.0));
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "stopped by SIGTTIN")) << msg;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);  // not 20 s
+}
+
+// A timeout beyond the clock's range (1e300 s) overflowed the deadline: undefined behaviour
+// (the sanitizer build aborts), and it means "wait".
+TEST(ExternalObjective, AHugeTimeoutMeansWaiting) {
+  JsonLineProcess p(shell("while read line; do sleep 0.2; echo 1; done", 1e300));
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 1.0);
+}
+
+// Up front, before the run: a directory passed as a program, a script whose #! interpreter is
+// missing (spawning said "No such file or directory" at the first evaluation, as if the script
+// were) or has Windows line ends.
+TEST(ExternalObjective, UnrunnableProgramsAreRefusedUpFront) {
+  const auto dir = optimist::testing::test_dir("optimist_ext_unrunnable");
+  const auto refused = [](const std::string& program) -> std::string {
+    ExternalCommand c;
+    c.argv = {program};
+    try {
+      JsonLineProcess p(c);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_TRUE(contains(refused(dir.string()), "is a directory")) << refused(dir.string());
+  const auto script = [&](const std::string& name, const std::string& text, bool executable = true) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << text;
+    std::filesystem::permissions(path, executable ? std::filesystem::perms::owner_all : std::filesystem::perms::owner_read);
+    return path;
+  };
+  const std::string missing = refused(script("missing.sh", "#!/nonexistent/interpreter\necho 1\n"));
+  EXPECT_TRUE(contains(missing, "names the interpreter '/nonexistent/interpreter' on its #! line")) << missing;
+  const std::string crlf = refused(script("crlf.sh", "#!/bin/sh\r\necho 1\r\n"));
+  EXPECT_TRUE(contains(crlf, "Windows line ends")) << crlf;
+  EXPECT_TRUE(contains(refused(script("plain.sh", "echo 1\n", false)), "is not executable"));
+  EXPECT_EQ(refused(script("ok.sh", "#!/bin/sh\necho 1\n")), "accepted");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ExternalObjective, MissingProgramAndBadSettingsAreClearErrors) {
   ExternalCommand missing;
   missing.argv = {"optimist-no-such-program", "--flag"};
@@ -248,6 +365,30 @@ TEST(ExternalObjective, EnvironmentEntriesReachTheChild) {
   c.env["OPTIMIST_TEST_VALUE"] = "7.5";
   JsonLineProcess p(c);
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 7.5);
+}
+
+// These reached the child silently changed: a NUL byte cut the string, "A=B" set A to "B=x".
+TEST(ExternalObjective, BadEnvironmentNamesAndNulBytesAreRefused) {
+  const auto refused = [](const ExternalCommand& c) {
+    try {
+      JsonLineProcess p(c);
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  ExternalCommand c = shell("cat");
+  c.env["A=B"] = "x";
+  EXPECT_TRUE(contains(refused(c), "name 'A=B' is empty or contains '='")) << refused(c);
+  c.env.clear();
+  c.env[""] = "x";
+  EXPECT_TRUE(contains(refused(c), "name ''")) << refused(c);
+  c.env.clear();
+  c.env["A"] = std::string("x\0y", 3);
+  EXPECT_TRUE(contains(refused(c), "A = 'x\\x00y' contains a NUL byte")) << refused(c);
+  c.env.clear();
+  c.argv.push_back(std::string("--lr\0" "1", 6));
+  EXPECT_TRUE(contains(refused(c), "argument '--lr\\x001' contains a NUL byte")) << refused(c);
 }
 
 TEST(ExternalObjective, FailuresUnderTheDriverAreRecordedNotFatal) {
@@ -327,6 +468,23 @@ TEST(ExternalObjectiveCli, OptimizesAProgramOverASpaceFile) {
                                        "--space space.json --direction min --algorithm sobol --budget 3");
   EXPECT_EQ(crash.code, 1);
   EXPECT_NE(crash.out.find("exited with status 4"), std::string::npos) << crash.out;
+  std::filesystem::remove_all(dir);
+}
+
+// An invalid UTF-8 byte on the program's stderr ended the run (exit 1, "[json.exception.type_error.316]")
+// and the failed evaluation was not in the trace.
+TEST(ExternalObjectiveCli, BinaryStderrIsRecordedInTheTrace) {
+  const auto dir = fresh_dir();
+  std::ofstream(dir / "space.json")
+      << R"({"parameters": [{"name": "a", "type": "continuous", "lower": -2, "upper": 2}]})";
+  std::ofstream(dir / "obj.sh") << "read line; printf 'error \\377\\n' >&2; exit 3\n";
+  const CliResult r = run_cli(dir, "--objective-command '/bin/sh obj.sh' --space space.json --direction minimize "
+                                   "--algorithm random --budget 2 --on-failure mark-failed --out t.jsonl");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Trace trace = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(trace.evaluations.size(), 2u);
+  for (const auto& e : trace.evaluations)
+    EXPECT_TRUE(contains(e.at("error").get<std::string>(), "error \\xff")) << e.dump();
   std::filesystem::remove_all(dir);
 }
 

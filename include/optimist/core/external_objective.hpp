@@ -45,7 +45,9 @@ struct ExternalCommand {
 /// request starts a fresh one. Thread-safe: requests are serialized.
 class JsonLineProcess {
  public:
-  /// Throws InvalidArgument if argv is empty, the program is not found or timeout_s is not > 0.
+  /// Throws InvalidArgument if argv is empty, the program is not found, is a directory or not
+  /// executable, its #! interpreter is missing, an argument or an environment entry holds a NUL
+  /// byte, an environment name is empty or holds '=', or timeout_s is not a finite number > 0.
   explicit JsonLineProcess(ExternalCommand command);
   /// Closes the child's stdin, gives it a moment to exit, then kills its process group.
   ~JsonLineProcess();
@@ -54,7 +56,8 @@ class JsonLineProcess {
 
   /// Sends `message` (one line) and returns the answer line parsed as JSON. Throws
   /// ExternalProcessError, also for an empty answer line and for output left over from the
-  /// previous request (a program answering twice).
+  /// previous request (a program answering twice); its message is valid UTF-8 (the program's raw
+  /// bytes are escaped). The timeout covers sending the request.
   nlohmann::json request(const nlohmann::json& message);
 
   /// How many times a child was started (1 in a healthy run).
@@ -90,8 +93,9 @@ double value_from_answer(const nlohmann::json& answer);
 Objective external_objective(ExternalCommand command, const Space& space, Direction direction,
                              std::string name = "external");
 
-/// Splits a command typed as in a POSIX shell (quotes and backslashes; no variables, globs or
-/// command substitution) into argv. Throws InvalidArgument naming the text.
+/// Splits a command typed as in a POSIX shell into argv (libc wordexp: quotes, backslashes,
+/// $VARIABLES, ~ and globs; no command substitution, pipes or redirections). Throws
+/// InvalidArgument naming the text.
 std::vector<std::string> split_command_line(const std::string& text);
 
 }  // namespace optimist
