@@ -57,8 +57,9 @@ StudyObjective objective_of(const ObjectiveFlags& f, bool need_space) {
   } else if (!f.objective_command.empty()) {
     o.command = f.objective_command;
     split_command_line(o.command);  // refuses a malformed command now rather than in a worker
-    if (f.objective_timeout && !(*f.objective_timeout > 0.0))
-      throw InvalidArgument("--objective-timeout must be > 0, got " + format_double(*f.objective_timeout));
+    // Finite, as `optimist run` takes it: an infinite one was stored as null, on which workers failed.
+    if (f.objective_timeout && !(std::isfinite(*f.objective_timeout) && *f.objective_timeout > 0.0))
+      throw InvalidArgument("--objective-timeout must be a positive number of seconds, got " + format_double(*f.objective_timeout));
     o.timeout_s = f.objective_timeout;
     if (need_space && (f.space.empty() || f.direction.empty()))
       throw InvalidArgument("--objective-command needs --space FILE and --direction maximize|minimize");

@@ -346,6 +346,9 @@ TEST(StudyCliSqlite, FlagsThatWouldBeIgnoredAreRefused) {
       {"worker --name br -q --objective-command 'python3 f.py'", "study 'br' evaluates problem 'branin', not --objective-command"},
       {"worker --name br -q --direction maximize", "study 'br' is to minimize, not --direction maximize"},
       {"worker --name br -q --direction sideways", "unknown direction 'sideways'"},
+      // Stored as null, an infinite timeout made every worker fail with a JSON type error.
+      {"study create --name a --objective-command 'python3 f.py' --space space.toml --direction minimize --objective-timeout inf",
+       "--objective-timeout must be a positive number of seconds, got inf"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_optimist(args + storage, dir);
