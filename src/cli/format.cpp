@@ -59,27 +59,4 @@ std::string fmt_point(const Vector& x, const Space& space, std::size_t max_coord
   return s + "]";
 }
 
-std::string printable(const std::string& text) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      const auto d = static_cast<unsigned char>(text[++i]);
-      out += "\\u00";
-      out += kHex[d >> 4];
-      out += kHex[d & 0xf];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 }  // namespace optimist::cli

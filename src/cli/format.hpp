@@ -4,14 +4,10 @@
 #include <optional>
 #include <string>
 
+#include "core/text.hpp"  // printable(): text from a file or a database fit for a terminal
 #include "optimist/core/space.hpp"
 
 namespace optimist::cli {
-
-/// Text from a file or a database (names, commands, messages quoting them) fit for a terminal:
-/// C0 and C1 control characters and DEL, which could move the cursor or rewrite the screen, become
-/// "\xNN" (C1 in UTF-8: "\u0080" ... "\u009f"). Everything else, other Unicode included, is kept.
-std::string printable(const std::string& text);
 
 /// A number with `digits` significant digits ("512.3", "9.1e+03" -> "9.1e3"); "n/a" when absent.
 std::string fmt_num(std::optional<double> v, int digits = 4);

@@ -43,7 +43,7 @@ void error_line(const std::string& what) {
   std::string msg = what;
   for (char& c : msg)
     if (c == '\n') c = ' ';
-  std::fprintf(stderr, "optimist: error: %s\n", optimist::cli::printable(msg).c_str());
+  std::fprintf(stderr, "optimist: error: %s\n", optimist::printable(msg).c_str());
 }
 
 // The subcommand a failed command line was aimed at, for the help hint.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "optimist/core/trace.hpp"
 
 namespace optimist {
@@ -149,14 +150,15 @@ const EvaluationRecord& RunRecorder::record_failure(const Trial& trial, const st
   rec_.f.reset();
   rec_.regret.reset();
   rec_.failed = true;
-  rec_.error = error;
+  // A message may hold any bytes (an exception's, a program's): the trace's JSON needs UTF-8.
+  rec_.error = printable(error, /*keep_lines=*/true);
   const auto tt = Clock::now();
-  optimizer_.tell_failed(trial, error);
+  optimizer_.tell_failed(trial, rec_.error);
   const double tell_s = seconds_between(tt, Clock::now());
   ++summary_.n_failed;
   if (options_.on_failure == FailurePolicy::Stop && !stop_) {
     stop_ = StopReason::ObjectiveFailed;
-    summary_.message = error;
+    summary_.message = rec_.error;
   }
   return store(suggest_s, eval_s, tell_s);
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/text.hpp"
 #include "dashboard/static_files.hpp"
 
 namespace optimist::dashboard {
@@ -39,13 +40,6 @@ std::string host_part(const std::string& header) {
     return close == std::string::npos ? header : header.substr(1, close - 1);
   }
   return header.substr(0, header.find(':'));
-}
-
-// A request's text fit for a terminal: control characters (escape sequences) become '?'.
-std::string printable(std::string s) {
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return s;
 }
 
 // Sends `body` as a sized content provider: cpp-httplib then leaves it uncompressed. (It would

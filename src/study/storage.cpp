@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text.hpp"
 #include "study/database.hpp"
 #include "study/schema.hpp"
 
@@ -356,7 +357,7 @@ void fail_unevaluated(Storage& storage, study_detail::Database& db, const StudyR
                       const std::string& why, bool requeue) {
   db.query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db.now_sql() +
                ", finished_seq = ? WHERE id = ? AND state = 'running'",
-           {why, storage.next_event(study.id, -1), t.id});
+           {printable(why, /*keep_lines=*/true), storage.next_event(study.id, -1), t.id});
   if (!requeue) return;
   TrialRecord again;
   again.x = t.x;
@@ -414,7 +415,7 @@ TrialRecord Storage::insert_trial(std::int64_t study_id, TrialRecord t, std::opt
   t.finished_seq = finished ? seq : 0;
   const std::string now = db_->now_sql();
   std::vector<SqlValue> params{study_id, study_id, to_string(t.state), point_text(t.x), t.origin, opt_text(t.worker),
-                               opt_text(t.error), opt_real(t.suggest_s),
+                               opt_text(printable(t.error, /*keep_lines=*/true)), opt_real(t.suggest_s),
                                t.requeued_from ? SqlValue(to_i64(*t.requeued_from)) : SqlValue(),
                                asked ? SqlValue(t.asked_seq) : SqlValue(), finished ? SqlValue(t.finished_seq) : SqlValue()};
   if (leased) params.emplace_back(lease_length);
@@ -458,7 +459,8 @@ bool Storage::finish(std::int64_t study_id, std::size_t number, const std::strin
   const auto state = value ? TrialState::Complete : TrialState::Failed;
   const std::int64_t seq = next_event(study_id);
   // Any worker's trial (a tell by number, `optimist study tell`) or only this worker's.
-  std::vector<SqlValue> params{to_string(state), opt_text(error), seq, study_id, to_i64(number)};
+  // An objective's message may hold any bytes: PostgreSQL refuses text that is not UTF-8.
+  std::vector<SqlValue> params{to_string(state), opt_text(printable(error, /*keep_lines=*/true)), seq, study_id, to_i64(number)};
   if (!worker.empty()) params.emplace_back(worker);
   const auto rows = db_->query("UPDATE trials SET state = ?, error = ?, finished = " + db_->now_sql() +
                                    ", finished_seq = ? WHERE study_id = ? AND number = ? AND state = 'running'" +

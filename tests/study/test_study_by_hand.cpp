@@ -226,6 +226,20 @@ TEST_P(StudyByHand, AddingTheSameHistoryTwiceIsRefused) {
   EXPECT_EQ(lab.add(a, 0.41), 7u);
 }
 
+// An objective's message may hold any bytes; PostgreSQL refused text that is not UTF-8, so the
+// failure could not be stored. It is stored escaped, on both backends.
+TEST_P(StudyByHand, AFailureMessageThatIsNotUtf8IsStoredEscaped) {
+  Study lab = Study::create(url, silent_config("lab", 60.0, 5), as_worker("lab"));
+  const auto t = lab.ask(kUntilTold);
+  ASSERT_TRUE(t);
+  lab.tell_failed(*t, "segfault in '\xff.so'\n\x1b[0m");
+  const std::size_t added = lab.add_failed(lab.space().to_user(Vector::Constant(2, 0.5)), "bad \xc3 byte");
+  const auto trials = lab.trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].error, "segfault in '\\xff.so'\n\\x1b[0m");
+  EXPECT_EQ(trials[added].error, "bad \\xc3 byte");
+}
+
 TEST_P(StudyByHand, AddingManyIsAllOrNothing) {
   Study lab = Study::create(url, silent_config("lab", 60.0, 5), as_worker("lab"));
   const Space& space = lab.space();

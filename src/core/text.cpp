@@ -1,0 +1,48 @@
+#include "core/text.hpp"
+
+namespace optimist {
+
+namespace {
+
+/// Length of the valid UTF-8 character at s[i] (strict, as nlohmann's parser), 0 if none.
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = at(i);
+  if (b < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) n = 2;
+  else if (b >= 0xE0 && b <= 0xEF) n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+  else if (b >= 0xF0 && b <= 0xF4) n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string printable(std::string_view s, bool keep_lines) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_char_length(s, i);
+    if (n == 2 && b == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {  // a C1 control
+      const auto c = static_cast<unsigned char>(s[i + 1]);
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else if (n > 1 || (n == 1 && b >= 0x20 && b != 0x7F) || (keep_lines && (b == '\n' || b == '\t'))) {
+      out.append(s.substr(i, n));
+    } else {
+      out += b == '\n' ? "\\n" : b == '\r' ? "\\r" : b == '\t' ? "\\t" : std::string{'\\', 'x', kHex[b >> 4], kHex[b & 15]};
+    }
+    i += n > 0 ? n : 1;
+  }
+  return out;
+}
+
+}  // namespace optimist

@@ -1,0 +1,17 @@
+// Text that comes from a program or a user (an objective's output or exception message, a study or
+// parameter name) made fit to show and to store.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace optimist {
+
+/// `text` with each byte that is not part of valid UTF-8 and each control character written as an
+/// escape: \xff, \x1b, \n, \r, \t, and \u0085 for the C1 controls (U+0080-U+009F, which terminals
+/// also obey). keep_lines keeps newlines and tabs. A raw byte made the trace's JSON writer throw,
+/// ending a run and losing its evaluation; PostgreSQL refuses it; an escape sequence reaches the
+/// user's terminal.
+std::string printable(std::string_view text, bool keep_lines = false);
+
+}  // namespace optimist

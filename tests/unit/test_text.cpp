@@ -1,0 +1,61 @@
+// core/text.hpp's printable, and the places that store what an objective says: a trace and a study.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "core/text.hpp"
+#include "optimist/algorithms/registry.hpp"
+#include "optimist/core/driver.hpp"
+#include "optimist/core/trace.hpp"
+#include "temp_test_dir.hpp"
+
+using namespace optimist;
+
+namespace {
+
+TEST(Text, PrintableEscapesInvalidUtf8AndControlsAndKeepsTheRest) {
+  EXPECT_EQ(printable("plain é 名 😀"), "plain é 名 😀");
+  EXPECT_EQ(printable("a\xff" "b\xc3"), "a\\xffb\\xc3");                       // a stray and a cut character
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");                    // a UTF-16 surrogate
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");                             // an overlong '/'
+  EXPECT_EQ(printable("\x1b[2J\x7f"), "\\x1b[2J\\x7f");                       // a terminal escape, DEL
+  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\u009b31m");                       // C1 CSI
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(printable("l1\nl2\tx\r"), "l1\\nl2\\tx\\r");
+  EXPECT_EQ(printable("l1\nl2\tx\r", /*keep_lines=*/true), "l1\nl2\tx\\r");
+}
+
+// An objective's message with bytes that are not UTF-8 (a C library's, a file name) made the
+// trace's JSON writer throw: the run ended and the evaluation was lost. It is kept, escaped.
+TEST(Text, AMessageThatIsNotUtf8IsRecordedInTheTrace) {
+  const std::string path = (optimist::testing::test_dir("optimist_text") / "t.jsonl").string();
+  const Space space = Space::box(1, 0.0, 1.0);
+  auto opt = make_optimizer({{"name", "random"}}, space, Direction::Minimize, RunContext{.seed = 1});
+  Objective o;
+  int calls = 0;
+  o.function = [&](const Vector& x) -> double {
+    if (++calls == 2) throw std::runtime_error("cannot open '\xff\xfe.dat'\x1b[0m");
+    return x(0);
+  };
+  o.direction = Direction::Minimize;
+  TraceMeta meta;
+  meta.algorithm = "random";
+  meta.problem = "p";
+  meta.dim = 1;
+  meta.budget = 3;
+  meta.space = space.to_json();
+  TraceWriter writer(path, meta, space);
+  RunOptions ro;
+  ro.budget = 3;
+  ro.on_failure = FailurePolicy::MarkFailed;
+  ro.trace = &writer;
+  const RunSummary s = optimize(*opt, o, ro);
+  ASSERT_EQ(s.evaluations.size(), 3u);
+  const Trace t = read_trace(path);
+  ASSERT_EQ(t.evaluations.size(), 3u);
+  const std::string error = t.evaluations[1].at("error");
+  EXPECT_NE(error.find("cannot open '\\xff\\xfe.dat'\\x1b[0m"), std::string::npos) << error;
+  EXPECT_EQ(s.evaluations[1].error, error);
+}
+
+}  // namespace
