@@ -247,6 +247,14 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got {on_failure!r}")
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
+    # progress="no" or name=5 were taken as they came (a truthy "no" printed progress).
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string or None, got {name!r}")
+    for key, path in (("trace", trace), ("resume", resume)):
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{key} must be a path (str or os.PathLike) or None, got {path!r}")
 
     seed = check_seed(seed)
     earlier = None if resume is None else read_trace(resume)

@@ -23,7 +23,7 @@ import numpy as np
 from . import _optimist
 from ._loop import Interrupts, _is_true
 from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
-from .optimizer import check_seed, fresh_seed
+from .optimizer import _is_scalar, _rows, _several, check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
 
 
@@ -260,17 +260,33 @@ class Study:
             raise TypeError(f"skip_if_exists must be True or False, got {skip_if_exists!r}")
         return self._core.enqueue(self.space.to_vector(point), bool(skip_if_exists))
 
-    def add(self, point: Any, value: float, *, allow_duplicates: bool = False) -> int:
-        """Adds an evaluation made elsewhere; returns its trial number. An evaluation with the
-        parameters and value of one added before is a ValueError naming that trial (a cell that adds
-        past experiments, run twice, would count each twice; ``optimist study add`` refuses it
-        too), unless ``allow_duplicates`` (a measurement repeated on purpose). Failures
-        (``add_failed``) are never compared."""
+    def add(self, point: Any, value: Any, *, allow_duplicates: bool = False) -> Any:
+        """Adds an evaluation made elsewhere; returns its trial number. ``add(points, values)`` adds
+        several (a list of points, or a pandas DataFrame with one column per parameter) in one
+        transaction, all or none, and returns their numbers. An evaluation with the parameters and
+        value of one added before is a ValueError naming that trial (a cell that adds past
+        experiments, run twice, would count each twice; ``optimist study add`` refuses it too), unless
+        ``allow_duplicates`` (a measurement repeated on purpose). Failures (``add_failed``) are never
+        compared."""
         if not isinstance(allow_duplicates, (bool, np.bool_)):
             raise TypeError(f"allow_duplicates must be True or False, got {allow_duplicates!r}")
-        number = self._core.add(self.space.to_vector(point), told_value(value), bool(allow_duplicates))
+        points = _rows(point)
+        several = _several(points, self.space) and not _is_scalar(value)
+        if several:
+            xs, values = [self.space.to_vector(p) for p in points], list(value)
+            if len(xs) != len(values):
+                raise ValueError(f"add(points, values): {len(xs)} points but {len(values)} values (none was added)")
+            told = []
+            for k, v in enumerate(values):
+                try:
+                    told.append(told_value(v))
+                except (TypeError, ValueError) as e:
+                    raise type(e)(f"add(points, values): value {k}: {e} (none was added)") from None
+        else:
+            xs, told = [self.space.to_vector(point)], [told_value(value)]
+        numbers = self._core.add(xs, told, bool(allow_duplicates))
         self._warn_past_budget()
-        return number
+        return list(numbers) if several else numbers[0]
 
     def add_failed(self, point: Any, error: str = "failed") -> int:
         number = self._core.add_failed(self.space.to_vector(point), str(error))

@@ -100,19 +100,23 @@ void bind_study(py::module_& m) {
       .def("release", &Study::release, py::arg("trial"), py::arg("why"), py::call_guard<py::gil_scoped_release>())
       .def("enqueue", &Study::enqueue, py::arg("x"), py::arg("skip_if_exists") = false, py::call_guard<py::gil_scoped_release>())
       // Refuses an evaluation added before with the same value, as `optimist study add` does,
-      // unless allow_duplicates (a ValueError naming the trial).
+      // unless allow_duplicates (a ValueError naming the trial). Several: one transaction, all or none.
       .def(
           "add",
-          [](Study& s, const Vector& x, double value, bool allow_duplicates) {
+          [](Study& s, const std::vector<Vector>& xs, const std::vector<double>& values, bool allow_duplicates) {
+            std::vector<StudyEvaluation> evaluations;
+            for (std::size_t i = 0; i < xs.size(); ++i) evaluations.push_back(StudyEvaluation{xs[i], values.at(i), ""});
             try {
-              return s.add({StudyEvaluation{x, value, ""}}, allow_duplicates ? Duplicates::Allow : Duplicates::Refuse).front();
+              return s.add(evaluations, allow_duplicates ? Duplicates::Allow : Duplicates::Refuse);
             } catch (const AddedTwice& e) {
-              throw InvalidArgument("study '" + s.name() + "': trial " + std::to_string(e.trial) +
-                                    " was added with the same parameters and value " + format_double(e.value) +
-                                    "; added twice? (allow_duplicates=True adds it again)");
+              throw InvalidArgument("study '" + s.name() + "': " +
+                                    (xs.size() > 1 ? "evaluation " + std::to_string(e.index) + ": " : std::string()) + "trial " +
+                                    std::to_string(e.trial) + " was added with the same parameters and value " +
+                                    format_double(e.value) + "; added twice? (allow_duplicates=True adds it again" +
+                                    (xs.size() > 1 ? "; none was added)" : ")"));
             }
           },
-          py::arg("x"), py::arg("value"), py::arg("allow_duplicates") = true, py::call_guard<py::gil_scoped_release>())
+          py::arg("xs"), py::arg("values"), py::arg("allow_duplicates") = true, py::call_guard<py::gil_scoped_release>())
       .def("add_failed", &Study::add_failed, py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("trials",
            [](Study& s) {

@@ -272,6 +272,13 @@ def test_progress_lines_and_bad_arguments(capsys):
         optimist.minimize(branin, budget=3)
     with pytest.raises(TypeError, match="func must be callable"):
         optimist.minimize(3, [(0, 1)], budget=3)
+    # A truthy "no" printed progress; a number became the trace's objective name.
+    with pytest.raises(TypeError, match="progress must be True or False, got 'no'"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, progress="no")
+    with pytest.raises(TypeError, match="name must be a string or None, got 5"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, name=5)
+    with pytest.raises(TypeError, match="trace must be a path"):
+        optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, trace=3)
 
 
 def test_seed_none_draws_a_fresh_seed_recorded_in_the_result_and_the_trace(tmp_path):

@@ -6,6 +6,7 @@ import multiprocessing
 import time
 import warnings
 
+import numpy as np
 import pytest
 
 from optimist import Categorical, Float, Int, Study
@@ -129,6 +130,28 @@ def test_adding_the_same_history_twice_is_refused(tmp_path):
     with pytest.raises(TypeError, match="allow_duplicates must be True or False"):
         study.add(*past[0], allow_duplicates="yes")
     assert len(study.trials()) == 6
+
+
+def test_several_evaluations_are_added_at_once_all_or_none(tmp_path):
+    # A table of past experiments: add(points, values) as Optimizer.tell(points, values) takes it
+    # (it read the list of points as one point); one bad value or a repeat adds none.
+    pd = pytest.importorskip("pandas")
+    study = Study.create(f"sqlite:///{tmp_path / 'lab.db'}", "lab", SPACE, "random", budget=10, direction="maximize")
+    points = [{"temperature": 320.5, "time_h": 2, "solvent": "water"},
+              {"temperature": 444.25, "time_h": 24, "solvent": "ethanol"}]
+    assert study.add(points, [0.41, 0.93]) == [0, 1]
+    with pytest.raises(ValueError, match="evaluation 1: .*value nan is not finite"):
+        study.add([{"temperature": 330.0, "time_h": 4, "solvent": "water"}] * 2, [0.5, float("nan")])
+    with pytest.raises(ValueError, match=r"evaluation 1: trial 0 was added with the same parameters and value 0\.41"):
+        study.add([{"temperature": 330.0, "time_h": 4, "solvent": "water"}, points[0]], [0.5, 0.41])
+    with pytest.raises(ValueError, match="2 points but 1 values"):
+        study.add(points, [0.5])
+    assert len(study.trials()) == 2
+    frame = pd.DataFrame([{"temperature": 350.0, "time_h": 6, "solvent": "water"},
+                          {"temperature": 360.0, "time_h": 8, "solvent": "ethanol"}])
+    assert study.add(frame, np.array([0.6, 0.7])) == [2, 3]
+    assert [t.value for t in study.trials()] == [0.41, 0.93, 0.6, 0.7]
+    assert study.trials()[3].params["solvent"] == "ethanol"
 
 
 def test_history_past_the_budget_is_kept_with_a_warning_that_says_how_to_ask_more(tmp_path):
