@@ -282,6 +282,20 @@ class Optimizer:
             trials = self._core.ask(int(n))
         return [Trial(t, self.space, self._core) for t in trials]
 
+    def _targets(self, xs: Any, call: str) -> List[Any]:
+        """Each of several trials (checked: this optimizer's, not twice) or points (as vectors),
+        all checked before the first is told."""
+        targets: List[Any] = []
+        for xi in xs:
+            if isinstance(xi, Trial):
+                self._check_owner(xi)
+                if any(t is xi for t in targets):
+                    raise ValueError(f"{call}: {xi!r} appears twice (nothing was told)")
+                targets.append(xi)
+            else:
+                targets.append(self.space.to_vector(xi))
+        return targets
+
     def tell(self, x: Any, y: Any) -> None:
         """Reports the value of a trial: ``tell(trial, y)``. Also ``tell(point, y)`` for a point
         nobody asked (a warm start from earlier data), and ``tell(points, ys)`` for several."""
@@ -296,15 +310,7 @@ class Optimizer:
                 if not math.isfinite(v):
                     raise ValueError(f"tell(points, values): value {k} is {v}, not finite (nothing was told); "
                                      "report failures with tell_failed")
-            targets = []
-            for xi in xs:
-                if isinstance(xi, Trial):
-                    self._check_owner(xi)
-                    if any(t is xi for t in targets):
-                        raise ValueError(f"tell(points, values): {xi!r} appears twice (nothing was told)")
-                    targets.append(xi)
-                else:
-                    targets.append(self.space.to_vector(xi))
+            targets = self._targets(xs, "tell(points, values)")
             with self._lock:
                 for target, v in zip(targets, values):
                     if isinstance(target, Trial):
@@ -329,15 +335,7 @@ class Optimizer:
         x = _rows(x)
         if _several(x, self.space):
             # Taken for one point before: "parameter 'x': expected a number, got Trial(...)".
-            targets: List[Any] = []
-            for xi in x:  # all or nothing, as tell(points, values)
-                if isinstance(xi, Trial):
-                    self._check_owner(xi)
-                    if any(t is xi for t in targets):
-                        raise ValueError(f"tell_failed(points, error): {xi!r} appears twice (nothing was told)")
-                    targets.append(xi)
-                else:
-                    targets.append(self.space.to_vector(xi))
+            targets = self._targets(x, "tell_failed(points, error)")  # all or nothing, as tell(points, values)
             with self._lock:
                 for target in targets:
                     if isinstance(target, Trial):
