@@ -58,8 +58,9 @@ std::string limits_text(const AlgorithmLimits& l) {
   else
     s += l.max_points ? ", at most " + std::to_string(l.max_points) + " evaluations" : ", any number of evaluations";
   s += "; memory ~" + fmt_num(l.bytes_per_point_dim, 3) + " n d";
-  if (l.bytes_per_point_pair > 0) s += " + " + fmt_num(l.bytes_per_point_pair, 3) + (cap.empty() ? " n^2" : " m^2, m = min(n, 2 " + cap + ")");
+  if (l.bytes_per_point_pair > 0) s += " + " + fmt_num(l.bytes_per_point_pair, 3) + (cap.empty() ? " n^2" : " m^2");
   s += " bytes";
+  if (l.bytes_per_point_pair > 0 && !cap.empty()) s += ", m = min(n, 2 " + cap + ")";
   if (!l.note.empty()) s += " (" + l.note + ")";
   return s;
 }
