@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "core/child_processes.hpp"
+#include "core/text.hpp"
 
 extern char** environ;
 
@@ -43,44 +45,6 @@ constexpr auto kAnswerSettle = std::chrono::milliseconds(5);
 constexpr double kMaxTimeout = 1e9;
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-/// Length of the valid UTF-8 character at s[i] (strict, as nlohmann's parser), 0 if none.
-std::size_t utf8_char_length(std::string_view s, std::size_t i) {
-  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b = at(i);
-  if (b < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (b >= 0xC2 && b <= 0xDF) n = 2;
-  else if (b >= 0xE0 && b <= 0xEF) n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-  else if (b >= 0xF0 && b <= 0xF4) n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
-  else return 0;
-  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if ((at(i + k) & 0xC0) != 0x80) return 0;
-  return n;
-}
-
-/// The program's output made fit for a message: invalid UTF-8 and control characters become
-/// escapes (\xff, \n unless keep_lines). A raw byte once made the trace's JSON writer throw,
-/// ending the run and losing the evaluation; a terminal escape would reach the user's screen.
-std::string printable(std::string_view s, bool keep_lines = false) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char b = static_cast<unsigned char>(s[i]);
-    const std::size_t n = utf8_char_length(s, i);
-    if (n > 1 || (n == 1 && b >= 0x20 && b != 0x7F) || (keep_lines && (b == '\n' || b == '\t'))) {
-      out.append(s.substr(i, n));
-      i += n;
-      continue;
-    }
-    static constexpr char hex[] = "0123456789abcdef";
-    out += b == '\n' ? "\\n" : b == '\r' ? "\\r" : b == '\t' ? "\\t" : std::string{'\\', 'x', hex[b >> 4], hex[b & 15]};
-    ++i;
-  }
-  return out;
-}
 
 /// At most about n bytes of printable(s), cut between characters.
 std::string shorten(const std::string& s, std::size_t n = kShownLine) {
@@ -158,8 +122,11 @@ std::string describe_status(int status) {
 /// One running child and the parent's ends of its channels.
 struct JsonLineProcess::Child {
   pid_t pid = -1;
-  int io = -1;   // socket: the child's stdin and stdout (a socket, so writes never raise SIGPIPE)
-  int err = -1;  // pipe: the child's stderr
+  int in = -1;        // socket: the child's stdin (a socket, so writes never raise SIGPIPE)
+  int in_child = -1;  // the child's end of it, kept to see how much of a request it has read
+  int out = -1;       // socket: the child's stdout
+  int err = -1;       // pipe: the child's stderr
+  bool out_closed = false;
   std::string out_buffer;
   std::string err_tail;
   std::optional<Clock::time_point> answered_at;  // when its last answer was read
@@ -169,8 +136,14 @@ struct JsonLineProcess::Child {
 
   ~Child() {
     if (pid > 0) child_processes::remove(pid);
-    if (io >= 0) ::close(io);
-    if (err >= 0) ::close(err);
+    for (const int fd : {in, in_child, out, err})
+      if (fd >= 0) ::close(fd);
+  }
+
+  /// Bytes sent to its stdin that no process has read yet.
+  std::size_t unread_input() const {
+    int n = 0;
+    return ::ioctl(in_child, FIONREAD, &n) == 0 && n > 0 ? static_cast<std::size_t>(n) : 0;
   }
 
   void keep_stderr(const char* data, std::size_t n, bool forward) {
@@ -205,13 +178,14 @@ struct JsonLineProcess::Child {
   void read_available_stdout() {
     char buf[4096];
     for (;;) {
-      const ssize_t n = ::recv(io, buf, sizeof buf, MSG_DONTWAIT);
+      const ssize_t n = ::recv(out, buf, sizeof buf, MSG_DONTWAIT);
       if (n > 0) {
         out_buffer.append(buf, static_cast<std::size_t>(n));
         if (out_buffer.size() > kMaxLine) return;
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
+      out_closed = out_closed || n == 0;
       return;
     }
   }
@@ -290,24 +264,28 @@ std::size_t JsonLineProcess::starts() const {
 }
 
 void JsonLineProcess::start() {
-  auto child = std::make_unique<Child>();
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+  auto child = std::make_unique<Child>();  // closes what it holds if this throws
+  // Its stdin apart from its stdout: the child's end of stdin stays open here, to see whether it
+  // read a request before exiting (and sending to it never fails once it has exited).
+  int in[2], out[2], ep[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
     throw ExternalProcessError("external objective '" + display_ + "': socketpair failed: " + errno_text(errno));
-  int ep[2];
+  child->in = in[0];
+  child->in_child = in[1];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out) != 0)
+    throw ExternalProcessError("external objective '" + display_ + "': socketpair failed: " + errno_text(errno));
+  child->out = out[0];
   if (::pipe2(ep, O_CLOEXEC) != 0) {
     const int e = errno;
-    ::close(sv[0]);
-    ::close(sv[1]);
+    ::close(out[1]);
     throw ExternalProcessError("external objective '" + display_ + "': pipe failed: " + errno_text(e));
   }
-  child->io = sv[0];
   child->err = ep[0];
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, sv[1], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, sv[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, in[1], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, ep[1], STDERR_FILENO);
   // Nothing else of ours reaches the program: the trace we write, a study's database, the other
   // objectives' sockets (open without close-on-exec, the trace's descriptor was writable there).
@@ -346,7 +324,7 @@ void JsonLineProcess::start() {
   const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  ::close(sv[1]);
+  ::close(out[1]);
   ::close(ep[1]);
   if (rc != 0)
     throw ExternalProcessError("external objective '" + display_ + "': cannot start '" + printable(command_.argv[0]) +
@@ -354,7 +332,9 @@ void JsonLineProcess::start() {
                                (rc == ENOEXEC ? " (a script needs a first line '#!' naming its interpreter)" : ""));
   ::fcntl(child->err, F_SETFL, ::fcntl(child->err, F_GETFL) | O_NONBLOCK);
   // Non-blocking: a program that does not read its request must not block us past the timeout.
-  ::fcntl(child->io, F_SETFL, ::fcntl(child->io, F_GETFL) | O_NONBLOCK);
+  // (Never in_child: it shares the file status flags of the child's stdin.)
+  ::fcntl(child->in, F_SETFL, ::fcntl(child->in, F_GETFL) | O_NONBLOCK);
+  ::fcntl(child->out, F_SETFL, ::fcntl(child->out, F_GETFL) | O_NONBLOCK);
   child->pid = pid;
   child_processes::add(pid);
   child_ = std::move(child);
@@ -366,7 +346,7 @@ void JsonLineProcess::stop_child(bool graceful) {
   Child& c = *child_;
   if (!c.reaped) {
     if (graceful) {
-      ::shutdown(c.io, SHUT_WR);  // EOF on its stdin: a well-behaved child exits
+      ::shutdown(c.in, SHUT_WR);  // EOF on its stdin: a well-behaved child exits
       if (!c.wait_exit(kExitGrace)) {
         ::kill(-c.pid, SIGTERM);
         if (!c.wait_exit(kExitGrace)) ::kill(-c.pid, SIGKILL);
@@ -407,7 +387,7 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
     if (child_->answered_at) {
       for (auto now = Clock::now(); now < *child_->answered_at + kAnswerSettle; now = Clock::now()) {
         const auto left = std::chrono::duration_cast<std::chrono::microseconds>(*child_->answered_at + kAnswerSettle - now);
-        pollfd p{child_->io, POLLIN, 0};
+        pollfd p{child_->out, POLLIN, 0};
         const timespec wait{0, static_cast<long>(left.count()) * 1000};
         if (::ppoll(&p, 1, &wait, nullptr) != 0) break;  // output (or an error): looked at below
       }
@@ -418,7 +398,27 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
            "'); answer each request with exactly one line");
     child_->out_buffer.clear();
   }
-  if (!child_) start();
+  bool may_retry = true;
+  if (child_ && (child_->out_closed || child_->try_reap(false))) {
+    // It exited after its last answer (one evaluation per process, or killed while idle): it
+    // never saw this request, which a fresh process gets. That is this request's one retry.
+    retire_child();
+    may_retry = false;
+  }
+  const std::string line = message.dump() + "\n";
+  for (bool retried = false;; retried = true) {
+    if (!child_) start();
+    if (auto answer = exchange(line, may_retry, retried)) return std::move(*answer);
+    may_retry = false;  // the child read none of the request and is gone: once more, on a fresh one
+  }
+}
+
+void JsonLineProcess::retire_child() {
+  if (child_) child_->drain_stderr(command_.forward_stderr);
+  stop_child(/*graceful=*/false);
+}
+
+std::optional<nlohmann::json> JsonLineProcess::exchange(const std::string& line, bool may_retry, bool retried) {
   Child& c = *child_;
   const auto exited = [&c]() {
     c.wait_exit(kExitGrace);
@@ -428,7 +428,6 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
     return c.out_buffer.empty() ? std::string() : " (after printing '" + shorten(c.out_buffer) + "')";
   };
 
-  const std::string line = message.dump() + "\n";
   // The timeout covers sending too: a program that never reads a large request blocked the send.
   const bool timed = command_.timeout_s.has_value();
   const Clock::time_point deadline =
@@ -437,9 +436,26 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
             : Clock::time_point::max();
   std::size_t sent = 0;
   bool scan = false;  // whether the buffer may hold a complete line (a long line is scanned once)
+  // It ended without answering. If it read none of the request (a program exiting after each
+  // answer, still exiting when the request was sent) it evaluated nothing: true, to send the
+  // request to a fresh process, once. Having read any of it, it failed the evaluation.
+  const auto ended = [&](const std::string& how) -> bool {
+    bool read_none = false;
+    if (c.out_buffer.empty()) {
+      ::kill(-c.pid, SIGKILL);  // its whole group: nothing reads the request after the check
+      c.try_reap(true);
+      read_none = c.unread_input() >= sent;  // FIFO: bytes left of an older request come first
+    }
+    if (read_none && may_retry) {
+      retire_child();
+      return true;
+    }
+    fail(how + (sent < line.size() || read_none ? " before reading the request" : " without answering") +
+         (read_none && retried ? ", also when started afresh for it" : "") + partial());
+  };
   for (;;) {
     if (sent < line.size()) {
-      const ssize_t n = ::send(c.io, line.data() + sent, line.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t n = ::send(c.in, line.data() + sent, line.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) {
         sent += static_cast<std::size_t>(n);
         scan = sent == line.size();
@@ -451,7 +467,6 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
                                                    : "could not be sent a request: " + errno_text(errno));
     }
     const bool sending = sent < line.size();
-    const char* unanswered = sending ? " before reading the request" : " without answering";
     // Answer lines once the whole request is out (what it printed before is looked at then).
     if (scan && !sending) {
       std::optional<nlohmann::json> answer;
@@ -462,7 +477,7 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       }
       if (answer) {
         c.answered_at = Clock::now();
-        return std::move(*answer);
+        return answer;
       }
       scan = false;
     } else if (c.out_buffer.size() > kMaxLine) {
@@ -477,7 +492,7 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
         scan = true;
         continue;
       }
-      fail(describe_status(c.status) + unanswered + partial());
+      if (ended(describe_status(c.status))) return std::nullopt;
     }
     // Stopped for touching the terminal (it runs in a background process group): nobody would
     // ever continue it. A plain SIGSTOP is someone's pause and is waited out.
@@ -495,19 +510,19 @@ nlohmann::json JsonLineProcess::request(const nlohmann::json& message) {
       wait_ms = static_cast<int>(std::min<long long>(left + 1, kExitCheckMs));
     }
     // While sending, what it prints is read too: neither side may block the other on a full buffer.
-    pollfd fds[2] = {{c.io, static_cast<short>(POLLIN | (sending ? POLLOUT : 0)), 0}, {c.err, POLLIN, 0}};
-    const int ready = ::poll(fds, 2, wait_ms);  // a closed stderr (-1) is skipped
+    pollfd fds[3] = {{c.out, POLLIN, 0}, {c.err, POLLIN, 0}, {sending ? c.in : -1, POLLOUT, 0}};
+    const int ready = ::poll(fds, 3, wait_ms);  // a closed stderr (-1) is skipped
     if (ready < 0 && errno != EINTR) fail("could not be waited for: " + errno_text(errno));
     if (ready <= 0) continue;
     if (c.err >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) c.drain_stderr(command_.forward_stderr);
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       char buf[65536];
-      const ssize_t n = ::read(c.io, buf, sizeof buf);
+      const ssize_t n = ::read(c.out, buf, sizeof buf);
       if (n > 0) {
         c.out_buffer.append(buf, static_cast<std::size_t>(n));
         scan = scan || std::memchr(buf, '\n', static_cast<std::size_t>(n)) != nullptr;
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        fail(exited() + unanswered + partial());
+        if (ended(exited())) return std::nullopt;
       }
     }
   }

@@ -26,6 +26,7 @@ struct FaultCase {
   std::size_t failures;          ///< failed evaluations in the trace
   std::size_t starts;            ///< child processes started
   double timeout_s = 60.0;       ///< --objective-timeout
+  std::string extra_env = "";    ///< more NAME=VALUE for the program
 };
 
 std::ostream& operator<<(std::ostream& os, const FaultCase& c) { return os << c.name; }
@@ -38,7 +39,11 @@ const std::vector<FaultCase>& cases() {
       {"garbage", "garbage:5", "printed a line that is not JSON: 'this is not json'", 1, 2},
       {"partial_line", "partial:5", "without answering (after printing '{\"y\": 1')", 1, 2},
       {"partial_line_then_silence", "partial-hang:5", "did not answer within 3 s", 1, 2, 3.0},
-      {"exit_between_lines", "between:5", "exited with status 0", 1, 2},
+      // An exit after an answer is no failure: the next request, which it never read, goes to a
+      // fresh child, which answers the other 5 (one that reads a request and exits fails it: "exit").
+      {"exit_between_lines", "between:5", "", 0, 2},
+      // One evaluation per process, the fault firing in each (FAULT_ONCE unset): 10 processes.
+      {"one_shot_program", "between:1", "", 0, 10, 60.0, "FAULT_ONCE="},
       {"stderr_flood", "flood", "", 0, 1},
       {"huge_line", "huge:5", "printed a line longer than 67108864 bytes", 1, 2},
       {"big_valid_line", "big:5", "", 0, 1},
@@ -56,7 +61,7 @@ class ObjectiveFault : public ::testing::TestWithParam<FaultCase> {
   std::string run_args(const std::string& fault, std::size_t budget, const std::string& extra = "") const {
     std::ostringstream timeout;
     timeout << GetParam().timeout_s;
-    return "run -q --objective-command \"" + fault_command(fault, dir / "log.txt") +
+    return "run -q --objective-command \"" + fault_command(fault, dir / "log.txt", GetParam().extra_env) +
            "\" --space space.json --direction minimize --algorithm random --seed 4 --budget " + std::to_string(budget) +
            " --objective-timeout " + timeout.str() + " --out t.jsonl " + extra;
   }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -119,6 +120,88 @@ TEST(ExternalObjective, ChildThatExitsIsAnErrorWithItsStatusAndStderr) {
   // The next request starts a new child (which fails the same way).
   EXPECT_TRUE(contains(error_of(p), "status 3"));
   EXPECT_EQ(p.starts(), 2u);
+}
+
+// One evaluation per process (a common way to write a script): the next request went to the
+// exited process and every second evaluation failed with "exited with status 0". A process that
+// read none of a request never evaluated it, so a fresh one is asked instead.
+TEST(ExternalObjective, AProgramAnsweringOneRequestPerProcessGivesEveryValue) {
+  ExternalCommand c;
+  c.argv = {"/usr/bin/python3", "-c", "import sys, json; print(sum(json.loads(sys.stdin.readline())['x']))"};
+  c.timeout_s = 20.0;
+  JsonLineProcess p(c);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(value_from_answer(p.request({{"x", {i, 0.5}}})), i + 0.5) << i;
+  EXPECT_EQ(p.starts(), 20u);
+  // Still exiting when the next request is sent (it sleeps after answering): that request lies
+  // unread when it exits and goes to a fresh process.
+  JsonLineProcess slow(shell("read line; echo \"${#line}\"; sleep 0.2"));
+  for (const std::string pad : {"a", "bb", "ccc"})
+    EXPECT_EQ(value_from_answer(slow.request({{"x", {1}}, {"pad", pad}})), 18.0 + static_cast<double>(pad.size())) << pad;
+  EXPECT_EQ(slow.starts(), 3u);
+  // Killed after its answer (it reads nothing more): replaced too, whenever the kill lands.
+  JsonLineProcess killed(shell("read line; echo 2.5; sleep 0.05; kill -9 $$"));
+  EXPECT_EQ(value_from_answer(killed.request({{"x", {1}}})), 2.5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(value_from_answer(killed.request({{"x", {2}}})), 2.5);
+  EXPECT_EQ(killed.starts(), 2u);
+}
+
+// A program that exits at start without reading anything is started once more for the same
+// request, not forever: each evaluation fails after one retry.
+TEST(ExternalObjective, AProgramExitingBeforeReadingFailsAfterOneRetry) {
+  JsonLineProcess p(shell("echo 'no licence' >&2; exit 2"));
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "exited with status 2 before reading the request, also when started afresh for it")) << msg;
+  EXPECT_TRUE(contains(msg, "no licence")) << msg;
+  EXPECT_EQ(p.starts(), 2u);
+  EXPECT_TRUE(contains(error_of(p), "exited with status 2 before reading the request"));
+  EXPECT_EQ(p.starts(), 4u);
+  // Answers once, then every new process exits at start: the one that replaces it is the
+  // evaluation's only fresh start, whether the first exit came before or after the request.
+  const auto dir = optimist::testing::test_dir("optimist_ext_once");
+  const std::string done = (dir / "done").string();
+  JsonLineProcess once(shell("test -e '" + done + "' && exit 1; read line; touch '" + done + "'; echo 1.5"));
+  EXPECT_EQ(value_from_answer(once.request({{"x", {1}}})), 1.5);
+  const std::string second = error_of(once);
+  EXPECT_TRUE(contains(second, "exited with status 1 before reading the request")) << second;
+  EXPECT_EQ(once.starts(), 2u);
+}
+
+// A process that read the request (all or part of it) and died evaluated something: that is the
+// evaluation's failure, never asked again (a retry could run a paid evaluation twice).
+TEST(ExternalObjective, AProgramDyingAfterReadingTheRequestFailsIt) {
+  const auto dir = optimist::testing::test_dir("optimist_ext_crash");
+  const std::string log = (dir / "calls.txt").string();
+  ExternalCommand c;
+  c.argv = {"/usr/bin/python3", "-c",
+            "import sys, os, json\n"
+            "x = json.loads(sys.stdin.readline())['x'][0]\n"
+            "open(sys.argv[1], 'a').write('%g\\n' % x)\n"
+            "if x == 3: os.abort()\n"
+            "print(x * 2)\n",
+            log};
+  c.timeout_s = 20.0;
+  JsonLineProcess p(c);
+  EXPECT_EQ(value_from_answer(p.request({{"x", {1}}})), 2.0);
+  EXPECT_EQ(value_from_answer(p.request({{"x", {2}}})), 4.0);
+  const std::string msg = error_of(p, {{"x", {3}}});
+  EXPECT_TRUE(contains(msg, "was killed by signal 6")) << msg;
+  EXPECT_TRUE(contains(msg, "without answering")) << msg;
+  EXPECT_EQ(value_from_answer(p.request({{"x", {4}}})), 8.0);
+  EXPECT_EQ(p.starts(), 4u);
+  std::ifstream calls(log);
+  std::string all((std::istreambuf_iterator<char>(calls)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "1\n2\n3\n4\n");  // 3 was evaluated once
+  // Read 3 bytes of the request, then exited: a failure, not a retry.
+  JsonLineProcess partly(shell("dd bs=1 count=3 of=/dev/null 2>/dev/null; exit 0"));
+  const std::string part = error_of(partly);
+  EXPECT_TRUE(contains(part, "exited with status 0 without answering")) << part;
+  EXPECT_EQ(partly.starts(), 1u);
+  // Answered, then read the next request and exited: that request failed.
+  JsonLineProcess reader(shell("read line; echo 1.5; read line; exit 0"));
+  EXPECT_EQ(value_from_answer(reader.request({{"x", {1}}})), 1.5);
+  EXPECT_TRUE(contains(error_of(reader), "exited with status 0 without answering"));
+  EXPECT_EQ(reader.starts(), 1u);
 }
 
 TEST(ExternalObjective, ChildKilledBySignalIsNamed) {

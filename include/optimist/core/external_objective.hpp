@@ -42,7 +42,10 @@ struct ExternalCommand {
 /// JSON line on its stdin, each answer one JSON line on its stdout. The child runs in its own
 /// process group (a terminal's Ctrl-C reaches only the optimizer, which finishes the evaluation
 /// in progress). After a failure (exit, garbage, timeout) the child is killed and the next
-/// request starts a fresh one. Thread-safe: requests are serialized.
+/// request starts a fresh one. A child that exits after an answer (one request per process) is
+/// no failure: a request it read no byte of goes to a fresh child, once per request (a fresh
+/// child that also exits before reading it fails the request). Thread-safe: requests are
+/// serialized.
 class JsonLineProcess {
  public:
   /// Throws InvalidArgument if argv is empty, the program is not found, is a directory or not
@@ -57,10 +60,12 @@ class JsonLineProcess {
   /// Sends `message` (one line) and returns the answer line parsed as JSON. Throws
   /// ExternalProcessError, also for an empty answer line and for output left over from the
   /// previous request (a program answering twice); its message is valid UTF-8 (the program's raw
-  /// bytes are escaped). The timeout covers sending the request.
+  /// bytes are escaped). The timeout covers sending the request, and starts again for a fresh
+  /// child.
   nlohmann::json request(const nlohmann::json& message);
 
-  /// How many times a child was started (1 in a healthy run).
+  /// How many times a child was started (1 in a healthy run of a program that loops over its
+  /// requests, one per request for a program that exits after each answer).
   std::size_t starts() const;
   const ExternalCommand& command() const { return command_; }
 
@@ -68,6 +73,11 @@ class JsonLineProcess {
   struct Child;
   void start();
   void stop_child(bool graceful);
+  /// Stops a child that read none of the request (its stderr forwarded first, if asked).
+  void retire_child();
+  /// One attempt at `line` on the current child: the answer, or nullopt when it ended having
+  /// read none of the request and may_retry (the child is then gone). `retried`: a second attempt.
+  std::optional<nlohmann::json> exchange(const std::string& line, bool may_retry, bool retried);
   [[noreturn]] void fail(const std::string& what);
 
   ExternalCommand command_;
