@@ -113,7 +113,9 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   ASSERT_TRUE(seq.evaluations[13].contains("gp_lengthscale_geomean"));
   for (std::size_t i = 0; i < 14; ++i)
     for (const char* key : {"gp_lengthscale_geomean", "gp_noise_variance"})
-      if (seq.evaluations[i].contains(key)) EXPECT_EQ(one.evaluations[i].value(key, nlohmann::json()), seq.evaluations[i].at(key)) << i;
+      if (seq.evaluations[i].contains(key)) {
+        EXPECT_EQ(one.evaluations[i].value(key, nlohmann::json()), seq.evaluations[i].at(key)) << i;
+      }
   // Run again: the study is done, nothing is evaluated twice.
   r = cli(common + "--storage '" + url + "' --study one --out again.jsonl");
   ASSERT_EQ(r.code, 0) << r.err;

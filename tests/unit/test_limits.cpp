@@ -183,8 +183,9 @@ TEST(Limits, ExactGpRefusesMorePointsThanItsLimit) {
       EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(info.limits.max_points) + " evaluations"),
                 std::string::npos)
           << e.what();
-      if (spec.contains("max_model_points"))
+      if (spec.contains("max_model_points")) {
         EXPECT_NE(std::string(e.what()).find("with max_model_points = 0"), std::string::npos) << e.what();
+      }
     }
   }
   EXPECT_DOUBLE_EQ(estimated_run_bytes(info.limits, 1000, 10), 32.0 * 1000 * 10 + 32.0 * 1000 * 1000);
