@@ -63,7 +63,8 @@ nlohmann::json to_json(const StudySummary& s) {
                       {"best_value", s.best_value ? nlohmann::json(*s.best_value) : nlohmann::json(nullptr)},
                       {"best_number", s.best_number ? nlohmann::json(*s.best_number) : nlohmann::json(nullptr)},
                       {"finished", s.finished},
-                      {"updated_at", s.updated_at}};
+                      {"updated_at", s.updated_at},
+                      {"generation", s.generation}};
   if (!s.error.empty()) j["error"] = s.error;
   return j;
 }

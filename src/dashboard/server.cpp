@@ -185,6 +185,13 @@ void Server::Impl::setup() {
                             {"X-Frame-Options", "DENY"},
                             {"Referrer-Policy", "no-referrer"}});
   http.set_payload_max_length(64 * 1024);  // requests carry no body
+  // cpp-httplib sets SO_REUSEPORT: a second dashboard on a port in use bound it too, without an
+  // error, and the kernel split the requests between the two (a page flipping between sources).
+  // SO_REUSEADDR alone still allows a restart on the port while old connections linger.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   // A browser keeps up to 6 idle keep-alive connections per tab; each holds a thread until it
   // times out, so cpp-httplib's 8 threads left two tabs (or 8 stalled clients) blocking every
   // other request for seconds.

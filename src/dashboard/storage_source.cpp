@@ -88,6 +88,8 @@ StudySummary summary_base(const StudyRecord& s) {
   out.f_star = s.f_star;
   out.budget = s.budget.value_or(0);
   out.updated_at = s.created;
+  // A study deleted and created again under its name (SQLite may reuse its id) is another study.
+  out.generation = std::to_string(s.id) + ":" + std::to_string(s.created);
   return out;
 }
 

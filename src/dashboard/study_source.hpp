@@ -78,6 +78,9 @@ struct StudySummary {
   bool finished = false;    ///< a trace with its recommend line; a study whose budget (or finite space) is used
   double updated_at = 0.0;  ///< seconds since the epoch of the last change seen
   std::string error;        ///< why the source cannot be read (then the rest may be empty)
+  /// Changes when the trials read so far no longer hold (a trace replaced or cut, a study deleted
+  /// and created again): a client holding trials of another generation starts over.
+  std::string generation;
 };
 
 /// A study with what the page needs to draw it.

@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -13,8 +15,10 @@ namespace optimist::dashboard {
 namespace {
 
 // The evaluation line's own fields (docs/trace-format.md); every other key is a diagnostic.
-constexpr std::array<std::string_view, 12> kCoreFields = {
-    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error"};
+// `trial` and `worker`: written by `run --jobs` and `study export` (a "trial" diagnostic was plotted).
+constexpr std::array<std::string_view, 14> kCoreFields = {
+    "i", "x", "y", "f", "regret", "cum_regret", "best_f", "suggest_s", "eval_s", "tell_s", "status", "error",
+    "trial", "worker"};
 
 bool is_core_field(const std::string& key) {
   for (std::string_view k : kCoreFields)
@@ -28,11 +32,26 @@ std::optional<double> number_at(const nlohmann::json& line, const char* key) {
   return it->get<double>();
 }
 
+// Evaluations the run kept in flight, from its meta's `run` settings (docs/trace-format.md).
+std::size_t parallelism(const nlohmann::json& run) {
+  if (!run.is_object()) return 1;
+  for (const char* key : {"jobs", "parallel"}) {
+    const auto it = run.find(key);
+    if (it != run.end() && it->is_number_unsigned()) return std::clamp<std::size_t>(it->get<std::size_t>(), 1, 1024);
+  }
+  return 1;
+}
+
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+std::uint64_t next_generation() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
 
 }  // namespace
 
-TraceFollower::TraceFollower(std::string path) : path_(std::move(path)) {}
+TraceFollower::TraceFollower(std::string path) : path_(std::move(path)), generation_(next_generation()) {}
 
 void TraceFollower::keep_trials() {
   if (keep_trials_) return;
@@ -52,7 +71,7 @@ void TraceFollower::reset() {
   recommend_ = nullptr;
   counts_ = StateCounts{};
   best_ = Best{};
-  clock_ = 0.0;
+  slots_.clear();
 }
 
 void TraceFollower::refresh() {
@@ -66,9 +85,11 @@ void TraceFollower::refresh() {
   // Replaced (another inode), cut, rewritten in place by a new run (`run --out` truncates the same
   // inode, and may have grown past our offset since the last look: its meta line differs), or
   // written again after a malformed line: read from the start.
-  if (reread_ || static_cast<std::uint64_t>(st.st_ino) != inode_ || size < offset_ || rewritten() ||
-      (!error_.empty() && mtime != error_mtime_))
-    reset();
+  const bool changed = static_cast<std::uint64_t>(st.st_ino) != inode_ || size < offset_ || rewritten() ||
+                       (!error_.empty() && mtime != error_mtime_);
+  // The trials a client holds are another file's: it must drop them, not merge new ones in.
+  if (changed && (offset_ > 0 || has_meta_)) generation_ = next_generation();
+  if (reread_ || changed) reset();
   reread_ = false;
   inode_ = static_cast<std::uint64_t>(st.st_ino);
   mtime_ = mtime;
@@ -158,11 +179,16 @@ void TraceFollower::add_evaluation(const nlohmann::json& line) {
   t.f = number_at(line, "f");
   t.regret = number_at(line, "regret");
   if (const auto e = line.find("error"); e != line.end() && e->is_string()) t.error = e->get<std::string>();
-  t.worker = "run";
-  // A trace has durations, not timestamps: the run's clock is their running sum.
-  t.started_at = clock_ + number_at(line, "suggest_s").value_or(0.0);
+  const auto worker = line.find("worker");
+  t.worker = worker != line.end() && worker->is_string() ? worker->get<std::string>() : "run";
+  // A trace has durations, not timestamps: the run's clock is their running sum, over as many
+  // slots as the run kept evaluations in flight (`run --jobs K`, Python's n_parallel), each line
+  // taking the slot free first (one slot drew a --jobs 3 run as three times longer, sequential).
+  if (slots_.empty()) slots_.assign(parallelism(meta_.run), 0.0);
+  const auto slot = std::min_element(slots_.begin(), slots_.end());
+  t.started_at = *slot + number_at(line, "suggest_s").value_or(0.0);
   t.completed_at = *t.started_at + number_at(line, "eval_s").value_or(0.0);
-  clock_ = *t.completed_at + number_at(line, "tell_s").value_or(0.0);
+  *slot = *t.completed_at + number_at(line, "tell_s").value_or(0.0);
   for (const auto& [key, value] : line.items())
     if (!is_core_field(key)) t.diagnostics[key] = value;
 
@@ -183,6 +209,7 @@ StudySummary TraceFollower::summary() const {
   s.best_value = best_.value;
   s.best_number = best_.number;
   s.finished = !recommend_.is_null();
+  s.generation = std::to_string(generation_);
   if (has_meta_) {
     s.algorithm = meta_.algorithm;
     s.problem = meta_.problem;

@@ -60,7 +60,12 @@ class TraceFollower {
   nlohmann::json recommend_;
   StateCounts counts_;
   Best best_;
-  double clock_ = 0.0;  ///< end of the last evaluation's tell, seconds since the run's start
+  /// When each evaluation slot of the run is free again (its last tell's end), seconds since the
+  /// run's start; one slot per evaluation in flight.
+  std::vector<double> slots_;
+  /// Unique in the process (a trace deleted and created again gets a new follower): a new one
+  /// whenever the trials read so far are dropped because the file changed under them.
+  std::uint64_t generation_;
 };
 
 }  // namespace optimist::dashboard

@@ -149,6 +149,41 @@ class LiveTrace(Case):
         b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-live-top.png"))
         b.screenshot(os.path.join(ARGS.out, "dashboard-live.png"))
 
+    def test_replaced_trace(self):
+        # A trace replaced under the open page (a new run over the same --out): the page held the
+        # old run's trials, asked only for those after them, and showed them under the new run's counts.
+        first, second = (os.path.join(self.dir, f"{name}.jsonl") for name in ("first", "second"))
+        run_optimist("--problem", "branin", "--algorithm", "random", "--budget", "12", "--seed", "1", "--out", first)
+        run_optimist("--problem", "hartmann6", "--algorithm", "random", "--budget", "5", "--seed", "2", "--out", second)
+        served = os.path.join(self.dir, "served")
+        os.makedirs(served)
+        live = os.path.join(served, "live.jsonl")
+        shutil.copy(first, live)
+        shutil.copy(first, os.path.join(served, "other.jsonl"))
+        self.dashboard = Dashboard(ARGS.optimist, [served, "--poll-ms", "200"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url + "#study=live")
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        self.assertEqual(b.js("return document.querySelector('#status').textContent"), "live · every 200 ms")
+        self.assertEqual(b.rows(), 12)
+        b.drawn("chart-history", 12)
+        os.replace(shutil.copy(second, live + ".tmp"), live)
+        b.wait("the new run's 5 trials", "return document.querySelectorAll('#trials tbody tr').length === 5")
+        headers = b.js("return [...document.querySelectorAll('#trials thead th')].map(th => th.textContent)")
+        self.assertIn("x6", headers)  # the new run's space
+        self.assertEqual(b.js("return document.querySelector('.table-info').dataset.count"), "5")
+        evals = [json.loads(line) for line in trace_lines(second)[1:-1]]
+        self.assert_best(best(evals))
+        b.drawn("chart-history", 5)
+        # Deleted: the page says the run is gone (it said "disconnected" and logged 404s).
+        os.remove(live)
+        b.wait("the run gone", "return document.querySelector('#study-error').textContent.includes('no longer served')")
+        self.assertRegex(b.js("return document.querySelector('#status').textContent"), "^live")
+        shutil.copy(first, live)
+        b.wait("the run back", "return document.querySelectorAll('#trials tbody tr').length === 12 && "
+               "document.querySelector('#study-error').hidden")
+        self.assertEqual(b.errors(), [])
+
     def assert_best(self, expected):
         shown = self.browser.wait("the best value", "return document.querySelector('#best-value').dataset.value === "
                                   "String(arguments[0]) && arguments[0]", expected)
@@ -285,7 +320,14 @@ class LiveStudy(Case):
         # Trials asked by hand (`study ask`) have no heartbeat: their lease end is shown instead.
         url = "sqlite:///" + os.path.join(self.dir, "lab.db")
         lab = ["--storage", url, "--name", "lab"]
-        subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", f"{HERE}/space_plain.json", "--direction",
+        with open(os.path.join(HERE, "space_plain.json")) as f:
+            space = json.load(f)
+        long_name = "temperature_of_the_annealing_furnace_in_the_second_stage_of_the_process_" * 2
+        space["parameters"][3]["name"] = long_name
+        space_file = os.path.join(self.dir, "space.json")
+        with open(space_file, "w") as f:
+            json.dump(space, f)
+        subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", space_file, "--direction",
                         "minimize", "--algorithm", "random", "--budget", "5"], check=True, stdout=subprocess.DEVNULL)
         for lease in ("14d", "forever"):
             subprocess.run([ARGS.optimist, "study", "ask", *lab, "--lease", lease], check=True, stdout=subprocess.DEVNULL)
@@ -301,6 +343,19 @@ class LiveStudy(Case):
         end = time.strftime("%Y-%m-%d", time.localtime(time.time() + 14 * 86400))
         self.assertTrue(held["0"].startswith(f"leased until {end}"), held["0"])
         self.assertEqual(held["1"], "held until told")
+        # Both held by the same worker name at once: a lane each in the timeline (they drew over
+        # each other in one).
+        b.js("document.getElementById('chart-timeline').scrollIntoView({block: 'center'})")
+        lanes = b.wait("the timeline's lanes", "const o = echarts.getInstanceByDom(document.getElementById('chart-timeline'))"
+                       ".getOption(); return o && o.yAxis && o.yAxis[0].data")
+        self.assertEqual(len(lanes), 2, lanes)
+        self.assertTrue(lanes[0].endswith(" · 1") and lanes[1].endswith(" · 2"), lanes)
+        # A 146-character parameter name is cut in the table's header (it pushed the columns after
+        # it off screen), and named whole in its tooltip.
+        th = b.js("return [...document.querySelectorAll('#trials thead th')].find(th => th.textContent === arguments[0])"
+                  ".getBoundingClientRect().width", long_name)
+        self.assertLess(th, 300)
+        self.assertTrue(b.js("const s = document.querySelector('#trials .scroll'); return s.scrollWidth <= s.clientWidth"))
         self.assertEqual(b.errors(), [])
 
 

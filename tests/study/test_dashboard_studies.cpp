@@ -297,7 +297,8 @@ TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
     }
   }
   StorageSource source(url);
-  ASSERT_EQ(source.trials("again", std::nullopt, 100).trials.size(), 3u);
+  const auto before = source.trials("again", std::nullopt, 100);
+  ASSERT_EQ(before.trials.size(), 3u);
   Storage(url).delete_study("again");
   Study fresh = branin_study(url, "again");
   const auto t = fresh.ask();
@@ -308,6 +309,10 @@ TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
   EXPECT_EQ(page.summary.counts.total(), 1u);
   EXPECT_EQ(*page.summary.best_value, 7.0);
   EXPECT_EQ(*source.study("again").summary.best_value, 7.0);
+  // The page holding the old study's trials sees a new generation, and drops them (asking only
+  // after its last trial, it got nothing and kept 3 trials of a study that has 1).
+  EXPECT_NE(page.summary.generation, before.summary.generation);
+  EXPECT_EQ(source.trials("again", 0, 100).summary.generation, page.summary.generation);
 }
 
 // A noisy benchmark study's regret came from the noisy value (negative below f*); `study export`

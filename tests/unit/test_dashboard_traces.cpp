@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "dashboard/api.hpp"
+#include "dashboard/server.hpp"
 #include "dashboard/trace_follower.hpp"
 #include "dashboard/trace_source.hpp"
 #include "dashboard_test_helpers.hpp"
@@ -61,6 +62,27 @@ TEST_F(TraceFollowerTest, ReadsOnlyCompleteLinesAsTheRunWritesThem) {
   EXPECT_EQ(f.detail().recommend.at("stop_reason"), "budget");
 }
 
+// `run --jobs 2` writes each line's `trial` and `worker`, and kept 2 evaluations in flight: the
+// clock summed every duration on one line ("trial" was plotted as a diagnostic).
+TEST_F(TraceFollowerTest, ARunOfSeveralJobsIsTimedOnAsManySlots) {
+  json meta = json::parse(meta_line());
+  meta["meta"]["run"] = {{"batch", 1}, {"jobs", 2}};
+  const fs::path file = dir() / "jobs.jsonl";
+  const std::string job = R"({"trial": 0, "worker": "vm:1:a"})";
+  write(file, meta.dump() + "\n" + eval_line(1, 2.0, job) + eval_line(2, 1.0, job) + eval_line(3, 0.5, job));
+  TraceFollower f(file.string());
+  f.keep_trials();
+  f.refresh();
+  ASSERT_EQ(f.trials().size(), 3u) << f.summary().error;
+  // Each: 0.1 s suggest, 1 s eval, 0.2 s tell. 1 and 2 run at once; 3 takes the first free slot.
+  EXPECT_NEAR(*f.trials()[0].started_at, 0.1, 1e-12);
+  EXPECT_NEAR(*f.trials()[1].started_at, 0.1, 1e-12);
+  EXPECT_NEAR(*f.trials()[2].started_at, 1.3 + 0.1, 1e-12);
+  EXPECT_NEAR(*f.trials()[2].completed_at, 1.3 + 1.1, 1e-12);
+  EXPECT_EQ(f.trials()[0].worker, "vm:1:a");
+  EXPECT_TRUE(f.trials()[0].diagnostics.empty()) << f.trials()[0].diagnostics;
+}
+
 TEST_F(TraceFollowerTest, FailedEvaluationsAndBestByDirection) {
   const fs::path file = dir() / "max.jsonl";
   write(file, meta_line(optimist::Direction::Maximize) + eval_line(1, 2.0) + eval_line(2, std::nullopt) +
@@ -87,6 +109,11 @@ TEST_F(TraceFollowerTest, StartsOverWhenTheFileIsReplaced) {
   f.keep_trials();
   f.refresh();
   ASSERT_EQ(f.trials().size(), 3u);
+  const std::string first = f.summary().generation;
+  EXPECT_FALSE(first.empty());
+  append(file, eval_line(4, 0.8));
+  f.refresh();
+  EXPECT_EQ(f.summary().generation, first);  // appended: the trials held still hold
   // A resumed run rewrites its trace through a temporary file renamed over it.
   const fs::path replacement = dir() / "run.jsonl.tmp";
   write(replacement, meta_line() + eval_line(1, 4.0));
@@ -95,6 +122,15 @@ TEST_F(TraceFollowerTest, StartsOverWhenTheFileIsReplaced) {
   ASSERT_EQ(f.trials().size(), 1u);
   EXPECT_DOUBLE_EQ(*f.trials()[0].value, 4.0);
   EXPECT_DOUBLE_EQ(*f.summary().best_value, 4.0);
+  // A page that held trials 1..4 must drop them: asking after trial 4 it got nothing new and kept
+  // the old run's trials under the new run's counts.
+  const std::string second = f.summary().generation;
+  EXPECT_NE(second, first);
+  // Cut in place (same inode, shorter): a new generation again.
+  { std::ofstream(file, std::ios::trunc) << meta_line(); }
+  f.refresh();
+  EXPECT_TRUE(f.trials().empty());
+  EXPECT_NE(f.summary().generation, second);
 }
 
 // `run --out` over a served trace truncates the same inode and may grow past the follower's offset
@@ -169,10 +205,12 @@ TEST_F(TraceFollowerTest, SummaryOnlyUntilTrialsAreAskedFor) {
   f.refresh();
   EXPECT_TRUE(f.trials().empty());  // a folder of thousands of traces keeps summaries only
   EXPECT_EQ(f.summary().counts.total(), 2u);
+  const std::string generation = f.summary().generation;
   f.keep_trials();
   f.refresh();
   EXPECT_EQ(f.trials().size(), 2u);
   EXPECT_EQ(f.summary().counts.total(), 2u);
+  EXPECT_EQ(f.summary().generation, generation);  // read again, the same trials
 }
 
 TEST_F(TraceSourceTest, FolderOfABenchSweepWithRunningRuns) {
@@ -264,6 +302,7 @@ TEST_F(DashboardApiTest, StudiesAndIncrementalTrials) {
   EXPECT_EQ(s.at("best_value"), 0.75);
   EXPECT_EQ(s.at("best_number"), 3);
   EXPECT_EQ(s.at("f_star"), 0.5);
+  EXPECT_TRUE(s.at("generation").is_string());
 
   r = api.get("/api/trials", {{"study", id}, {"after", "1"}});
   ASSERT_EQ(r.status, 200) << r.body;
@@ -346,6 +385,25 @@ TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {
   const auto info = body(api.get("/api/info", {}));
   EXPECT_EQ(info.at("read_only"), true);
   EXPECT_EQ(info.at("version"), optimist::version());
+}
+
+// cpp-httplib's SO_REUSEPORT let a second dashboard bind a port in use, silently, and the kernel
+// then split the requests between the two servers.
+TEST_F(DashboardApiTest, APortInUseIsRefused) {
+  const fs::path file = dir() / "t.jsonl";
+  write(file, meta_line() + eval_line(1, 2.0));
+  TraceSource source({file.string()});
+  optimist::dashboard::ServerOptions options;
+  options.port = 0;
+  optimist::dashboard::Server first(source, options);
+  options.port = first.bind();
+  optimist::dashboard::Server second(source, options);
+  try {
+    second.bind();
+    FAIL() << "a second server bound port " << options.port;
+  } catch (const optimist::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("in use"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

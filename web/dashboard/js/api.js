@@ -28,6 +28,15 @@ export class TrialStore {
     this.serverTime = 0;       // server clock at the last answer, seconds since the epoch
     this.clientTime = 0;       // Date.now()/1000 when it arrived
     this.version = 0;          // bumped whenever the trials change
+    this.generation = null;    // the server's generation of the trials held (summary.generation)
+    this.restarted = false;    // set when the trials were dropped for a new generation; the page clears it
+  }
+
+  clear() {
+    this.trials = [];
+    this.index = new Map();
+    this.settled = null;
+    this.settledPos = 0;
   }
 
   /** The server's clock now, for ages of running trials. */
@@ -45,6 +54,22 @@ export class TrialStore {
       const params = { study: this.studyId, limit: PAGE };
       if (after !== null) params.after = after;
       const page = await getJSON('/api/trials', params);
+      const generation = page.study.generation ?? null;
+      if (generation !== this.generation) {
+        // The trace was replaced or cut, or the study created again: the trials held are another
+        // run's. Drop them and read from the start (merging would mix two runs).
+        const held = this.generation !== null;
+        this.generation = generation;
+        if (held) {
+          this.clear();
+          this.restarted = true;
+          changed = true;
+          if (after !== null) {
+            after = null;
+            continue;
+          }
+        }
+      }
       this.summary = page.study;
       this.serverTime = page.server_time;
       this.clientTime = Date.now() / 1000;

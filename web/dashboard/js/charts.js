@@ -55,8 +55,12 @@ export function historyOption(trials, study, { mode, log }) {
     xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 26, minInterval: 1 },
     yAxis: { type: log ? 'log' : 'value', name, nameLocation: 'middle', nameGap: 52, scale: true },
     dataZoom: [{ type: 'inside' }, { type: 'slider', height: 14, bottom: 4, showDataShadow: false }],
-    title: { show: hidden > 0, text: `${hidden} values ≤ 0 not shown on the log scale`, right: 40, top: 0,
-      textStyle: { fontSize: 11, fontWeight: 'normal', color: '#a51d2d' } },
+    // Without a complete trial (a run whose every evaluation failed) the axes alone say nothing.
+    title: ok.length === 0
+      ? { text: trials.length ? 'no complete trial yet: every evaluation failed or runs' : 'no trial yet',
+        show: true, left: 'center', right: 'auto', top: 'middle', textStyle: { fontSize: 13, fontWeight: 'normal', color: '#77767b' } }
+      : { show: hidden > 0, text: `${hidden} values ≤ 0 not shown on the log scale`, left: 'auto', right: 40, top: 0,
+        textStyle: { fontSize: 11, fontWeight: 'normal', color: '#a51d2d' } },
     series: [
       { id: 'values', name, type: 'scatter', data: points, symbolSize: 5, large: points.length >= BIG,
         largeThreshold: BIG, itemStyle: { color: STATE_COLORS.complete, opacity: 0.65 },
@@ -69,7 +73,12 @@ export function historyOption(trials, study, { mode, log }) {
 }
 
 function paramAxis(p) {
-  if (p.type === 'categorical') return { type: 'category', data: p.choices };
+  // Every choice named (ECharts skipped labels next to a long one: 3 columns, one label), long
+  // ones cut with an ellipsis; from a dozen choices on they would overlap.
+  if (p.type === 'categorical') {
+    return { type: 'category', data: p.choices,
+      axisLabel: { interval: p.choices.length <= 12 ? 0 : 'auto', overflow: 'truncate', width: 110 } };
+  }
   const axis = { type: p.log ? 'log' : 'value', min: p.lower, max: p.upper };
   if (p.type === 'integer') axis.minInterval = 1;
   return axis;
@@ -145,8 +154,9 @@ export function sliceOption(trials, study, { log }) {
     option: {
       ...base(),
       grid: params.map((_, i) => layout.grid(i)),
+      // A long parameter name is cut to its plot's width (it ran across the neighbouring plots).
       xAxis: params.map((p, i) => ({ gridIndex: i, name: p.name, nameLocation: 'middle', nameGap: 24,
-        ...paramAxis(p), axisLine: { onZero: false } })),
+        nameTruncate: { maxWidth: 240 }, ...paramAxis(p), axisLine: { onZero: false } })),
       yAxis: params.map((_, i) => ({ gridIndex: i, type: logValue ? 'log' : 'value', scale: true,
         axisLine: { onZero: false } })),
       visualMap: { show: !large, type: 'continuous', dimension: 2, min: first, max: last,
@@ -179,17 +189,43 @@ function mergeBars(bars, gap) {
   return out;
 }
 
-/** One bar per trial from its start to its end (or now), one lane per worker. */
+// Lanes: one per worker, and one per evaluation in flight for a worker running several at once
+// (`optimist worker --jobs 3` is one worker name; its trials would draw over each other).
+// Returns the lanes' names and each trial's lane.
+function workerLanes(timed, endOf) {
+  const byWorker = new Map();
+  for (const t of timed) {
+    const w = t.worker || '?';
+    if (!byWorker.has(w)) byWorker.set(w, []);
+    byWorker.get(w).push(t);
+  }
+  const names = [];
+  const laneOf = new Map();
+  for (const w of [...byWorker.keys()].sort()) {
+    const ends = [];  // the end of each of this worker's lanes so far
+    const first = names.length;
+    for (const t of byWorker.get(w).sort((a, b) => a.started_at - b.started_at)) {
+      let k = ends.findIndex((e) => e <= t.started_at);
+      if (k < 0) k = ends.push(0) - 1;
+      ends[k] = endOf(t);
+      laneOf.set(t, first + k);
+    }
+    for (let k = 0; k < ends.length; k++) names.push(ends.length > 1 ? `${w} · ${k + 1}` : w);
+  }
+  return { names, laneOf };
+}
+
+/** One bar per trial from its start to its end (or now), one lane per worker (and job). */
 export function timelineOption(trials, now) {
   const timed = trials.filter((t) => t.started_at !== undefined);
-  const workers = [...new Set(timed.map((t) => t.worker || '?'))].sort();
-  const lane = new Map(workers.map((w, i) => [w, i]));
+  const endOf = (t) => t.completed_at ?? (t.state === 'running' ? now : t.started_at);
+  const { names: workers, laneOf } = workerLanes(timed, endOf);
   const t0 = timed.reduce((m, t) => Math.min(m, t.started_at), Infinity);
   let span = 0;
   const bars = timed.map((t) => {
-    const end = t.completed_at ?? (t.state === 'running' ? now : t.started_at);
+    const end = endOf(t);
     span = Math.max(span, end - t0);
-    return [lane.get(t.worker || '?'), t.started_at - t0, end - t0, STATES.indexOf(timelineState(t)), t.number];
+    return [laneOf.get(t), t.started_at - t0, end - t0, STATES.indexOf(timelineState(t)), t.number];
   });
   const data = bars.length > BIG ? mergeBars(bars, span / 1500) : bars.map((b) => [...b, b[4], 1]);
   return {
@@ -197,7 +233,9 @@ export function timelineOption(trials, now) {
     option: {
       ...base(),
       grid: { left: 90, right: 24, top: 30, bottom: 58 },
-      xAxis: { type: 'value', name: 'seconds since the first trial started', nameLocation: 'middle', nameGap: 26 },
+      // A study runs for hours or days: "7 h 30 min" reads better than 27000 (seconds).
+      xAxis: { type: 'value', name: 'time since the first trial started', nameLocation: 'middle', nameGap: 26,
+        axisLabel: { formatter: (v) => (v === 0 ? '0' : fmtDuration(v)), hideOverlap: true } },
       yAxis: { type: 'category', data: workers },
       dataZoom: [{ type: 'inside', filterMode: 'weakFilter' }, { type: 'slider', height: 14, bottom: 4, filterMode: 'weakFilter' }],
       legend: { top: 0, left: 'center', icon: 'rect', data: STATES.map((s) => ({ name: s, itemStyle: { color: STATE_COLORS[s] } })) },

@@ -5,17 +5,22 @@ export function fmtNumber(v) {
   if (v === null || v === undefined || Number.isNaN(v)) return '—';
   if (typeof v !== 'number') return String(v);
   const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e6 || a < 1e-3)) return v.toExponential(4);
+  // 5 significant digits without trailing zeros: 1e-5, not 1.0000e-5.
+  if (a !== 0 && (a >= 1e6 || a < 1e-3)) return Number(v.toPrecision(5)).toExponential();
   return String(Number(v.toPrecision(6)));
 }
 
 /** A duration in seconds, e.g. "850 ms", "12.3 s", "4 min 5 s", "2 h 3 min". */
 export function fmtDuration(s) {
   if (s === null || s === undefined || !Number.isFinite(s)) return '—';
+  // A benchmark's evaluation takes microseconds: "0 ms" read as "not measured".
+  if (s > 0 && s < 0.001) return `${Math.max(1, Math.round(s * 1e6))} µs`;
   if (s < 1) return `${Math.round(s * 1000)} ms`;
   if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  // "1 min", not "1 min 0 s" (the timeline's ticks fall on whole minutes and hours).
+  const [big, bigUnit, small, smallUnit] = s < 3600 ? [Math.floor(s / 60), 'min', Math.floor(s % 60), 's']
+    : [Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min'];
+  return small ? `${big} ${bigUnit} ${small} ${smallUnit}` : `${big} ${bigUnit}`;
 }
 
 /** "3 s ago" for an age in seconds. */
@@ -38,6 +43,17 @@ export function fmtInteger(n) {
 /** A parameter value as the user wrote it: numbers shortened, choices as they are. */
 export function fmtParam(v) {
   return typeof v === 'number' ? fmtNumber(v) : String(v);
+}
+
+/** The algorithm as the user should read it: `auto` names what it chose (the latest trial's
+ *  `auto_algorithm` diagnostic), e.g. "gp-ei (auto)". */
+export function algorithmLabel(algorithm, trials) {
+  if (algorithm !== 'auto') return algorithm || '—';
+  for (let i = trials.length - 1; i >= 0; i--) {
+    const chosen = trials[i].diagnostics?.auto_algorithm;
+    if (typeof chosen === 'string') return `${chosen} (auto)`;
+  }
+  return 'auto';
 }
 
 /** Creates an element with text content (never HTML) and optional class and attributes. */

@@ -2,7 +2,7 @@
 
 import { getJSON, TrialStore } from './api.js';
 import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
-import { el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam } from './format.js';
+import { algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam } from './format.js';
 import { TrialsTable } from './table.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -151,7 +151,7 @@ function renderStudy() {
     (stale ? ` (${fmtInteger(stale)} stale, not counted)` : '');
   $('#trial-count').dataset.count = s.n_trials;
   $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
-  $('#algorithm').textContent = s.algorithm || '—';
+  $('#algorithm').textContent = algorithmLabel(s.algorithm, app.store.trials);
   $('#problem').textContent = s.problem || '';
   $('#run-state').textContent = s.error ? 'error' : s.finished ? 'finished' : 'running';
   $('#updated').textContent = `last change ${fmtAge(now - s.updated_at)}`;
@@ -209,17 +209,26 @@ async function poll() {
       const wanted = new URLSearchParams(location.hash.slice(1)).get('study');
       const pick = app.studies.find((s) => s.id === wanted) || (app.studies.length === 1 ? app.studies[0] : null);
       if (pick) select(pick.id);
+    } else if (!app.studies.some((s) => s.id === app.id)) {
+      // Its trace deleted or moved, or the study deleted: the server is fine, the study is gone
+      // (asking for its trials gave 404s, and "disconnected" in the status).
+      showStudyError(`'${app.id}' is no longer served: its trace was deleted or moved, or the study deleted. `
+        + 'What is shown is what was read before; it comes back if it reappears.');
     } else if (document.body.dataset.state === 'ready') {
       const store = app.store;
       const wasFinished = store.summary.finished;
       const changed = await store.sync();
       if (store === app.store) {
-        if (store.summary.finished !== wasFinished) {
+        // A replaced trace may have another space (columns, axes): read the study again.
+        const restarted = store.restarted;
+        store.restarted = false;
+        if (restarted || store.summary.finished !== wasFinished) {
           app.study = (await getJSON('/api/study', { id: store.studyId })).study;
           setupStudy(app.study, store);
         }
         renderStudy();
-        if (changed) scheduleDraw();
+        if (restarted) drawCharts(true);
+        else if (changed) scheduleDraw();
       }
     }
     setStatus(true);
@@ -240,7 +249,8 @@ async function start() {
     const wanted = new URLSearchParams(location.hash.slice(1)).get('study');
     if (wanted && wanted !== app.id) select(wanted);
   });
-  getJSON('/api/info').then((info) => {
+  // The first poll waits for the info: the status said "every 1.0 s" with --poll-ms 250.
+  await getJSON('/api/info').then((info) => {
     app.info = info;
     $('#source').textContent = info.source;
   }, (e) => setStatus(false, e.message));

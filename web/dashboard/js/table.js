@@ -52,7 +52,10 @@ export class TrialsTable {
   renderHead() {
     const row = el('tr');
     for (const c of this.columns) {
-      const th = el('th', c.label, c.numeric ? 'num' : '');
+      // The label in a span that can be cut short: a 100-character parameter name pushed every
+      // column after it off screen (th.title gives it whole).
+      const th = el('th', null, c.numeric ? 'num' : '');
+      th.append(el('span', c.label, 'label'));
       th.dataset.key = c.key;
       th.title = c.title || `sort by ${c.label}`;
       if (c.key === this.sort.key) th.classList.add(this.sort.descending ? 'sorted-desc' : 'sorted-asc');
