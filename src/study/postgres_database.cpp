@@ -32,11 +32,17 @@ std::string numbered(const std::string& sql) {
   return out;
 }
 
-std::string first_line(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  for (char& c : s)
-    if (c == '\n') c = ' ';
-  return s;
+// libpq's messages span lines ("...refused\n\tIs the server running..."): one line, each run of
+// blanks one space (a tab was shown as a literal "\t").
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const bool blank = c == '\n' || c == '\t' || c == '\r' || c == ' ';
+    if (!blank) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 class PostgresDatabase final : public Database {
@@ -45,7 +51,7 @@ class PostgresDatabase final : public Database {
     try {
       conn_ = std::make_unique<pqxx::connection>(url_);
     } catch (const std::exception& e) {
-      throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + first_line(e.what()));
+      throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + one_line(e.what()));
     }
   }
 
@@ -105,7 +111,7 @@ class PostgresDatabase final : public Database {
         // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection errors.
         const std::string state = e.sqlstate();
         if (state.rfind("57P", 0) == 0 || state.rfind("08", 0) == 0) retry_or_throw(backoff, outage, e.what(), true);
-        else throw std::runtime_error("storage '" + shown_ + "': " + first_line(e.what()) + " in: " + e.query());
+        else throw std::runtime_error("storage '" + shown_ + "': " + one_line(e.what()) + " in: " + e.query());
       } catch (...) {
         tx_ = nullptr;
         throw;
@@ -119,12 +125,12 @@ class PostgresDatabase final : public Database {
       conn_.reset();
       if (!outage)
         std::fprintf(stderr, "optimist: storage '%s': lost the PostgreSQL server (%s); retrying with backoff for up to %.0f s\n",
-                     shown_.c_str(), first_line(what).c_str(), retry_s_);
+                     shown_.c_str(), one_line(what).c_str(), retry_s_);
       outage = true;
     }
     if (!backoff.wait())
       throw std::runtime_error("storage '" + shown_ + "': gave up after " + std::to_string(static_cast<int>(backoff.elapsed_s())) +
-                               " s: " + first_line(what));
+                               " s: " + one_line(what));
   }
 
   // Each statement is prepared once per connection (parsed and planned once), then executed with

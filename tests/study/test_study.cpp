@@ -390,6 +390,7 @@ TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
   const std::string refused = message_of([] { Storage s("postgresql://optimist@127.0.0.1:1/nowhere"); });
   EXPECT_NE(refused.find("cannot connect to PostgreSQL"), std::string::npos) << refused;
   EXPECT_NE(refused.find("127.0.0.1"), std::string::npos) << refused;  // the server's (libpq's) own message
+  EXPECT_EQ(refused.find_first_of("\n\t"), std::string::npos) << refused;  // libpq's lines and tabs: one line
   const std::string secret = message_of([] { Storage s("postgresql://me:hunter2@127.0.0.1:1/db"); });
   EXPECT_EQ(secret.find("hunter2"), std::string::npos) << secret;
   const std::string folder = message_of([] { Storage s("sqlite:////nonexistent-folder/x/study.db"); });
