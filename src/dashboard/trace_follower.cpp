@@ -228,6 +228,8 @@ StudyDetail TraceFollower::detail() const {
   d.space = meta_.space;
   d.options = meta_.options;
   d.extra = {{"path", path_}, {"seed", meta_.seed}, {"noise", meta_.noise}, {"dim", meta_.dim}, {"run", meta_.run}};
+  // What `auto` chose and why, and the options an algorithm resolved itself (the trace's meta).
+  if (!meta_.decisions.empty()) d.extra["decisions"] = meta_.decisions;
   if (!meta_.objective_command.empty()) d.extra["objective_command"] = meta_.objective_command;
   return d;
 }

@@ -12,6 +12,33 @@ namespace {
 constexpr const char* kTraceSuffix = ".jsonl";
 constexpr const char* kPartialSuffix = ".jsonl.partial";  // a bench run still writing its trace
 
+// Names in the order a person numbers runs: "r2" before "r10" (a plain string order put "r10"
+// first), digit runs compared by value.
+bool natural_less(const std::string& a, const std::string& b) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      // Without leading zeros, a longer run of digits is the larger number.
+      std::size_t is = i, js = j;
+      while (is + 1 < ie && a[is] == '0') ++is;
+      while (js + 1 < je && b[js] == '0') ++js;
+      if (ie - is != je - js) return ie - is < je - js;
+      if (const int c = a.compare(is, ie - is, b, js, je - js); c != 0) return c < 0;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -152,6 +179,7 @@ std::vector<StudySummary> TraceSource::studies() {
     f.refresh();
     out.push_back(summary_of(id, f));
   }
+  std::stable_sort(out.begin(), out.end(), [](const StudySummary& a, const StudySummary& b) { return natural_less(a.name, b.name); });
   return out;
 }
 

@@ -263,6 +263,29 @@ TEST_F(TraceSourceTest, FilesSharingANameShowTheirPaths) {
   EXPECT_EQ(names, (std::vector<std::string>{(dir() / "x/run").string(), (dir() / "y/run").string(), "other"}));
 }
 
+// Runs numbered by a person read in their order: r2 before r10 (a string order put r10 first).
+TEST_F(TraceSourceTest, AFolderListsNumberedRunsInTheirOrder) {
+  for (const char* name : {"r10", "r2", "r1", "r02b", "base", "r2a"}) write(dir() / "runs" / (std::string(name) + ".jsonl"), meta_line());
+  TraceSource source({(dir() / "runs").string()}, std::chrono::milliseconds(0));
+  std::vector<std::string> names;
+  for (const auto& s : source.studies()) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"base", "r1", "r2", "r2a", "r02b", "r10"}));
+}
+
+// The settings panel shows what `auto` chose and why (the trace's meta "decisions").
+TEST_F(TraceFollowerTest, DetailCarriesWhatAutoChoseAndWhy) {
+  json meta = json::parse(meta_line());
+  meta["meta"]["decisions"] = {{"algorithm", "gp-ei"}, {"reason", "2 parameters: a Gaussian process"}};
+  write(dir() / "auto.jsonl", meta.dump() + "\n");
+  TraceFollower f((dir() / "auto.jsonl").string());
+  f.refresh();
+  EXPECT_EQ(f.detail().extra.at("decisions").at("reason"), "2 parameters: a Gaussian process");
+  write(dir() / "plain.jsonl", meta_line());
+  TraceFollower plain((dir() / "plain.jsonl").string());
+  plain.refresh();
+  EXPECT_FALSE(plain.detail().extra.contains("decisions"));
+}
+
 TEST_F(TraceSourceTest, TrialsAfterANumberInPages) {
   std::string text = meta_line();
   for (int i = 1; i <= 7; ++i) text += eval_line(i, 10.0 - i);
