@@ -352,6 +352,29 @@ class Optimizer:
             with self._lock:
                 self._core.tell_failed_point(vector, str(error))
 
+    def withdraw(self, trials: Any) -> None:
+        """Gives back asked trials that will not be evaluated (a cancelled job, a trial that ran
+        other values): they leave ``pending()`` and enter no history, and the optimizer goes on as
+        if they had not been asked (the next ask often returns the same point). Unlike
+        ``tell_failed`` nothing is recorded against the point. One trial or several, all checked
+        before the first is withdrawn."""
+        several = not isinstance(trials, Trial)
+        targets = list(trials) if several else [trials]
+        with self._lock:
+            pending = {t.id for t in self._core.pending()}
+            for k, t in enumerate(targets):
+                if not isinstance(t, Trial):
+                    raise TypeError(f"withdraw: expected a Trial from ask(), got {type(t).__name__} "
+                                    f"{'(item ' + str(k) + ') ' if several else ''}(nothing was withdrawn)")
+                self._check_owner(t)
+                if any(o.id == t.id for o in targets[:k]):
+                    raise ValueError(f"withdraw: {t!r} appears twice (nothing was withdrawn)")
+                if t.id not in pending:
+                    raise ValueError(f"withdraw: {t!r} is not pending: it was told, withdrawn or never asked "
+                                     "(nothing was withdrawn)")
+            for t in targets:
+                self._core.withdraw(t._core)
+
     def add_pending(self, x: Any) -> Trial:
         """Records a point that someone else is evaluating (another worker, a queued experiment):
         the algorithm treats it as one of its own pending trials. Tell it later with the trial."""

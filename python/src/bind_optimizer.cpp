@@ -137,6 +137,7 @@ void bind_optimizer(py::module_& m) {
            py::arg("trial"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
       .def("tell_failed_point", py::overload_cast<const Vector&, const std::string&>(&Optimizer::tell_failed),
            py::arg("x"), py::arg("error"), py::call_guard<py::gil_scoped_release>())
+      .def("withdraw", &Optimizer::withdraw, py::arg("trial"), py::call_guard<py::gil_scoped_release>())
       .def("add_pending", &Optimizer::add_pending, py::arg("x"), py::call_guard<py::gil_scoped_release>())
       .def("recommend", &Optimizer::recommend, py::call_guard<py::gil_scoped_release>())
       .def("pending", [](const Optimizer& o) { return trial_list(o.pending()); })

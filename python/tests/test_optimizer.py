@@ -280,3 +280,39 @@ def test_threads_sharing_an_optimizer_take_turns():
     h = opt.history
     assert len(h) == 32 and not opt.pending and not h.failed.any()
     assert sorted(h.id.tolist()) == list(range(32))
+
+
+def test_withdrawn_trials_leave_no_trace_and_are_asked_again():
+    space = {"x": optimist.Float(-2, 2), "k": optimist.Int(0, 3)}
+    opt = optimist.Optimizer(space, "gp-ei", seed=3)
+    reference = optimist.Optimizer(space, "gp-ei", seed=3)
+    for _ in range(8):
+        t, r = opt.ask(), reference.ask()
+        assert t.params == r.params
+        given_back = opt.ask(2)  # asked while t is pending, then withdrawn
+        opt.withdraw(given_back)
+        opt.tell(t, t.params["x"] ** 2 + t.params["k"])
+        reference.tell(r, r.params["x"] ** 2 + r.params["k"])
+    assert len(opt.history) == 8 and not opt.history.failed.any() and opt.pending == []
+    lone = opt.ask()
+    opt.withdraw(lone)
+    assert opt.ask().params == lone.params  # nothing else changed: the same point again
+
+
+def test_withdraw_checks_every_trial_before_giving_any_back():
+    opt = optimist.Optimizer({"x": optimist.Float(0, 1)}, "random", seed=1)
+    a, b = opt.ask(), opt.ask()
+    opt.tell(b, 0.5)
+    with pytest.raises(ValueError, match=r"is not pending.*nothing was withdrawn"):
+        opt.withdraw([a, b])
+    with pytest.raises(ValueError, match="appears twice"):
+        opt.withdraw([a, a])
+    with pytest.raises(TypeError, match="expected a Trial"):
+        opt.withdraw([a, {"x": 0.3}])
+    other = optimist.Optimizer({"x": optimist.Float(0, 1)}, "random", seed=1)
+    with pytest.raises(ValueError, match="another optimizer"):
+        other.withdraw(other.ask() and a)
+    assert [t.id for t in opt.pending] == [a.id]  # nothing was withdrawn by the refused calls
+    opt.withdraw(a)
+    assert opt.pending == []
+

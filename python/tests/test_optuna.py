@@ -133,6 +133,29 @@ def test_failed_nan_and_pruned_trials_are_told_as_failures():
     assert study.best_value < 0.05
 
 
+def test_a_trial_ending_before_it_suggests_gives_its_asked_point_back():
+    # An objective that fails or is pruned before suggesting (a queue error, a GPU out of memory at
+    # start-up) did not evaluate the asked point: it is withdrawn, not told as a failure (which
+    # gp-ei records at the worst value), and the next trial is asked it again.
+    def early_exit(trial):
+        if trial.number in (4, 9):
+            raise RuntimeError("no GPU free")
+        if trial.number == 6:
+            raise optuna.TrialPruned()
+        if trial.number == 7:  # ends after one of its two parameters
+            trial.suggest_float("x", -3, 3)
+            raise RuntimeError("no GPU free")
+        return quadratic(trial)
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=5))
+    study.optimize(early_exit, n_trials=16, catch=(RuntimeError,))
+    h = study.sampler.optimizer.history
+    assert len(h) == 12 and h.failed.sum() == 0  # only the trials that ran both parameters
+    assert study.sampler.optimizer.pending == []
+    # Withdrawn, the asked point comes back: trial 5 runs what trial 4 was asked.
+    assert study.trials[5].system_attrs["optimist:asked"] == study.trials[4].system_attrs["optimist:asked"]
+
+
 def test_an_infinity_after_values_near_the_largest_double_is_told_finite():
     # A penalty of sys.float_info.max, then an infinity: told as max + spread, which overflowed to
     # inf, and "told value inf is not finite" was raised out of study.optimize.
@@ -210,7 +233,10 @@ def test_running_trials_of_other_workers_are_pending():
     for t in running:
         study.tell(t, quadratic(t))
     study.tell(fixed, 1.0)
-    assert len(sampler.optimizer.pending) == 0 and len(sampler.optimizer.history) == 9
+    # The fixed trial never suggested y: its asked point was not evaluated and is given back, and
+    # its value (at x alone) is no point of the model's space.
+    assert len(sampler.optimizer.pending) == 0 and len(sampler.optimizer.history) == 8
+    assert not sampler.optimizer.history.failed.any()
 
 
 def test_another_workers_trial_is_pending_before_its_objective_suggests_anything():

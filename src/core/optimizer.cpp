@@ -72,6 +72,15 @@ void Optimizer::note_pending(const Vector& x) {
   ++r.pending;
 }
 
+void Optimizer::note_withdrawn(const Vector& x) {
+  const auto it = points_.find(PointKey(x));
+  if (it == points_.end() || it->second.pending == 0) return;
+  if (--it->second.pending == 0 && it->second.evaluated == 0) {
+    points_.erase(it);
+    --n_taken_;
+  }
+}
+
 void Optimizer::note_evaluated(const Vector& x, bool pending_before, const std::optional<double>& maximized_value) {
   PointRecord& r = points_[PointKey(x)];
   if (r.evaluated == 0 && r.pending == 0) ++n_taken_;
@@ -228,6 +237,20 @@ Trial Optimizer::add_pending(const Vector& x) {
   note_pending(t.x);
   observe_pending(pending_.back());
   return t;
+}
+
+void Optimizer::withdraw(const Trial& trial) {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->id == trial.id) {
+      check_unchanged(name_, trial, *it);
+      const Trial t = std::move(*it);
+      pending_.erase(it);
+      note_withdrawn(t.x);
+      observe_withdrawn(t);
+      return;
+    }
+  }
+  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told, withdrawn, or never asked)");
 }
 
 void Optimizer::tell_failed(const Trial& trial, const std::string& error) {

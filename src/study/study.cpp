@@ -146,6 +146,9 @@ struct Study::Impl {
         if (it == pending.end())
           throw std::logic_error("study '" + record.name + "': trial " + std::to_string(t.number) + " finished before it was asked");
         if (t.state == TrialState::Complete) optimizer->tell(it->second, *t.value);
+        // A stale or released trial was not evaluated and its point runs again as a queued trial:
+        // given back, not a failure (gp-ei would put the worst value at a point it chose as promising).
+        else if (t.stale && record.settings.requeue_stale) optimizer->withdraw(it->second);
         else optimizer->tell_failed(it->second, t.error);
         pending.erase(it);
       }

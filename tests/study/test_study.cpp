@@ -286,6 +286,32 @@ TEST_P(StudyTest, ReleasedTrialsAreRequeuedAtOnce) {
   EXPECT_EQ(trials[1].requeued_from, 0u);
 }
 
+// A worker interrupted mid-evaluation (its trial released, then run again from the queue) leaves
+// the algorithm's run as if it had not been interrupted: the released trial is withdrawn from the
+// optimizers, not told as a failure (gp-ei put the worst value at the point it had just chosen).
+TEST_P(StudyTest, AnInterruptedTrialLeavesTheRunAsIfItWereNot) {
+  for (const std::string algorithm : {"gp-ei", "sequool", "turbo"}) {
+    SCOPED_TRACE(algorithm);
+    const std::size_t budget = 12;
+    Study plain = Study::create(url, branin_config("plain-" + algorithm, algorithm, budget), no_thread("w"));
+    while (auto t = plain.ask()) plain.tell(*t, branin(t->x));
+    Study study = Study::create(url, branin_config("cut-" + algorithm, algorithm, budget), no_thread("w"));
+    std::vector<Vector> evaluated;
+    while (auto t = study.ask()) {
+      if (t->number == 6 || t->number == 9) {
+        study.release(*t, "released: interrupted");
+        continue;
+      }
+      evaluated.push_back(t->x);
+      study.tell(*t, branin(t->x));
+    }
+    const auto reference = plain.trials();
+    ASSERT_EQ(evaluated.size(), budget);
+    for (std::size_t i = 0; i < budget; ++i) ASSERT_EQ(evaluated[i], reference[i].x) << "evaluation " << i;
+    EXPECT_EQ(study.recommend(), plain.recommend());
+  }
+}
+
 TEST_P(StudyTest, StaleTrialsAreFailedAndRequeuedAndLateValuesKept) {
   StudyConfig c = branin_config("stale", "random", 10);
   c.settings.heartbeat_interval_s = 0.0;  // nobody beats: trials go stale after the grace period

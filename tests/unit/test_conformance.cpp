@@ -97,6 +97,33 @@ TEST_P(Conformance, ResumedRunContinuesLikeTheUninterruptedOne) {
   }
 }
 
+// withdraw(): an ask given back leaves the run as if it had not been made (a cancelled job, an
+// Optuna trial that ran other values). It is not a failure: the history holds only the real
+// evaluations. The tree searches decide on what is not pending when asked with trials pending;
+// those decisions stand, so for them only an ask made with nothing else pending is undone exactly
+// (TreeSearch.AWithdrawnStepIsAskedAgain covers the rest).
+TEST_P(Conformance, AWithdrawnAskLeavesTheRunAsIfItWasNotMade) {
+  const bool decides_on_pending = algorithm_info(GetParam()).family == "tree";
+  const auto reference = run(GetParam(), 7);
+  auto opt = make_optimizer(spec_for(GetParam()), mixed_space(), Direction::Maximize, run_for(7));
+  for (std::size_t k = 0; k < kSteps; ++k) {
+    if (k % 3 == 0) opt->withdraw(opt->ask());  // given back before the real ask
+    Trial t = opt->ask();
+    if (k % 3 == 1 && !decides_on_pending) {
+      const std::vector<Trial> extra = opt->ask(2);  // given back while t is pending
+      for (const Trial& e : extra) opt->withdraw(e);
+    }
+    ASSERT_EQ(t.x, reference[k].trial.x) << "step " << k;
+    opt->tell(t, mixed_objective(t.x));
+  }
+  EXPECT_EQ(opt->history().size(), kSteps);
+  EXPECT_TRUE(opt->pending().empty());
+  Trial t = opt->ask();
+  opt->withdraw(t);
+  EXPECT_THROW(opt->withdraw(t), InvalidArgument);  // not pending any more
+  EXPECT_THROW(opt->tell(t, 1.0), InvalidArgument);
+}
+
 TEST_P(Conformance, PointsStayInTheSpaceAndPendingIsTolerated) {
   const Space space = mixed_space();
   auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, run_for(2));
@@ -311,6 +338,26 @@ TEST_P(Conformance, FiniteSpaceNoRepeatsWithBatchesAndPendingPoints) {
   EXPECT_FALSE(opt->exhausted());
   for (const auto& t : external) opt->tell(t, finite_objective(t.x));
   EXPECT_TRUE(opt->exhausted());
+}
+
+// A withdrawn point of a finite space is free again: asked later, and the space is used up
+// only when every point has been evaluated.
+TEST_P(Conformance, AWithdrawnPointOfAFiniteSpaceIsAskedAgain) {
+  const Space space = finite_space();
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, finite_run(3));
+  const Trial given_back = opt->ask();
+  EXPECT_EQ(opt->remaining_points(), kFinitePoints - 1);
+  opt->withdraw(given_back);
+  EXPECT_EQ(opt->remaining_points(), kFinitePoints);
+  std::vector<Vector> seen;
+  while (seen.size() < kFinitePoints) {
+    Trial t = opt->ask();
+    seen.push_back(t.x);
+    ASSERT_EQ(distinct(seen), seen.size()) << "a point was handed out twice";
+    opt->tell(t, finite_objective(t.x));
+  }
+  EXPECT_TRUE(opt->exhausted());
+  EXPECT_NE(std::find(seen.begin(), seen.end(), given_back.x), seen.end());
 }
 
 // A fresh optimizer fed the same tells (a resumed run) continues without repeating a point.

@@ -336,3 +336,40 @@ TEST(TreeStroquOOL, CrossValidationCandidatesAreSelectedOnExplorationCounts) {
   EXPECT_GT(last, 0.05);
   for (const auto& [u, m] : c) EXPECT_FALSE(std::isnan(m));  // every candidate cross-validated
 }
+
+// withdraw() of a planned step: the step goes back to the front of the plan and the next ask asks
+// it again, so the run goes on as the uninterrupted one (here both children of the root are asked
+// at once, the first given back and asked again).
+TEST(TreeWithdraw, AWithdrawnStepIsAskedAgain) {
+  const Problem p = make_problem("garland");
+  for (const std::string name : {"sequool", "stroquool", "soo"}) {
+    SCOPED_TRACE(name);
+    const RunContext context{.seed = 4, .horizon = 40};
+    auto reference = make_optimizer({{"name", name}}, p.space, p.direction, context);
+    std::vector<Vector> points;
+    for (int k = 0; k < 12; ++k) {
+      const Trial t = reference->ask();
+      points.push_back(t.x);
+      reference->tell(t, p.f(t.x));
+    }
+    auto opt = make_optimizer({{"name", name}}, p.space, p.direction, context);
+    const Trial root = opt->ask();
+    ASSERT_EQ(root.x, points[0]);
+    opt->tell(root, p.f(root.x));
+    const Trial first = opt->ask(), second = opt->ask();
+    ASSERT_EQ(first.x, points[1]);
+    ASSERT_EQ(second.x, points[2]);
+    opt->withdraw(first);
+    const Trial again = opt->ask();
+    EXPECT_EQ(again.x, points[1]);
+    opt->tell(second, p.f(second.x));
+    opt->tell(again, p.f(again.x));
+    for (std::size_t k = 3; k < points.size(); ++k) {
+      const Trial t = opt->ask();
+      ASSERT_EQ(t.x, points[k]) << "step " << k;
+      opt->tell(t, p.f(t.x));
+    }
+    EXPECT_EQ(dynamic_cast<const TreeOptimizer&>(*opt).evaluations_planned(),
+              dynamic_cast<const TreeOptimizer&>(*reference).evaluations_planned());
+  }
+}

@@ -121,6 +121,14 @@ class Optimizer {
   /// point outside the space.
   void tell_failed(const Vector& x, const std::string& error);
 
+  /// Gives back a pending trial that will not be evaluated (its job was cancelled; an Optuna trial
+  /// ran other values): it leaves pending() and enters no history, and the algorithm forgets it
+  /// (observe_withdrawn). The optimizer is then as if that ask had not been made: the next ask
+  /// proposes what it would have proposed without it (often the same point). Unlike tell_failed,
+  /// the point is not recorded as a failure the model must avoid. Throws InvalidArgument if the
+  /// trial is not pending.
+  void withdraw(const Trial& trial);
+
   /// Registers a pending trial for a user point this optimizer did not ask: another worker of a
   /// shared study asked it (or a queued point is being evaluated). The algorithm treats it as it
   /// treats its own pending trials (observe_pending); tell it later with the returned trial.
@@ -166,6 +174,10 @@ class Optimizer {
   virtual void observe_pending(const Trial& trial) { (void)trial; }
   /// Called after a failed trial is stored.
   virtual void observe_failure(const Observation& obs) { (void)obs; }
+  /// Called after withdraw() removed a pending trial: algorithms that keep per-ask state (tree
+  /// plans, TuRBO's regions, auto's inner optimizer) undo what the ask did, so that the next ask
+  /// proposes what it would have without it. Algorithms that read pending() need nothing.
+  virtual void observe_withdrawn(const Trial& trial) { (void)trial; }
   /// Unit point of the answer; default: best observed.
   virtual Vector recommend_unit() const;
 
@@ -224,6 +236,7 @@ class Optimizer {
   };
   void store(const Trial& trial, double value);
   void note_pending(const Vector& x);
+  void note_withdrawn(const Vector& x);
   void note_evaluated(const Vector& x, bool pending_before, const std::optional<double>& maximized_value);
   /// A trial for a told point that no ask handed out (warm start, replay): the next id.
   Trial external_trial(const Vector& x);

@@ -442,8 +442,10 @@ class OptimistSampler(BaseSampler):
         if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
             model.optimizer.tell(asked, model.told_value(value)) if ok else model.optimizer.tell_failed(asked, why)
             return
-        if asked is not None:  # the trial ran other values (fixed or enqueued parameters)
-            model.optimizer.tell_failed(asked, "not evaluated: the trial used other parameter values")
+        if asked is not None:
+            # The trial ran other values (fixed or enqueued parameters), or ended before its
+            # objective suggested them all: the asked point was not evaluated, and is given back.
+            model.optimizer.withdraw(asked)
         point = model.point(params)
         if point is not None:
             model.optimizer.tell(point, model.told_value(value)) if ok else model.optimizer.tell_failed(point, why)

@@ -110,6 +110,13 @@ void AutoOptimizer::observe(const Observation& obs, double y) {
 
 void AutoOptimizer::observe_pending(const Trial& trial) { inner_trial_.emplace(trial.id, inner_->add_pending(trial.x)); }
 
+void AutoOptimizer::observe_withdrawn(const Trial& trial) {
+  const auto it = inner_trial_.find(trial.id);
+  if (it == inner_trial_.end()) return;
+  inner_->withdraw(it->second);
+  inner_trial_.erase(it);
+}
+
 void AutoOptimizer::observe_failure(const Observation& obs) {
   const auto it = inner_trial_.find(obs.trial.id);
   if (it == inner_trial_.end()) {

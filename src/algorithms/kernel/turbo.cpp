@@ -207,6 +207,11 @@ std::size_t Turbo::nearest_region(const Trial& trial) const {
 // Another worker's pending point belongs to the region it lies nearest (as an external tell).
 void Turbo::observe_pending(const Trial& trial) { proposed_by_.emplace_back(trial.id, nearest_region(trial)); }
 
+// A withdrawn ask belongs to no region: its region's next ask continues its design as before.
+void Turbo::observe_withdrawn(const Trial& trial) {
+  std::erase_if(proposed_by_, [&](const auto& entry) { return entry.first == trial.id; });
+}
+
 void Turbo::restart(Region& g) {
   // TuRBO-1 restart: forget the run (its data and GP), start a fresh design.
   g.tr.restart();

@@ -58,6 +58,7 @@ void TreeOptimizer::reset_tree() {
   plan_.clear();
   pos_ = 0;
   rep_ = 0;
+  withdrawn_steps_.clear();
   ++run_;
   run_planned_ = 0;
 }
@@ -162,6 +163,8 @@ Vector TreeOptimizer::representative(std::uint32_t node) const {
 }
 
 const TreeOptimizer::Step* TreeOptimizer::next_step() {
+  from_withdrawn_ = !withdrawn_steps_.empty();
+  if (from_withdrawn_) return &withdrawn_steps_.front().step;
   while (pos_ >= plan_.size()) {
     plan_.clear();
     pos_ = 0;
@@ -173,6 +176,12 @@ const TreeOptimizer::Step* TreeOptimizer::next_step() {
 
 void TreeOptimizer::advance() {
   ++planned_total_;
+  if (from_withdrawn_) {
+    withdrawn_steps_.pop_front();
+    from_withdrawn_ = false;
+    return;
+  }
+  ++plan_order_;
   if (++rep_ >= plan_[pos_].reps) {
     rep_ = 0;
     ++pos_;
@@ -209,7 +218,7 @@ const TreeOptimizer::Step* TreeOptimizer::next_new_step(const Vector* told) {
     }
     if (const auto id = pending_id(u)) {
       if (++waiting > kMaxWaitingSteps) return nullptr;
-      pending_steps_.push_back(PendingStep{*id, run_, *s});
+      pending_steps_.push_back(PendingStep{*id, run_, *s, step_order()});
       advance();
       continue;
     }
@@ -227,7 +236,7 @@ std::vector<Vector> TreeOptimizer::propose(std::size_t) {
     return {free_uniform_point(rng)};
   }
   const std::uint64_t id = next_trial_id();  // the id ask() gives this point
-  pending_steps_.push_back(PendingStep{id, run_, *s});
+  pending_steps_.push_back(PendingStep{id, run_, *s, step_order()});
   std::vector<Vector> out{step_point(*s)};
   advance();
   return out;
@@ -270,7 +279,7 @@ void TreeOptimizer::observe_pending(const Trial& trial) {
   // own propose would have); otherwise it is an untracked point (a filler or a queued point).
   const Step* s = next_new_step(&trial.unit);
   if (!s || (space().snap_unit(step_point(*s)) - trial.unit).cwiseAbs().maxCoeff() > kMatchTolerance) return;
-  pending_steps_.push_back(PendingStep{trial.id, run_, *s});
+  pending_steps_.push_back(PendingStep{trial.id, run_, *s, step_order()});
   advance();
 }
 
@@ -281,6 +290,22 @@ void TreeOptimizer::observe_failure(const Observation& obs) {
   // External failure (replay of a trace): the planned step it answered is used up, as in the run.
   const Step* s = next_new_step(&obs.trial.unit);
   if (s && (space().snap_unit(step_point(*s)) - obs.trial.unit).cwiseAbs().maxCoeff() <= kMatchTolerance) advance();
+}
+
+void TreeOptimizer::observe_withdrawn(const Trial& trial) {
+  // The steps waiting for this trial go back into the plan ahead of its unasked steps, in the
+  // order they were planned: the next ask asks the first again (the others attach to it, as
+  // when they were planned).
+  std::erase_if(pending_steps_, [&](const PendingStep& p) {
+    if (p.id != trial.id) return false;
+    --planned_total_;  // handed out again when asked again
+    if (p.run == run_) {
+      const auto at = std::upper_bound(withdrawn_steps_.begin(), withdrawn_steps_.end(), p.order,
+                                       [](std::uint64_t order, const PendingStep& w) { return order < w.order; });
+      withdrawn_steps_.insert(at, p);
+    }
+    return true;
+  });
 }
 
 }  // namespace optimist

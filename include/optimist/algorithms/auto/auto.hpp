@@ -46,6 +46,7 @@ class AutoOptimizer : public Optimizer {
   std::vector<Vector> propose(std::size_t n) override;
   void observe(const Observation& obs, double y) override;
   void observe_pending(const Trial& trial) override;
+  void observe_withdrawn(const Trial& trial) override;
   void observe_failure(const Observation& obs) override;
   Vector recommend_unit() const override;
 

@@ -98,6 +98,7 @@ class Turbo : public Optimizer {
   void observe(const Observation& obs, double y) override;
   void observe_failure(const Observation& obs) override;
   void observe_pending(const Trial& trial) override;
+  void observe_withdrawn(const Trial& trial) override;
 
  private:
   struct Pending {

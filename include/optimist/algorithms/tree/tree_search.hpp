@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -110,6 +111,8 @@ class TreeOptimizer : public Optimizer {
   void observe(const Observation& obs, double y) override;
   void observe_failure(const Observation& obs) override;
   void observe_pending(const Trial& trial) override;
+  void observe_withdrawn(const Trial& trial) override;
+  /// The next step: a withdrawn step first (asked again, in the order planned), then the plan's.
   const Step* next_step();
   /// next_step() after consuming the steps whose point is known (deterministic objectives: its
   /// value recorded, or attached to its pending trial); `told`: a point being told, which stops
@@ -123,11 +126,17 @@ class TreeOptimizer : public Optimizer {
     std::uint64_t id;
     std::uint64_t run;
     Step step;
+    std::uint64_t order;  ///< its place in the plan: withdrawn steps return in this order
   };
   std::vector<Step> plan_;
   std::size_t pos_ = 0;
   std::uint32_t rep_ = 0;
   std::vector<PendingStep> pending_steps_;
+  std::deque<PendingStep> withdrawn_steps_;  ///< steps of withdrawn trials, to be asked again
+  bool from_withdrawn_ = false;       ///< next_step() returned withdrawn_steps_.front()
+  std::uint64_t plan_order_ = 0;      ///< steps taken from the plan so far
+  /// The place in the plan of the step next_step() returned.
+  std::uint64_t step_order() const { return from_withdrawn_ ? withdrawn_steps_.front().order : plan_order_; }
   std::uint64_t planned_total_ = 0;
 };
 
