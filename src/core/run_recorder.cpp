@@ -203,10 +203,7 @@ const EvaluationRecord& RunRecorder::store(double suggest_s, double eval_s, doub
   return rec_;
 }
 
-void RunRecorder::abandon(const Trial& trial) {
-  const std::string why = !stop_ || *stop_ == StopReason::ObjectiveFailed ? "run stopped" : to_string(*stop_);
-  optimizer_.tell_failed(trial, "not evaluated: " + why);
-}
+void RunRecorder::abandon(const Trial& trial) { optimizer_.withdraw(trial); }
 
 RunSummary RunRecorder::finish() {
   summary_.reason = stop_.value_or(StopReason::Budget);

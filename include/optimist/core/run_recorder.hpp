@@ -46,8 +46,9 @@ class RunRecorder {
   const EvaluationRecord& record(const Trial& trial, double y, double suggest_s, double eval_s);
   /// Records a failed evaluation of the pending `trial` with its message (see thrown()).
   const EvaluationRecord& record_failure(const Trial& trial, const std::string& error, double suggest_s, double eval_s);
-  /// Tells a trial that was asked but will not be evaluated because the run stopped as failed
-  /// ("not evaluated: <why>"), so nothing stays pending; it is not an evaluation.
+  /// Gives back (Optimizer::withdraw) a trial that was asked but will not be evaluated because
+  /// the run stopped, so nothing stays pending; it is not an evaluation, and the optimizer holds
+  /// no failure for it (a run continued with the same optimizer may ask it again).
   void abandon(const Trial& trial);
 
   const RunSummary& summary() const { return summary_; }
