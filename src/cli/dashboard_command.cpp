@@ -68,7 +68,9 @@ std::unique_ptr<dashboard::StudySource> open_source(const DashboardCommand& cmd)
     throw InvalidArgument(cmd.storage.empty() ? "give trace files or folders, or --storage URL"
                                               : "give either --storage or trace files, not both");
   if (!cmd.storage.empty()) return std::make_unique<dashboard::StorageSource>(cmd.storage);
-  return std::make_unique<dashboard::TraceSource>(cmd.traces);
+  // A trace's writer is looked for once per poll of the page (a run killed shows as stopped).
+  return std::make_unique<dashboard::TraceSource>(cmd.traces, std::chrono::milliseconds(1000),
+                                                  std::chrono::milliseconds(cmd.poll_ms));
 }
 
 }  // namespace

@@ -1,20 +1,13 @@
 // JSON Lines trace writer and reader; the format is specified in docs/trace-format.md. Above 400
 // lines: the writer and the reader of one format are kept in one file so they change together.
+// The trace's lock (TraceLock) is in trace_lock.cpp.
 #include "optimist/core/trace.hpp"
-
-#include <fcntl.h>
-#include <pthread.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
-#include <set>
 #include <string_view>
 #include <utility>
 
@@ -279,98 +272,6 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
         after.push_back(k);
   after.push_back(count);
   meta.run["resumed_after"] = after;
-}
-
-namespace {
-
-// A forked child (a Python process pool's worker) must not hold a trace's lock: a flock belongs to
-// the open file, which fork shares, so a worker that outlived its run kept the trace locked and a
-// resume was refused. In the child each lock descriptor is pointed at /dev/null instead (dup2): the
-// number stays valid for the TraceLock that closes it later. The registry is never destroyed, since
-// fork handlers may run during exit.
-struct LockRegistry {
-  std::mutex mutex;
-  std::set<int> fds;
-};
-
-LockRegistry& lock_registry() {
-  static LockRegistry* const registry = [] {
-    auto* r = new LockRegistry;
-    ::pthread_atfork([] { lock_registry().mutex.lock(); }, [] { lock_registry().mutex.unlock(); },
-                     [] {
-                       LockRegistry& reg = lock_registry();
-                       const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-                       if (null_fd >= 0) {
-                         for (const int fd : reg.fds) ::dup3(null_fd, fd, O_CLOEXEC);
-                         ::close(null_fd);
-                       }
-                       reg.mutex.unlock();
-                     });
-    return r;
-  }();
-  return *registry;
-}
-
-void register_lock(int fd) {
-  LockRegistry& r = lock_registry();
-  const std::lock_guard<std::mutex> guard(r.mutex);
-  r.fds.insert(fd);
-}
-
-void close_lock(int fd) {
-  if (fd < 0) return;
-  LockRegistry& r = lock_registry();
-  {
-    const std::lock_guard<std::mutex> guard(r.mutex);
-    r.fds.erase(fd);
-  }
-  ::close(fd);  // releases the lock
-}
-
-}  // namespace
-
-TraceLock::TraceLock(const std::string& path, bool create) : path_(path) {
-  // Two tries: the path may be replaced (renamed over) between open and flock by the process
-  // that held the lock; the inode check sees it.
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    fd_ = ::open(path.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0666);
-    if (fd_ < 0) {
-      const int e = errno;
-      throw InvalidArgument((create ? "cannot write trace file '" : "cannot read trace file '") + path + "': " +
-                            std::strerror(e));
-    }
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      fd_ = -1;
-      if (e == EWOULDBLOCK)
-        throw InvalidArgument("the trace '" + path + "' is being written by another process (a run, or a resume of "
-                              "it); wait until it ends, or write this trace to another file");
-      throw InvalidArgument("cannot lock trace file '" + path + "': " + std::strerror(e));
-    }
-    struct stat locked{}, now{};
-    if (::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &now) == 0 && locked.st_ino == now.st_ino &&
-        locked.st_dev == now.st_dev) {
-      register_lock(fd_);
-      return;
-    }
-    ::close(fd_);
-    fd_ = -1;
-  }
-  throw InvalidArgument("the trace '" + path + "' keeps being replaced by another process; try again later");
-}
-
-TraceLock::~TraceLock() { close_lock(fd_); }
-
-TraceLock::TraceLock(TraceLock&& other) noexcept : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
-
-TraceLock& TraceLock::operator=(TraceLock&& other) noexcept {
-  if (this != &other) {
-    close_lock(fd_);
-    path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
 }
 
 namespace {

@@ -63,9 +63,11 @@ nlohmann::json to_json(const StudySummary& s) {
                       {"best_value", s.best_value ? nlohmann::json(*s.best_value) : nlohmann::json(nullptr)},
                       {"best_number", s.best_number ? nlohmann::json(*s.best_number) : nlohmann::json(nullptr)},
                       {"finished", s.finished},
+                      {"stopped", s.stopped},
                       {"updated_at", s.updated_at},
                       {"generation", s.generation}};
   if (!s.error.empty()) j["error"] = s.error;
+  if (!s.resume.empty()) j["resume"] = s.resume;
   return j;
 }
 

@@ -76,6 +76,10 @@ struct StudySummary {
   std::optional<double> best_value;
   std::optional<std::uint64_t> best_number;
   bool finished = false;    ///< a trace with its recommend line; a study whose budget (or finite space) is used
+  /// A trace without its recommend line that no process writes any more (its writer was killed or
+  /// crashed): it will not grow until resumed. `resume` says how to continue it.
+  bool stopped = false;
+  std::string resume;
   double updated_at = 0.0;  ///< seconds since the epoch of the last change seen
   std::string error;        ///< why the source cannot be read (then the rest may be empty)
   /// Changes when the trials read so far no longer hold (a trace replaced or cut, a study deleted

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string_view>
 
+#include "optimist/problems/problem.hpp"
+
 namespace optimist::dashboard {
 
 namespace {
@@ -44,6 +46,16 @@ std::size_t parallelism(const nlohmann::json& run) {
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
+// A path as one shell word: as it is when nothing in it is special to the shell, else quoted.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789_-./+,:@%=") == std::string::npos;
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::uint64_t next_generation() {
   static std::atomic<std::uint64_t> counter{0};
   return ++counter;
@@ -51,7 +63,8 @@ std::uint64_t next_generation() {
 
 }  // namespace
 
-TraceFollower::TraceFollower(std::string path) : path_(std::move(path)), generation_(next_generation()) {}
+TraceFollower::TraceFollower(std::string path, std::chrono::milliseconds writer_check_interval)
+    : path_(std::move(path)), writer_check_interval_(writer_check_interval), generation_(next_generation()) {}
 
 void TraceFollower::keep_trials() {
   if (keep_trials_) return;
@@ -72,9 +85,53 @@ void TraceFollower::reset() {
   counts_ = StateCounts{};
   best_ = Best{};
   slots_.clear();
+  writer_gone_ = false;
+  writer_recheck_ = true;
 }
 
 void TraceFollower::refresh() {
+  read_appended();
+  if (!writer_check_due()) return;
+  const std::optional<bool> held = TraceLock::held(path_);
+  if (held != false) {
+    writer_gone_ = false;  // a writer, or no way to tell (another machine's file system): running
+    return;
+  }
+  // The writer may have written its end line, and exited, between the read and the test.
+  read_appended();
+  // (Replaced meanwhile, by a resume: tested again at the next refresh.)
+  writer_gone_ = !writer_recheck_ && has_meta_ && recommend_.is_null() && error_.empty();
+}
+
+bool TraceFollower::writer_check_due() {
+  // Only a run without its end line can have lost its writer; a malformed trace is an error.
+  if (!has_meta_ || !recommend_.is_null() || !error_.empty()) {
+    writer_gone_ = false;
+    return false;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!writer_recheck_ && now - writer_checked_at_ < writer_check_interval_) return false;
+  writer_recheck_ = false;
+  writer_checked_at_ = now;
+  return true;
+}
+
+std::string TraceFollower::resume_hint() const {
+  const auto ends_with = [&](std::string_view suffix) {
+    return path_.size() >= suffix.size() && path_.compare(path_.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  // A bench run's trace in progress: the bench continues its unfinished runs when run again.
+  if (ends_with(".jsonl.partial")) return "the same optimist bench command";
+  const auto& catalog = problems();
+  const bool benchmark =
+      std::any_of(catalog.begin(), catalog.end(), [&](const ProblemInfo& p) { return p.name == meta_.problem; });
+  if (benchmark || !meta_.objective_command.empty()) return "optimist run --resume " + shell_word(path_);
+  // A run of one's own function continues where the function is (as `run --resume` says).
+  return "minimize(..., resume=" + nlohmann::json(path_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         ") in Python, MinimizeOptions::resume in C++";
+}
+
+void TraceFollower::read_appended() {
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0) {
     error_ = "cannot read '" + path_ + "': " + std::strerror(errno);
@@ -209,6 +266,8 @@ StudySummary TraceFollower::summary() const {
   s.best_value = best_.value;
   s.best_number = best_.number;
   s.finished = !recommend_.is_null();
+  s.stopped = writer_gone_;
+  if (s.stopped) s.resume = resume_hint();
   s.generation = std::to_string(generation_);
   if (has_meta_) {
     s.algorithm = meta_.algorithm;

@@ -2,6 +2,7 @@
 // the bytes appended since the last one and turns complete lines into trials.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,11 +15,16 @@ namespace optimist::dashboard {
 
 class TraceFollower {
  public:
-  explicit TraceFollower(std::string path);
+  /// `writer_check_interval`: how often, at most, a trace without its end line is tested for a
+  /// writer (TraceLock::held); the dashboard's poll.
+  explicit TraceFollower(std::string path,
+                         std::chrono::milliseconds writer_check_interval = std::chrono::milliseconds(1000));
 
   /// Reads what was appended since the last call. Starts over when the file was replaced (another
   /// inode, or shorter: a resumed run rewrites its trace). Never throws: an unreadable or malformed
-  /// file keeps the trials read so far and reports the reason in summary().error.
+  /// file keeps the trials read so far and reports the reason in summary().error. A trace without
+  /// its end line is tested for a writer (at most every writer_check_interval, and at once when
+  /// the file was replaced): none is summary().stopped.
   void refresh();
   /// Follows another path from now on (a bench run's `.partial` trace renamed when it ends).
   void set_path(std::string path) { path_ = std::move(path); }
@@ -36,12 +42,21 @@ class TraceFollower {
 
  private:
   void reset();
+  void read_appended();
+  /// Whether to test for a writer now: the trace has no end line and the last test is old.
+  bool writer_check_due();
+  /// How to continue this trace (summary().resume).
+  std::string resume_hint() const;
   /// Whether the meta line read first is no longer the file's first line (rewritten in place).
   bool rewritten() const;
   void consume_line(const std::string& line, std::size_t line_number);
   void add_evaluation(const nlohmann::json& line);
 
   std::string path_;
+  std::chrono::milliseconds writer_check_interval_;
+  std::chrono::steady_clock::time_point writer_checked_at_{};
+  bool writer_recheck_ = true;  ///< test at the next refresh (the file is new, or was replaced)
+  bool writer_gone_ = false;    ///< no end line, and no process holds the trace's lock
   std::uint64_t inode_ = 0;
   bool reread_ = false;  ///< the next refresh starts over
   std::uint64_t offset_ = 0;  ///< bytes consumed (complete lines only)

@@ -90,8 +90,9 @@ std::string trace_id(const std::string& path) {
 
 }  // namespace
 
-TraceSource::TraceSource(std::vector<std::string> paths, std::chrono::milliseconds rescan_interval)
-    : roots_(std::move(paths)), rescan_interval_(rescan_interval) {
+TraceSource::TraceSource(std::vector<std::string> paths, std::chrono::milliseconds rescan_interval,
+                         std::chrono::milliseconds writer_check_interval)
+    : roots_(std::move(paths)), rescan_interval_(rescan_interval), writer_check_interval_(writer_check_interval) {
   for (const auto& root : roots_) {
     std::error_code ec;
     if (!fs::exists(root, ec))
@@ -146,7 +147,7 @@ void TraceSource::rescan() {
     if (std::error_code ec; !fs::is_directory(root, ec) && uses[name] == 1) names_[trace_id(root)] = name;
   }
   for (const auto& [id, path] : found) {
-    auto [it, inserted] = followers_.try_emplace(id, path);
+    auto [it, inserted] = followers_.try_emplace(id, path, writer_check_interval_);
     if (!inserted && it->second.path() != path) it->second.set_path(path);
   }
 }

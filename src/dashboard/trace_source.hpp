@@ -17,9 +17,11 @@ class TraceSource : public StudySource {
  public:
   /// Each path is a trace file or a folder searched recursively for traces (`*.jsonl`, and
   /// `*.jsonl.partial` while a bench run writes one). Throws InvalidArgument naming a path that
-  /// does not exist. Folders are searched again for new traces at most every `rescan_interval`.
+  /// does not exist. Folders are searched again for new traces at most every `rescan_interval`;
+  /// a trace without its end line is tested for a writer at most every `writer_check_interval`.
   explicit TraceSource(std::vector<std::string> paths,
-                       std::chrono::milliseconds rescan_interval = std::chrono::milliseconds(1000));
+                       std::chrono::milliseconds rescan_interval = std::chrono::milliseconds(1000),
+                       std::chrono::milliseconds writer_check_interval = std::chrono::milliseconds(1000));
 
   std::vector<StudySummary> studies() override;
   StudyDetail study(const std::string& id) override;
@@ -33,6 +35,7 @@ class TraceSource : public StudySource {
 
   std::vector<std::string> roots_;
   std::chrono::milliseconds rescan_interval_;
+  std::chrono::milliseconds writer_check_interval_;
   std::mutex mutex_;
   std::map<std::string, TraceFollower> followers_;  ///< by id: the path without its suffix
   std::map<std::string, std::string> names_;         ///< shown names, when shorter than the id

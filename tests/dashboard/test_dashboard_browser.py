@@ -5,7 +5,8 @@
 
 live:  a trace being written (a real run's lines appended as the test goes): rows of the trials
        table, the best value, new trials appearing without a reload, every plot drawn, log axes,
-       names that are HTML shown as text, sorting and filtering.
+       names that are HTML shown as text, sorting and filtering; shown as stopped while no process
+       holds its lock, running while one does.
 large: a 10,000-trial run: the page load time and the server time of an incremental update,
        written to OUT/dashboard-perf.json (reported, not asserted: speed is measured, not tested).
 study: a SQLite study that two `optimist worker` processes fill while the page is open: running
@@ -33,6 +34,16 @@ CHARTS = ["chart-history", "chart-parallel", "chart-slice", "chart-timeline", "c
 
 def run_optimist(*args):
     subprocess.run([ARGS.optimist, "run", "-q", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def hold_lock(path):
+    """A process holding a lock on the trace, as its writer does (a classic POSIX lock, which the
+    writer's kind conflicts with and the server sees); it holds it until killed."""
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", "import fcntl, sys; f = open(sys.argv[1], 'a'); "
+                               "fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('locked', flush=True); "
+                               "sys.stdin.read()", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "locked\n"
+    return holder
 
 
 def trace_lines(path):
@@ -82,6 +93,15 @@ class LiveTrace(Case):
         self.browser = b = Browser(1400, 1000)
         b.driver.get(self.dashboard.url)
         b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        # Copied by hand, locked by no process: a run whose writer is gone, and how to continue it.
+        b.wait("the run shown as stopped", "return document.querySelector('#run-state').textContent === 'stopped'")
+        note = b.js("return document.querySelector('#run-stopped').textContent")
+        self.assertIn("Continue it with optimist run --resume ", note)
+        self.assertIn(live, note)
+        writer = hold_lock(live)
+        self.addCleanup(lambda: (writer.kill(), writer.wait()))
+        b.wait("the run shown as running", "return document.querySelector('#run-state').textContent === 'running' "
+               "&& document.querySelector('#run-stopped').hidden")
 
         self.assertEqual(b.rows(), 25)
         self.assertEqual(b.js("return document.querySelector('#trial-count').dataset.count"), "25")
@@ -120,6 +140,10 @@ class LiveTrace(Case):
         b.wait("trial 27", "return document.querySelectorAll('#trials tbody tr').length === 27")
         self.assertEqual(b.js("return window.noReload"), 42, "the page was not reloaded")
         self.assert_best(best(evals[:27]))
+        self.assertEqual(b.js("return document.querySelector('#run-state').textContent"), "running")
+        writer.kill()  # kill -9: the lock goes with the process
+        writer.wait()
+        b.wait("the killed run shown as stopped", "return document.querySelector('#run-state').textContent === 'stopped'")
 
         self.append(live, "".join(lines[28:]))  # the rest and the recommend line: the run ends
         b.wait("the run to finish", "return document.querySelector('#run-state').textContent === 'finished'")

@@ -48,10 +48,11 @@ struct TraceMeta {
   static TraceMeta from_json(const nlohmann::json& j);
 };
 
-/// An exclusive advisory lock (flock) on a trace file, held while the object lives: two processes
-/// never write the same trace at once, and a trace being resumed cannot be resumed by a second
-/// process meanwhile. Locks are per open file: within one process, hand a held lock to the
-/// TraceWriter of the same path.
+/// An exclusive advisory lock on a trace file, held while the object lives: two processes never
+/// write the same trace at once, and a trace being resumed cannot be resumed by a second process
+/// meanwhile. An open file description lock (fcntl F_OFD_SETLK on the whole file; flock where the
+/// kernel has none): locks are per open file, so within one process hand a held lock to the
+/// TraceWriter of the same path. A child forked while it is held does not hold it.
 class TraceLock {
  public:
   /// Locks the file at `path`, creating it (empty) when `create` and it does not exist. Throws
@@ -63,6 +64,14 @@ class TraceLock {
   TraceLock(const TraceLock&) = delete;
   TraceLock& operator=(const TraceLock&) = delete;
   const std::string& path() const { return path_; }
+
+  /// Whether some process (this one included) holds the lock of the trace at `path`: a run writes
+  /// it, or resumes it. Tested without taking the lock, so a run starting meanwhile is never
+  /// refused. Empty when it cannot be told: the file cannot be opened, the kernel cannot test the
+  /// lock, or the file is on a file system shared between machines (NFS, SMB, FUSE, Lustre, ...),
+  /// where a writer on another machine may hold a lock invisible here. Opens and closes the file,
+  /// which releases a classic POSIX record lock (F_SETLK, lockf) this process held on it.
+  static std::optional<bool> held(const std::string& path);
 
  private:
   std::string path_;

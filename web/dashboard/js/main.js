@@ -31,6 +31,7 @@ for (const name of ['history', 'parallel', 'slice', 'timeline', 'diagnostics'])
 function runState(s, now) {
   if (s.error) return 'error';
   if (s.finished) return 'finished';
+  if (s.stopped) return 'stopped';
   const idle = now - s.updated_at;
   return idle < 30 ? 'live' : `idle ${fmtDuration(idle)}`;
 }
@@ -50,7 +51,8 @@ function renderStudies() {
     const study = el('td');
     study.append(el('div', s.name, 'name', { title: s.name }), meta);
     const best = el('td', null, 'num');
-    best.append(el('div', fmtNumber(s.best_value), 'best'), el('div', runState(s, now), s.error ? 'error' : 'muted'));
+    const state = el('div', runState(s, now), s.error ? 'error' : 'muted', s.stopped ? { title: stoppedText(s) } : null);
+    best.append(el('div', fmtNumber(s.best_value), 'best'), state);
     tr.append(study, best);
     tr.addEventListener('click', () => select(s.id));
     tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(s.id); });
@@ -60,6 +62,21 @@ function renderStudies() {
   $('#studies-empty').hidden = app.studies.length > 0;
   // One run needs no list: its views get the whole width.
   document.body.classList.toggle('single', app.studies.length === 1 && app.id === app.studies[0].id);
+}
+
+// A trace without its end line whose writer is gone (the server tests the trace's lock).
+const STOPPED = ['Stopped: no process writes this run any more (it was killed, crashed, or its machine restarted) '
+  + 'and its trace has no end line. Continue it with ', '; it shows as running again while it is resumed.'];
+const stoppedText = (s) => STOPPED.join(s.resume);
+
+// Rewritten only when it changes: the command in it stays selectable for copying.
+function showStopped(s) {
+  const note = $('#run-stopped');
+  note.hidden = !s.stopped;
+  const resume = s.stopped ? s.resume : '';
+  if (note.dataset.resume === resume) return;
+  note.dataset.resume = resume;
+  note.replaceChildren(...(s.stopped ? [STOPPED[0], el('code', s.resume), STOPPED[1]] : []));
 }
 
 async function refreshStudies() {
@@ -153,7 +170,8 @@ function renderStudy() {
   $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
   $('#algorithm').textContent = algorithmLabel(s.algorithm, app.store.trials);
   $('#problem').textContent = s.problem || '';
-  $('#run-state').textContent = s.error ? 'error' : s.finished ? 'finished' : 'running';
+  $('#run-state').textContent = s.error ? 'error' : s.finished ? 'finished' : s.stopped ? 'stopped' : 'running';
+  showStopped(s);
   $('#updated').textContent = `last change ${fmtAge(now - s.updated_at)}`;
   const at = s.best_number === null ? undefined : app.store.index.get(s.best_number);
   const params = study.space.parameters || [];
