@@ -14,7 +14,7 @@ by workers through SQLite or PostgreSQL (:class:`Study`), and an Optuna sampler
 """
 from . import _optimist
 from ._loop import Evaluation, ExecutorStopped
-from ._values import ObjectiveError
+from ._values import ObjectiveError, ObjectiveTimeout
 from ._minimize import maximize, minimize
 from .models import ParametricModel, check_gradients, check_model
 from .optimizer import History, Observation, Optimizer, Trial, algorithm_names, algorithms
@@ -29,7 +29,7 @@ SpaceExhausted = _optimist.SpaceExhausted
 __version__ = _optimist.__version__
 
 __all__ = [
-    "Categorical", "Evaluation", "ExecutorStopped", "Float", "History", "Int", "NumericalError", "ObjectiveError", "Observation",
+    "Categorical", "Evaluation", "ExecutorStopped", "Float", "History", "Int", "NumericalError", "ObjectiveError", "ObjectiveTimeout", "Observation",
     "OptimizeResult", "Optimizer", "ParametricModel", "Space", "SpaceExhausted", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
     "algorithm_names", "algorithms",
     "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__version__",

@@ -23,8 +23,9 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist, _worker
-from ._values import ObjectiveError, described, shown, shown_point
-from ._worker import Raised, RemoteTraceback, driver_identity, raised_by_objective, timed_call
+from ._values import ObjectiveError, ObjectiveTimeout, described, seconds_text, shown, shown_point
+from ._worker import (Raised, RemoteTraceback, StartTime, TimedOut, driver_identity, raised_by_objective,
+                      timed_call)
 
 
 def _is_true(value: Any) -> bool:
@@ -48,10 +49,10 @@ class Evaluation:
 
 
 
-def _inline(function: Callable[[Any], Any], argument: Any) -> cf.Future:
+def _inline(function: Callable[[Any], Any], argument: Any, timeout: Optional[float] = None) -> cf.Future:
     future: cf.Future = cf.Future()
     try:
-        future.set_result(timed_call(function, argument, remote=False))
+        future.set_result(timed_call(function, argument, remote=False, timeout=timeout))
     except BaseException as e:  # noqa: BLE001 - a failure of the objective (timed_call returns the others)
         future.set_exception(e)
     return future
@@ -124,6 +125,8 @@ class _InFlight:
     suggest_s: float
     submitted: float
     started: Optional[str]  # the file the worker creates when it starts (process pools), else None
+    clock: Optional[StartTime] = None  # a thread pool's, with objective_timeout: when it started
+    started_at: Optional[float] = None  # time.monotonic() at its start, once known (objective_timeout)
 
 
 class _Books:
@@ -195,6 +198,8 @@ class _Books:
         eval_s = None
         if exception is None:
             value, eval_s = future.result()
+            if isinstance(value, TimedOut):
+                return self.timed_out(entry, value.limit, "it was interrupted", eval_s, value.where)
             if not isinstance(value, Raised):
                 return self._value(entry, value, eval_s)
             exception = value.exception
@@ -251,6 +256,16 @@ class _Books:
         record = self.run.record(trial, y, entry.suggest_s, eval_s)
         return record
 
+    def timed_out(self, entry: _InFlight, limit: float, how: str, eval_s: Optional[float] = None,
+                  where: str = "") -> Dict[str, Any]:
+        """Records an evaluation that ran past objective_timeout (worded as the CLI's "did not answer
+        within 3 s (timeout); it was killed"); `where`: the stack at its interruption."""
+        error = ObjectiveTimeout(f"objective did not return within {seconds_text(limit)} s (timeout) at "
+                                 f"x = {self.at(entry.trial)}; {how}")
+        if where:
+            error.__cause__ = RemoteTraceback("the objective was interrupted here (most recent call last):\n" + where)
+        return self._failed(entry, str(error), error, eval_s)
+
 
 def _broken_error(books: _Books) -> BaseException:
     cause = books.broken
@@ -278,13 +293,23 @@ def _cancelled_error(books: _Books) -> BaseException:
                            f"shutdown(cancel_futures=True)): {given_back}the evaluations finished before are kept")
 
 
-def _wait(in_flight: Dict[cf.Future, _InFlight], closed: Optional[Callable[[], bool]] = None) -> set:
+def _wait(in_flight: Dict[cf.Future, _InFlight], closed: Optional[Callable[[], bool]] = None,
+          deadline: Optional[Callable[[], Optional[float]]] = None, poll: float = 0.2) -> set:
     """The futures done, waiting for one. A future its executor cancelled without notifying waiters (a
     ThreadPoolExecutor's shutdown(cancel_futures=True) does so with the queued ones) never wakes
-    concurrent.futures.wait: those are looked for every 0.2 s. closed(): the executor is gone (a Dask
-    Client closed from another thread), so its futures will never finish: they end as cancelled."""
+    concurrent.futures.wait: those are looked for every `poll` s. closed(): the executor is gone (a Dask
+    Client closed from another thread), so its futures will never finish: they end as cancelled.
+    deadline(): the time.monotonic() of the earliest objective_timeout backstop (None: none yet); the
+    wait ends there, done or not (an empty set)."""
     while True:
-        done, _ = cf.wait(list(in_flight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+        timeout = poll
+        if deadline is not None:
+            until = deadline()
+            if until is not None:
+                timeout = min(poll, until - time.monotonic())
+                if timeout <= 0:
+                    return {f for f in in_flight if f.done()}
+        done, _ = cf.wait(list(in_flight), timeout=timeout, return_when=cf.FIRST_COMPLETED)
         done = set(done) | {f for f in in_flight if f.cancelled()}
         if not done and closed is not None and closed():
             for f in in_flight:
@@ -297,13 +322,108 @@ def _wait(in_flight: Dict[cf.Future, _InFlight], closed: Optional[Callable[[], b
             return done
 
 
+# objective_timeout: how long after the timeout a process pool's evaluation, which its worker's timer
+# should have interrupted, is waited for before it is failed here (seconds, fraction of the timeout).
+BACKSTOP_GRACE = (5.0, 0.1)
+
+
+def _grace(timeout: float) -> float:
+    return BACKSTOP_GRACE[0] + BACKSTOP_GRACE[1] * timeout
+
+
+class _Backstop:
+    """objective_timeout seen from the driver of an executor. Where the evaluation runs in a worker's
+    main thread (a process pool's), the worker's timer interrupts it and sends back a TimedOut; an
+    evaluation still not done `grace` (5 s + 10%) later is stuck where no signal reaches (C code) and
+    is failed here. Where it runs in a thread (a thread pool, Dask), nothing can interrupt it: it is
+    failed at the timeout (grace 0). A failed evaluation is abandoned: its future is left to finish
+    (never told), its worker counted as busy until then."""
+
+    def __init__(self, timeout: float, in_threads: bool, workers: Optional[int], n_parallel: int) -> None:
+        self.timeout = timeout
+        self.in_threads = in_threads
+        self.grace = 0.0 if in_threads else _grace(timeout)
+        self.workers = max(workers or n_parallel, n_parallel)
+        self.abandoned: List[Any] = []  # [(future, when to stop waiting for its worker)]
+        self.poll = min(0.2, max(0.01, timeout / 4))  # how often the loop looks for starts and deadlines
+
+    def _start(self, entry: _InFlight) -> Optional[float]:
+        """When the evaluation started (time.monotonic()): a thread pool's StartTime, a process pool's
+        start file (written by the worker as it starts), else (Dask) when it was submitted."""
+        if entry.started_at is None:
+            if entry.clock is not None:
+                entry.started_at = entry.clock.at
+            elif entry.started is not None:
+                try:
+                    ago = time.time() - os.stat(entry.started).st_mtime
+                except OSError:
+                    return None  # queued: not started yet
+                entry.started_at = time.monotonic() - max(0.0, ago)
+            else:
+                entry.started_at = time.monotonic() - (time.perf_counter() - entry.submitted)
+        return entry.started_at
+
+    def _deadline(self, entry: _InFlight) -> Optional[float]:
+        start = self._start(entry)
+        return None if start is None else start + self.timeout + self.grace
+
+    def next_deadline(self, in_flight: Dict[cf.Future, _InFlight]) -> Optional[float]:
+        deadlines = [d for f, e in in_flight.items() if not f.done() and (d := self._deadline(e)) is not None]
+        return min(deadlines, default=None)
+
+    def expired(self, in_flight: Dict[cf.Future, _InFlight]) -> List[cf.Future]:
+        now = time.monotonic()
+        return [f for f, e in in_flight.items()
+                if not f.done() and (d := self._deadline(e)) is not None and d <= now]
+
+    def abandon(self, books: _Books, future: cf.Future, entry: _InFlight) -> Dict[str, Any]:
+        """Records the evaluation as failed by its timeout and stops waiting for it."""
+        # Not cancelled: it is under way (a Dask future cancelled would free its slot for the next
+        # evaluation, which would then wait behind it); its result, if any, is never looked at.
+        now = time.monotonic()
+        self.abandoned.append((future, now + self.timeout + _grace(self.timeout)))
+        if self.in_threads:
+            how = ("abandoned: it runs in a thread, which nothing can interrupt, and may still be running (its "
+                   "result is ignored)")
+        else:
+            how = (f"not stopped {seconds_text(round(self.grace, 3))} s later either (C code that does not return "
+                   "to Python cannot be interrupted), abandoned: its worker may still be running it (its result "
+                   "is ignored)")
+        return books.timed_out(entry, self.timeout, how, now - (entry.started_at or now))
+
+    def capacity(self, n_parallel: int) -> int:
+        """How many evaluations may be in flight: fewer while abandoned ones still hold workers."""
+        self.abandoned = [(f, t) for f, t in self.abandoned if not f.done()]
+        return n_parallel if not self.abandoned else min(n_parallel, self.workers - len(self.abandoned))
+
+    def wait_for_a_worker(self, stop_waiting: Callable[[], bool]) -> bool:
+        """Every worker holds an abandoned evaluation: waits for one to end (True; also when
+        stop_waiting() says so), or until each has had another timeout + 5 s + 10% (False)."""
+        while self.capacity(1) <= 0:
+            if stop_waiting():
+                return True
+            if all(t <= time.monotonic() for _, t in self.abandoned):
+                return False
+            cf.wait([f for f, _ in self.abandoned], timeout=0.2, return_when=cf.FIRST_COMPLETED)
+        return True
+
+    def stuck_error(self) -> BaseException:
+        return ExecutorStopped(
+            f"all {len(self.abandoned)} workers of the executor are still running evaluations that timed out "
+            f"(objective_timeout={seconds_text(self.timeout)} s) long after they were abandoned (C code that does "
+            "not return to Python, or threads, cannot be interrupted): the run stopped; the evaluations done are "
+            "kept. End those workers (a new pool) and resume=trace to go on")
+
+
 def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Callable[[Any], Any],
           argument_of: Callable[[Any], Any], *, submit: Optional[Callable[..., cf.Future]],
           n_parallel: int, interrupts: Interrupts, lock: threading.Lock,
           callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, budget: int = 0,
           function_for: Optional[Callable[[int], Callable[[Any], Any]]] = None, started_files: bool = False,
           remote_cause: bool = False, exit_code_of: Optional[Callable[[int], Optional[int]]] = None,
-          closed: Optional[Callable[[], bool]] = None) -> Optional[BaseException]:
+          closed: Optional[Callable[[], bool]] = None, objective_timeout: Optional[float] = None,
+          in_threads: bool = False, start_times: bool = False,
+          workers: Optional[int] = None) -> Optional[BaseException]:
     """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
     exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
     its own (a second Ctrl-C, a callback that raises, an executor that broke or was shut down) it
@@ -315,6 +435,11 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
     each evaluation creates a file when it starts (process pools: after a crash, which had started);
     exit_code_of(pid): a pool worker's exit code (None: alive), to tell the worker that crashed from
     those the broken pool terminated.
+    objective_timeout (seconds): inline and in a worker's main thread, a timer interrupts the objective
+    (timed_call); on an executor, the _Backstop fails an evaluation not done in time. in_threads: the
+    executor runs evaluations in threads (a thread pool, Dask: no grace after the timeout);
+    start_times: in threads of this process (a thread pool: they note when they start); workers: the
+    executor's, when known.
     `lock` is the optimizer's (held around every call into it)."""
     in_flight: Dict[cf.Future, _InFlight] = {}  # in submission order
     asked: List[Any] = []  # asked, not yet submitted
@@ -322,17 +447,35 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
     folder = tempfile.mkdtemp(prefix="optimist-started-") if started_files and submit is not None else None
     submitted_count = 0
     driver = driver_identity()
+    backstop = None
+    if objective_timeout is not None and submit is not None:
+        backstop = _Backstop(objective_timeout, in_threads, workers, n_parallel)
+
+    def told(record: Dict[str, Any], entry: _InFlight) -> None:
+        if progress:
+            _show(record, budget)
+        if callback is not None:
+            evaluation = Evaluation(record["i"], argument_of(entry.trial), record["y"], record["failed"],
+                                    record["error"], record["best_f"])
+            # True stops, numpy's too (`np.mean(losses) < 0.1` is an np.bool_, which `is True`
+            # missed); other truthy values do not (a callback ending in file.write returns an int).
+            if _is_true(callback(evaluation)):
+                run.stop("cancelled")
+
     try:
         while True:
-            while (not run.stopped and not interrupts.requested and books.refused is None and books.broken is None
-                   and len(in_flight) < n_parallel and run.remaining > len(in_flight)):
+            while True:
+                room = n_parallel if backstop is None else backstop.capacity(n_parallel)
+                if not (not run.stopped and not interrupts.requested and books.refused is None
+                        and books.broken is None and len(in_flight) < room and run.remaining > len(in_flight)):
+                    break
                 if run.time_is_up():
                     run.stop("time limit")
                     break
                 start = time.perf_counter()
                 with lock:
                     try:
-                        asked = optimizer.ask(min(n_parallel - len(in_flight), run.remaining - len(in_flight)))
+                        asked = optimizer.ask(min(room - len(in_flight), run.remaining - len(in_flight)))
                     except _optimist.SpaceExhausted:
                         # Every point left is in flight (a deterministic objective on a finite space):
                         # wait for them; the run then stops as "space exhausted".
@@ -345,11 +488,13 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     fn = function if function_for is None else function_for(submitted_count)
                     submitted = time.perf_counter()
                     started = None if folder is None else os.path.join(folder, str(submitted_count))
+                    clock = StartTime() if start_times and objective_timeout is not None else None
                     if submit is None:
-                        future = _inline(fn, argument_of(trial))
+                        future = _inline(fn, argument_of(trial), objective_timeout)
                     else:
                         try:
-                            future = submit(timed_call, fn, argument_of(trial), started, True, driver)
+                            future = submit(timed_call, fn, argument_of(trial), started if clock is None else clock,
+                                            True, driver, objective_timeout)
                         except cf.BrokenExecutor as e:
                             # A worker died: the futures in flight say which evaluations it took down.
                             if books.broken is None:
@@ -360,7 +505,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                             break
                     asked.pop(0)
                     submitted_count += 1
-                    in_flight[future] = _InFlight(trial, suggest_s, submitted, started)
+                    in_flight[future] = _InFlight(trial, suggest_s, submitted, started, clock)
                 if asked:
                     with lock:
                         for trial in asked:
@@ -376,8 +521,18 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     raise _broken_error(books)
                 if books.refused is not None or books.cancelled:
                     raise _cancelled_error(books)
+                if (backstop is not None and not run.stopped and run.remaining > 0
+                        and backstop.capacity(n_parallel) <= 0):
+                    # Every worker holds an evaluation that timed out: one must end before the next.
+                    if not backstop.wait_for_a_worker(lambda: interrupts.requested or run.time_is_up()):
+                        run.stop("cancelled")
+                        raise backstop.stuck_error()
+                    if run.time_is_up():
+                        run.stop("time limit")
+                    continue
                 return books.first_failure
-            done = _wait(in_flight, closed)
+            done = _wait(in_flight, closed, *(() if backstop is None else
+                                              (lambda: backstop.next_deadline(in_flight), backstop.poll)))
             for future in [f for f in in_flight if f in done]:  # simultaneous completions in submission order
                 entry = in_flight.pop(future)
                 with lock:
@@ -386,15 +541,12 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     raise books.abort
                 if record is None:
                     continue
-                if progress:
-                    _show(record, budget)
-                if callback is not None:
-                    evaluation = Evaluation(record["i"], argument_of(entry.trial), record["y"], record["failed"],
-                                            record["error"], record["best_f"])
-                    # True stops, numpy's too (`np.mean(losses) < 0.1` is an np.bool_, which `is True`
-                    # missed); other truthy values do not (a callback ending in file.write returns an int).
-                    if _is_true(callback(evaluation)):
-                        run.stop("cancelled")
+                told(record, entry)
+            for future in [] if backstop is None else backstop.expired(in_flight):
+                entry = in_flight.pop(future)
+                with lock:
+                    record = backstop.abandon(books, future, entry)
+                told(record, entry)
     except BaseException as e:
         stopping: List[str] = []
         if folder is not None and interrupts.requested and isinstance(e, (KeyboardInterrupt, SystemExit)):

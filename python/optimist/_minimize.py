@@ -8,6 +8,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -16,6 +17,7 @@ import numpy as np
 from . import _optimist
 from ._loop import Evaluation, Interrupts, drive
 from ._values import shown
+from ._worker import can_interrupt
 from .optimizer import History, Optimizer, check_seed, fresh_seed
 from .problems import Problem
 from .result import OptimizeResult
@@ -29,7 +31,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
              name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
-             **options: Any) -> OptimizeResult:
+             objective_timeout: Optional[float] = None, **options: Any) -> OptimizeResult:
     """Minimizes ``func`` over ``space`` with one optimist algorithm; returns an OptimizeResult.
 
     func: takes a dict of named parameters (a space given as a dict of Float/Int/Categorical) or a
@@ -66,6 +68,14 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         (a Problem with noise > 0: noisy): no point is evaluated twice, and the run ends with status
         "space exhausted" once every point of a finite space (integers and categoricals only) has
         been evaluated, whatever the budget.
+    objective_timeout: seconds one evaluation may take (None: no limit; beyond 1e9: none, as the CLI's
+        --objective-timeout). One that takes longer fails ("objective did not return within 2 s
+        (timeout) at x = ..."; ObjectiveTimeout under on_failure="stop") and counts against the
+        budget. Inline (the main thread only: ValueError elsewhere) and in a process pool's workers a
+        SIGALRM timer interrupts the objective's Python code; C code that does not return to Python
+        is not interrupted: a process pool's evaluation still running 5 s + 10% later is abandoned;
+        a thread pool's or Dask's, which nothing can interrupt, at the timeout (its thread goes on,
+        its result is ignored). See docs/python.md.
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
@@ -76,7 +86,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                noisy=noisy, options=options)
+                noisy=noisy, objective_timeout=objective_timeout, options=options)
 
 
 def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
@@ -85,13 +95,13 @@ def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
              name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
-             **options: Any) -> OptimizeResult:
+             objective_timeout: Optional[float] = None, **options: Any) -> OptimizeResult:
     """As :func:`minimize`, maximizing func: ``fun`` is the largest value observed, ``target`` is
     reached from below, and a model of your own describes func itself."""
     return _run(func, space, "maximize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                noisy=noisy, options=options)
+                noisy=noisy, objective_timeout=objective_timeout, options=options)
 
 
 def _check_positive_int(what: str, value: Any) -> int:
@@ -114,6 +124,29 @@ def _check_optional_number(what: str, value: Any) -> Optional[float]:
     if not math.isfinite(number):
         raise ValueError(f"{what} must be a finite number, got {value!r}")
     return number
+
+
+# A longer timeout is no timeout, as the CLI's --objective-timeout (src/core/external_objective.cpp).
+_MAX_OBJECTIVE_TIMEOUT = 1e9
+
+
+def _check_objective_timeout(value: Any, executor: Any) -> Optional[float]:
+    """None or a finite positive number of seconds (None beyond 1e9 s); ValueError naming the value,
+    or saying why it cannot be kept: inline, only the main thread can interrupt the objective."""
+    seconds = _check_optional_number("objective_timeout", value)
+    if seconds is None:
+        return None
+    if seconds <= 0:
+        raise ValueError(f"objective_timeout must be a positive number of seconds, got {value!r}")
+    if seconds > _MAX_OBJECTIVE_TIMEOUT:
+        return None
+    if executor is None and not can_interrupt():
+        where = (f"in the thread {threading.current_thread().name!r}, not the main thread"
+                 if hasattr(signal, "setitimer") else "on a system without interval timers (signal.setitimer)")
+        raise ValueError(f"objective_timeout={value!r}: minimize is called {where}, where no signal can interrupt "
+                         "the objective. Call it from the main thread, or evaluate on a process pool "
+                         "(executor=concurrent.futures.ProcessPoolExecutor(...)), whose workers interrupt it")
+    return seconds
 
 
 def _is_dask_client(executor: Any) -> bool:
@@ -215,10 +248,12 @@ def _check_picklable(func: Any, space: Any, executor: Any) -> None:
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: Optional[int], trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
-         resume: Optional[str], noisy: Optional[bool], options: dict) -> OptimizeResult:
+         resume: Optional[str], noisy: Optional[bool], options: dict,
+         objective_timeout: Optional[float] = None) -> OptimizeResult:
     budget = _check_positive_int("budget", budget)
     target = _check_optional_number("target", target)
     time_limit = _check_optional_number("time_limit", time_limit)
+    objective_timeout = _check_objective_timeout(objective_timeout, executor)
     if "direction" in options:
         raise ValueError(f"direction={options['direction']!r}: minimize and maximize set the direction; "
                          "call the other one")
@@ -313,7 +348,10 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                             interrupts=interrupts, lock=optimizer._lock, callback=callback, progress=progress,
                             budget=budget, function_for=function_for, started_files=_is_process_pool(executor),
                             remote_cause=_is_dask_executor(executor), exit_code_of=_exit_codes(executor),
-                            closed=_closed_check(executor))
+                            closed=_closed_check(executor), objective_timeout=objective_timeout,
+                            in_threads=isinstance(executor, cf.ThreadPoolExecutor) or _is_dask_executor(executor),
+                            start_times=isinstance(executor, cf.ThreadPoolExecutor),
+                            workers=getattr(executor, "_max_workers", None))
         except BaseException as e:
             # The callback or the executor raised, or a second Ctrl-C; drive closed the run: the
             # evaluations so far travel with the exception, as for an objective failure.

@@ -12,6 +12,17 @@ class ObjectiveError(RuntimeError):
     """The objective returned NaN, infinity or a non-number (with on_failure="stop")."""
 
 
+class ObjectiveTimeout(TimeoutError):
+    """An evaluation ran longer than minimize's ``objective_timeout`` (raised with on_failure="stop";
+    the stack where the objective was interrupted, when it was, is its ``__cause__``)."""
+
+
+def seconds_text(seconds: float) -> str:
+    """Seconds as the CLI writes them (the shortest text that reads back: 0.5, 3, 1e-05)."""
+    text = repr(float(seconds))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def as_number(value: Any) -> Optional[float]:
     """An objective value as a float, or None when it is not a number: text ("1.5" is not read as
     a number), None, an integer too large for a float (10**400), or an object whose float() raises.

@@ -71,17 +71,128 @@ def _sendable(e: BaseException) -> BaseException:
         return RuntimeError(described(e))
 
 
-def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[str] = None, remote: bool = True,
-               driver: Optional[str] = None):
+class TimedOut:
+    """What timed_call returns when objective_timeout interrupted the objective (or the objective went
+    on past the interruption): the limit in seconds and the stack where it was interrupted, as text."""
+
+    def __init__(self, limit: float, where: str) -> None:
+        self.limit = limit
+        self.where = where
+
+
+class StartTime:
+    """Given to timed_call in place of a start file where the evaluation runs in this process (a
+    ThreadPoolExecutor's thread): it notes when the evaluation started (time.monotonic())."""
+
+    def __init__(self) -> None:
+        self.at: Optional[float] = None
+
+
+class _Interrupted(BaseException):
+    """Raised inside the objective at objective_timeout: a BaseException, so that an objective's own
+    `except Exception:` does not take it for one of its errors and go on."""
+
+
+def can_interrupt() -> bool:
+    """Whether objective_timeout can interrupt code running in this thread (signals: the main thread
+    only, on a system with interval timers)."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _objective_stack(frame: Any) -> str:
+    """The stack from the objective's call down to `frame`, as a traceback shows it."""
+    frames = []
+    while frame is not None and frame.f_code is not _timed_call.__code__:
+        frames.append((frame, frame.f_lineno))
+        frame = frame.f_back
+    return "".join(traceback.StackSummary.extract(reversed(frames)).format())
+
+
+class _Alarm:
+    """objective_timeout where the objective runs in the main thread (inline, or in a process pool's
+    worker): an ITIMER_REAL interval timer whose SIGALRM handler raises _Interrupted in the objective,
+    then again every `_REPEAT` s while it goes on (an objective that catches it with a bare `except:`).
+    The handler and timer in place before (someone else's) are put back after the evaluation, the
+    timer with the time it had left (at once if it ran out meanwhile)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.armed = False
+        self.fired = False
+        self.where = ""
+        self._stopped = True
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if not self.armed:
+            return  # the evaluation is over: its bookkeeping is not interrupted
+        if not self.fired:
+            self.fired = True
+            try:
+                self.where = _objective_stack(frame)
+            except Exception:  # noqa: BLE001 - the stack cannot be shown: the timeout stands
+                pass
+        raise _Interrupted(f"objective_timeout: {self.seconds:g} s")
+
+    def start(self) -> None:
+        # The handler first (a previous timer running out now finds it disarmed, and is fired again
+        # by stop()), then the timer, then armed.
+        self._previous_handler = signal.signal(signal.SIGALRM, self._handler)
+        self._stopped = False
+        self._started = time.monotonic()
+        repeat = max(0.05, min(self.seconds, 1.0))  # >= 50 ms: see stop()
+        self._previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, repeat)
+        self.armed = True
+
+    def stop(self) -> None:
+        """Idempotent. It is also called after an _Interrupted raised between the objective's return
+        and the first line here: a second one cannot follow within the 50 ms of the repeat."""
+        self.armed = False
+        if self._stopped:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        previous = self._previous_handler
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+        delay, interval = self._previous_timer
+        if delay > 0:  # (0: there was none)
+            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self._started), 1e-6), interval)
+        self._stopped = True
+
+
+def timed_call(function: Callable[[Any], Any], argument: Any, started: Any = None, remote: bool = True,
+               driver: Optional[str] = None, timeout: Optional[float] = None):
     """Runs function(argument) where it is submitted (a worker process, a Dask worker, or inline)
     and returns (value, seconds spent in it); (Raised, seconds) when it raised a BaseException that is
-    not an Exception. `started`: a file created when the evaluation starts (a process pool's, so that
-    after a worker's crash the parent knows which evaluations had started). `driver`: the driver
-    process's identity (driver_identity()); in another process the evaluation is shielded from the
-    terminal's first Ctrl-C (see _WorkerSigint)."""
+    not an Exception; (TimedOut, seconds) when `timeout` (seconds) interrupted it, which it can do in
+    the main thread only (inline, a process pool's worker; elsewhere the driver's backstop fails the
+    evaluation). `started`: a file created when the evaluation starts (a process pool's, so that
+    after a worker's crash the parent knows which evaluations had started), or a StartTime. `driver`:
+    the driver process's identity (driver_identity()); in another process the evaluation is shielded
+    from the terminal's first Ctrl-C (see _WorkerSigint)."""
+    alarm = _Alarm(timeout) if timeout is not None and can_interrupt() else None
+    start = time.perf_counter()
+    try:
+        outcome = _timed_call(function, argument, started, remote, driver, alarm)
+    except BaseException:  # the objective's Exception (or an _Interrupted that came as it returned)
+        if alarm is None:
+            raise
+        alarm.stop()
+        if not alarm.fired:
+            raise
+        outcome = None
+    if alarm is not None and alarm.fired:  # whatever the objective returned or raised after the interruption
+        alarm.stop()
+        return TimedOut(alarm.seconds, alarm.where), time.perf_counter() - start
+    return outcome
+
+
+def _timed_call(function: Callable[[Any], Any], argument: Any, started: Any, remote: bool, driver: Optional[str],
+                alarm: Optional[_Alarm]):
     global worker_interrupted
     worker_interrupted = False  # a worker's first Ctrl-C is counted per evaluation
     running = None
+    if isinstance(started, StartTime):
+        started.at = time.monotonic()
+        started = None
     if started is not None:
         try:
             fd = os.open(started, os.O_CREAT | os.O_WRONLY, 0o600)
@@ -99,14 +210,26 @@ def timed_call(function: Callable[[Any], Any], argument: Any, started: Optional[
     start = time.perf_counter()
     try:
         try:
-            value = function(argument)
+            # The timer runs around the objective alone: what follows is not interrupted (stop() is
+            # called again on every way out, in case an interruption came before its first line).
+            if alarm is not None:
+                alarm.start()
+            try:
+                value = function(argument)
+            finally:
+                if alarm is not None:
+                    alarm.stop()
         except Exception as e:
+            if alarm is not None:
+                alarm.stop()
             text = _traceback_text(e)
             sendable = _sendable(e) if remote else e
             if sendable is not e:
                 raise _from_the_objective(sendable, text) from None
             raise _from_the_objective(e, text)
         except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt, SystemExit...: see Raised
+            if alarm is not None:
+                alarm.stop()
             text = _traceback_text(e)
             return Raised(_from_the_objective(_sendable(e) if remote else e, text), text), time.perf_counter() - start
         return value, time.perf_counter() - start
