@@ -58,6 +58,8 @@ class TrialRecord:
     started: Optional[float]
     finished: Optional[float]
     lease_until: Optional[float] = None  # a running trial asked with a lease: not stale before (inf: until told)
+    stale: bool = False  # failed as stale: not evaluated, not counted against the budget
+    given_back: bool = False  # stale because it was given back (release), not because its worker went silent
 
 
 def _trial_number(trial: Any) -> Optional[int]:
@@ -252,6 +254,25 @@ class Study:
         else:
             self._core.tell_failed(_core_of(trial), error)
 
+    def release(self, trial: Union[StudyTrial, int], why: str = "given back", requeue: bool = True) -> None:
+        """Gives back a trial that will not be evaluated (a sample cancelled before it was measured, a
+        job killed, an experiment postponed) instead of telling it failed: it is failed as stale with
+        ``why`` (``TrialRecord.given_back``), does not count against the budget, and the algorithm
+        withdraws it, as if it had never been asked (a failure would mark the point it had just chosen
+        as bad). With ``requeue`` its point is queued again (the next ask hands it out first); with
+        ``requeue=False`` the algorithm may ask it again or not. ``trial`` is a StudyTrial from this
+        object's ask() or a trial number (any worker's running trial); ValueError naming the trial when
+        it does not exist, is waiting, or was told or given back already."""
+        if not isinstance(why, str):
+            raise TypeError(f"why must be a string saying why the trial is given back, got {why!r}")
+        if not isinstance(requeue, (bool, np.bool_)):
+            raise TypeError(f"requeue must be True or False, got {requeue!r}")
+        number = _trial_number(trial)
+        if number is not None:
+            self._core.release_number(number, why, bool(requeue))
+        else:
+            self._core.release(_core_of(trial), why, bool(requeue))
+
     def enqueue(self, point: Any, skip_if_exists: bool = False) -> int:
         """Queues a point to evaluate before the algorithm's own; returns its trial number. With
         skip_if_exists (Optuna's name), a point already waiting, running or evaluated is not queued
@@ -358,7 +379,7 @@ class Study:
         x = np.asarray(t["x"], dtype=float)
         return TrialRecord(t["number"], t["state"], self.space.to_point(x), self.space.to_dict(x), t["value"],
                            t["error"], t["worker"], t["origin"], t["created"], t["started"], t["finished"],
-                           t["lease_until"])
+                           t["lease_until"], t["stale"], t["given_back"])
 
     # ---- a worker in this process ----
     def optimize(self, func: Callable[[Any], float], n_trials: Optional[int] = None, *, on_failure: str = "stop",

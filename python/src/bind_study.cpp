@@ -20,6 +20,7 @@ py::dict trial_dict(const TrialRecord& t) {
   d["value"] = or_none(t.value);
   d["error"] = t.error.empty() ? py::object(py::none()) : py::object(py::str(t.error));
   d["stale"] = t.stale;
+  d["given_back"] = t.given_back;
   d["worker"] = t.worker;
   d["origin"] = t.origin;
   d["created"] = or_none(t.created);
@@ -97,7 +98,12 @@ void bind_study(py::module_& m) {
            py::call_guard<py::gil_scoped_release>())
       .def("tell_failed_number", py::overload_cast<std::size_t, const std::string&>(&Study::tell_failed), py::arg("number"),
            py::arg("error"), py::call_guard<py::gil_scoped_release>())
-      .def("release", &Study::release, py::arg("trial"), py::arg("why"), py::call_guard<py::gil_scoped_release>())
+      // Gives back a trial that will not be evaluated: not counted, withdrawn by the algorithm,
+      // its point queued again with requeue. By number: whoever asked it (a cancelled lab sample).
+      .def("release", py::overload_cast<const StudyTrial&, const std::string&, bool>(&Study::release), py::arg("trial"),
+           py::arg("why"), py::arg("requeue") = true, py::call_guard<py::gil_scoped_release>())
+      .def("release_number", py::overload_cast<std::size_t, const std::string&, bool>(&Study::release), py::arg("number"),
+           py::arg("why"), py::arg("requeue") = true, py::call_guard<py::gil_scoped_release>())
       .def("enqueue", &Study::enqueue, py::arg("x"), py::arg("skip_if_exists") = false, py::call_guard<py::gil_scoped_release>())
       // Refuses an evaluation added before with the same value, as `optimist study add` does,
       // unless allow_duplicates (a ValueError naming the trial). Several: one transaction, all or none.

@@ -55,7 +55,7 @@ def test_bad_numbers_and_leases_are_refused_by_name(tmp_path):
         Study.load(url, "lab").tell(0, 3.0)
     assert study.enqueue({"temperature": 350.0, "time_h": 3, "solvent": "water"}) == 1
     with pytest.raises(ValueError, match="trial 1 is waiting"):
-        study.tell_failed(1, "never ran")
+        study.tell_failed(1, "never ran")  # noqa: the message: "was given back: a failure told now changes nothing"
     assert [t.state for t in study.trials()] == ["complete", "waiting"]
     assert study.trials()[0].lease_until is not None
 
@@ -168,3 +168,74 @@ def test_history_past_the_budget_is_kept_with_a_warning_that_says_how_to_ask_mor
     assert len(study.trials()) == 4 and study.ask() is None
     study.set_budget(6)
     assert study.ask() is not None
+
+
+def _branin(x):
+    a, b = x["a"], x["b"]
+    return (b - 5.1 / (4 * math.pi ** 2) * a * a + 5 / math.pi * a - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(a) + 10
+
+
+def test_a_trial_that_will_not_be_run_is_given_back(tmp_path):
+    # A sample cancelled before it was measured: release() instead of tell_failed(). Not counted,
+    # its point queued again (or not), and the algorithm acts as if it had never been asked: the
+    # evaluations are those of a study where it was not (gp-ei, told a failure, would put the worst
+    # value so far at the point it had just chosen).
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    space = {"a": Float(-5, 10), "b": Float(0, 15)}
+    plain = Study.create(url, "plain", space, "gp-ei", budget=7, seed=4)
+    plain.optimize(_branin)
+    reference = [t.params for t in plain.trials()]
+    for requeue in (True, False):
+        name = f"lab-{requeue}"
+        lab = Study.create(url, name, space, "gp-ei", budget=7, seed=4, worker="ann")
+        evaluated = []
+        for _ in range(3):
+            t = lab.ask(lease=math.inf)
+            evaluated.append(t.params)
+            lab.tell(t, _branin(t.params))
+        cancelled = lab.ask(lease=math.inf)
+        assert lab.budget_used == 4
+        office = Study.load(url, name, worker="bob")  # another process, by number
+        office.release(cancelled.number, "sample cancelled", requeue=requeue)
+        record = office.trials()[cancelled.number]
+        assert record.state == "failed" and record.stale and record.given_back and record.error == "sample cancelled"
+        assert record.worker == "ann"
+        assert office.budget_used == 3
+        assert [t.state for t in office.trials()][4:] == (["waiting"] if requeue else [])
+        t = office.ask()
+        assert t.origin == ("requeued" if requeue else "asked")
+        assert t.params == (cancelled.params if requeue else reference[3])
+        evaluated.append(t.params)
+        office.tell(t, _branin(t.params))
+        office.optimize(lambda x: (evaluated.append(x), _branin(x))[1])
+        assert evaluated == reference
+        assert office.recommend() == plain.recommend()
+
+
+def test_giving_back_names_what_is_wrong(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    study = Study.create(url, "lab", SPACE, "random", budget=3, worker="ann")
+    plate = [study.ask(lease=math.inf) for _ in range(3)]
+    assert study.ask() is None  # the budget is used
+    study.tell(plate[0], 0.8)
+    with pytest.raises(ValueError, match=r"trial 0 is complete \(value 0\.8, worker 'ann'\): it was told already, so it "
+                                         r"cannot be given back"):
+        study.release(0)
+    with pytest.raises(ValueError, match="has no trial 7 \\(its trials are numbered 0 to 2\\)"):
+        study.release(7)
+    with pytest.raises(ValueError, match="a trial number is >= 0, got -1"):
+        study.release(-1)
+    with pytest.raises(TypeError, match="expected a trial from this study's ask\\(\\) or a trial number, got True"):
+        study.release(True)
+    with pytest.raises(TypeError, match="why must be a string"):
+        study.release(1, why=3)
+    with pytest.raises(TypeError, match="requeue must be True or False, got 'no'"):
+        study.release(1, requeue="no")
+    study.release(plate[1], requeue=False)  # the asker's own StudyTrial
+    assert study.trials()[1].error == "given back" and len(study.trials()) == 3
+    with pytest.raises(ValueError, match="trial 1 was given back already: its point was not queued again"):
+        Study.load(url, "lab").release(1)
+    assert study.ask(lease=math.inf) is not None  # its place in the budget is free again
+    with pytest.raises(ValueError, match="trial 1 was given back: a failure told now changes nothing"):
+        study.tell_failed(1, "never ran")
+    assert not study.trials()[0].given_back and not study.trials()[0].stale

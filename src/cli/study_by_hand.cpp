@@ -246,17 +246,55 @@ int tell_from_csv(const StudyCommand& cmd) {
   return 0;
 }
 
+// `study tell --trial N [--trial M ...] --give-back [WHY]`: trials that will not be run (a sample
+// cancelled before it was measured, a job killed) given back instead of told failed: not counted
+// against the budget, withdrawn by the algorithm, their points queued again unless --no-requeue.
+// All of them or none.
+int give_back(const StudyCommand& cmd) {
+  std::vector<std::size_t> numbers;
+  for (const std::string& text : cmd.trial) numbers.push_back(parse_trial_number(text));
+  Study study = open_study(cmd);
+  const std::string why = cmd.give_back_why.empty() ? "given back" : cmd.give_back_why;
+  try {
+    study.release(numbers, why, !cmd.no_requeue);
+  } catch (const InvalidArgument& e) {
+    if (numbers.size() == 1) throw;
+    throw InvalidArgument(std::string(e.what()) + " (none was given back)");
+  }
+  std::string list;
+  for (const std::size_t n : numbers) list += (list.empty() ? "" : ", ") + std::to_string(n);
+  const bool one = numbers.size() == 1;
+  std::printf("gave back trial%s %s of study '%s' (%s): not counted against the budget (budget %s, %zu used); %s\n",
+              one ? "" : "s", list.c_str(), printable(study.name()).c_str(), printable(why).c_str(),
+              budget_text(study.record()).c_str(), study.budget_used(),
+              cmd.no_requeue ? (one ? "its point is not queued again: the algorithm may ask it again or not"
+                                    : "their points are not queued again: the algorithm may ask them again or not")
+                             : (one ? "its point is queued again: the next ask hands it out first"
+                                    : "their points are queued again: the next asks hand them out first"));
+  return 0;
+}
+
 int tell(const StudyCommand& cmd) {
+  const bool giving_back = cmd.give_back && cmd.give_back->count() > 0;
+  if (!cmd.from.empty() && (giving_back || cmd.no_requeue))
+    throw InvalidArgument("--give-back takes --trial NUMBER ..., not --from FILE.csv");
   if (!cmd.from.empty()) return tell_from_csv(cmd);
   if (!cmd.ignore_columns.empty()) throw InvalidArgument("--ignore-column applies to --from FILE.csv");
-  if (cmd.trial.empty()) throw InvalidArgument("study tell needs --trial NUMBER (with --value V or --failed), or --from FILE.csv");
+  if (cmd.trial.empty())
+    throw InvalidArgument("study tell needs --trial NUMBER (with --value V, --failed or --give-back), or --from FILE.csv");
   const bool failed = cmd.failed_flag && cmd.failed_flag->count() > 0;
   const bool valued = cmd.value_flag && cmd.value_flag->count() > 0;
-  if (failed == valued) throw InvalidArgument("study tell needs --value V or --failed [WHY] (one of them)");
+  if (int{failed} + int{valued} + int{giving_back} != 1)
+    throw InvalidArgument("study tell needs --value V or --failed [WHY], or --give-back [WHY] (one of them)");
+  if (cmd.no_requeue && !giving_back)
+    throw InvalidArgument("--no-requeue goes with --give-back (a trial given back without queueing its point again)");
+  if (giving_back) return give_back(cmd);
+  if (cmd.trial.size() > 1)
+    throw InvalidArgument("--value and --failed tell one trial (one --trial NUMBER); many results: --from FILE.csv");
   std::optional<double> value;
   if (valued) value = parse_value(cmd.value, "--value");
   Study study = open_study(cmd);
-  const std::size_t number = parse_trial_number(cmd.trial);
+  const std::size_t number = parse_trial_number(cmd.trial.front());
   const auto before = study.storage().trial(study.record().id, number);
   if (value) study.tell(number, *value);
   else study.tell_failed(number, cmd.failed_why.empty() ? "failed" : cmd.failed_why);
@@ -362,11 +400,20 @@ void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::fun
   worker_name(cmd.ask, "who runs these experiments, stored with the trials");
 
   cmd.tell = study_app.add_subcommand("tell", "Tell the result of a trial asked before (from any process, any time later), "
-                                               "or of many from a CSV file");
+                                               "or of many from a CSV file; or give back trials that will not be run");
   storage(cmd.tell);
   cmd.tell->add_option("--name", cmd.name, "the study")->required();
-  cmd.tell->add_option("--trial", cmd.trial, "the trial's number (as printed by study ask)")->type_name("NUMBER");
+  cmd.tell->add_option("--trial", cmd.trial, "the trial's number (as printed by study ask); several with --give-back")
+      ->type_name("NUMBER");
   std::tie(cmd.tell_value, cmd.tell_failed) = value_or_failed(cmd.tell, "measured");
+  cmd.give_back = cmd.tell->add_option("--give-back", cmd.give_back_why,
+                                       "the trial will not be run (a sample cancelled, a job killed): given back, not "
+                                       "failed: not counted against the budget, the algorithm acts as if it had never "
+                                       "asked it, its point queued again; optionally why")
+                      ->type_name("WHY")
+                      ->expected(0, 1);
+  cmd.tell->add_flag("--no-requeue", cmd.no_requeue,
+                     "with --give-back: do not queue the points again (the algorithm may ask them again or not)");
   cmd.tell->add_option("--from", cmd.from,
                        "a CSV file of results instead: columns 'trial' and 'value' (a number, 'failed', or empty: not "
                        "done yet), optionally 'error' and the parameters (checked against the trial); told in one go, "

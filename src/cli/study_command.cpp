@@ -200,9 +200,11 @@ int show(const StudyCommand& cmd) {
   if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + (shown == 1 ? " trial" : " trials") + " (--trials: all)\n");
   for (std::size_t k = trials.size() - shown; k < trials.size(); ++k) {
     const auto& t = trials[k];
+    // A trial given back is no failure of its point: said so, whatever its reason reads.
+    const std::string error = t.given_back && t.error.rfind("given back", 0) != 0 ? "given back: " + t.error : t.error;
     std::cout << "  " << std::setw(5) << t.number << "  " << std::left << std::setw(9) << to_string(t.state) << std::right
               << std::setw(14) << (t.value ? fmt_num(t.value, 8) : std::string("")) << "  " << fmt_point(t.x, r.space) << "  "
-              << printable(t.worker) << (t.error.empty() ? "" : "  " + printable(t.error)) << held(t, now, r.settings.grace_period_s) << "\n";
+              << printable(t.worker) << (error.empty() ? "" : "  " + printable(error)) << held(t, now, r.settings.grace_period_s) << "\n";
   }
   return 0;
 }

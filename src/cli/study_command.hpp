@@ -43,9 +43,11 @@ struct StudyCommand {
   std::string new_budget;  // study set --budget: N or "unlimited"
   // ask, tell, add
   std::size_t count = 1;
-  std::string format = "table", lease = "forever", worker_name, value, failed_why, from, trial;
+  std::string format = "table", lease = "forever", worker_name, value, failed_why, from, give_back_why;
+  std::vector<std::string> trial;  // study tell --trial: one number, several with --give-back
   std::vector<std::string> params, ignore_columns;
   CLI::Option *tell_value = nullptr, *tell_failed = nullptr, *add_value = nullptr, *add_failed = nullptr;
+  CLI::Option* give_back = nullptr;  // study tell --give-back [WHY]
   CLI::Option *value_flag = nullptr, *failed_flag = nullptr;  // those of the parsed subcommand
 };
 

@@ -34,7 +34,7 @@ constexpr const char* kSchema[] = {
     " origin TEXT NOT NULL,"
     " worker TEXT,"
     " error TEXT,"
-    " stale INTEGER NOT NULL DEFAULT 0,"  // 1: failed because its heartbeat stopped
+    " stale INTEGER NOT NULL DEFAULT 0,"  // not evaluated: 1 its heartbeat stopped or its lease ended, 2 given back (release)
     " created {real} NOT NULL,"
     " started {real},"
     " finished {real},"

@@ -19,6 +19,11 @@ using study_detail::SqlValue;
 
 namespace {
 
+// trials.stale: 0 not stale; failed as stale (not evaluated, not counted against the budget)
+// because its worker went silent or its lease ended (1), or because it was given back (2).
+constexpr std::int64_t kStaleTimedOut = 1;
+constexpr std::int64_t kStaleGivenBack = 2;
+
 constexpr const char* kTrialColumns =
     "t.id, t.number, t.state, t.point, v.value, t.error, t.worker, t.created, t.started, t.finished, t.heartbeat, "
     "t.suggest_s, t.requeued_from, t.origin, t.asked_seq, t.finished_seq, t.stale, d.value, t.lease_until";
@@ -65,6 +70,7 @@ TrialRecord trial_from_row(const Row& r) {
   t.asked_seq = r[14].null() ? 0 : r[14].integer();
   t.finished_seq = r[15].null() ? 0 : r[15].integer();
   t.stale = r[16].integer() != 0;
+  t.given_back = r[16].integer() == kStaleGivenBack;
   if (const auto d = r[17].optional_text()) {
     nlohmann::json j = nlohmann::json::parse(*d, nullptr, /*allow_exceptions=*/false);
     if (j.is_object()) t.user_attrs["diagnostics"] = std::move(j);
@@ -351,13 +357,13 @@ std::size_t Storage::running_elsewhere(std::int64_t study_id, const std::string&
 
 namespace {
 
-// A running trial that was never evaluated: failed as stale (it does not count against the
-// budget) and, if asked to, its point queued again.
+// A running trial that was never evaluated: failed as stale (`stale`: kStaleTimedOut or
+// kStaleGivenBack; it does not count against the budget) and, if asked to, its point queued again.
 void fail_unevaluated(Storage& storage, study_detail::Database& db, const StudyRecord& study, const TrialRecord& t,
-                      const std::string& why, bool requeue) {
-  db.query("UPDATE trials SET state = 'failed', stale = 1, error = ?, finished = " + db.now_sql() +
+                      const std::string& why, bool requeue, std::int64_t stale) {
+  db.query("UPDATE trials SET state = 'failed', stale = ?, error = ?, finished = " + db.now_sql() +
                ", finished_seq = ? WHERE id = ? AND state = 'running'",
-           {printable(why, /*keep_lines=*/true), storage.next_event(study.id, -1), t.id});
+           {stale, printable(why, /*keep_lines=*/true), storage.next_event(study.id, -1), t.id});
   if (!requeue) return;
   TrialRecord again;
   again.x = t.x;
@@ -382,18 +388,22 @@ std::size_t Storage::fail_stale(const StudyRecord& study) {
         t.lease_until ? "stale: worker '" + t.worker + "' held it under a lease that ended without a value told"
                       : "stale: no heartbeat from worker '" + t.worker + "' for more than " + format_double(grace) +
                             " s (the worker died or lost the storage)";
-    fail_unevaluated(*this, *db_, study, t, why, study.settings.requeue_stale);
+    fail_unevaluated(*this, *db_, study, t, why, study.settings.requeue_stale, kStaleTimedOut);
   }
   return rows.size();
 }
 
-bool Storage::release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why) {
+bool Storage::release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why,
+                      bool requeue) {
+  // Any worker's trial (given back by number, `optimist study tell --give-back`) or only this worker's.
+  std::vector<SqlValue> params{study.id, to_i64(number)};
+  if (!worker.empty()) params.emplace_back(worker);
   const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +
-                                   "WHERE t.study_id = ? AND t.number = ? AND t.state = 'running' AND t.worker = ?",
-                               {study.id, to_i64(number), worker});
+                                   "WHERE t.study_id = ? AND t.number = ? AND t.state = 'running'" +
+                                   (worker.empty() ? "" : " AND t.worker = ?"),
+                               params);
   if (rows.empty()) return false;
-  // Always queued again: the point did not fail, its evaluation was stopped.
-  fail_unevaluated(*this, *db_, study, trial_from_row(rows[0]), why, true);
+  fail_unevaluated(*this, *db_, study, trial_from_row(rows[0]), why, requeue, kStaleGivenBack);
   return true;
 }
 

@@ -146,9 +146,11 @@ struct Study::Impl {
         if (it == pending.end())
           throw std::logic_error("study '" + record.name + "': trial " + std::to_string(t.number) + " finished before it was asked");
         if (t.state == TrialState::Complete) optimizer->tell(it->second, *t.value);
-        // A stale or released trial was not evaluated and its point runs again as a queued trial:
-        // given back, not a failure (gp-ei would put the worst value at a point it chose as promising).
-        else if (t.stale && record.settings.requeue_stale) optimizer->withdraw(it->second);
+        // A trial that was not evaluated is withdrawn, not told as a failure (gp-ei would put the
+        // worst value at a point it chose as promising): one given back (release), requeued or
+        // not, and a stale one whose point runs again as a queued trial. Only a stale trial of a
+        // study that does not requeue is a failure: a point that kills its worker is not asked again.
+        else if (t.given_back || (t.stale && record.settings.requeue_stale)) optimizer->withdraw(it->second);
         else optimizer->tell_failed(it->second, t.error);
         pending.erase(it);
       }
@@ -228,15 +230,31 @@ struct Study::Impl {
     return t.number;
   }
 
+  [[noreturn]] void refuse_unknown(std::size_t number) {
+    const std::size_t n = storage->trials(record.id).size();
+    throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(number) +
+                          (n == 0 ? std::string(" (it has no trials yet)")
+                                  : " (its trials are numbered 0 to " + std::to_string(n - 1) + ")"));
+  }
+
+  // A trial failed as stale: whether its point was queued again, as which trial.
+  std::string requeue_note(const TrialRecord& t) {
+    for (const TrialRecord& copy : storage->trials(record.id, t.number))
+      if (copy.requeued_from == t.number && copy.origin == "requeued")
+        return "its point was queued again (trial " + std::to_string(copy.number) + ")";
+    return "its point was not queued again";
+  }
+
+  // A trial failed as stale, as a refusal names it: given back, or failed when its worker went silent.
+  std::string stale_text(const TrialRecord& t) {
+    if (!t.given_back) return " is failed as stale (" + t.error + ")";
+    return t.error == "given back" ? " was given back" : " was given back (" + t.error + ")";
+  }
+
   // Why trial `number` cannot be told: it does not exist, is waiting, or was told already.
   [[noreturn]] void refuse_tell(std::size_t number, const std::optional<TrialRecord>& t, bool any_worker) {
     const std::string trial = "study '" + record.name + "': trial " + std::to_string(number);
-    if (!t) {
-      const std::size_t n = storage->trials(record.id).size();
-      throw InvalidArgument("study '" + record.name + "' has no trial " + std::to_string(number) +
-                            (n == 0 ? std::string(" (it has no trials yet)")
-                                    : " (its trials are numbered 0 to " + std::to_string(n - 1) + ")"));
-    }
+    if (!t) refuse_unknown(number);
     const std::string by = t->worker.empty() ? "" : ", worker '" + t->worker + "'";
     switch (t->state) {
       case TrialState::Waiting:
@@ -247,14 +265,37 @@ struct Study::Impl {
                               "): it was told already; told twice?");
       case TrialState::Failed:
         if (t->stale)
-          throw InvalidArgument(trial + " is failed as stale (" + t->error + "): a failure told now changes nothing; " +
-                                (record.settings.requeue_stale ? "its point was queued again" : "its point was not queued again (no requeue)"));
+          throw InvalidArgument(trial + stale_text(*t) + ": a failure told now changes nothing; " + requeue_note(*t));
         throw InvalidArgument(trial + " is failed (" + t->error + by + "): it was told already; told twice?");
       case TrialState::Running:
         break;
     }
     throw InvalidArgument(trial + " is running for worker '" + t->worker + "', not for this worker '" + options.worker +
                           "'" + (any_worker ? "" : "; tell it by its number to tell another worker's trial"));
+  }
+
+  // Within a write transaction: gives back running trial `number` (this worker's unless any_worker)
+  // or says why it cannot: it does not exist, is waiting, or is finished already.
+  void release_locked(std::size_t number, const std::string& why, bool requeue, bool any_worker) {
+    if (storage->release(record, number, any_worker ? std::string() : options.worker, why, requeue)) return;
+    const auto t = storage->trial(record.id, number);
+    if (!t) refuse_unknown(number);
+    const std::string trial = "study '" + record.name + "': trial " + std::to_string(number);
+    const std::string by = t->worker.empty() ? "" : ", worker '" + t->worker + "'";
+    switch (t->state) {
+      case TrialState::Waiting:
+        throw InvalidArgument(trial + " is waiting: no one has asked it yet, so there is nothing to give back");
+      case TrialState::Complete:
+        throw InvalidArgument(trial + " is complete (value " + format_double(t->value.value_or(NAN)) + by +
+                              "): it was told already, so it cannot be given back");
+      case TrialState::Failed:
+        if (t->stale) throw InvalidArgument(trial + stale_text(*t) + " already: " + requeue_note(*t));
+        throw InvalidArgument(trial + " is failed (" + t->error + by + "): it was told already, so it cannot be given back");
+      case TrialState::Running:
+        break;
+    }
+    throw InvalidArgument(trial + " is running for worker '" + t->worker + "', not for this worker '" + options.worker +
+                          "'; give it back by its number to give back another worker's trial");
   }
 
   // number running for this worker (any worker with any_worker) becomes complete or failed.
@@ -471,15 +512,26 @@ void Study::tell(const std::vector<StudyTell>& tells) {
   for (const StudyTell& t : tells) impl_->untrack(t.number);
 }
 
-void Study::release(const StudyTrial& trial, const std::string& why) {
+void Study::release(const StudyTrial& trial, const std::string& why, bool requeue) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  Impl& s = *impl_;
-  s.write([&] {
-    if (!s.storage->release(s.record, trial.number, s.options.worker, why))
-      throw InvalidArgument("study '" + s.record.name + "': trial " + std::to_string(trial.number) +
-                            " is not running for this worker '" + s.options.worker + "'");
+  impl_->write([&] { impl_->release_locked(trial.number, why.empty() ? "given back" : why, requeue, false); });
+  impl_->untrack(trial.number);
+}
+
+void Study::release(std::size_t number, const std::string& why, bool requeue) {
+  release(std::vector<std::size_t>{number}, why, requeue);
+}
+
+void Study::release(const std::vector<std::size_t>& numbers, const std::string& why, bool requeue) {
+  std::set<std::size_t> seen;
+  for (const std::size_t n : numbers)
+    if (!seen.insert(n).second)
+      throw InvalidArgument("study '" + name() + "': trial " + std::to_string(n) + " is given back twice in one batch");
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->write([&] {  // one transaction: all or none
+    for (const std::size_t n : numbers) impl_->release_locked(n, why.empty() ? "given back" : why, requeue, true);
   });
-  s.untrack(trial.number);
+  for (const std::size_t n : numbers) impl_->untrack(n);
 }
 
 std::size_t Study::enqueue(const Vector& x, bool skip_if_exists) {

@@ -146,6 +146,132 @@ TEST_P(StudyByHand, TellByNumberNamesWhatIsWrong) {
   EXPECT_EQ(trials[2].state, TrialState::Waiting);
 }
 
+// A trial asked by hand that will not be run (a sample cancelled before it was measured) is given
+// back by number from another process: not counted against the budget, its point queued again
+// (or not), and the algorithm withdraws it: the trials evaluated are, one for one, those of a study
+// where it was never asked (gp-ei: told as a failure, it would get the worst value so far at the
+// point it had just chosen). Also in a study that does not requeue stale trials: a trial given
+// back is withdrawn there too, only a timed-out one is a failure.
+TEST_P(StudyByHand, AGivenBackTrialLeavesTheStudyAsIfItWereNeverAsked) {
+  const Problem p = make_problem("branin");
+  const std::size_t budget = 8, cancelled = 4;
+  auto config = [&](const std::string& name, bool requeue_stale) {
+    StudyConfig c = silent_config(name, 60.0, budget);
+    c.algorithm = "gp-ei";
+    c.settings.requeue_stale = requeue_stale;
+    return c;
+  };
+  Study plain = Study::create(url, config("plain", true), as_worker("w"));
+  while (auto t = plain.ask()) plain.tell(*t, p.f(t->x));
+  const auto reference = plain.trials();
+  ASSERT_EQ(reference.size(), budget);
+  for (const bool requeue_stale : {true, false})
+    for (const bool requeue : {true, false}) {
+      const std::string name = std::string("lab-") + (requeue_stale ? "r" : "n") + (requeue ? "r" : "n");
+      SCOPED_TRACE(name);
+      Study lab = Study::create(url, config(name, requeue_stale), as_worker("cli:ann@lab"));
+      std::vector<Vector> evaluated;
+      for (std::size_t k = 0; k < cancelled; ++k) {
+        const auto t = lab.ask(kUntilTold);
+        ASSERT_TRUE(t);
+        evaluated.push_back(t->x);
+        lab.tell(t->number, p.f(t->x));
+      }
+      const auto asked = lab.ask(kUntilTold);
+      ASSERT_TRUE(asked);
+      ASSERT_EQ(asked->number, cancelled);
+      EXPECT_EQ(lab.budget_used(), cancelled + 1);
+      Study office = Study::load(url, name, as_worker("cli:bob@office"));
+      office.release(asked->number, "sample cancelled", requeue);
+      auto trials = office.trials();
+      EXPECT_EQ(trials[cancelled].state, TrialState::Failed);
+      EXPECT_TRUE(trials[cancelled].stale);
+      EXPECT_TRUE(trials[cancelled].given_back);
+      EXPECT_EQ(trials[cancelled].error, "sample cancelled");
+      EXPECT_EQ(trials[cancelled].worker, "cli:ann@lab");  // who asked it stays recorded
+      EXPECT_EQ(office.budget_used(), cancelled);  // not counted
+      ASSERT_EQ(trials.size(), cancelled + (requeue ? 2 : 1));
+      if (requeue) {
+        EXPECT_EQ(trials.back().state, TrialState::Waiting);
+        EXPECT_EQ(trials.back().requeued_from, cancelled);
+      }
+      // The asker, told of it at its next ask, and a fresh process replaying the history agree.
+      for (Study* s : {&lab, &office}) {
+        const auto next = s == &lab ? lab.ask(kUntilTold) : office.ask();
+        ASSERT_TRUE(next);
+        EXPECT_EQ(next->origin, requeue && s == &lab ? "requeued" : "asked");
+        if (requeue && s == &lab) {
+          EXPECT_EQ(next->x, asked->x);  // its point first
+        }
+        evaluated.push_back(next->x);
+        s->tell(*next, p.f(next->x));
+      }
+      Study fresh = Study::load(url, name, as_worker("w2"));
+      while (auto t = fresh.ask()) {
+        evaluated.push_back(t->x);
+        fresh.tell(*t, p.f(t->x));
+      }
+      ASSERT_EQ(evaluated.size(), budget);
+      for (std::size_t i = 0; i < budget; ++i) EXPECT_EQ(evaluated[i], reference[i].x) << "evaluation " << i;
+      EXPECT_EQ(fresh.recommend(), plain.recommend());
+    }
+}
+
+// A trial given back frees its place in the budget; one told, waiting, unknown or given back
+// already is refused, naming it; many are given back in one transaction, all or none; a value told
+// later for a trial given back is still kept (its queued copy takes it).
+TEST_P(StudyByHand, GivingBackByNumberNamesWhatIsWrong) {
+  Study lab = Study::create(url, silent_config("lab", 60.0, 4), as_worker("cli:ann@lab"));
+  Study other = Study::load(url, "lab", as_worker("cli:bob@office"));
+  EXPECT_NE(message_of([&] { other.release(0, "x"); }).find("has no trial 0 (it has no trials yet)"), std::string::npos);
+  std::vector<StudyTrial> plate;
+  for (int k = 0; k < 4; ++k) plate.push_back(*lab.ask(kUntilTold));
+  EXPECT_FALSE(lab.ask(kUntilTold));  // the budget is used
+  other.tell(0, 2.5);
+  other.tell_failed(1, "the furnace tripped");
+  std::string why = message_of([&] { other.release(0, "x"); });
+  EXPECT_NE(why.find("trial 0 is complete (value 2.5, worker 'cli:ann@lab'): it was told already, so it cannot be given back"),
+            std::string::npos) << why;
+  why = message_of([&] { other.release(1, "x"); });
+  EXPECT_NE(why.find("trial 1 is failed (the furnace tripped, worker 'cli:ann@lab'): it was told already"), std::string::npos) << why;
+  why = message_of([&] { other.release(9, "x"); });
+  EXPECT_NE(why.find("has no trial 9 (its trials are numbered 0 to 3)"), std::string::npos) << why;
+  why = message_of([&] { other.release({2, 0}, "x"); });  // all or none
+  EXPECT_NE(why.find("trial 0 is complete"), std::string::npos) << why;
+  why = message_of([&] { other.release({2, 2}, "x"); });
+  EXPECT_NE(why.find("trial 2 is given back twice in one batch"), std::string::npos) << why;
+  why = message_of([&] { other.release(plate[2], "x"); });  // by the trial: only its worker's
+  EXPECT_NE(why.find("trial 2 is running for worker 'cli:ann@lab', not for this worker 'cli:bob@office'"), std::string::npos) << why;
+  EXPECT_EQ(other.trials()[2].state, TrialState::Running);
+
+  other.release({2, 3}, "plate dropped", /*requeue=*/false);
+  EXPECT_EQ(other.budget_used(), 2u);
+  auto trials = other.trials();
+  ASSERT_EQ(trials.size(), 4u);  // nothing queued
+  EXPECT_TRUE(trials[2].given_back && trials[3].given_back);
+  why = message_of([&] { other.release(2, "x"); });
+  EXPECT_NE(why.find("trial 2 was given back (plate dropped) already: its point was not queued again"), std::string::npos) << why;
+  why = message_of([&] { other.tell_failed(3, "x"); });
+  EXPECT_NE(why.find("trial 3 was given back (plate dropped): a failure told now changes nothing"), std::string::npos) << why;
+  const auto next = lab.ask(kUntilTold);  // its place in the budget is free again
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->origin, "asked");
+  lab.release(*next, "", /*requeue=*/true);  // the asker's own, by the trial: queued again
+  trials = other.trials();
+  ASSERT_EQ(trials.size(), 6u);
+  EXPECT_EQ(trials[4].error, "given back");
+  EXPECT_EQ(trials[5].state, TrialState::Waiting);
+  why = message_of([&] { other.release(5, "x"); });
+  EXPECT_NE(why.find("trial 5 is waiting: no one has asked it yet, so there is nothing to give back"), std::string::npos) << why;
+  why = message_of([&] { other.release(4, "x"); });
+  EXPECT_NE(why.find("trial 4 was given back already: its point was queued again (trial 5)"), std::string::npos) << why;
+  // The sample was measured after all: the value is kept, by the queued copy.
+  other.tell(4, 1.75);
+  trials = other.trials();
+  EXPECT_EQ(trials[5].state, TrialState::Complete);
+  EXPECT_EQ(trials[5].value, 1.75);
+}
+
 // A value told for a trial whose lease ended (failed as stale, its point queued again) is kept:
 // the queued copy takes it, and no one runs the experiment again.
 TEST_P(StudyByHand, AValueToldAfterTheLeaseEndedIsKept) {

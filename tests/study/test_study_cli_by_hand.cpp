@@ -387,5 +387,79 @@ TEST_P(StudyCliByHand, SetBudgetGivesMoreTrials) {
   EXPECT_EQ(cli("study ask " + s + "--count 3").code, 0);
 }
 
+// Samples that will not be measured (one lost, two postponed) are given back rather than told
+// failed: `study tell --give-back` frees their places in the budget, queues the lost one's point
+// again (the next ask hands it out first) and, with --no-requeue, leaves the others' points to the
+// algorithm; `study show` says they were given back. A trial told, unknown or given back already
+// is refused, exit 2, naming it; several are given back all or none.
+TEST_P(StudyCliByHand, ATrialThatWillNotBeRunIsGivenBack) {
+  create("--budget 4");
+  auto r = cli("study ask " + s + "--count 4 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto plate = json_lines(r.out);
+  ASSERT_EQ(plate.size(), 4u);
+  EXPECT_EQ(cli("study ask " + s).code, 3);  // the budget is used
+  ASSERT_EQ(cli("study tell " + s + "--trial 0 --value 0.5").code, 0);
+
+  r = cli("study tell " + s + "--trial 1 --give-back 'sample lost'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("gave back trial 1 of study 'lab' (sample lost): not counted against the budget (budget 4, 3 used); "
+                       "its point is queued again: the next ask hands it out first"),
+            std::string::npos) << r.out;
+  auto all = trials();
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[1].state, TrialState::Failed);
+  EXPECT_TRUE(all[1].stale && all[1].given_back);
+  EXPECT_EQ(all[1].error, "sample lost");
+  EXPECT_EQ(all[4].state, TrialState::Waiting);
+  EXPECT_EQ(all[4].requeued_from, 1u);
+  r = cli("study ask " + s + "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto again = json_lines(r.out);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]["trial"], 4);
+  EXPECT_EQ(again[0]["params"], plate[1]["params"]);
+
+  r = cli("study tell " + s + "--trial 2 --trial 3 --give-back --no-requeue");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("gave back trials 2, 3 of study 'lab' (given back): not counted against the budget (budget 4, 2 used); "
+                       "their points are not queued again"),
+            std::string::npos) << r.out;
+  all = trials();
+  ASSERT_EQ(all.size(), 5u);  // nothing queued
+  EXPECT_TRUE(all[2].given_back && all[3].given_back);
+  r = cli("study show " + s + "--trials");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("given back: sample lost"), std::string::npos) << r.out;
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--trial 2 --give-back", "trial 2 was given back already: its point was not queued again"},
+      {"--trial 1 --give-back", "trial 1 was given back (sample lost) already: its point was queued again (trial 4)"},
+      {"--trial 0 --give-back", "trial 0 is complete (value 0.5, worker 'cli:"},
+      {"--trial 0 --give-back", "it was told already, so it cannot be given back"},
+      {"--trial 9 --give-back", "has no trial 9 (its trials are numbered 0 to 4)"},
+      {"--trial 4 --trial 0 --give-back", "trial 0 is complete"},
+      {"--trial 4 --trial 0 --give-back", "(none was given back)"},
+      {"--trial 4 --trial 4 --give-back", "trial 4 is given back twice in one batch"},
+      {"--trial 4 --give-back --value 1", "needs --value V or --failed [WHY], or --give-back [WHY] (one of them)"},
+      {"--trial 4 --value 1 --no-requeue", "--no-requeue goes with --give-back"},
+      {"--trial 4 --trial 0 --value 1", "--value and --failed tell one trial"},
+      {"--from plate.csv --give-back", "--give-back takes --trial NUMBER ..., not --from FILE.csv"},
+      {"--trial x --give-back", "--trial must be a trial number (an integer >= 0), got 'x'"},
+  };
+  for (const auto& [args, expected] : refused) {
+    r = cli("study tell " + s + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << args << "\n" << r.err;
+  }
+  all = trials();
+  EXPECT_EQ(all[4].state, TrialState::Running);  // nothing given back by the refused batch
+  EXPECT_EQ(Study::load(url, "lab").budget_used(), 2u);
+  // Their places in the budget are free again: two more are asked.
+  r = cli("study ask " + s + "--count 2 --format json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json_lines(r.out).size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCliByHand, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

@@ -82,7 +82,11 @@ struct TrialRecord {
   std::optional<double> value;  ///< objective 0's told value (complete trials)
   std::vector<double> values;   ///< every objective's value, in objective order
   std::string error;            ///< why it failed
-  bool stale = false;           ///< failed because its worker stopped heartbeating
+  bool stale = false;           ///< failed as stale: not evaluated (its worker stopped heartbeating, its lease ended, or it was given back)
+  /// Failed as stale because it was given back (Study::release: a trial that will not be run), not
+  /// because its worker went silent: the algorithm withdraws it, whether its point was queued
+  /// again or not (column `stale` = 2; 1: timed out).
+  bool given_back = false;
   std::string worker;           ///< who holds or held it
   std::optional<double> created, started, finished, heartbeat;  ///< Unix times (s)
   std::optional<double> suggest_s;  ///< optimizer time spent proposing it
@@ -180,10 +184,11 @@ class Storage {
   /// Within locked(): fails running trials whose heartbeat is older than the grace period and
   /// whose lease, if any, has ended (re-queuing their points when the settings say so); returns how many.
   std::size_t fail_stale(const StudyRecord& study);
-  /// Within locked(): trial `number`, running for `worker`, was not evaluated (its worker was
-  /// interrupted): failed as stale, with `why`, and its point queued again; false when it is not
-  /// running for that worker.
-  bool release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why);
+  /// Within locked(): trial `number`, running for `worker` (empty: for any worker: a trial given
+  /// back by number), will not be evaluated: failed as stale and given back (TrialRecord::given_back),
+  /// with `why`, and its point queued again when `requeue`; false when it is not running (for that worker).
+  bool release(const StudyRecord& study, std::size_t number, const std::string& worker, const std::string& why,
+               bool requeue = true);
   /// Running trials held by workers other than `worker`, except those held under a lease that has
   /// not ended (a hand-run experiment may take days: a worker does not wait for it).
   std::size_t running_elsewhere(std::int64_t study_id, const std::string& worker);

@@ -135,9 +135,20 @@ class Study {
   /// Tells many trials by number in one transaction: all of them, or (one refused, as above, or
   /// one number twice) none; InvalidArgument naming the first refused.
   void tell(const std::vector<StudyTell>& tells);
-  /// Gives back a trial that was not evaluated (the worker was interrupted): it is failed as
-  /// stale, with `why`, does not count against the budget, and its point is queued again.
-  void release(const StudyTrial& trial, const std::string& why);
+  /// Gives back a trial this worker holds that will not be evaluated (the worker was interrupted):
+  /// it is failed as stale and given back (TrialRecord::given_back), with `why`, does not count
+  /// against the budget, and every worker's algorithm withdraws it (Optimizer::withdraw: as if it
+  /// had not been asked). With `requeue` its point is queued again (the next ask hands it out
+  /// first); without, the algorithm may ask it again or not.
+  void release(const StudyTrial& trial, const std::string& why, bool requeue = true);
+  /// The same for running trial `number`, whoever asked it (a lab sample cancelled before it was
+  /// measured, a job killed by hand: `optimist study tell --give-back`). Throws InvalidArgument
+  /// naming the trial when there is none of that number, or it is waiting, or it was told or
+  /// failed already (saying what).
+  void release(std::size_t number, const std::string& why, bool requeue = true);
+  /// Gives back many trials by number in one transaction: all of them, or (one refused, as
+  /// above, or one number twice) none.
+  void release(const std::vector<std::size_t>& numbers, const std::string& why, bool requeue = true);
 
   /// Queues a point to evaluate before the algorithm's own (warm start); returns its number.
   /// With `skip_if_exists`, a point already waiting, running or evaluated (a failed one does not
