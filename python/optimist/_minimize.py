@@ -130,7 +130,7 @@ def _check_optional_number(what: str, value: Any) -> Optional[float]:
 _MAX_OBJECTIVE_TIMEOUT = 1e9
 
 
-def _check_objective_timeout(value: Any, executor: Any) -> Optional[float]:
+def _check_objective_timeout(value: Any, executor: Any, caller: str = "minimize") -> Optional[float]:
     """None or a finite positive number of seconds (None beyond 1e9 s); ValueError naming the value,
     or saying why it cannot be kept: inline, only the main thread can interrupt the objective."""
     seconds = _check_optional_number("objective_timeout", value)
@@ -143,9 +143,10 @@ def _check_objective_timeout(value: Any, executor: Any) -> Optional[float]:
     if executor is None and not can_interrupt():
         where = (f"in the thread {threading.current_thread().name!r}, not the main thread"
                  if hasattr(signal, "setitimer") else "on a system without interval timers (signal.setitimer)")
-        raise ValueError(f"objective_timeout={value!r}: minimize is called {where}, where no signal can interrupt "
-                         "the objective. Call it from the main thread, or evaluate on a process pool "
-                         "(executor=concurrent.futures.ProcessPoolExecutor(...)), whose workers interrupt it")
+        instead = ("evaluate on a process pool (executor=concurrent.futures.ProcessPoolExecutor(...)), whose workers "
+                   "interrupt it" if caller == "minimize" else "run each worker in a process of its own")
+        raise ValueError(f"objective_timeout={value!r}: {caller} is called {where}, where no signal can interrupt "
+                         f"the objective. Call it from the main thread, or {instead}")
     return seconds
 
 

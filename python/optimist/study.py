@@ -22,7 +22,9 @@ import numpy as np
 
 from . import _optimist
 from ._loop import Interrupts, _is_true
-from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
+from ._minimize import _check_objective_timeout
+from ._values import ObjectiveError, ObjectiveTimeout, as_number, described, seconds_text, shown, shown_point, told_value
+from ._worker import Raised, RemoteTraceback, TimedOut, timed_call
 from .optimizer import _is_scalar, _rows, _several, check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
 
@@ -383,13 +385,16 @@ class Study:
 
     # ---- a worker in this process ----
     def optimize(self, func: Callable[[Any], float], n_trials: Optional[int] = None, *, on_failure: str = "stop",
-                 callback: Optional[Callable[[StudyTrial, Optional[float]], Any]] = None) -> int:
+                 callback: Optional[Callable[[StudyTrial, Optional[float]], Any]] = None,
+                 objective_timeout: Optional[float] = None) -> int:
         """Asks, evaluates and tells until the study's budget is used (or n_trials here); returns
         how many trials this call evaluated. Failures as in minimize: "stop" tells the trial
         failed and re-raises, "mark-failed" tells it failed and goes on. Ctrl-C stops after the
         current trial (told); SIGTERM too, then raises SystemExit(143) (a second one aborts the
         trial and gives it back to the study); run several workers (processes, machines) for
-        parallel evaluation."""
+        parallel evaluation. objective_timeout: seconds one evaluation may take, as minimize's
+        (inline: the main thread only); a trial that runs longer is told failed (ObjectiveTimeout)."""
+        timeout = _check_objective_timeout(objective_timeout, None, "Study.optimize")
         if on_failure not in ("stop", "mark-failed"):
             raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got '{on_failure}'")
         if not callable(func):
@@ -405,7 +410,7 @@ class Study:
                 trial = self.ask()
                 if trial is None:
                     break
-                value, failure = self._evaluate(func, trial)
+                value, failure = self._evaluate(func, trial, timeout)
                 done += 1
                 if callback is not None and _is_true(callback(trial, value)):  # numpy's True too
                     break
@@ -415,10 +420,23 @@ class Study:
             raise SystemExit(128 + signal.SIGTERM)
         return done
 
-    def _evaluate(self, func: Callable[[Any], float], trial: StudyTrial):
+    def _evaluate(self, func: Callable[[Any], float], trial: StudyTrial, timeout: Optional[float] = None):
         """Evaluates and tells one trial; returns (value or None, the failure or None)."""
         try:
-            value = func(trial.x)
+            if timeout is None:
+                value = func(trial.x)
+            else:
+                value, _ = timed_call(func, trial.x, remote=False, timeout=timeout)
+                if isinstance(value, Raised):
+                    raise value.exception
+                if isinstance(value, TimedOut):
+                    error = ObjectiveTimeout(f"objective did not return within {seconds_text(timeout)} s (timeout) at "
+                                             f"trial {trial.number} (x = {shown_point(trial.x)}); it was interrupted")
+                    if value.where:
+                        error.__cause__ = RemoteTraceback("the objective was interrupted here (most recent call last):\n"
+                                                          + value.where)
+                    self.tell_failed(trial, str(error))
+                    return None, error
         except Exception as e:  # noqa: BLE001 - recorded as the trial's failure
             self.tell_failed(trial, f"objective threw at x = {shown_point(trial.x)}: {described(e)}")
             return None, e

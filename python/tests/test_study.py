@@ -253,3 +253,46 @@ def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_er
     with pytest.raises(TypeError, match="expected a trial from this study's ask"):
         study.tell(object(), 1.0)
     assert study.budget_used == 0  # nothing was asked by the refused calls
+
+
+def test_objective_timeout_fails_a_slow_trial_and_the_study_goes_on(tmp_path):
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "t", SPACE, "random", budget=5, seed=1)
+    calls = []
+
+    def sometimes_hangs(p):
+        calls.append(p)
+        if len(calls) == 2:
+            time.sleep(30)  # interrupted at the timeout
+        if len(calls) == 4:
+            while True:  # a busy loop in Python is interrupted too
+                pass
+        return objective(p)
+
+    started = time.monotonic()
+    assert study.optimize(sometimes_hangs, on_failure="mark-failed", objective_timeout=0.3) == 5
+    assert time.monotonic() - started < 10
+    states = [t.state for t in study.trials()]
+    assert states == ["complete", "failed", "complete", "failed", "complete"]
+    for t in (study.trials()[1], study.trials()[3]):
+        assert t.error.startswith(f"objective did not return within 0.3 s (timeout) at trial {t.number} (x = ")
+        assert t.error.endswith("it was interrupted") and not t.stale  # a failure: it ran
+    assert study.budget_used == 5
+    with pytest.raises(optimist.ObjectiveTimeout, match="within 0.2 s"):
+        Study.create(f"sqlite:///{tmp_path / 's2.db'}", "t", SPACE, "random", budget=3).optimize(
+            lambda p: time.sleep(5), objective_timeout=0.2)
+
+
+def test_objective_timeout_of_study_optimize_is_checked(tmp_path):
+    import threading
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "c", SPACE, "random", budget=3)
+    for bad in (0, -1, float("nan"), float("inf"), True, "10"):
+        with pytest.raises(ValueError, match="objective_timeout"):
+            study.optimize(objective, objective_timeout=bad)
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(
+        pytest.raises(ValueError, study.optimize, objective, objective_timeout=1.0)))
+    thread.start()
+    thread.join()
+    assert "Study.optimize is called in the thread" in str(errors[0].value)
+    assert "run each worker in a process of its own" in str(errors[0].value)
+    assert study.budget_used == 0
