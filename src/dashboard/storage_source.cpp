@@ -54,6 +54,7 @@ Trial trial_of(const TrialRecord& r, const StudyRecord& study, const std::functi
   }
   t.error = r.stale && r.error.empty() ? "stale: its worker stopped heartbeating" : r.error;
   t.stale = r.stale;
+  t.given_back = r.given_back;
   t.worker = r.worker;
   t.started_at = r.started;
   t.completed_at = r.finished;

@@ -29,6 +29,7 @@ nlohmann::json trial_json(const Trial& t) {
   put(j, "regret", t.regret);
   if (!t.error.empty()) j["error"] = t.error;
   if (t.stale) j["stale"] = true;
+  if (t.given_back) j["given_back"] = true;
   if (!t.worker.empty()) j["worker"] = t.worker;
   put(j, "started_at", t.started_at);
   put(j, "completed_at", t.completed_at);

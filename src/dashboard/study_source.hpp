@@ -40,7 +40,8 @@ struct Trial {
   std::optional<double> f;                          ///< noise-free value (traces of benchmark problems)
   std::optional<double> regret;                     ///< regret of f when f* is known
   std::string error;                                ///< why a failed trial failed
-  bool stale = false;  ///< failed because its worker stopped heartbeating (studies)
+  bool stale = false;  ///< failed because its worker stopped heartbeating (studies), or given back
+  bool given_back = false;  ///< given back unevaluated (Study::release, `study tell --give-back`): stale too
   std::string worker;
   std::optional<double> started_at, completed_at, heartbeat_at;
   /// A running trial asked by hand (`study ask --lease`): held until this time instead of by

@@ -222,6 +222,22 @@ TEST_P(DashboardStudies, StaleTrialsAreMarked) {
   EXPECT_TRUE(page.trials[0].stale);
   EXPECT_EQ(page.trials[0].error.rfind("stale:", 0), 0u) << page.trials[0].error;
   EXPECT_EQ(dashboard::trial_json(page.trials[0]).at("stale"), true);
+  EXPECT_FALSE(dashboard::trial_json(page.trials[0]).contains("given_back"));
+}
+
+// A trial given back by hand (it will not be run) is marked as such, not as a silent worker's.
+TEST_P(DashboardStudies, AGivenBackTrialIsMarked) {
+  Study study = branin_study(url, "g");
+  const auto t = study.ask();
+  ASSERT_TRUE(t);
+  study.release(t->number, "sample contaminated");
+  StorageSource source(url);
+  const auto page = source.trials("g", std::nullopt, 10);
+  ASSERT_GE(page.trials.size(), 1u);
+  EXPECT_TRUE(page.trials[0].stale);
+  EXPECT_TRUE(page.trials[0].given_back);
+  EXPECT_EQ(page.trials[0].error, "sample contaminated");
+  EXPECT_EQ(dashboard::trial_json(page.trials[0]).at("given_back"), true);
 }
 
 // A trial asked by hand (study ask: a lease, no heartbeat) is shown running with its worker and no

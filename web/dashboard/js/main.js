@@ -161,11 +161,14 @@ function renderStudy() {
   best.dataset.value = s.best_value ?? '';
   best.title = s.best_value === null ? '' : String(s.best_value);
   $('#best-trial').textContent = s.best_number === null ? 'no complete trial yet' : `trial #${s.best_number}`;
-  // A trial failed as stale does not count against the budget (its point runs again): say so,
-  // or 31 trials of a budget of 30 look like a study that overran.
+  // A trial failed as stale or given back does not count against the budget (its point runs
+  // again): say so, or 31 trials of a budget of 30 look like a study that overran.
   const stale = s.budget ? app.store.trials.reduce((n, t) => n + (t.stale ? 1 : 0), 0) : 0;
+  const givenBack = s.budget ? app.store.trials.reduce((n, t) => n + (t.given_back ? 1 : 0), 0) : 0;
+  const notCounted = [stale > givenBack ? `${fmtInteger(stale - givenBack)} stale` : '',
+                      givenBack ? `${fmtInteger(givenBack)} given back` : ''].filter(Boolean).join(', ');
   $('#trial-count').textContent = fmtInteger(s.n_trials) + (s.budget ? ` / ${fmtInteger(s.budget)}` : '') +
-    (stale ? ` (${fmtInteger(stale)} stale, not counted)` : '');
+    (notCounted ? ` (${notCounted}, not counted)` : '');
   $('#trial-count').dataset.count = s.n_trials;
   $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
   $('#algorithm').textContent = algorithmLabel(s.algorithm, app.store.trials);

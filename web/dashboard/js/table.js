@@ -162,7 +162,7 @@ function columnsFor(study, now) {
   };
   const columns = [
     { key: 'number', label: '#', numeric: true, value: (t) => t.number, text: (t) => t.number },
-    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => (t.stale ? 'failed (stale)' : t.state) },
+    { key: 'state', label: 'state', value: (t) => t.state, text: (t) => (t.given_back ? 'given back' : t.stale ? 'failed (stale)' : t.state) },
     { key: 'value', label: 'value', numeric: true, value: (t) => t.value ?? null, text: (t) => fmtNumber(t.value) },
   ];
   if (study.f_star !== null) {
