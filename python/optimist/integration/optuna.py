@@ -19,6 +19,7 @@ import math
 import secrets
 import sys
 import threading
+import time
 import warnings
 from typing import Any, Callable, Dict, Optional, Sequence, Set, Tuple
 
@@ -39,6 +40,9 @@ _FINISHED = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
 # A trial's system attribute holding the point the sampler asked for it, in Optuna's internal
 # representation: other workers see it as pending before the objective suggests the parameters.
 _ASKED_KEY = "optimist:asked"
+# Asks of one trial when another process's running trial holds the point asked (_sample_relative).
+_ASK_ATTEMPTS = 3
+_ASKED_AT_KEY = "optimist:asked_at"  # when (time.time()) the asked point was stored
 
 
 class _Param:
@@ -326,17 +330,51 @@ class OptimistSampler(BaseSampler):
                          search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
         if not search_space:
             return {}
-        params = self._ask(study, trial, search_space)
-        if params:
+        for attempt in range(_ASK_ATTEMPTS):
+            params = self._ask(study, trial, search_space)
+            if not params:
+                return params
             # Another process sees this trial without parameters until the objective suggests them
             # (after any setup of its own): without the asked point it could suggest the same one.
             try:
                 internal = {name: search_space[name].to_internal_repr(v) for name, v in params.items()}
             except (ValueError, TypeError):
-                internal = None
-            if internal is not None:
-                study._storage.set_trial_system_attr(trial._trial_id, _ASKED_KEY, internal)
+                return params
+            asked_at = time.time()
+            study._storage.set_trial_system_attr(trial._trial_id, _ASKED_KEY, internal)
+            study._storage.set_trial_system_attr(trial._trial_id, _ASKED_AT_KEY, asked_at)
+            # Another process may have asked the same point between our reading of the trials and
+            # this write (an ask takes tens of ms; a point given back is every worker's next
+            # choice): read again, and when a trial that asked it before us holds it, give ours
+            # back and ask with theirs pending. Of two such trials the later asks again, whichever
+            # of them sees the other (the earlier may have read before the later wrote); both asking
+            # again would ask alike, and clash again.
+            if attempt + 1 == _ASK_ATTEMPTS or not self._held_before(study, trial, internal, asked_at):
+                return params
+            with self._lock:
+                model = self._model
+                asked = model.asked.pop(trial.number, None) if model is not None else None
+                if asked is not None:
+                    model.optimizer.withdraw(asked)
         return params
+
+    @staticmethod
+    def _held_before(study: optuna.Study, trial: FrozenTrial, internal: Dict[str, Any], asked_at: float) -> bool:
+        """Whether another running trial, asked before `trial` (or running values it did not ask
+        for), holds the point just asked for `trial`."""
+        running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))  # read anew from the storage
+        for t in running:
+            if t.number == trial.number:
+                continue
+            at = t.system_attrs.get(_ASKED_AT_KEY)
+            if isinstance(at, (int, float)) and (at, t.number) > (asked_at, trial.number):
+                continue  # asked after us: it asks again
+            held = dict(t.system_attrs.get(_ASKED_KEY) or {})
+            held.update({name: t.distributions[name].to_internal_repr(v) for name, v in t.params.items()
+                         if name in t.distributions})
+            if all(name in held and held[name] == v for name, v in internal.items()):
+                return True
+        return False
 
     def _ask(self, study: optuna.Study, trial: FrozenTrial,
              search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
