@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 
@@ -125,9 +126,16 @@ std::string TraceFollower::resume_hint() const {
   const auto& catalog = problems();
   const bool benchmark =
       std::any_of(catalog.begin(), catalog.end(), [&](const ProblemInfo& p) { return p.name == meta_.problem; });
-  if (benchmark || !meta_.objective_command.empty()) return "optimist run --resume " + shell_word(path_);
+  // The absolute path: the page's reader is not in the dashboard's folder.
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path_, ec);
+  const std::string path = ec ? path_ : absolute.lexically_normal().string();
+  // A command stored in a trace is not run unless named again (`run --resume` refuses it otherwise).
+  if (!meta_.objective_command.empty())
+    return "optimist run --resume " + shell_word(path) + " --objective-command " + shell_word(meta_.objective_command);
+  if (benchmark) return "optimist run --resume " + shell_word(path);
   // A run of one's own function continues where the function is (as `run --resume` says).
-  return "minimize(..., resume=" + nlohmann::json(path_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+  return "minimize(..., resume=" + nlohmann::json(path).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
          ") in Python, MinimizeOptions::resume in C++";
 }
 

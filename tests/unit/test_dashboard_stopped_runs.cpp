@@ -215,6 +215,24 @@ TEST_F(DashboardStoppedRun, TheApiSaysHowToContinueAStoppedRun) {
   EXPECT_EQ(json::parse(t.body).at("study").at("stopped"), false);
 }
 
+// An --objective-command run is resumed only with its command named again (the CLI refuses a
+// command read from a data file alone): the hint names it, shell-quoted, and the trace by its
+// absolute path, whatever folder the dashboard was started from.
+TEST_F(DashboardStoppedRun, TheHintForACommandRunNamesTheCommandAndTheWholePath) {
+  const fs::path path = dir() / "cmd.jsonl";
+  TraceMeta m = branin_meta();
+  m.problem = "my objective";
+  m.objective_command = "python3 'my obj.py' --fast";
+  { TraceWriter w(path.string(), m, box()); w.write(record(1)); }  // ended without its end line
+  const fs::path relative = fs::relative(path);
+  ASSERT_TRUE(relative.is_relative());
+  TraceFollower f(relative.string(), milliseconds(0));
+  f.refresh();
+  ASSERT_TRUE(f.summary().stopped) << f.summary().error;
+  EXPECT_EQ(f.summary().resume, "optimist run --resume " + path.lexically_normal().string() +
+                                    " --objective-command 'python3 '\\''my obj.py'\\'' --fast'");
+}
+
 TEST_F(TraceLockTest, HeldIsToldWithoutTakingTheLock) {
   const std::string path = (dir() / "t.jsonl").string();
   EXPECT_EQ(TraceLock::held(path), std::nullopt) << "no such file";
