@@ -359,6 +359,9 @@ class Optimizer:
         ``tell_failed`` nothing is recorded against the point. One trial or several, all checked
         before the first is withdrawn."""
         several = not isinstance(trials, Trial)
+        if several and (isinstance(trials, (str, bytes, Mapping)) or not hasattr(trials, "__iter__")):
+            raise TypeError(f"withdraw: expected a Trial from ask(), or a list of them, got {type(trials).__name__} "
+                            f"{trials!r:.80} (nothing was withdrawn)")
         targets = list(trials) if several else [trials]
         with self._lock:
             pending = {t.id for t in self._core.pending()}

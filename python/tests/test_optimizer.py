@@ -309,6 +309,9 @@ def test_withdraw_checks_every_trial_before_giving_any_back():
         opt.withdraw([a, a])
     with pytest.raises(TypeError, match="expected a Trial"):
         opt.withdraw([a, {"x": 0.3}])
+    for wrong in (None, 5, {"x": 0.3}, "trial"):  # not a trial, nor a list of them
+        with pytest.raises(TypeError, match="expected a Trial from ask.., or a list of them"):
+            opt.withdraw(wrong)
     other = optimist.Optimizer({"x": optimist.Float(0, 1)}, "random", seed=1)
     with pytest.raises(ValueError, match="another optimizer"):
         other.withdraw(other.ask() and a)

@@ -529,6 +529,9 @@ void Study::release(const std::vector<std::size_t>& numbers, const std::string& 
       throw InvalidArgument("study '" + name() + "': trial " + std::to_string(n) + " is given back twice in one batch");
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->write([&] {  // one transaction: all or none
+    // Unknown numbers first: the refusal names the study's trials, before any re-queued copy is made.
+    for (const std::size_t n : numbers)
+      if (!impl_->storage->trial(impl_->record.id, n)) impl_->refuse_unknown(n);
     for (const std::size_t n : numbers) impl_->release_locked(n, why.empty() ? "given back" : why, requeue, true);
   });
   for (const std::size_t n : numbers) impl_->untrack(n);

@@ -238,6 +238,8 @@ TEST_P(StudyByHand, GivingBackByNumberNamesWhatIsWrong) {
   EXPECT_NE(why.find("has no trial 9 (its trials are numbered 0 to 3)"), std::string::npos) << why;
   why = message_of([&] { other.release({2, 0}, "x"); });  // all or none
   EXPECT_NE(why.find("trial 0 is complete"), std::string::npos) << why;
+  why = message_of([&] { other.release(std::vector<std::size_t>{2, 3, 9}, "x"); });  // the count before any copy
+  EXPECT_NE(why.find("has no trial 9 (its trials are numbered 0 to 3)"), std::string::npos) << why;
   why = message_of([&] { other.release({2, 2}, "x"); });
   EXPECT_NE(why.find("trial 2 is given back twice in one batch"), std::string::npos) << why;
   why = message_of([&] { other.release(plate[2], "x"); });  // by the trial: only its worker's
