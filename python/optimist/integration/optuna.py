@@ -333,6 +333,8 @@ class OptimistSampler(BaseSampler):
         for attempt in range(_ASK_ATTEMPTS):
             params = self._ask(study, trial, search_space)
             if not params:
+                if attempt > 0:  # the point stored before is not this trial's any more
+                    study._storage.set_trial_system_attr(trial._trial_id, _ASKED_KEY, None)
                 return params
             # Another process sees this trial without parameters until the objective suggests them
             # (after any setup of its own): without the asked point it could suggest the same one.
