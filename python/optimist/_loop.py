@@ -23,9 +23,9 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist, _worker
-from ._values import ObjectiveError, ObjectiveTimeout, described, seconds_text, shown, shown_point
+from ._values import ObjectiveError, described, seconds_text, shown, shown_point
 from ._worker import (Raised, RemoteTraceback, StartTime, TimedOut, driver_identity, raised_by_objective,
-                      timed_call)
+                      timed_call, timeout_error)
 
 
 def _is_true(value: Any) -> bool:
@@ -260,10 +260,7 @@ class _Books:
                   where: str = "") -> Dict[str, Any]:
         """Records an evaluation that ran past objective_timeout (worded as the CLI's "did not answer
         within 3 s (timeout); it was killed"); `where`: the stack at its interruption."""
-        error = ObjectiveTimeout(f"objective did not return within {seconds_text(limit)} s (timeout) at "
-                                 f"x = {self.at(entry.trial)}; {how}")
-        if where:
-            error.__cause__ = RemoteTraceback("the objective was interrupted here (most recent call last):\n" + where)
+        error = timeout_error(limit, f"x = {self.at(entry.trial)}", how, where)
         return self._failed(entry, str(error), error, eval_s)
 
 

@@ -12,7 +12,7 @@ import time
 import traceback
 from typing import Any, Callable, Optional
 
-from ._values import described
+from ._values import ObjectiveTimeout, described, seconds_text
 
 
 class RemoteTraceback(Exception):
@@ -78,6 +78,16 @@ class TimedOut:
     def __init__(self, limit: float, where: str) -> None:
         self.limit = limit
         self.where = where
+
+
+def timeout_error(limit: float, at: str, how: str, where: str = "") -> ObjectiveTimeout:
+    """The failure of an evaluation that ran past objective_timeout, worded as the CLI's "did not
+    answer within 3 s (timeout); it was killed": `at` names the point, `how` what became of it,
+    `where` the stack at its interruption (the exception's cause)."""
+    error = ObjectiveTimeout(f"objective did not return within {seconds_text(limit)} s (timeout) at {at}; {how}")
+    if where:
+        error.__cause__ = RemoteTraceback("the objective was interrupted here (most recent call last):\n" + where)
+    return error
 
 
 class StartTime:

@@ -23,8 +23,8 @@ import numpy as np
 from . import _optimist
 from ._loop import Interrupts, _is_true
 from ._minimize import _check_objective_timeout
-from ._values import ObjectiveError, ObjectiveTimeout, as_number, described, seconds_text, shown, shown_point, told_value
-from ._worker import Raised, RemoteTraceback, TimedOut, timed_call
+from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
+from ._worker import Raised, TimedOut, timed_call, timeout_error
 from .optimizer import _is_scalar, _rows, _several, check_seed, fresh_seed
 from .space import Categorical, Point, Space, as_space
 
@@ -430,11 +430,8 @@ class Study:
                 if isinstance(value, Raised):
                     raise value.exception
                 if isinstance(value, TimedOut):
-                    error = ObjectiveTimeout(f"objective did not return within {seconds_text(timeout)} s (timeout) at "
-                                             f"trial {trial.number} (x = {shown_point(trial.x)}); it was interrupted")
-                    if value.where:
-                        error.__cause__ = RemoteTraceback("the objective was interrupted here (most recent call last):\n"
-                                                          + value.where)
+                    error = timeout_error(timeout, f"trial {trial.number} (x = {shown_point(trial.x)})",
+                                          "it was interrupted", value.where)
                     self.tell_failed(trial, str(error))
                     return None, error
         except Exception as e:  # noqa: BLE001 - recorded as the trial's failure
