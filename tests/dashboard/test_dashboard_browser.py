@@ -353,8 +353,11 @@ class LiveStudy(Case):
             json.dump(space, f)
         subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", space_file, "--direction",
                         "minimize", "--algorithm", "random", "--budget", "5"], check=True, stdout=subprocess.DEVNULL)
-        for lease in ("14d", "forever"):
+        for lease in ("14d", "forever", "1h"):
             subprocess.run([ARGS.optimist, "study", "ask", *lab, "--lease", lease], check=True, stdout=subprocess.DEVNULL)
+        # The third will not be run: given back (not queued again), a bar of its own colour.
+        subprocess.run([ARGS.optimist, "study", "tell", *lab, "--trial", "2", "--give-back", "sample lost", "--no-requeue"],
+                       check=True, stdout=subprocess.DEVNULL)
         self.dashboard = Dashboard(ARGS.optimist, ["--storage", url])
         self.browser = b = Browser(1400, 1000)
         b.driver.get(self.dashboard.url)
@@ -372,8 +375,17 @@ class LiveStudy(Case):
         b.js("document.getElementById('chart-timeline').scrollIntoView({block: 'center'})")
         lanes = b.wait("the timeline's lanes", "const o = echarts.getInstanceByDom(document.getElementById('chart-timeline'))"
                        ".getOption(); return o && o.yAxis && o.yAxis[0].data")
-        self.assertEqual(len(lanes), 2, lanes)
-        self.assertTrue(lanes[0].endswith(" · 1") and lanes[1].endswith(" · 2"), lanes)
+        self.assertEqual(len(lanes), 3, lanes)  # the given-back trial overlaps both
+        self.assertTrue(all(lane.endswith(f" · {k + 1}") for k, lane in enumerate(lanes)), lanes)
+        # Each bar's state is the index of its legend entry: the given-back trial has its own.
+        legend = b.js("return echarts.getInstanceByDom(document.getElementById('chart-timeline')).getOption()"
+                      ".legend[0].data.map(d => d.name)")
+        states = b.js("return Object.fromEntries(echarts.getInstanceByDom(document.getElementById('chart-timeline'))"
+                      ".getOption().series[0].data.map(d => [d[4], d[3]]))")
+        self.assertEqual({number: legend[k] for number, k in states.items()},
+                         {"0": "running", "1": "running", "2": "given back"})
+        self.assertEqual(b.js("return [...document.querySelectorAll('#trials tbody tr')].find(tr => tr.cells[0].textContent === '2')"
+                              ".cells[1].textContent"), "given back")
         # A 146-character parameter name is cut in the table's header (it pushed the columns after
         # it off screen), and named whole in its tooltip.
         th = b.js("return [...document.querySelectorAll('#trials thead th')].find(th => th.textContent === arguments[0])"

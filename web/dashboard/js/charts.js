@@ -6,10 +6,12 @@ import { fmtDuration, fmtNumber, fmtParam } from './format.js';
 import { regretOf } from './table.js';
 
 const GOOD_TO_BAD = ['#1a5fb4', '#62a0ea', '#c0bfbc', '#f6a35c', '#c01c28'];
-const STATE_COLORS = { complete: '#3584e4', failed: '#c01c28', running: '#e5a50a', waiting: '#9a9996', stale: '#3d3846' };
-// The timeline's colours: a trial failed as stale (its worker stopped heartbeating) has its own.
-const STATES = ['complete', 'failed', 'running', 'waiting', 'stale'];
-const timelineState = (t) => (t.stale ? 'stale' : t.state);
+const STATE_COLORS = { complete: '#3584e4', failed: '#c01c28', running: '#e5a50a', waiting: '#9a9996', stale: '#3d3846',
+  'given back': '#986a44' };
+// The timeline's colours: a trial failed as stale (its worker stopped heartbeating) has its own, and
+// so has one given back (`study tell --give-back`: not evaluated, its point perhaps queued again).
+const STATES = ['complete', 'failed', 'running', 'waiting', 'stale', 'given back'];
+const timelineState = (t) => (t.given_back ? 'given back' : t.stale ? 'stale' : t.state);
 const BIG = 2000;  // from here on: large-mode scatter, progressive lines, no animation
 
 export const chartsAvailable = () => typeof window.echarts !== 'undefined';
