@@ -163,7 +163,7 @@ int tell_from_csv(const StudyCommand& cmd) {
   if (!columns.unknown.empty()) throw InvalidArgument(columns.unknown);
   const std::vector<TrialRecord> trials = study.trials();
   std::vector<StudyTell> tells;
-  std::size_t pending = 0, before = 0;
+  std::size_t pending = 0, before = 0, given_back = 0;
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const CsvRow& row = rows[r];
     const std::string where = file + " line " + std::to_string(row.line);
@@ -212,26 +212,33 @@ int tell_from_csv(const StudyCommand& cmd) {
       ++pending;  // not done yet
       continue;
     }
-    if (is_failed_word(value)) {
+    if (is_given_back_word(value)) {
+      // Not evaluated (a sample lost, a job cancelled): as `--give-back`, with the error as why.
+      tell.give_back = true;
+      tell.requeue = !cmd.no_requeue;
+    } else if (is_failed_word(value)) {
       if (error.empty()) tell.error = "failed";
     } else {
       const std::optional<double> v = parse_number(value);
-      if (!v) refuse("value", not_a_number(value) + " (nor 'failed')");
+      if (!v) refuse("value", not_a_number(value) + " (nor 'failed', nor 'given back')");
       if (!std::isfinite(*v)) refuse("value", "'" + printable(value) + "' is not finite; write 'failed' for a failed experiment");
-      if (!error.empty()) refuse("error", "an error goes with value 'failed', not with a value");
+      if (!error.empty()) refuse("error", "an error goes with value 'failed' or 'given back', not with a value");
       tell.value = *v;
     }
     // Told before with the same result (the file told again as it fills): nothing to do. A bare
     // 'failed' matches a failure told with its reason (study tell --trial N --failed WHY); a trial
     // whose lease ended is failed already.
-    const bool same = tell.value ? t.state == TrialState::Complete && t.value == tell.value
-                                 : t.state == TrialState::Failed && (t.stale || t.error == tell.error || error.empty());
+    // A trial given back, or failed as stale, was not evaluated: 'given back' told again is the same.
+    const bool same = tell.give_back ? t.state == TrialState::Failed && t.stale
+                      : tell.value   ? t.state == TrialState::Complete && t.value == tell.value
+                                     : t.state == TrialState::Failed && (t.stale || t.error == tell.error || error.empty());
     std::optional<nlohmann::json> late;
     if (t.stale && tell.value) late = study.storage().user_attr(t.id, "late_value");
     if (same || (late && late->is_object() && late->value("value", nlohmann::json()) == nlohmann::json(*tell.value))) {
       ++before;
       continue;
     }
+    given_back += tell.give_back ? 1 : 0;
     tells.push_back(std::move(tell));
   }
   try {
@@ -240,6 +247,9 @@ int tell_from_csv(const StudyCommand& cmd) {
     throw InvalidArgument(file + ": " + e.what() + " (nothing was told)");
   }
   std::printf("told %zu trial(s) of study '%s' from %s", tells.size(), printable(study.name()).c_str(), file.c_str());
+  if (given_back)
+    std::printf(", %zu of them given back (not counted; %s)", given_back,
+                cmd.no_requeue ? "not queued again" : "their points queued again");
   if (pending || before)
     std::printf(" (%zu row(s) without a value yet, %zu told before with the same result)", pending, before);
   std::printf("%s\n", best_so_far(study).c_str());
@@ -276,8 +286,8 @@ int give_back(const StudyCommand& cmd) {
 
 int tell(const StudyCommand& cmd) {
   const bool giving_back = cmd.give_back && cmd.give_back->count() > 0;
-  if (!cmd.from.empty() && (giving_back || cmd.no_requeue))
-    throw InvalidArgument("--give-back takes --trial NUMBER ..., not --from FILE.csv");
+  if (!cmd.from.empty() && giving_back)
+    throw InvalidArgument("--give-back takes --trial NUMBER ...; in --from FILE.csv a trial is given back by the value 'given back'");
   if (!cmd.from.empty()) return tell_from_csv(cmd);
   if (!cmd.ignore_columns.empty()) throw InvalidArgument("--ignore-column applies to --from FILE.csv");
   if (cmd.trial.empty())
@@ -287,7 +297,7 @@ int tell(const StudyCommand& cmd) {
   if (int{failed} + int{valued} + int{giving_back} != 1)
     throw InvalidArgument("study tell needs --value V or --failed [WHY], or --give-back [WHY] (one of them)");
   if (cmd.no_requeue && !giving_back)
-    throw InvalidArgument("--no-requeue goes with --give-back (a trial given back without queueing its point again)");
+    throw InvalidArgument("--no-requeue goes with --give-back, or with --from FILE.csv (a trial given back without queueing its point again)");
   if (giving_back) return give_back(cmd);
   if (cmd.trial.size() > 1)
     throw InvalidArgument("--value and --failed tell one trial (one --trial NUMBER); many results: --from FILE.csv");
@@ -413,10 +423,11 @@ void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::fun
                       ->type_name("WHY")
                       ->expected(0, 1);
   cmd.tell->add_flag("--no-requeue", cmd.no_requeue,
-                     "with --give-back: do not queue the points again (the algorithm may ask them again or not)");
+                     "with --give-back (or --from's 'given back' rows): do not queue the points again (the algorithm may "
+                     "ask them again or not)");
   cmd.tell->add_option("--from", cmd.from,
-                       "a CSV file of results instead: columns 'trial' and 'value' (a number, 'failed', or empty: not "
-                       "done yet), optionally 'error' and the parameters (checked against the trial); told in one go, "
+                       "a CSV file of results instead: columns 'trial' and 'value' (a number, 'failed', 'given back' "
+                       "(not run, as --give-back), or empty: not done yet), optionally 'error' and the parameters (checked against the trial); told in one go, "
                        "rows told before with the same result skipped (study ask --format csv writes such a file)")
       ->type_name("FILE.csv");
   cmd.tell->add_option("--ignore-column", cmd.ignore_columns, "a column of --from to ignore (repeatable)")

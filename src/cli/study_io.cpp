@@ -109,10 +109,19 @@ std::string csv_parameter_header(const std::string& name) {
   return name == "trial" || name == "value" || name == "error" ? "params_" + name : name;
 }
 
-bool is_failed_word(const std::string& text) {
+namespace {
+std::string lower_trimmed(const std::string& text) {
   std::string lower = trimmed(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower == "failed";
+  return lower;
+}
+}  // namespace
+
+bool is_failed_word(const std::string& text) { return lower_trimmed(text) == "failed"; }
+
+bool is_given_back_word(const std::string& text) {
+  const std::string lower = lower_trimmed(text);
+  return lower == "given back" || lower == "give back";
 }
 
 namespace {

@@ -40,6 +40,9 @@ std::string csv_parameter_header(const std::string& name);
 
 /// "failed" in any case: a failed experiment's value cell.
 bool is_failed_word(const std::string& text);
+/// A `study tell --from` value cell that gives the trial back unevaluated: "given back" (or
+/// "give back"), any case.
+bool is_given_back_word(const std::string& text);
 
 /// A point from NAME=VALUE texts, one per parameter of the space; InvalidArgument naming the
 /// offending text, a missing or unknown name.

@@ -232,14 +232,22 @@ void Study::tell_failed(std::size_t number, const std::string& error) {
 void Study::tell(const std::vector<StudyTell>& tells) {
   std::set<std::size_t> numbers;
   for (const StudyTell& t : tells) {
+    if (t.give_back && t.value)
+      throw InvalidArgument("study '" + name() + "': trial " + std::to_string(t.number) + " is given back with a value " +
+                            format_double(*t.value) + " (a trial given back was not evaluated)");
     if (t.value) check_told_value(name(), t.number, *t.value);
     if (!numbers.insert(t.number).second)
       throw InvalidArgument("study '" + name() + "': trial " + std::to_string(t.number) + " is told twice in one batch");
   }
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->write([&] {  // one transaction: all or none
+    // Unknown numbers first: the refusal names the study's trials, before any re-queued copy is made.
     for (const StudyTell& t : tells)
-      impl_->finish_locked(t.number, t.value, t.value ? "" : (t.error.empty() ? "failed" : t.error), true);
+      if (t.give_back && !impl_->storage->trial(impl_->record.id, t.number)) impl_->refuse_unknown(t.number);
+    for (const StudyTell& t : tells) {
+      if (t.give_back) impl_->release_locked(t.number, t.error.empty() ? "given back" : t.error, t.requeue, true);
+      else impl_->finish_locked(t.number, t.value, t.value ? "" : (t.error.empty() ? "failed" : t.error), true);
+    }
   });
   for (const StudyTell& t : tells) impl_->untrack(t.number);
 }

@@ -313,6 +313,56 @@ TEST_P(StudyCliByHand, APlateIsToldFromItsCsvFile) {
   EXPECT_EQ(trials()[5].value, 0.125);
 }
 
+// A plate's sample that will not be measured is given back from the file too: value 'given back'
+// (its reason in 'error'), in the same transaction as the plate's results; told again, it is skipped.
+TEST_P(StudyCliByHand, APlateGivesBackASampleFromItsCsvFile) {
+  create("--budget 4");
+  auto r = cli("study ask " + s + "--count 4 --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  const std::string header = lines[0] + ",value,error\n";
+  write("plate.csv", header + lines[1] + ",0.5,\n" + lines[2] + ",Given Back,vial broke\n" + lines[3] + ",given back,\n" +
+                         lines[4] + ",,\n");
+  r = cli("study tell " + s + "--from plate.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("told 3 trial(s) of study 'lab' from 'plate.csv', 2 of them given back (not counted; their points "
+                       "queued again) (1 row(s) without a value yet"),
+            std::string::npos) << r.out;
+  auto all = trials();
+  ASSERT_EQ(all.size(), 6u);  // two points queued again
+  EXPECT_EQ(all[0].value, 0.5);
+  EXPECT_TRUE(all[1].given_back && all[2].given_back);
+  EXPECT_EQ(all[1].error, "vial broke");
+  EXPECT_EQ(all[2].error, "given back");
+  EXPECT_EQ(all[4].requeued_from, 1u);
+  EXPECT_EQ(all[5].requeued_from, 2u);
+  EXPECT_EQ(Study::load(url, "lab").budget_used(), 2u);  // trials 0 and 3
+  r = cli("study tell " + s + "--from plate.csv");  // told again: nothing new
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("told 0 trial(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 told before with the same result"), std::string::npos) << r.out;
+  // A trial told with a value cannot be given back, and the whole file is refused.
+  write("bad.csv", header + lines[1] + ",given back,\n" + lines[4] + ",0.25,\n");
+  r = cli("study tell " + s + "--from bad.csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("trial 0 is complete (value 0.5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot be given back"), std::string::npos) << r.err;
+  EXPECT_EQ(trials()[3].state, TrialState::Running);  // nothing told
+  // --no-requeue applies to the file's given-back rows.
+  write("last.csv", header + lines[4] + ",given back,\n");
+  r = cli("study tell " + s + "--from last.csv --no-requeue");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 of them given back (not counted; not queued again)"), std::string::npos) << r.out;
+  all = trials();
+  EXPECT_EQ(all.size(), 6u);
+  EXPECT_TRUE(all[3].given_back);
+}
+
 // A parameter named like a column of the files (trial, value, error) is written params_NAME, as
 // Optuna's trials_dataframe names it, so that a file is never read the wrong way round.
 TEST_P(StudyCliByHand, AParameterNamedValueIsParamsValue) {
@@ -444,7 +494,7 @@ TEST_P(StudyCliByHand, ATrialThatWillNotBeRunIsGivenBack) {
       {"--trial 4 --give-back --value 1", "needs --value V or --failed [WHY], or --give-back [WHY] (one of them)"},
       {"--trial 4 --value 1 --no-requeue", "--no-requeue goes with --give-back"},
       {"--trial 4 --trial 0 --value 1", "--value and --failed tell one trial"},
-      {"--from plate.csv --give-back", "--give-back takes --trial NUMBER ..., not --from FILE.csv"},
+      {"--from plate.csv --give-back", "in --from FILE.csv a trial is given back by the value 'given back'"},
       {"--trial x --give-back", "--trial must be a trial number (an integer >= 0), got 'x'"},
   };
   for (const auto& [args, expected] : refused) {

@@ -27,11 +27,14 @@ struct StudyTrial {
   nlohmann::json diagnostics = nlohmann::json::object();
 };
 
-/// A tell by number, for Study::tell(tells): a value, or none and why the trial failed.
+/// A tell by number, for Study::tell(tells): a value, or none and why the trial failed, or the
+/// trial given back unevaluated (as Study::release).
 struct StudyTell {
   std::size_t number = 0;
   std::optional<double> value;
-  std::string error;  ///< without a value: why it failed (empty: "failed")
+  std::string error;  ///< without a value: why it failed (empty: "failed"), or why it is given back
+  bool give_back = false;  ///< not evaluated: given back, as release(number, error, requeue)
+  bool requeue = true;     ///< with give_back: its point queued again
 };
 
 /// An evaluation made elsewhere, for Study::add: a value, or none and why it failed.
@@ -132,8 +135,8 @@ class Study {
   /// as for tell(trial, value).
   void tell(std::size_t number, double value);
   void tell_failed(std::size_t number, const std::string& error);
-  /// Tells many trials by number in one transaction: all of them, or (one refused, as above, or
-  /// one number twice) none; InvalidArgument naming the first refused.
+  /// Tells (or gives back) many trials by number in one transaction: all of them, or (one refused,
+  /// as above, or one number twice) none; InvalidArgument naming the first refused.
   void tell(const std::vector<StudyTell>& tells);
   /// Gives back a trial this worker holds that will not be evaluated (the worker was interrupted):
   /// it is failed as stale and given back (TrialRecord::given_back), with `why`, does not count
