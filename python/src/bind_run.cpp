@@ -200,6 +200,15 @@ class PyRun {
 
 py::dict trace_dict(const std::string& path) {
   const Trace t = read_trace(path);
+  // Each evaluation line checked as a resume checks it (a status other than ok/failed, a point
+  // outside the space, an "ok" line without a finite y): the CLI and the dashboard refuse those too.
+  if (!t.meta.space.is_null()) {
+    try {
+      (void)evaluations_from_trace(t, Space::from_json(t.meta.space));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("trace '" + path + "': " + e.what());
+    }
+  }
   py::dict d;
   d["meta"] = from_json(t.meta.to_json());
   py::list evaluations;

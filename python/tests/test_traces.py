@@ -1,6 +1,7 @@
 """Traces: minimize writes the CLI's trace (same points for the same seed), reads it back, and
 `optimist run --resume` continues a trace written from Python."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -88,6 +89,14 @@ def test_read_trace_errors_name_the_file_and_line(tmp_path):
     t = optimist.read_trace(good)
     assert len(t) == 2 and not t.complete
     assert json.loads(text[0])["meta"]["problem"] == "branin"
+    # An evaluation line a resume would refuse is refused here too, naming it.
+    for change, message in [(('"status":"ok"', '"status":"pruned"'), 'evaluation 1: "status" must be "ok" or "failed", got "pruned"'),
+                            (('"i":1,"x":[', '"i":1,"x":[99,'), 'evaluation 1: "x": '),
+                            (('"i":1,', '"i":7,'), "evaluation 7 found where 1 was expected")]:
+        assert change[0] in text[1], text[1]
+        good.write_text("\n".join([text[0], text[1].replace(*change), text[2]]) + "\n")
+        with pytest.raises(ValueError, match=re.escape(f"trace '{good}': {message}")):
+            optimist.read_trace(good)
 
 
 def test_resume_continues_an_interrupted_run_without_repeating_it(tmp_path):
