@@ -179,7 +179,8 @@ class Study:
     def _check_same(self, space: Space, direction: str, algorithm: str) -> None:
         """load_if_exists: the stored study must be the one asked for (the CLI refuses the same)."""
         if space._core.to_json() != self._core.space.to_json():
-            raise ValueError(f"study '{self.name}' exists with another space: {self._core.space.to_json()}")
+            raise ValueError(f"study '{self.name}' exists with another space (there: the study's, here: the one given): "
+                             f"{self._core.space.difference(space._core)}")
         if direction not in (self.direction, self.direction[:3]):
             raise ValueError(f"study '{self.name}' exists and is to {self.direction}, not {direction}")
         if algorithm != self.algorithm and algorithm != "auto":

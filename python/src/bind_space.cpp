@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "optimist/core/space.hpp"
+#include "optimist/core/trace.hpp"  // space_difference
 
 namespace optimist::python {
 
@@ -23,6 +24,8 @@ void bind_space(py::module_& m) {
       .def("validate", &Space::validate, py::arg("x"), "ValueError naming the parameter when x is not a point of the space.")
       .def("snap_unit", &Space::snap_unit, py::arg("unit"))
       .def("to_json", [](const Space& s) { return from_json(s.to_json()); })
+      .def("difference", [](const Space& there, const Space& here) { return space_difference(there.to_json(), here.to_json()); },
+           py::arg("here"), "What differs, parameter by parameter ('x' is ... there, ... here); empty when equal.")
       .def_static("from_json", [](py::handle j) { return Space::from_json(to_json(j, "space")); }, py::arg("json"))
       .def("__eq__", [](const Space& a, const Space& b) { return a.to_json() == b.to_json(); })
       .def("__repr__", [](const Space& s) { return "_Space(" + s.to_json().dump() + ")"; });

@@ -224,7 +224,7 @@ def test_workers_creating_with_load_if_exists_at_once_all_get_the_study(tmp_path
 def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_errors(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     Study.create(url, "s", SPACE, "gp-ei", budget=5)
-    with pytest.raises(ValueError, match="exists with another space"):
+    with pytest.raises(ValueError, match=r"exists with another space \(there: the study's, here: the one given\): 'x' is only there"):
         Study.create(url, "s", {"z": optimist.Float(0, 1)}, "gp-ei", load_if_exists=True)
     with pytest.raises(ValueError, match="uses algorithm 'gp-ei', not 'random'"):
         Study.create(url, "s", SPACE, "random", load_if_exists=True)

@@ -51,8 +51,8 @@ std::string StudyObjective::label() const { return problem ? problem->name : com
 
 void check_same_space(const StudyRecord& study, const Space& space, Direction direction, const std::string& what) {
   if (space.to_json() != study.space.to_json())
-    throw InvalidArgument("study '" + study.name + "' was created with the space " + study.space.to_json().dump() + ", but " +
-                          what + " has the space " + space.to_json().dump());
+    throw InvalidArgument("study '" + study.name + "' was created with another space than " + what + " has: " +
+                          space_difference(study.space.to_json(), space.to_json()) + " (there: in the study; here: in " + what + ")");
   if (direction != study.direction)
     throw InvalidArgument("study '" + study.name + "' is to " + to_string(study.direction) + ", but " + what + " is to " +
                           to_string(direction));

@@ -67,7 +67,10 @@ TEST_P(StudyCli, CreateWorkShowExportDelete) {
   EXPECT_NE(r.err.find("it holds: b"), std::string::npos) << r.err;
   r = cli("worker " + s + "--name b --problem hartmann6");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("was created with the space"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("was created with another space than --problem hartmann6 has: 'x1' is continuous [-5.0, 10.0] there, "
+                       "continuous [0.0, 1.0] here; "),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'x6' is only here (there: in the study; here: in --problem hartmann6)"), std::string::npos) << r.err;
   r = cli("worker " + s + "--name b --algorithm gp-ei");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("uses algorithm 'sobol'"), std::string::npos) << r.err;
@@ -129,6 +132,7 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   r = cli("run --problem branin --algorithm gp-ei --budget 20 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one --out more.jsonl");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("budget 14 -> 20"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("20 of 20 (0 failed, the first 14 done before, read from the study)"), std::string::npos) << r.out;
   EXPECT_EQ(Study::load(url, "one").trials().size(), 20u);
   EXPECT_EQ(read_trace((dir / "more.jsonl").string()).evaluations.size(), 20u);
   r = cli("run --problem branin --algorithm gp-ei --budget 12 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one");
