@@ -225,6 +225,11 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     for (const auto& [key, value] : config.items()) {
       (void)value;
       const auto& keys = config_keys();
+      // A run to continue and the trust in a stored command are the caller's, each time: flags only.
+      if (key == "resume" || key == "trust_command" || key == "trust-command")
+        throw InvalidArgument("'" + key + "' in config file '" + *config_path + "' is not read from a config file: give --" +
+                              (key == "resume" ? std::string("resume TRACE") : std::string("trust-command")) +
+                              " on the command line");
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
         throw InvalidArgument("unknown key '" + key + "' in config file '" + *config_path +
                               "'; valid keys: " + join(keys));

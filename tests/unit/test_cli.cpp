@@ -90,6 +90,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
   write_file(dir / "unknown.toml", "problem = \"branin\"\nbugdet = 3\n");
   write_file(dir / "nan.toml", "problem = \"branin\"\nnoise = nan\n");
   write_file(dir / "twice.json", "{\"problem\": \"branin\", \"budget\": 5, \"budget\": 7}\n");
+  write_file(dir / "resume.toml", "resume = \"x.jsonl\"\n");
   write_file(dir / "typo_space.json", "{\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1, \"lgo\": true}]}\n");
   const std::string ok = " --problem branin --algorithm random --budget 5 ";
   const std::vector<BadInput> cases = {
@@ -128,6 +129,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessage) {
       // Once "got null" (a TOML nan printed as JSON), the last of two keys, and "missing meta line".
       {"run" + ok + "--config '" + (dir / "nan.toml").string() + "'", "got nan"},
       {"run --algorithm random --config '" + (dir / "twice.json").string() + "'", "'budget' appears twice"},
+      {"run --config '" + (dir / "resume.toml").string() + "'", "is not read from a config file: give --resume TRACE on the command line"},
       {"run --resume '" + dir.string() + "'", "is a directory"},
       {"run" + ok + "--study foo", "--study must be given with a storage"},
       {"dashboard --host '' --port 0", "--host is empty"},
