@@ -48,7 +48,10 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   row(out, "problem", prob + ")");
   row(out, "evaluations", std::to_string(run.evaluations.size()) + " of " + std::to_string(s.budget) +
                               " (" + std::to_string(run.n_failed) + " failed" +
-                              (run.n_resumed > 0 ? ", the first " + std::to_string(run.n_resumed) + " resumed from the trace" : "") +
+                              // A run continuing its study (--storage; never with --resume) took them from the study.
+                              (run.n_resumed > 0 ? ", the first " + std::to_string(run.n_resumed) +
+                                                       (s.storage.empty() ? " resumed from the trace" : " done before, read from the study")
+                                                 : "") +
                               ")");
 
   // The noise-free value where the best observation was made (with noise it need not be best_f).
