@@ -117,7 +117,7 @@ def test_optuna_sampler_suggests_new_points_then_stops_the_study():
 
 
 def test_log_scale_integers_are_discrete_and_used_up():
-    # Int(log=True): each value owns its share of log space, and the values are discrete: 2 x 4
+    # Int(log=True): each value owns its share of log space, and the values are discrete: 4 x 4
     # values are 16 evaluations, then the run stops (stop 60).
     space = {"a": optimist.Int(1, 4, log=True), "b": optimist.Int(2, 5, log=True)}
     for algorithm in ["gp-ei", "turbo", "go-ucb", "sequool", "random", "sobol"]:
