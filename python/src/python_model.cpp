@@ -46,6 +46,9 @@ class PythonModel final : public ParametricModel {
 
   std::size_t input_dim() const override { return input_dim_; }
   std::size_t num_params() const override { return num_params_; }
+  std::string derivatives_to_fix() const override {
+    return "grad_w / grad_x of the model (optimist.check_gradients(model, dim) compares them with finite differences)";
+  }
   std::string describe() const override {
     return name_ + "(python, d_x=" + std::to_string(input_dim_) + ", d_w=" + std::to_string(num_params_) + ")";
   }

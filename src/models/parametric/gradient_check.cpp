@@ -80,7 +80,7 @@ void check_model_gradients(const ParametricModel& model, Rng& rng, int points, d
       os << model.describe() << ": derivatives disagree with central finite differences of its values (relative errors "
          << c.describe() << "; tolerance " << tolerance << ") at x = " << ParametricModel::format_vector(x)
          << ", w = " << ParametricModel::format_vector(w)
-         << ". Fix gradient_w / gradient_x / mixed_product (with AutodiffModel, see the rules in autodiff_model.hpp)";
+         << ". Fix " << model.derivatives_to_fix();
       throw InvalidArgument(os.str());
     }
   }

@@ -65,6 +65,12 @@ class ParametricModel {
   /// its state).
   virtual Vector sample_params(Rng& rng) const = 0;
 
+  /// What to fix when the derivatives disagree with finite differences (check_model_gradients'
+  /// message): the methods of this kind of model.
+  virtual std::string derivatives_to_fix() const {
+    return "gradient_w / gradient_x / mixed_product (with AutodiffModel, see the rules in autodiff_model.hpp)";
+  }
+
  protected:
   // Size checks for implementations; `where` prefixes the message (e.g. "Mlp::gradient_w").
   void check_params(const Vector& w, const char* where) const;
