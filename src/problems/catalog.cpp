@@ -128,7 +128,7 @@ TraceMeta Problem::trace_meta(const std::string& algorithm, const nlohmann::json
 
 Objective Problem::objective(double noise_sd, std::uint64_t noise_seed, std::size_t first_draw) const {
   if (!std::isfinite(noise_sd) || noise_sd < 0.0) {
-    throw InvalidArgument("noise_sd must be finite and >= 0, got " + format_double(noise_sd));
+    throw InvalidArgument("noise (its standard deviation) must be finite and >= 0, got " + format_double(noise_sd));
   }
   if (!f) throw InvalidArgument("problem '" + name + "' has no function");
   Objective obj;
