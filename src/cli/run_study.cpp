@@ -15,6 +15,7 @@
 #include "cli/study_support.hpp"
 #include "cli/summary.hpp"
 #include "cli/temporary_run_folder.hpp"
+#include "optimist/core/run_recorder.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
 namespace optimist::cli {
@@ -218,6 +219,10 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
                : exhausted() ? StopReason::SpaceExhausted
                              : StopReason::Budget;
   if (!failed_stop) run.message.clear();
+  // As a run without --jobs says it ("budget of 40 evaluations used"); exhausted: every point of the finite space.
+  if (auto message = stop_message(run.reason, run.evaluations.size(), s.budget,
+                                  record.space.finite_size().value_or(run.evaluations.size())))
+    run.message = std::move(*message);
   run.recommended_x = study.recommend();
   if (run.recommended_x) run.recommended_f = recommended_value(*run.recommended_x, finished, &objective);
   if (run.recommended_f && record.f_star) run.simple_regret = std::max(0.0, sign * (*record.f_star - *run.recommended_f));

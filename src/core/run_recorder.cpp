@@ -37,7 +37,7 @@ RunRecorder::RunRecorder(Optimizer& optimizer, const Objective& objective, const
   if (options.budget == 0) throw InvalidArgument("optimize: budget must be > 0, got 0");
   if (options.batch_size == 0) throw InvalidArgument("optimize: batch_size must be > 0, got 0");
   if (options.time_limit_s && !(*options.time_limit_s > 0))
-    throw InvalidArgument("optimize: time limit must be > 0 seconds, got " + std::to_string(*options.time_limit_s));
+    throw InvalidArgument("optimize: time limit must be > 0 seconds, got " + format_double(*options.time_limit_s));
   if (objective.direction != optimizer.direction())
     throw InvalidArgument("optimize: the objective is to " + to_string(objective.direction) +
                           " but the optimizer was created to " + to_string(optimizer.direction()));
@@ -205,26 +205,27 @@ const EvaluationRecord& RunRecorder::store(double suggest_s, double eval_s, doub
 
 void RunRecorder::abandon(const Trial& trial) { optimizer_.withdraw(trial); }
 
+std::optional<std::string> stop_message(StopReason reason, std::size_t evaluations, std::size_t budget,
+                                        std::size_t distinct_evaluated) {
+  switch (reason) {
+    case StopReason::Budget:
+      if (evaluations >= budget) return "budget of " + std::to_string(budget) + " evaluations used";
+      return std::nullopt;
+    case StopReason::Target: return "target reached";
+    case StopReason::TimeLimit: return "time limit reached";
+    case StopReason::Cancelled: return "cancelled after " + std::to_string(evaluations) + " evaluations";
+    case StopReason::ObjectiveFailed: return std::nullopt;  // the failure's message, set when it was recorded
+    case StopReason::SpaceExhausted:
+      return "every one of the " + std::to_string(distinct_evaluated) + " points of the search space has been evaluated (" +
+             std::to_string(evaluations) + " evaluations of a budget of " + std::to_string(budget) + ")";
+  }
+  return std::nullopt;
+}
+
 RunSummary RunRecorder::finish() {
   summary_.reason = stop_.value_or(StopReason::Budget);
-  switch (summary_.reason) {
-    case StopReason::Budget:
-      if (summary_.evaluations.size() >= options_.budget)
-        summary_.message = "budget of " + std::to_string(options_.budget) + " evaluations used";
-      break;
-    case StopReason::Target: summary_.message = "target reached"; break;
-    case StopReason::TimeLimit: summary_.message = "time limit reached"; break;
-    case StopReason::Cancelled:
-      summary_.message = "cancelled after " + std::to_string(summary_.evaluations.size()) + " evaluations";
-      break;
-    case StopReason::ObjectiveFailed: break;  // the failure's message, set when it was recorded
-    case StopReason::SpaceExhausted:
-      summary_.message = "every one of the " + std::to_string(optimizer_.distinct_evaluated()) +
-                         " points of the search space has been evaluated (" +
-                         std::to_string(summary_.evaluations.size()) + " evaluations of a budget of " +
-                         std::to_string(options_.budget) + ")";
-      break;
-  }
+  if (auto message = stop_message(summary_.reason, summary_.evaluations.size(), options_.budget, optimizer_.distinct_evaluated()))
+    summary_.message = std::move(*message);
   if (optimizer_.n_successful() > 0) {
     try {
       summary_.recommended_x = optimizer_.recommend();

@@ -440,6 +440,7 @@ TEST(StudyCliSqlite, ARunWithJobsResumesFromItsTraceWithJobs) {
   const auto dir = optimist::testing::study_test_dir();
   auto r = run_optimist("run --problem branin --algorithm gp-ei --budget 10 --seed 3 --jobs 3 -q --out t.jsonl", dir);
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("budget (budget of 10 evaluations used)"), std::string::npos) << r.out;  // as without --jobs
   std::vector<std::string> lines;
   {
     std::ifstream in(dir / "t.jsonl");

@@ -21,6 +21,11 @@ namespace optimist {
 ///     run.record(t, objective.function(t.x), suggest_s, eval_s);  // or record_failure(...)
 ///   }
 ///   RunSummary summary = run.finish();
+/// The summary's message for a run that stopped for `reason` after `evaluations` of `budget`
+/// ("budget of 40 evaluations used", ...); none for a failure (its own message) or a budget not used up.
+std::optional<std::string> stop_message(StopReason reason, std::size_t evaluations, std::size_t budget,
+                                        std::size_t distinct_evaluated);
+
 class RunRecorder {
  public:
   /// Checks `options` as optimize() documents (except objective.function, which the recorder does
