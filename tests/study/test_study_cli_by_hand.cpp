@@ -37,6 +37,13 @@ std::vector<nlohmann::ordered_json> json_lines(const std::string& out) {
   return lines;
 }
 
+std::vector<std::string> text_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace
 
 // The lab's cycle: historical data added, a plate of 8 asked, the grace period passes (nobody
@@ -244,11 +251,7 @@ TEST_P(StudyCliByHand, APlateIsToldFromItsCsvFile) {
   create("--budget 20");
   auto r = cli("study ask " + s + "--count 4 --format csv");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+  std::vector<std::string> lines = text_lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
   auto plate = [&](const std::vector<std::string>& values) {
     std::string text = lines[0] + ",value\n";
@@ -272,11 +275,7 @@ TEST_P(StudyCliByHand, APlateIsToldFromItsCsvFile) {
 
   r = cli("study ask " + s + "--count 2 --format csv");
   ASSERT_EQ(r.code, 0) << r.err;
-  lines.clear();
-  {
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+  lines = text_lines(r.out);
   ASSERT_EQ(lines.size(), 3u);
   const auto cells = [](const std::string& line) {
     std::vector<std::string> out;
@@ -319,11 +318,7 @@ TEST_P(StudyCliByHand, APlateGivesBackASampleFromItsCsvFile) {
   create("--budget 4");
   auto r = cli("study ask " + s + "--count 4 --format csv");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+  std::vector<std::string> lines = text_lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
   const std::string header = lines[0] + ",value,error\n";
   write("plate.csv", header + lines[1] + ",0.5,\n" + lines[2] + ",Given Back,vial broke\n" + lines[3] + ",given back,\n" +
