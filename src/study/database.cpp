@@ -69,13 +69,15 @@ bool Backoff::wait() {
 
 double Backoff::elapsed_s() const { return failures_ == 0 ? 0.0 : seconds_now() - start_; }
 
-// The password in a postgresql:// URL: after the first ':' of the user info (the text before an
-// '@' that comes before any '/', as libpq reads it), and the value of a "password" parameter.
+// The password in a postgresql:// URL: after the first ':' of the user info, and the value of a
+// "password" parameter. The user info ends at the last '@' before any '/': libpq ends it at the
+// first, but a password holding a raw '@' (refused by parse_storage_url) is then hidden whole.
 std::string redact_postgres(const std::string& url, std::size_t authority) {
   std::string out = url.substr(0, authority);
-  const std::size_t at = url.find('@', authority);
+  const std::size_t slash = url.find('/', authority);
+  const std::size_t at = url.rfind('@', slash == std::string::npos ? std::string::npos : slash);
   std::size_t end = authority;
-  if (at != std::string::npos && at < url.find('/', authority)) {
+  if (at != std::string::npos && at >= authority && (slash == std::string::npos || at < slash)) {
     const std::string user_info = url.substr(authority, at - authority);
     const auto colon = user_info.find(':');
     out += colon == std::string::npos ? user_info : user_info.substr(0, colon) + ":***";
@@ -113,13 +115,47 @@ std::string redact_postgres(const std::string& url, std::size_t authority) {
 
 namespace optimist {
 
+namespace {
+// A libpq key=value connection string ("host=db password=secret"): each password value, quoted
+// ('it''s' or 'a\'b') or not, becomes ***.
+std::string redact_key_values(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t key = text.find("password", i);
+    if (key == std::string::npos) break;
+    std::size_t j = key + 8;
+    while (j < text.size() && text[j] == ' ') ++j;
+    const bool starts_word = key == 0 || text[key - 1] == ' ' || text[key - 1] == '\t';
+    if (!starts_word || j >= text.size() || text[j] != '=') {
+      out += text.substr(i, key + 8 - i);
+      i = key + 8;
+      continue;
+    }
+    ++j;
+    while (j < text.size() && text[j] == ' ') ++j;
+    out += text.substr(i, j - i) + "***";
+    if (j < text.size() && text[j] == '\'') {
+      for (++j; j < text.size() && text[j] != '\''; ++j)
+        if (text[j] == '\\') ++j;
+      ++j;
+    } else {
+      while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
+    }
+    i = j;
+  }
+  return out + (i < text.size() ? text.substr(i) : "");
+}
+}  // namespace
+
 std::string redact_url(const std::string& url) {
   const auto colon = url.find("://");
   const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
   if (scheme == "postgresql" || scheme == "postgres") return study_detail::redact_postgres(url, colon + 3);
   if (scheme == "sqlite") return url;
+  // No scheme: perhaps a libpq key=value string, whose password=... is hidden.
+  if (colon == std::string::npos) return redact_key_values(url);
   // Anything else (a mistyped scheme): the text after "://" up to an '@' may be a password.
-  if (colon == std::string::npos) return url;
   return study_detail::redact_postgres(url, colon + 3);
 }
 
@@ -146,6 +182,13 @@ StorageUrl parse_storage_url(const std::string& url) {
   if (scheme == "postgresql" || scheme == "postgres") {
     if (url.find('\0') != std::string::npos)
       throw InvalidArgument("storage URL '" + redact_url(url) + "' holds a NUL character");
+    // libpq ends the user info at the first '@': a second one before the host is part of a user
+    // name or password, which must be percent-encoded (else libpq reads the rest as the host).
+    const std::size_t slash = url.find('/', colon + 3);
+    const std::string authority = url.substr(colon + 3, slash == std::string::npos ? std::string::npos : slash - colon - 3);
+    if (std::count(authority.begin(), authority.end(), '@') > 1)
+      throw InvalidArgument("storage URL '" + redact_url(url) + "': an '@' in the user name or password must be written %40 "
+                            "(postgresql://user:pass%40word@host/database)");
     // libpq's own parser: a malformed URL is refused here, before any connection attempt.
     char* error = nullptr;
     PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
@@ -168,7 +211,7 @@ StorageUrl parse_storage_url(const std::string& url) {
 std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only) {
   const StorageUrl parsed = parse_storage_url(url);
   if (parsed.backend == "sqlite") return connect_sqlite(url, parsed.path, retry_s, read_only);
-  return connect_postgres(url, retry_s);
+  return connect_postgres(url, retry_s, read_only);
 }
 
 }  // namespace optimist::study_detail

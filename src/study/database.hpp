@@ -76,11 +76,12 @@ StorageUrl parse_storage_url(const std::string& url);
 /// Throws InvalidArgument naming the URL and the allowed schemes, or the server's message when it
 /// cannot be reached.
 /// `read_only`: a SQLite file is opened read-only (the PostgreSQL connection is unchanged; the
-/// caller issues no writes).
+/// caller issues no writes). A PostgreSQL server that is down or starting is waited for up to
+/// retry_s, except when read_only (a look at a study answers at once).
 std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only = false);
 
 std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s, bool read_only);
-std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s);
+std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool read_only);
 
 /// Retry policy shared by the backends: calls `attempt` until it returns true; `sleep_and_report`
 /// is told how long the failure has lasted. Backoff doubles from 20 ms to 2 s, with jitter.

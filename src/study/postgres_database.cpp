@@ -45,13 +45,40 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
+// A first connection that failed because the server is not there yet (down, starting, restarting,
+// its host not yet reachable), not because of what the URL says (a password, a role, a database).
+bool server_not_there_yet(const std::string& what) {
+  for (const char* sign : {"Connection refused", "the database system is starting up", "the database system is shutting down",
+                           "the database system is in recovery mode", "No route to host", "Network is unreachable",
+                           "timeout expired", "Temporary failure in name resolution", "No such file or directory"})
+    if (what.find(sign) != std::string::npos) return true;
+  return false;
+}
+
 class PostgresDatabase final : public Database {
  public:
-  PostgresDatabase(std::string url, double retry_s) : url_(std::move(url)), shown_(redact_url(url_)), retry_s_(retry_s) {
-    try {
-      conn_ = std::make_unique<pqxx::connection>(url_);
-    } catch (const std::exception& e) {
-      throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + one_line(e.what()));
+  // A worker started before its database (a machine booting, a server restarting) waits for it as
+  // for an outage; a read-only look (study list/show/export, the dashboard) answers at once.
+  PostgresDatabase(std::string url, double retry_s, bool read_only)
+      : url_(std::move(url)), shown_(redact_url(url_)), retry_s_(retry_s) {
+    Backoff backoff(read_only ? 0.0 : retry_s_);
+    for (;;) {
+      try {
+        conn_ = std::make_unique<pqxx::connection>(url_);
+        if (backoff.failures() > 0)
+          std::fprintf(stderr, "optimist: storage '%s': server reachable after %.1f s\n", shown_.c_str(), backoff.elapsed_s());
+        return;
+      } catch (const std::exception& e) {
+        const std::string what = one_line(e.what());
+        if (read_only || !server_not_there_yet(what))
+          throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + what);
+        if (backoff.failures() == 0)
+          std::fprintf(stderr, "optimist: storage '%s': cannot reach the PostgreSQL server (%s); retrying with backoff for up to %.0f s\n",
+                       shown_.c_str(), what.c_str(), retry_s_);
+        if (!backoff.wait())
+          throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL (gave up after " +
+                                std::to_string(static_cast<int>(backoff.elapsed_s())) + " s): " + what);
+      }
     }
   }
 
@@ -111,7 +138,14 @@ class PostgresDatabase final : public Database {
         // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection errors.
         const std::string state = e.sqlstate();
         if (state.rfind("57P", 0) == 0 || state.rfind("08", 0) == 0) retry_or_throw(backoff, outage, e.what(), true);
-        else throw std::runtime_error("storage '" + shown_ + "': " + one_line(e.what()) + " in: " + e.query());
+        // 42501 insufficient privilege: the URL's role, not a fault of the database; exit 2 as bad input.
+        // (libpqxx 6.4 leaves sqlstate() empty for an error of a prepared statement: its type says it.)
+        if (state == "42501" || dynamic_cast<const pqxx::insufficient_privilege*>(&e) != nullptr)
+          throw InvalidArgument("storage '" + shown_ + "': " + one_line(e.what()) + " (the role in the URL lacks a privilege: "
+                                "reading studies needs SELECT on the study tables, writing also INSERT, UPDATE, DELETE and, "
+                                "for the first study, CREATE; docs/studies.md)");
+        // The statement's text: e.query() names only the prepared statement ("s2").
+        throw std::runtime_error("storage '" + shown_ + "': " + one_line(e.what()) + " in: " + (last_sql_.empty() ? e.query() : last_sql_));
       } catch (...) {
         tx_ = nullptr;
         throw;
@@ -144,6 +178,7 @@ class PostgresDatabase final : public Database {
       else if (const auto* s = std::get_if<std::string>(&params[i])) texts[i] = *s;
       if (!std::holds_alternative<std::monostate>(params[i])) ptrs[i] = texts[i].c_str();
     }
+    last_sql_ = sql;
     auto it = prepared_.find(sql);
     if (it == prepared_.end()) {
       // Not "s" + std::to_string(...): GCC 12 warns (-Wrestrict) on that expression, a false positive.
@@ -173,12 +208,13 @@ class PostgresDatabase final : public Database {
   std::optional<std::chrono::steady_clock::time_point> outage_end_;  // when the server came back (last_outage_end)
   std::map<std::string, std::string> prepared_;  // SQL -> statement name on this connection
   pqxx::transaction_base* tx_ = nullptr;
+  std::string last_sql_;  // the statement run last, for an error's message (a copy: the caller's may be gone by then)
 };
 
 }  // namespace
 
-std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s) {
-  return std::make_unique<PostgresDatabase>(url, retry_s);
+std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool read_only) {
+  return std::make_unique<PostgresDatabase>(url, retry_s, read_only);
 }
 
 }  // namespace optimist::study_detail

@@ -402,11 +402,38 @@ TEST(DashboardStoragePostgres, ASelectOnlyRoleReads) {
     const auto page = source.trials("read-me", std::nullopt, 10);
     ASSERT_EQ(page.trials.size(), 1u);
     EXPECT_EQ(*page.trials[0].value, 3.5);
-    // A writer as this role is refused by the server, as it should be.
-    EXPECT_ANY_THROW(Study::load(viewer, "read-me").ask());
+    // A writer as this role is refused by the server, as it should be, saying why (it named the
+    // prepared statement, "in: s2", and exited 1).
+    try {
+      Study::load(viewer, "read-me").ask();
+      ADD_FAILURE() << "a SELECT-only role asked a trial";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("permission denied"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("the role in the URL lacks a privilege"), std::string::npos) << e.what();
+    }
+  }
+  // A role that may not read the tables is told so, not that the database holds no studies.
+  const std::string outsider_role = "outsider" + std::to_string(::getpid());
+  const std::string outsider = url.substr(0, at) + outsider_role + url.substr(at + 8);
+  {
+    pqxx::connection admin(url);
+    pqxx::nontransaction tx(admin);
+    tx.exec("CREATE ROLE " + tx.quote_name(outsider_role) + " LOGIN");
+    tx.exec("GRANT CONNECT ON DATABASE " + tx.quote_name(database) + " TO " + tx.quote_name(outsider_role));
+  }
+  try {
+    StorageOptions reading;
+    reading.read_only = true;
+    Storage storage(outsider, reading);
+    ADD_FAILURE() << "a role without SELECT read the studies";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("permission denied"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("holds no optimist studies"), std::string::npos) << e.what();
   }
   pqxx::connection admin(url);
   pqxx::nontransaction tx(admin);
-  tx.exec("DROP OWNED BY " + tx.quote_name(role));
-  tx.exec("DROP ROLE " + tx.quote_name(role));
+  for (const std::string& r : {role, outsider_role}) {
+    tx.exec("DROP OWNED BY " + tx.quote_name(r));
+    tx.exec("DROP ROLE " + tx.quote_name(r));
+  }
 }

@@ -269,7 +269,19 @@ TEST(StudyCliSqlite, PasswordsInUrlsAreNeverShown) {
   EXPECT_EQ(bad.err.find("hunter2"), std::string::npos) << bad.err;
   EXPECT_EQ(optimist::redact_url("postgresql://u@h/d?sslmode=require&password=p4ss&x=1"),
             "postgresql://u@h/d?sslmode=require&password=***&x=1");
-  EXPECT_EQ(optimist::redact_url("postgresql://u?:se@cret@h/d"), "postgresql://u?:***@cret@h/d");
+  // A raw '@' in a password: hidden whole, and refused with how to write it (libpq read the rest as the host).
+  EXPECT_EQ(optimist::redact_url("postgresql://u?:se@cret@h/d"), "postgresql://u?:***@h/d");
+  const auto at = run_optimist("study list --storage 'postgresql://pw:a@bPW@127.0.0.1:1/studies'", dir);
+  EXPECT_EQ(at.code, 2);
+  EXPECT_EQ(at.err.find("bPW"), std::string::npos) << at.err;
+  EXPECT_NE(at.err.find("an '@' in the user name or password must be written %40"), std::string::npos) << at.err;
+  // A libpq key=value connection string: its password hidden too.
+  const auto kv = run_optimist("study list --storage 'host=127.0.0.1 port=1 user=pw password=kvSECRET dbname=studies'", dir);
+  EXPECT_EQ(kv.code, 2);
+  EXPECT_EQ(kv.err.find("kvSECRET"), std::string::npos) << kv.err;
+  EXPECT_NE(kv.err.find("password=*** dbname=studies"), std::string::npos) << kv.err;
+  EXPECT_EQ(optimist::redact_url("host=h password = 'it\\'s x' user=u"), "host=h password = *** user=u");
+  EXPECT_EQ(optimist::redact_url("host=h mypassword=x"), "host=h mypassword=x");  // another key, not a password
 }
 
 // `study show` says what `auto` (the default algorithm) chose for the study and why.
