@@ -63,8 +63,8 @@ std::string budget_text(const StudyRecord& r) { return r.budget ? std::to_string
 
 // How to ask more of a study whose budget is used: `study set --budget` above what it counted.
 std::string raise_budget_hint(const StudyCommand& cmd, std::size_t used) {
-  return "to ask more, raise it above " + std::to_string(used) + " with: optimist study set --storage " + redact_url(cmd.storage) +
-         " --name '" + printable(cmd.name) + "' --budget N";
+  return "to ask more, raise it above " + std::to_string(used) + " with: optimist study set --storage " +
+         shell_word(redact_url(cmd.storage)) + " --name " + shell_word(printable(cmd.name)) + " --budget N";
 }
 
 int ask(const StudyCommand& cmd) {
@@ -320,8 +320,8 @@ int tell(const StudyCommand& cmd) {
     note += ")";
     for (const TrialRecord& copy : study.storage().trials(study.record().id, number))
       if (copy.requeued_from == number && copy.state == TrialState::Running)
-        note += "; trial " + std::to_string(copy.number) + ", its re-queued copy, is still running: fail it with 'study tell --trial " +
-                std::to_string(copy.number) + " --failed' unless it is being run again";
+        note += "; trial " + std::to_string(copy.number) + ", its re-queued copy, is still running: give it back with 'study tell --trial " +
+                std::to_string(copy.number) + " --give-back --no-requeue' unless it is being run again";
   }
   if (value)
     std::printf("told trial %zu of study '%s': %s%s%s\n", number, printable(study.name()).c_str(), format_double(*value).c_str(),

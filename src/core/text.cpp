@@ -45,4 +45,13 @@ std::string printable(std::string_view s, bool keep_lines) {
   return out;
 }
 
+std::string shell_word(std::string_view text) {
+  const bool plain = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-./+,:@%=") == std::string_view::npos;
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace optimist

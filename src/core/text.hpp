@@ -14,4 +14,8 @@ namespace optimist {
 /// user's terminal.
 std::string printable(std::string_view text, bool keep_lines = false);
 
+/// `text` as one shell word, for a command shown to be pasted: as it is when nothing in it is
+/// special to the shell, else in single quotes (a quote in it written '\'').
+std::string shell_word(std::string_view text);
+
 }  // namespace optimist

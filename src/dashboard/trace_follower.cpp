@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "core/text.hpp"
 #include "optimist/problems/problem.hpp"
 
 namespace optimist::dashboard {
@@ -46,16 +47,6 @@ std::size_t parallelism(const nlohmann::json& run) {
 }
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
-
-// A path as one shell word: as it is when nothing in it is special to the shell, else quoted.
-std::string shell_word(const std::string& s) {
-  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                       "0123456789_-./+,:@%=") == std::string::npos;
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::uint64_t next_generation() {
   static std::atomic<std::uint64_t> counter{0};

@@ -180,7 +180,7 @@ TEST_P(StudyCliSpreadsheet, HistoryPastTheBudgetSaysHowToRaiseIt) {
   const std::string raise = "to ask more, raise it above 3 with: optimist study set --storage ";
   EXPECT_NE(r.err.find("its budget of 2 trials is used (added experiments count against it)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(raise), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(" --name 'lab' --budget N"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" --name lab --budget N"), std::string::npos) << r.err;  // one shell word (quoted when it must be)
   r = cli("study ask " + s);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(raise), std::string::npos) << r.err;
@@ -206,7 +206,9 @@ TEST_P(StudyCliSpreadsheet, ALateValueSaysWhereItWentAndWhatIsStillRunning) {
   r = cli("study tell " + s + "--trial 0 --value 2.5");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("(it had been failed as stale: worker"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the value is kept as trial 2); trial 1, its re-queued copy, is still running"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the value is kept as trial 2); trial 1, its re-queued copy, is still running: give it back with "
+                       "'study tell --trial 1 --give-back --no-requeue' unless it is being run again"),
+            std::string::npos) << r.out;
   const auto all = trials();
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[2].value, 2.5);

@@ -27,6 +27,17 @@ TEST(Text, PrintableEscapesInvalidUtf8AndControlsAndKeepsTheRest) {
 
 // An objective's message with bytes that are not UTF-8 (a C library's, a file name) made the
 // trace's JSON writer throw: the run ended and the evaluation was lost. It is kept, escaped.
+// A name shown inside a command to paste: one shell word whatever it holds (a quote in a study's
+// name broke the `study set` command a refusal suggested).
+TEST(Text, ShellWordQuotesWhatTheShellWouldSplitOrExpand) {
+  EXPECT_EQ(shell_word("lab-2.db"), "lab-2.db");
+  EXPECT_EQ(shell_word("sqlite:///tmp/a.db"), "sqlite:///tmp/a.db");
+  EXPECT_EQ(shell_word("it's é"), "'it'\\''s é'");
+  EXPECT_EQ(shell_word("a b"), "'a b'");
+  EXPECT_EQ(shell_word("$HOME"), "'$HOME'");
+  EXPECT_EQ(shell_word(""), "''");
+}
+
 TEST(Text, AMessageThatIsNotUtf8IsRecordedInTheTrace) {
   const std::string path = (optimist::testing::test_dir("optimist_text") / "t.jsonl").string();
   const Space space = Space::box(1, 0.0, 1.0);
