@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include <libpq-fe.h>
 
@@ -69,15 +70,25 @@ bool Backoff::wait() {
 
 double Backoff::elapsed_s() const { return failures_ == 0 ? 0.0 : seconds_now() - start_; }
 
+// The '@'s that may end the user info of a URL whose authority starts at `authority`: libpq ends it
+// at the first '@' before any '/'; the last before the host's end ('/', or a '?' after that first
+// '@') is where a raw '@' in a password would end it. npos when there is no user info.
+std::pair<std::size_t, std::size_t> user_info_ends(const std::string& url, std::size_t authority) {
+  const std::size_t slash = url.find('/', authority);
+  const std::size_t first = url.find('@', authority);
+  if (first == std::string::npos || first > slash) return {std::string::npos, std::string::npos};
+  const std::size_t host_end = std::min(slash, url.find('?', first));
+  return {first, url.rfind('@', host_end == std::string::npos ? std::string::npos : host_end - 1)};
+}
+
 // The password in a postgresql:// URL: after the first ':' of the user info, and the value of a
-// "password" parameter. The user info ends at the last '@' before any '/': libpq ends it at the
-// first, but a password holding a raw '@' (refused by parse_storage_url) is then hidden whole.
+// "password" parameter. The user info is taken to end at the last of its possible '@'s: a
+// password holding a raw '@' (refused by parse_storage_url) is then hidden whole.
 std::string redact_postgres(const std::string& url, std::size_t authority) {
   std::string out = url.substr(0, authority);
-  const std::size_t slash = url.find('/', authority);
-  const std::size_t at = url.rfind('@', slash == std::string::npos ? std::string::npos : slash);
+  const std::size_t at = user_info_ends(url, authority).second;
   std::size_t end = authority;
-  if (at != std::string::npos && at >= authority && (slash == std::string::npos || at < slash)) {
+  if (at != std::string::npos) {
     const std::string user_info = url.substr(authority, at - authority);
     const auto colon = user_info.find(':');
     out += colon == std::string::npos ? user_info : user_info.substr(0, colon) + ":***";
@@ -184,9 +195,7 @@ StorageUrl parse_storage_url(const std::string& url) {
       throw InvalidArgument("storage URL '" + redact_url(url) + "' holds a NUL character");
     // libpq ends the user info at the first '@': a second one before the host is part of a user
     // name or password, which must be percent-encoded (else libpq reads the rest as the host).
-    const std::size_t slash = url.find('/', colon + 3);
-    const std::string authority = url.substr(colon + 3, slash == std::string::npos ? std::string::npos : slash - colon - 3);
-    if (std::count(authority.begin(), authority.end(), '@') > 1)
+    if (const auto [first, last] = user_info_ends(url, colon + 3); first != last)
       throw InvalidArgument("storage URL '" + redact_url(url) + "': an '@' in the user name or password must be written %40 "
                             "(postgresql://user:pass%40word@host/database)");
     // libpq's own parser: a malformed URL is refused here, before any connection attempt.

@@ -275,6 +275,11 @@ TEST(StudyCliSqlite, PasswordsInUrlsAreNeverShown) {
   EXPECT_EQ(at.code, 2);
   EXPECT_EQ(at.err.find("bPW"), std::string::npos) << at.err;
   EXPECT_NE(at.err.find("an '@' in the user name or password must be written %40"), std::string::npos) << at.err;
+  // An '@' in a parameter's value is not the user info's.
+  EXPECT_EQ(optimist::redact_url("postgresql://u:p@h?application_name=x@y"), "postgresql://u:***@h?application_name=x@y");
+  const auto param = run_optimist("study list --storage 'postgresql://u:p@127.0.0.1:1?application_name=x@y&connect_timeout=1'", dir);
+  EXPECT_EQ(param.code, 2);
+  EXPECT_NE(param.err.find("cannot connect to PostgreSQL"), std::string::npos) << param.err;
   // A libpq key=value connection string: its password hidden too.
   const auto kv = run_optimist("study list --storage 'host=127.0.0.1 port=1 user=pw password=kvSECRET dbname=studies'", dir);
   EXPECT_EQ(kv.code, 2);
