@@ -41,6 +41,7 @@ int worker_command(const WorkerCommand& cmd) {
   if (cmd.budget && *cmd.budget == 0) throw InvalidArgument("--budget must be >= 1, got 0");
   StudyOptions options;
   options.worker = cmd.worker_name;
+  options.storage.wait_for_server = true;  // started before its database (a machine booting): waits for it
   require_existing_database(cmd.storage);
   Study study = Study::load(cmd.storage, cmd.name, options);
   const StudyRecord& record = study.record();

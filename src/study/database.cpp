@@ -217,10 +217,10 @@ StorageUrl parse_storage_url(const std::string& url) {
                         "; expected sqlite:///path/to/study.db or postgresql://user@host[:port]/database");
 }
 
-std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only) {
+std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only, bool wait_for_server) {
   const StorageUrl parsed = parse_storage_url(url);
   if (parsed.backend == "sqlite") return connect_sqlite(url, parsed.path, retry_s, read_only);
-  return connect_postgres(url, retry_s, read_only);
+  return connect_postgres(url, retry_s, wait_for_server);
 }
 
 }  // namespace optimist::study_detail

@@ -76,12 +76,12 @@ StorageUrl parse_storage_url(const std::string& url);
 /// Throws InvalidArgument naming the URL and the allowed schemes, or the server's message when it
 /// cannot be reached.
 /// `read_only`: a SQLite file is opened read-only (the PostgreSQL connection is unchanged; the
-/// caller issues no writes). A PostgreSQL server that is down or starting is waited for up to
-/// retry_s, except when read_only (a look at a study answers at once).
-std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only = false);
+/// caller issues no writes). `wait_for_server`: a PostgreSQL server that is not there yet is waited
+/// for up to retry_s (StorageOptions::wait_for_server).
+std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool read_only = false, bool wait_for_server = false);
 
 std::unique_ptr<Database> connect_sqlite(const std::string& url, const std::string& path, double retry_s, bool read_only);
-std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool read_only);
+std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool wait_for_server);
 
 /// Retry policy shared by the backends: calls `attempt` until it returns true; `sleep_and_report`
 /// is told how long the failure has lasted. Backoff doubles from 20 ms to 2 s, with jitter.

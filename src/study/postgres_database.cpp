@@ -58,10 +58,10 @@ bool server_not_there_yet(const std::string& what) {
 class PostgresDatabase final : public Database {
  public:
   // A worker started before its database (a machine booting, a server restarting) waits for it as
-  // for an outage; a read-only look (study list/show/export, the dashboard) answers at once.
-  PostgresDatabase(std::string url, double retry_s, bool read_only)
+  // for an outage (wait_for_server); any other first connection fails at once, naming the cause.
+  PostgresDatabase(std::string url, double retry_s, bool wait_for_server)
       : url_(std::move(url)), shown_(redact_url(url_)), retry_s_(retry_s) {
-    Backoff backoff(read_only ? 0.0 : retry_s_);
+    Backoff backoff(wait_for_server ? retry_s_ : 0.0);
     for (;;) {
       try {
         conn_ = std::make_unique<pqxx::connection>(url_);
@@ -70,7 +70,7 @@ class PostgresDatabase final : public Database {
         return;
       } catch (const std::exception& e) {
         const std::string what = one_line(e.what());
-        if (read_only || !server_not_there_yet(what))
+        if (!wait_for_server || !server_not_there_yet(what))
           throw InvalidArgument("storage '" + shown_ + "': cannot connect to PostgreSQL: " + what);
         if (backoff.failures() == 0)
           std::fprintf(stderr, "optimist: storage '%s': cannot reach the PostgreSQL server (%s); retrying with backoff for up to %.0f s\n",
@@ -213,8 +213,8 @@ class PostgresDatabase final : public Database {
 
 }  // namespace
 
-std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool read_only) {
-  return std::make_unique<PostgresDatabase>(url, retry_s, read_only);
+std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_s, bool wait_for_server) {
+  return std::make_unique<PostgresDatabase>(url, retry_s, wait_for_server);
 }
 
 }  // namespace optimist::study_detail

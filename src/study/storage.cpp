@@ -160,7 +160,7 @@ void require_existing_database(const std::string& url) {
 }
 
 Storage::Storage(const std::string& url, StorageOptions options)
-    : url_(url), db_(study_detail::connect(url, options.retry_s, options.read_only)) {
+    : url_(url), db_(study_detail::connect(url, options.retry_s, options.read_only, options.wait_for_server && !options.read_only)) {
   if (options.read_only) check_schema();
   else create_schema();
 }

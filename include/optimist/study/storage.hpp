@@ -52,7 +52,7 @@ struct StudySettings {
   /// The horizon the study's algorithm plans with, once the budget was changed (Study::set_budget):
   /// the budget it was created with (0: none), so every worker keeps computing the same optimizer
   /// from the history, as a resumed run keeps its first budget's horizon. Unset: the budget.
-  std::optional<std::size_t> horizon;
+  std::optional<std::size_t> horizon{};
 
   nlohmann::json to_json() const;
   static StudySettings from_json(const nlohmann::json& j);
@@ -134,6 +134,11 @@ struct StorageOptions {
   /// Only read (study list/show/export, the dashboard): the schema is neither created nor
   /// migrated, a SQLite file is opened read-only, and no write lock is ever waited for.
   bool read_only = false;
+  /// A PostgreSQL server that is not there yet (down, starting, its host unreachable) is waited
+  /// for up to retry_s, as an outage is (`optimist worker`: a machine that boots before its
+  /// database). Otherwise the first connection fails at once, naming the cause (a wrong port
+  /// does not hang a command for 10 minutes). Not with read_only.
+  bool wait_for_server = false;
 };
 
 /// A connection to a study database. Creates the schema on first use and checks its version.
