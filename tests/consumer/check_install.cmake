@@ -53,10 +53,45 @@ if(NOT found STREQUAL "optimist_DIR:PATH=${pkg_dir}")
 endif()
 run(${CMAKE_COMMAND} --build ${consumer_build} --config ${CONFIG})
 
+# 2b. a program using only optimist::optimist needs no database client: configured with SQLite and
+#     pkg-config's modules hidden, and the study component is then said to be missing.
+set(core_build ${WORK_DIR}/consumer-core-build)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH=
+                        ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${core_build} -G ${GENERATOR}
+                        -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
+                        -DCONSUMER_REQUIRES_STUDY=ON
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0 OR NOT out MATCHES "optimist::study needs SQLite3, libpqxx and libpq")
+  message(FATAL_ERROR "install_consumer: a missing study component was not said (${rc}):\n${out}")
+endif()
+run(${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH=
+    ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${core_build} -G ${GENERATOR}
+    -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
+    -DCONSUMER_REQUIRES_STUDY=OFF)
+message(STATUS "install_consumer: optimist::optimist is found without the database clients")
+
 # 3. run it
 set(consumer_exe ${consumer_build}/consumer)
 if(NOT EXISTS ${consumer_exe})  # multi-config generators
   set(consumer_exe ${consumer_build}/${CONFIG}/consumer)
 endif()
 run(${consumer_exe})
+
+# 4. a program built with AddressSanitizer against the installed (uninstrumented) library: Eigen's
+#    allocation functions compiled both ways must agree (EIGEN_MALLOC_ALREADY_ALIGNED, exported).
+if(CXX_FLAGS STREQUAL "")
+  set(asan_build ${WORK_DIR}/consumer-asan-build)
+  run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${asan_build} -G ${GENERATOR}
+      -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined"
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  run(${CMAKE_COMMAND} --build ${asan_build} --config ${CONFIG})
+  set(asan_exe ${asan_build}/consumer)
+  if(NOT EXISTS ${asan_exe})
+    set(asan_exe ${asan_build}/${CONFIG}/consumer)
+  endif()
+  run(${asan_exe})
+  message(STATUS "install_consumer: a program built with -fsanitize=address runs against it")
+endif()
 message(STATUS "install_consumer: OK")
