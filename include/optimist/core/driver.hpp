@@ -32,20 +32,20 @@ std::string to_string(StopReason r);
 /// One evaluation as the driver saw it (also one line of the trace).
 struct EvaluationRecord {
   std::size_t i = 0;  ///< 1-based
-  Vector x;           ///< user point
-  std::optional<double> y;       ///< observed; empty when failed
-  std::optional<double> f;       ///< noise-free value (the observed one when the objective has none)
-  std::optional<double> regret;  ///< f* - f in the improving direction, when f* is known
-  std::optional<double> cum_regret;
-  std::optional<double> best_f;  ///< best f among evaluations so far
+  Vector x{};           ///< user point
+  std::optional<double> y{};       ///< observed; empty when failed
+  std::optional<double> f{};       ///< noise-free value (the observed one when the objective has none)
+  std::optional<double> regret{};  ///< f* - f in the improving direction, when f* is known
+  std::optional<double> cum_regret{};
+  std::optional<double> best_f{};  ///< best f among evaluations so far
   double suggest_s = 0.0;        ///< optimizer time to produce this point
   double eval_s = 0.0;           ///< objective time
   double tell_s = 0.0;           ///< optimizer time to take the observation (tell: refits, updates)
   bool failed = false;
-  std::string error;
+  std::string error{};
   /// optimizer.diagnostics() after the tell: an object when a trace is written or
   /// RunOptions::collect_diagnostics is set, else null (computing JSON per evaluation is costly).
-  nlohmann::json diagnostics;
+  nlohmann::json diagnostics{};
 };
 
 /// Every evaluation of a run, stored compactly (about 8 d + 64 bytes per evaluation in chunks, no
@@ -117,12 +117,12 @@ struct Progress {
 
 struct RunOptions {
   std::size_t budget = 100;  ///< number of evaluations (failed ones included); must be > 0
-  std::optional<double> time_limit_s;  ///< no new ask after this wall time
-  std::optional<double> target;        ///< stop once an observed value reaches it
+  std::optional<double> time_limit_s{};  ///< no new ask after this wall time
+  std::optional<double> target{};        ///< stop once an observed value reaches it
   std::size_t batch_size = 1;          ///< points per ask(n); evaluated in order
   FailurePolicy on_failure = FailurePolicy::Stop;
-  std::function<void(const Progress&)> on_progress;  ///< after every evaluation
-  std::function<bool()> should_stop;                 ///< polled before every ask (e.g. SIGINT)
+  std::function<void(const Progress&)> on_progress{};  ///< after every evaluation
+  std::function<bool()> should_stop{};                 ///< polled before every ask (e.g. SIGINT)
   TraceWriter* trace = nullptr;  ///< receives every evaluation as it completes, then recommend
   /// Keep optimizer.diagnostics() in each EvaluationRecord also without a trace (with a trace
   /// they are always computed, for the trace lines).
@@ -132,7 +132,7 @@ struct RunOptions {
   /// tell_failed), counted against the budget, kept in the summary, never re-evaluated and not
   /// re-written to `trace`. Only x, y (absent: failed), f and error are used; f* - f gives the
   /// regret. With batch_size 1 the resumed run continues exactly as the uninterrupted one would.
-  std::vector<EvaluationRecord> resume_from;
+  std::vector<EvaluationRecord> resume_from{};
 
   /// The settings that shape a run besides the budget, for the trace's meta "run" object:
   /// {"time_limit_s", "target" (numbers or null), "batch", "on_failure" ("stop" | "mark-failed")}.

@@ -59,9 +59,9 @@ struct SweepProgress {
 
 struct RunnerOptions {
   std::size_t jobs = 0;  ///< worker threads; 0: std::thread::hardware_concurrency()
-  std::function<void(const SweepProgress&)> on_progress;  ///< after each run (serialized)
-  std::function<bool()> should_stop;                      ///< polled between and within runs
-  PeerRunner run_peer;  ///< runs the peers' runs (empty: a sweep with peers fails on them)
+  std::function<void(const SweepProgress&)> on_progress{};  ///< after each run (serialized)
+  std::function<bool()> should_stop{};                      ///< polled between and within runs
+  PeerRunner run_peer{};  ///< runs the peers' runs (empty: a sweep with peers fails on them)
 };
 
 struct SweepOutcome {

@@ -27,7 +27,7 @@ namespace optimist {
 
 struct MixedMaximizerOptions {
   /// Raw samples, restarts (local searches) and the L-BFGS-B settings of the continuous phases.
-  BoxMaximizerOptions box;
+  BoxMaximizerOptions box{};
   /// Enumerate every valid point when the box holds at most this many discrete combinations and
   /// the space has no continuous dimension; with continuous dimensions, up to this many
   /// combinations are added as candidates.

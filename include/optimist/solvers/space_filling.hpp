@@ -15,10 +15,10 @@ struct SpaceFillingOptions {
   std::size_t candidates = 1024;  ///< scrambled Sobol candidates scored
   /// Maps a candidate to a valid point (e.g. Space::snap_unit for integer and categorical
   /// parameters); identity when empty.
-  std::function<Vector(const Vector&)> snap;
+  std::function<Vector(const Vector&)> snap{};
   /// True for a candidate that must not be chosen (evaluated or pending, on a deterministic
   /// objective); none when empty.
-  std::function<bool(const Vector&)> excluded;
+  std::function<bool(const Vector&)> excluded{};
 };
 
 /// The candidate of the unit cube [0,1]^d farthest (Euclidean) from the columns of `taken` (d x n,

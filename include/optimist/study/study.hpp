@@ -53,8 +53,8 @@ enum class Duplicates { Allow, Refuse };
 /// Thrown by Study::add with Duplicates::Refuse (nothing is added); names both evaluations.
 class AddedTwice : public InvalidArgument {
  public:
-  AddedTwice(const std::string& what, std::size_t index, std::size_t trial, double value)
-      : InvalidArgument(what), index(index), trial(trial), value(value) {}
+  AddedTwice(const std::string& what, std::size_t index_in_list, std::size_t earlier_trial, double added_value)
+      : InvalidArgument(what), index(index_in_list), trial(earlier_trial), value(added_value) {}
   std::size_t index;  ///< the evaluation's index in add()'s list
   std::size_t trial;  ///< the trial added before with the same parameters and value
   double value;
@@ -62,21 +62,21 @@ class AddedTwice : public InvalidArgument {
 
 /// What to create: the study's name, space, direction, algorithm and settings.
 struct StudyConfig {
-  std::string name;
-  Space space;
+  std::string name{};
+  Space space{};
   Direction direction = Direction::Maximize;
   std::string algorithm = "auto";
   nlohmann::json options = nlohmann::json::object();  ///< algorithm options (without name, seed or budget)
   std::uint64_t seed = 0;
-  std::optional<std::size_t> budget;  ///< none: workers run until stopped
-  std::optional<double> f_star;
-  StudySettings settings;
+  std::optional<std::size_t> budget{};  ///< none: workers run until stopped
+  std::optional<double> f_star{};
+  StudySettings settings{};
 };
 
 struct StudyOptions {
   /// This worker's name in the trials it holds; empty: host:pid:random.
-  std::string worker;
-  StorageOptions storage;
+  std::string worker{};
+  StorageOptions storage{};
   /// Heartbeat the trials this Study object asked (until told) from a background thread, every
   /// StudySettings::heartbeat_interval_s; off: call heartbeat() yourself.
   bool heartbeat_thread = true;

@@ -24,11 +24,11 @@ struct WorkerEvent {
 struct WorkerOptions {
   std::size_t jobs = 1;  ///< evaluations in flight in this process (one thread each)
   /// This worker evaluates at most this many trials (the study's budget applies too).
-  std::optional<std::size_t> max_trials;
+  std::optional<std::size_t> max_trials{};
   /// Polled before every ask: true stops asking; evaluations in flight finish and are told.
-  std::function<bool()> should_stop;
+  std::function<bool()> should_stop{};
   /// After every told evaluation (serialized: never called from two threads at once).
-  std::function<void(const WorkerEvent&)> on_evaluation;
+  std::function<void(const WorkerEvent&)> on_evaluation{};
   /// A failed evaluation stops this worker's asks (the failure is still told); default: go on.
   bool stop_on_failure = false;
 };

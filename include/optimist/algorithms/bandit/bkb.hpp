@@ -88,7 +88,7 @@ struct ArmBanditOptions {
   // Arm set (ignored when user arms are passed to the constructor).
   std::size_t arms = 1024;
   ArmSetKind arm_set = ArmSetKind::Sobol;
-  std::string arms_file;  ///< if non-empty, the arms are read from this file
+  std::string arms_file{};  ///< if non-empty, the arms are read from this file
   // Kernel.
   KernelType kernel = KernelType::Matern52;
   double lengthscale = 0.2;  ///< on unit-cube inputs, every dimension: fixed, or the start of the refits

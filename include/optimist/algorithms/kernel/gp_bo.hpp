@@ -84,7 +84,7 @@ struct GpBoOptions {
   /// parameter) the acquisition is maximized by enumerating every free point (maximize_mixed).
   std::size_t enumerate_limit = 2048;
   /// gp-ucb: unset = Srinivas et al. beta_t (Theorem 1 on finite spaces, Theorem 2 otherwise).
-  std::optional<double> beta;
+  std::optional<double> beta{};
   double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
   double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
@@ -98,7 +98,7 @@ struct GpBoOptions {
   /// Known observation-noise sd in the objective's units (BoTorch's FixedNoiseGP); unset: the
   /// noise variance is a hyperparameter fitted with the others (MAP, the standard recipe). 0 is
   /// allowed (deterministic objective; the Cholesky's adaptive jitter keeps it factorizable).
-  std::optional<double> noise_sd;
+  std::optional<double> noise_sd{};
   /// A monotone warp of the observed values before the GP sees them (models/outcome_transform.hpp):
   /// none, or half-rank (the worse half mapped to normal quantiles, against outliers).
   OutputWarp output_warp = OutputWarp::None;

@@ -120,7 +120,7 @@ struct GoUcbOptions {
   /// models (their output layer absorbs any shift and scale), no for a model passed to the constructor,
   /// whose family describes the objective's own values (a physics law cannot fit (y - mean) / sd).
   /// Without it lambda, beta and the oracle's ridge are in the objective's units.
-  std::optional<bool> standardize;
+  std::optional<bool> standardize{};
   /// Deviation: each refit re-standardizes with the mean and sd of all data so far (false: Phase I's
   /// stay). After a flat Phase I its sd is the noise, and later values would be thousands of sds.
   bool restandardize = true;
@@ -139,19 +139,19 @@ struct GoUcbOptions {
   /// points' gradients at it (paper: 0, never). Unset ("auto"): after every observation up to
   /// kGoUcbRefitEveryStepUpTo (300) data points, then once the data has grown by 5% since the
   /// last fit (refit_due); eq. (5)'s rank-one updates carry w_t in between.
-  std::optional<std::size_t> refit_every;
+  std::optional<std::size_t> refit_every{};
   std::size_t refit_restarts = 0;  ///< extra random oracle starts at each refit
   /// Step 5 over a region of this size (fraction of the domain) centred at the best observed
   /// point, clipped to the domain (paper: 0, the whole domain). Unset ("auto"):
   /// auto_trust_region(dimension), 0.2 up to kLowDimension parameters, 0.1 above.
-  std::optional<double> trust_region;
+  std::optional<double> trust_region{};
   TrustShape trust_shape = TrustShape::Ball;
   /// Adapt the trust region's size: x1.5 after a Phase II step that improves the best value, x0.7
   /// after one that does not, within [trust_region / 4, trust_max (0: trust_region)].
   bool trust_adapt = true;
   /// Upper limit of the adapted size (0: trust_region, i.e. the region never grows past its
   /// start). Unset ("auto"): 0.5 up to kLowDimension parameters, trust_region above.
-  std::optional<double> trust_max;
+  std::optional<double> trust_max{};
   TrustRule trust_rule = TrustRule::Success;
   /// Integer and categorical spaces: categorical parameters are never restricted; continuous ones
   /// keep the trust region.
@@ -178,7 +178,7 @@ struct GoUcbOptions {
   /// radius opening_region; the model family keeps being fitted to every point and takes over after
   /// them. nullopt ("auto"): kAutoOpeningSteps with the additive family on a continuous space (whose
   /// first steps read per-coordinate trends and point outward), else 0.
-  std::optional<std::size_t> opening_steps;
+  std::optional<std::size_t> opening_steps{};
   double opening_width = 0.5;
   double opening_region = 0.3;
   double opening_beta = 1.0;
@@ -187,7 +187,7 @@ struct GoUcbOptions {
   std::size_t raw_samples = 512;  ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;       ///< acquisition: local searches from the best candidates
   GoUcbOutput output = GoUcbOutput::Model;
-  RegressionOracleOptions oracle;  ///< eq. (2)
+  RegressionOracleOptions oracle{};  ///< eq. (2)
   double workshop_sigma = 0.01;    ///< workshop surrogate: sigma ||grad||_2 sqrt(U/t) + U/t
   double workshop_u = 10.0;
   /// A model given to the constructor is first checked against finite differences of its own

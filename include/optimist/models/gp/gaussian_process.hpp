@@ -102,16 +102,16 @@ struct GpOptions {
   KernelType kernel = KernelType::Matern52;
   /// Per input dimension: its number of categories for a categorical parameter, 0 for an ordered
   /// one; empty: every input ordered (see Kernel::set_categories: the overlap distance).
-  std::vector<std::size_t> categories;
+  std::vector<std::size_t> categories{};
   OutputScaling output_scaling = OutputScaling::MeanSampleSd;
   /// Learn the constant mean (standardized units); false fixes it to 0 (the sample mean of y).
   bool learn_mean = true;
   /// Known observation-noise variance in ORIGINAL output units; unset: learned.
-  std::optional<double> fixed_noise_variance;
+  std::optional<double> fixed_noise_variance{};
   /// MAP (priors below) if true, maximum likelihood within the bounds if false.
   bool use_priors = true;
   /// Unset: the dimension-scaled LogNormal(sqrt(2) + log(d)/2, sqrt(3)).
-  std::optional<HyperparameterPrior> lengthscale_prior;
+  std::optional<HyperparameterPrior> lengthscale_prior{};
   HyperparameterPrior outputscale_prior{LogNormalPrior{1.0, 1.0}};
   HyperparameterPrior noise_prior{LogNormalPrior{-4.0, 1.0}};
   double min_lengthscale = 0.005, max_lengthscale = 20.0;  // inputs are unit-cube points
@@ -122,7 +122,7 @@ struct GpOptions {
   /// uses (O(n^3) at each factorization, O(n^2) per add_point). False for a model that never
   /// predicts gradients (TuRBO's): predict_with_gradient then uses the triangular solves.
   bool explicit_inverse = true;
-  GpFitOptions fit;
+  GpFitOptions fit{};
 };
 
 /// Hyperparameters; outputscale, noise variance and mean are in standardized output units.
