@@ -1,11 +1,16 @@
-// Umbrella header: the whole public API of optimist, by part (docs/architecture.md, "Parts").
+// Umbrella header: the public API of the optimist library, by part (docs/architecture.md, "Parts").
+// Not included: the studies (optimist/study/*.hpp, the separate library optimist::study, which
+// needs SQLite and libpq) and the benchmark harness (optimist/experiment/{runner,sweep,summary,
+// statistics,run_setup}.hpp, what `optimist bench` is made of).
 #pragma once
 
 // core: spaces, objectives, the ask/tell base class, the driver, traces, random streams
 #include "optimist/core/driver.hpp"
+#include "optimist/core/external_objective.hpp"
 #include "optimist/core/objective.hpp"
 #include "optimist/core/optimizer.hpp"
 #include "optimist/core/rng.hpp"
+#include "optimist/core/run_recorder.hpp"
 #include "optimist/core/sobol.hpp"
 #include "optimist/core/space.hpp"
 #include "optimist/core/trace.hpp"
@@ -41,7 +46,10 @@
 #include "optimist/models/outcome_transform.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/autodiff_model.hpp"
+#include "optimist/models/parametric/gradient_check.hpp"
 #include "optimist/models/parametric/input_encodings.hpp"
 #include "optimist/models/parametric/mlp.hpp"
 #include "optimist/models/parametric/regression_oracle.hpp"
 #include "optimist/solvers/box_maximizer.hpp"
+#include "optimist/solvers/mixed_maximizer.hpp"
+#include "optimist/solvers/space_filling.hpp"

@@ -42,7 +42,8 @@ struct MinimizeOptions {
   /// Stop (default): a throwing function, NaN or infinity ends the run, recorded, with
   /// StopReason::ObjectiveFailed and the message; MarkFailed records it and goes on.
   FailurePolicy on_failure = FailurePolicy::Stop;
-  /// Write the run's trace (docs/trace-format.md) here, line by line; empty: none.
+  /// Write the run's trace (docs/trace-format.md) here, line by line (its folder is created when
+  /// missing, as `optimist run --out` does); empty: none.
   std::string trace{};
   /// Continue the run of this trace (the same algorithm, options, seed and space; stopped by a
   /// crash, a time limit or a failure): its evaluations are told first, counted in the budget and
