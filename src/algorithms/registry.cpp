@@ -195,7 +195,10 @@ std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Spac
   if (const std::string& cap = info.limits.model_cap_option; !cap.empty() && resolved.contains(cap) && resolved.at(cap).is_number_unsigned())
     model_cap = resolved.at(cap).get<std::size_t>();
   check_limits(info, space.dim(), context.horizon.value_or(0), model_cap);
-  return info.create(space, direction, OptionValues(info.name, resolved), context);
+  std::unique_ptr<Optimizer> optimizer = info.create(space, direction, OptionValues(info.name, resolved), context);
+  // A factory registered by a user that returns nothing: said here, not a crash at the first ask.
+  if (!optimizer) throw InvalidArgument("algorithm '" + info.name + "': its factory returned no optimizer (a null pointer)");
+  return optimizer;
 }
 
 std::size_t required_horizon(const std::string& algorithm, const RunContext& context) {

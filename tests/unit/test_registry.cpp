@@ -70,3 +70,17 @@ TEST(Registry, UserAlgorithmsCanRegister) {
   EXPECT_NO_THROW(make_optimizer({{"name", "my-random"}}, Space::box(1, 0, 1)));
   EXPECT_THROW(register_algorithm(info), InvalidArgument);
 }
+
+// A user's factory that returns a null pointer is refused by name (the first ask crashed).
+TEST(Registry, AFactoryReturningNothingIsRefusedByName) {
+  AlgorithmInfo info = algorithm_info("random");
+  info.name = "returns-nothing";
+  info.create = [](const Space&, Direction, const OptionValues&, const RunContext&) { return std::unique_ptr<Optimizer>(); };
+  register_algorithm(info);
+  try {
+    (void)make_optimizer({{"name", "returns-nothing"}}, Space::box(1, 0, 1));
+    ADD_FAILURE() << "a null optimizer was returned";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("algorithm 'returns-nothing': its factory returned no optimizer"), std::string::npos) << e.what();
+  }
+}
