@@ -609,4 +609,19 @@ TEST(GradientCheck, CorrectModelsPassAndEachWrongDerivativeIsNamed) {
     EXPECT_NE(std::string(e.what()).find("mlp("), std::string::npos) << e.what();  // names the model
     EXPECT_NE(std::string(e.what()).find("grad_x"), std::string::npos) << e.what();
   }
+
+  // A model returning NaN instead of throwing NumericalError is told so, not that its derivatives
+  // disagree ("relative errors grad_w nan").
+  class ReturnsNan : public Mlp {
+   public:
+    using Mlp::Mlp;
+    double value(const Vector&, const Vector&) const override { return std::nan(""); }
+  };
+  try {
+    check_model_gradients(ReturnsNan(2, {3}), rng);
+    FAIL() << "a NaN value was not reported";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("f_w(x) = nan at x = "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("throws NumericalError where it has none"), std::string::npos) << e.what();
+  }
 }

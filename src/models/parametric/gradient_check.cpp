@@ -71,6 +71,15 @@ void check_model_gradients(const ParametricModel& model, Rng& rng, int points, d
     const Vector v = rng.normal_vector(w.size());
     GradientCheck c;
     try {
+      // The contract (parametric_model.hpp): a value that is not finite throws NumericalError. One
+      // returned instead would read as derivatives that disagree ("relative errors nan").
+      if (const double f = model.value(w, x); !std::isfinite(f)) {
+        std::ostringstream os;
+        os << model.describe() << ": f_w(x) = " << f << " at x = " << ParametricModel::format_vector(x)
+           << ", w = " << ParametricModel::format_vector(w)
+           << ": a model returns finite values, or throws NumericalError where it has none (parametric_model.hpp)";
+        throw InvalidArgument(os.str());
+      }
       c = check_gradients(model, w, x, v);
     } catch (const NumericalError&) {
       continue;  // not finite here: the optimizer reports it where it matters
