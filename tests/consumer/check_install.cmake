@@ -56,20 +56,15 @@ run(${CMAKE_COMMAND} --build ${consumer_build} --config ${CONFIG})
 # 2b. a program using only optimist::optimist needs no database client: configured with SQLite and
 #     pkg-config's modules hidden, and the study component is then said to be missing.
 set(core_build ${WORK_DIR}/consumer-core-build)
-execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH=
-                        ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${core_build} -G ${GENERATOR}
-                        -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
-                        -DCONSUMER_REQUIRES_STUDY=ON
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+set(core_configure ${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH=
+    ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${core_build} -G ${GENERATOR}
+    -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON)
+execute_process(COMMAND ${core_configure} -DCONSUMER_REQUIRES_STUDY=ON RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(rc EQUAL 0 OR NOT out MATCHES "optimist::study needs SQLite3, libpqxx and libpq")
   message(FATAL_ERROR "install_consumer: a missing study component was not said (${rc}):\n${out}")
 endif()
-run(${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH=
-    ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${core_build} -G ${GENERATOR}
-    -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
-    -DCONSUMER_REQUIRES_STUDY=OFF)
+run(${core_configure} -DCONSUMER_REQUIRES_STUDY=OFF)
 message(STATUS "install_consumer: optimist::optimist is found without the database clients")
 
 # 3. run it
