@@ -84,6 +84,7 @@ nlohmann::json RunOptions::settings_json() const {
 RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options) {
   if (!objective.function) throw InvalidArgument("optimize: the objective has no function");
   RunRecorder run(optimizer, objective, options);
+  std::exception_ptr stopping_exception;  // the throw that stopped the run, for RunSummary::objective_exception
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   while (!run.stopped()) {
@@ -107,22 +108,29 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       }
       const auto te = k == 0 ? mark : Clock::now();
       std::optional<std::string> error;
+      std::exception_ptr thrown;
       double y = 0.0;
       try {
         y = objective.function(trial.x);
       } catch (const std::exception& e) {
         error = RunRecorder::thrown(trial.x, e.what());
+        thrown = std::current_exception();
       } catch (...) {
         error = "objective threw a non-standard exception at x = " + RunRecorder::describe_point(trial.x);
+        thrown = std::current_exception();
       }
       const double eval_s = seconds(te, Clock::now());
-      if (error)
+      if (error) {
         run.record_failure(trial, *error, suggest_each, eval_s);
-      else
+        if (run.stopped() && !stopping_exception) stopping_exception = thrown;
+      } else {
         run.record(trial, y, suggest_each, eval_s);
+      }
     }
   }
-  return run.finish();
+  RunSummary summary = run.finish();
+  if (summary.reason == StopReason::ObjectiveFailed) summary.objective_exception = stopping_exception;
+  return summary;
 }
 
 }  // namespace optimist

@@ -63,13 +63,30 @@ TEST(Minimize, AFailingFunctionStopsTheRunOrIsMarkedFailed) {
   EXPECT_EQ(stopped.reason, StopReason::ObjectiveFailed);
   EXPECT_EQ(stopped.evaluations.size(), 4u);  // the failed one is recorded too
   EXPECT_NE(stopped.message.find("simulator diverged"), std::string::npos) << stopped.message;
+  // The exception that stopped the run, with its type, for a caller that wants to rethrow it.
+  ASSERT_TRUE(stopped.objective_exception);
+  EXPECT_THROW(std::rethrow_exception(stopped.objective_exception), std::runtime_error);
+  struct SolverCrash {
+    int code;
+  };
+  const MinimizeResult crashed = minimize([](const Vector&) -> double { throw SolverCrash{7}; }, space, {.algorithm = "random", .budget = 5});
+  EXPECT_EQ(crashed.reason, StopReason::ObjectiveFailed);
+  ASSERT_TRUE(crashed.objective_exception);
+  try {
+    std::rethrow_exception(crashed.objective_exception);
+  } catch (const SolverCrash& e) {
+    EXPECT_EQ(e.code, 7);
+  }
   calls = 0;
   const MinimizeResult marked = minimize(fails_at_four, space, {.algorithm = "random", .budget = 10, .on_failure = FailurePolicy::MarkFailed});
   EXPECT_TRUE(marked.ok());
   EXPECT_EQ(marked.evaluations.size(), 10u);
   EXPECT_EQ(marked.n_failed, 1u);
+  EXPECT_FALSE(marked.objective_exception);  // the run did not stop for it
   const auto nan_at = [](const Vector& x) { return x[0] > 0 ? std::nan("") : x.squaredNorm(); };
-  EXPECT_EQ(minimize(nan_at, space, {.algorithm = "random", .budget = 20}).reason, StopReason::ObjectiveFailed);
+  const MinimizeResult nan_stop = minimize(nan_at, space, {.algorithm = "random", .budget = 20});
+  EXPECT_EQ(nan_stop.reason, StopReason::ObjectiveFailed);
+  EXPECT_FALSE(nan_stop.objective_exception);  // a NaN value, nothing thrown
   // ok() is not "has a best" (the header's example once dereferenced best_y under ok()): every
   // evaluation failed and marked, or a stop before the first one, leaves no best and no answer.
   const MinimizeResult none = minimize([](const Vector&) { return std::nan(""); }, space,

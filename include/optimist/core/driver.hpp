@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -155,6 +156,10 @@ struct RunSummary {
   double total_s = 0.0;
   double suggest_s = 0.0;  ///< total optimizer time in ask
   double tell_s = 0.0;     ///< total optimizer time in tell
+  /// The objective's exception that stopped the run (ObjectiveFailed under FailurePolicy::Stop),
+  /// for a caller that wants it with its type: std::rethrow_exception(summary.objective_exception).
+  /// Empty otherwise (failures recorded under MarkFailed are in `evaluations` with their messages).
+  std::exception_ptr objective_exception{};
 
   bool ok() const { return reason != StopReason::ObjectiveFailed; }
 };

@@ -72,7 +72,8 @@ struct MinimizeResult : RunSummary {
 /// choice index). Throws InvalidArgument naming the bad value for: an empty f, a budget of 0, an
 /// unknown algorithm or option, a time limit or target that is not a finite number (a time limit
 /// <= 0), a trace that cannot be written, a resume trace of another run. A failing f does not
-/// throw: see MinimizeOptions::on_failure and RunSummary::ok().
+/// throw: see MinimizeOptions::on_failure and RunSummary::ok() (its exception, when it stopped the
+/// run: RunSummary::objective_exception).
 MinimizeResult minimize(const std::function<double(const Vector&)>& f, const Space& space, const MinimizeOptions& options = {});
 /// As minimize, maximizing f (target is reached from below; best_y is the largest value).
 MinimizeResult maximize(const std::function<double(const Vector&)>& f, const Space& space, const MinimizeOptions& options = {});
