@@ -40,7 +40,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     algorithm, **options: any registered algorithm and its options (``optimist.algorithms()``,
         ``optimist list``), with the CLI's names and errors (ValueError naming the bad key or value).
     budget: number of evaluations, failed ones included; also the horizon of algorithms that plan
-        with it (go-ucb). seed: the whole run is a deterministic function of it; None draws a fresh
+        with it (go-ucb). To run until ``time_limit``, give a budget larger than what fits in it. seed: the whole run is a deterministic function of it; None draws a fresh
         one from the OS's entropy (``res.seed`` and the trace record it; with ``resume``, the trace's).
     trace: write the run's trace (docs/trace-format.md) to this file, line by line as evaluations
         complete; ``optimist run --resume`` and ``optimist bench`` read it.
@@ -251,6 +251,10 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
          resume: Optional[str], noisy: Optional[bool], options: dict,
          objective_timeout: Optional[float] = None) -> OptimizeResult:
+    if budget is None:  # Optuna's n_trials=None: a run of optimist plans with its budget
+        raise ValueError("budget must be a positive integer, got None: every run has a budget (algorithms plan with "
+                         "it); to stop on time, give time_limit and a budget larger than what fits in it "
+                         "(budget=100_000: the run ends at the time limit)")
     budget = _check_positive_int("budget", budget)
     target = _check_optional_number("target", target)
     time_limit = _check_optional_number("time_limit", time_limit)

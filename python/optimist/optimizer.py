@@ -14,18 +14,41 @@ from ._values import told_value
 from .space import Point, Space, as_space
 
 
+class _Owner:
+    """Which optimizer asked a trial, by a random token: a trial pickled to another process (a Dask
+    task, a process pool) and back is still told to the optimizer that asked it, and to no other."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: int):
+        self.token = token
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Owner) and other.token == self.token
+
+    def __hash__(self) -> int:
+        return hash(self.token)
+
+    def __reduce__(self):
+        return (_Owner, (self.token,))
+
+
 class Trial:
     """A point to evaluate, handed out by :meth:`Optimizer.ask`.
 
     ``x`` is what your objective takes (a dict for a named space, a numpy array for a bounds list);
     ``params`` is always a dict; ``vector`` is the stored float form (a categorical as its choice
-    index); ``unit`` the point in the unit cube the algorithm works in.
+    index); ``unit`` the point in the unit cube the algorithm works in. A trial pickles (to be
+    evaluated in another process); the copy is told like the original, once.
     """
 
     __slots__ = ("_core", "_space", "_owner")
 
-    def __init__(self, core: "_optimist._Trial", space: Space, owner: Any):
+    def __init__(self, core: "_optimist._Trial", space: Space, owner: _Owner):
         self._core, self._space, self._owner = core, space, owner
+
+    def __reduce__(self):
+        return (Trial, (self._core, self._space, self._owner))
 
     @property
     def id(self) -> int:
@@ -81,7 +104,9 @@ class History:
         self.extra: Dict[str, np.ndarray] = {k: np.asarray(arrays[k]) for k in ("id",) + _RUN_COLUMNS if k in arrays}
 
     def __getattr__(self, name: str) -> np.ndarray:
-        extra = self.__dict__.get("extra", {})
+        extra = self.__dict__.get("extra")
+        if extra is None or name.startswith("__"):  # pickle and copy ask before __init__ has run
+            raise AttributeError(name)
         if name in extra:
             return extra[name]
         raise AttributeError(f"History has no column '{name}'; columns: {self.columns}")
@@ -211,6 +236,7 @@ class Optimizer:
             bool(noisy))
         self.algorithm = algorithm
         self.model = model
+        self._owner = _Owner(secrets.randbits(64))
         # The C++ calls run without the GIL: this lock keeps one call at a time per optimizer when
         # threads share it (as the GIL did).
         self._lock = threading.Lock()
@@ -273,14 +299,14 @@ class Optimizer:
         takes them into account."""
         if n is None:
             with self._lock:
-                return Trial(self._core.ask(1)[0], self.space, self._core)
+                return Trial(self._core.ask(1)[0], self.space, self._owner)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"ask(n) needs a positive integer n, got {n!r}")
         if n > MAX_BATCH:  # 2**62 ran for minutes; 2**64 was a raw pybind11 TypeError
             raise ValueError(f"ask(n) takes at most {MAX_BATCH} trials at once, got {n}")
         with self._lock:
             trials = self._core.ask(int(n))
-        return [Trial(t, self.space, self._core) for t in trials]
+        return [Trial(t, self.space, self._owner) for t in trials]
 
     def _targets(self, xs: Any, call: str) -> List[Any]:
         """Each of several trials (checked: this optimizer's, not twice) or points (as vectors),
@@ -289,7 +315,7 @@ class Optimizer:
         for xi in xs:
             if isinstance(xi, Trial):
                 self._check_owner(xi)
-                if any(t is xi for t in targets):
+                if any(isinstance(t, Trial) and t.id == xi.id for t in targets):
                     raise ValueError(f"{call}: {xi!r} appears twice (nothing was told)")
                 targets.append(xi)
             else:
@@ -383,10 +409,10 @@ class Optimizer:
         the algorithm treats it as one of its own pending trials. Tell it later with the trial."""
         vector = self.space.to_vector(x)
         with self._lock:
-            return Trial(self._core.add_pending(vector), self.space, self._core)
+            return Trial(self._core.add_pending(vector), self.space, self._owner)
 
     def _check_owner(self, trial: Trial) -> None:
-        if trial._owner is not self._core:
+        if trial._owner != self._owner:
             raise ValueError(f"{trial!r} was asked from another optimizer")
 
     # ---- answers ----
@@ -404,13 +430,13 @@ class Optimizer:
             b = self._core.best()
         if b is None:
             return None
-        return Observation(Trial(b[0], self.space, self._core), b[1], False, None)
+        return Observation(Trial(b[0], self.space, self._owner), b[1], False, None)
 
     @property
     def pending(self) -> List[Trial]:
         with self._lock:
             pending = self._core.pending()
-        return [Trial(t, self.space, self._core) for t in pending]
+        return [Trial(t, self.space, self._owner) for t in pending]
 
     @property
     def history(self) -> History:

@@ -21,7 +21,9 @@ class OptimizeResult(dict):
                               suggest_s, eval_s, tell_s, failed, errors; ``history.to_pandas()``
     ``timings``               total_s, suggest_s (asks), tell_s (tells), eval_s (objective)
     ``trace``                 the trace file written (None without ``trace=``)
-    ``optimizer``             the :class:`optimist.Optimizer`, to ask for more or inspect
+    ``optimizer``             the :class:`optimist.Optimizer`, to ask for more or inspect (None in a
+                              pickled or deep copy: an optimizer's state lives in C++ and does not
+                              pickle; tell a new one ``history`` or resume from ``trace``)
     ``algorithm``, ``options``, ``seed``, ``space``
     ``decisions``             what ``auto`` chose and why: {"algorithm", "options", "reason"} ({} otherwise)
     ========================  =================================================================
@@ -35,6 +37,17 @@ class OptimizeResult(dict):
 
     __setattr__ = dict.__setitem__  # type: ignore[assignment]
     __delattr__ = dict.__delitem__  # type: ignore[assignment]
+
+    # A result leaves its process (a process pool's or Dask's task returns it, joblib.dump) without
+    # its optimizer, which cannot be pickled; a shallow copy keeps it.
+    def __reduce__(self):
+        state = dict(self)
+        if state.get("optimizer") is not None:
+            state["optimizer"] = None
+        return (OptimizeResult, (state,))
+
+    def __copy__(self) -> "OptimizeResult":
+        return OptimizeResult(self)
 
     def __dir__(self):
         return list(self.keys())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -94,7 +95,8 @@ class Int:
 
 @dataclass(frozen=True)
 class Categorical:
-    """One of ``choices`` (any Python objects; the trace records them as ``str(choice)``)."""
+    """One of ``choices`` (any Python objects; the trace records them as ``str(choice)`` without a
+    memory address: a function ``relu`` as ``<function relu>``)."""
 
     choices: Tuple[Any, ...]
 
@@ -106,6 +108,16 @@ class Categorical:
 
 Dimension = Union[Float, Int, Categorical]
 Point = Union[Dict[str, Any], np.ndarray]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _choice_label(choice: Any) -> str:
+    """A choice as the trace names it: ``str(choice)`` without the memory address that functions
+    and plain objects print (``<function relu at 0x7f35...>``), which differs in every process, so
+    a resumed run's space would never match its trace's."""
+    return _ADDRESS.sub("", str(choice))
 
 
 def _both_nan(a: Any, b: Any) -> bool:
@@ -222,9 +234,9 @@ class Space:
                 self._core.add_integer(name, int(d.low), int(d.high), bool(d.log))
             else:
                 _check_distinct(name, d.choices)
-                names = [str(c) for c in d.choices]
+                names = [_choice_label(c) for c in d.choices]
                 if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
-                    names = [f"{k}:{c}" for k, c in enumerate(d.choices)]
+                    names = [f"{k}:{label}" for k, label in enumerate(names)]
                 self._core.add_categorical(name, names)
 
     # ---- what the space holds ----

@@ -112,7 +112,17 @@ void bind_optimizer(py::module_& m) {
   py::class_<Trial>(m, "_Trial", "A point handed out by ask().")
       .def_readonly("id", &Trial::id)
       .def_readonly("x", &Trial::x)
-      .def_readonly("unit", &Trial::unit);
+      .def_readonly("unit", &Trial::unit)
+      // A trial sent to another process (a Dask task, a process pool) and back: id and point.
+      .def(py::pickle([](const Trial& t) { return py::make_tuple(t.id, t.x, t.unit); },
+                      [](const py::tuple& s) {
+                        if (s.size() != 3) throw std::invalid_argument("a pickled trial has 3 fields, got " + std::to_string(s.size()));
+                        Trial t;
+                        t.id = s[0].cast<std::uint64_t>();
+                        t.x = s[1].cast<Vector>();
+                        t.unit = s[2].cast<Vector>();
+                        return t;
+                      }));
 
   py::class_<Optimizer, OptimizerPtr>(m, "_Optimizer", "Ask/tell optimizer (C++ optimist::Optimizer).")
       .def_property_readonly("name", &Optimizer::name)

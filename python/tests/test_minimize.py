@@ -136,6 +136,7 @@ def test_text_and_unrepresentable_values_are_failures_not_crashes(bad):
     ({"target": "0.5"}, "target must be a number, got '0.5' of type str"),
     ({"time_limit": "10"}, "time_limit must be a number, got '10'"),
     ({"budget": 2**70}, "budget must be a positive integer below 2^63"),
+    ({"budget": None, "time_limit": 60}, "got None: .* to stop on time, give time_limit and a budget larger"),
     ({"seed": 2**64}, "seed must be a non-negative integer below 2^64"),
     ({"direction": None}, "direction=None: minimize and maximize set the direction"),
     ({"algorithm": {"name": "random"}}, "algorithm must be a name such as 'gp-ei'"),

@@ -184,6 +184,50 @@ def test_optimizers_refuse_copies_and_pickles():
             make(opt)
 
 
+def test_a_pickled_trial_is_told_once_and_only_to_its_optimizer():
+    # A trial sent to a Dask task or a process pool: pybind's object did not pickle.
+    import pickle
+
+    space = {"lr": Float(1e-4, 1e-1, log=True), "act": Categorical(["relu", "tanh"])}
+    opt = Optimizer(space, "gp-ei", seed=0)
+    other = Optimizer(space, "gp-ei", seed=0)
+    a, b = opt.ask(2)
+    a_copy, b_copy = pickle.loads(pickle.dumps(a)), pickle.loads(pickle.dumps(b))
+    assert (a_copy.id, a_copy.params) == (a.id, a.params)
+    np.testing.assert_array_equal(a_copy.unit, a.unit)
+    other.ask(2)  # the same ids and points pending there
+    with pytest.raises(ValueError, match="asked from another optimizer"):
+        other.tell(a_copy, 1.0)
+    with pytest.raises(ValueError, match="appears twice"):
+        opt.tell([a, a_copy], [1.0, 2.0])
+    opt.tell(a_copy, 1.0)
+    with pytest.raises(ValueError, match="not pending \\(told, withdrawn, or never asked\\)"):
+        opt.tell(a, 1.0)
+    opt.withdraw(b_copy)
+    with pytest.raises(ValueError, match="not pending \\(told, withdrawn, or never asked\\)"):
+        opt.tell_failed(b, "late")
+    assert len(opt.history) == 1 and opt.history.y[0] == 1.0
+
+
+def test_histories_and_results_pickle_and_copy():
+    # History.__getattr__ recursed without end when pickle or copy probed a blank instance, and a
+    # result could not leave its process (a process pool's task returning it, joblib.dump).
+    import copy
+    import pickle
+
+    res = optimist.minimize(lambda x: float((x[0] - 0.3) ** 2), [(0.0, 1.0)], algorithm="random", budget=5, seed=1)
+    for make in (copy.copy, copy.deepcopy, lambda h: pickle.loads(pickle.dumps(h))):
+        h = make(res.history)
+        np.testing.assert_array_equal(h.y, res.history.y)
+        np.testing.assert_array_equal(h.eval_s, res.history.eval_s)
+        assert h.columns == res.history.columns
+    back = pickle.loads(pickle.dumps(res))
+    assert back.fun == res.fun and back.nfev == 5 and list(back.x) == list(res.x)
+    assert back.optimizer is None and res.optimizer is not None  # the original keeps it
+    assert copy.copy(res).optimizer is res.optimizer
+    assert copy.deepcopy(res).optimizer is None
+
+
 def test_points_are_checked_as_the_space_says():
     opt = Optimizer({"x": Float(-1, 1), "k": Int(0, 3), "v": Categorical([np.zeros(2), np.ones(2)])}, "random")
     with pytest.raises(ValueError, match="parameter 'k': expected a number, got '2'"):

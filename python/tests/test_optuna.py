@@ -1,5 +1,7 @@
 """OptimistSampler in real Optuna 3.1 studies."""
+import gc
 import math
+import subprocess
 import sys
 import warnings
 
@@ -548,3 +550,34 @@ def test_a_sampler_reused_for_another_study_starts_afresh():
     second = optuna.create_study(sampler=sampler)
     second.optimize(quadratic, n_trials=4)
     assert len(sampler.optimizer.history) == 4
+
+
+def test_a_sampler_reused_over_a_loop_of_studies_never_takes_one_for_another():
+    # Each in-memory study has id 0 in a storage of its own, and a freed storage's address is
+    # reused by the next: keyed by id(storage), the sampler took such a study for the one before,
+    # skipped its trials (numbers it had seen) and kept the old study's parameter and evaluations
+    # in its model. Run in a fresh interpreter: under pytest the freed storages' memory is not
+    # handed out again in the same way.
+    script = """
+import gc, warnings, optuna
+from optimist.integration import OptimistSampler
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+warnings.simplefilter("ignore")
+sampler = OptimistSampler("gp-ei", seed=0)
+previous, reused = None, 0
+for round_ in range(30):
+    study = optuna.create_study(sampler=sampler)
+    name = "ab"[round_ % 2]
+    reused += id(study._storage) == previous
+    previous = id(study._storage)
+    study.optimize(lambda t: t.suggest_float(name, -1, 1) ** 2, n_trials=10)
+    assert sampler.optimizer.space.names == [name], (round_, sampler.optimizer.space.names)
+    assert len(sampler.optimizer.history) == 10, round_
+    del study
+    gc.collect()
+print(reused)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    if int(out.stdout) == 0:
+        pytest.skip("no storage address was reused in this interpreter: the case is not exercised")

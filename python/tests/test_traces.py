@@ -120,6 +120,36 @@ def test_resume_continues_an_interrupted_run_without_repeating_it(tmp_path):
     assert t.complete and len(t) == 12 and t.meta["run"]["resumed_after"] == [5]
 
 
+def test_a_run_choosing_among_functions_resumes_in_another_process(tmp_path):
+    # The trace named a function choice by str(), "<function relu at 0x7f35...>": a new process
+    # prints another address, so resume refused its own trace ("'act' is categorical ... there").
+    # Functions defined again stand for that process: other objects, other addresses.
+    def choices():
+        namespace = {}
+        exec("def relu(v): return max(v, 0.0)\ndef gelu(v): return v\nclass Adam: pass\n", namespace)
+        return [namespace["relu"], namespace["gelu"], namespace["Adam"](), namespace["Adam"]()]
+
+    first_choices, later_choices = choices(), choices()
+    assert first_choices[0] is not later_choices[0]
+
+    def space(options):
+        return {"act": optimist.Categorical(options), "lr": optimist.Float(1e-4, 1e-1, log=True)}
+
+    def f(p):
+        return float(p["act"].__class__.__name__ == "function" and p["act"].__name__ == "gelu") + abs(p["lr"] - 0.01)
+
+    path = tmp_path / "run.jsonl"
+    first = optimist.minimize(f, space(first_choices), algorithm="gp-ei", budget=8, seed=0, trace=path,
+                              callback=lambda ev: ev.i == 4)
+    assert first.nfev == 4
+    resumed = optimist.minimize(f, space(later_choices), algorithm="gp-ei", budget=8, seed=0, trace=path, resume=path)
+    assert resumed.nfev == 8
+    assert all(any(p["act"] is c for c in later_choices) for p in resumed.x_iters[4:])  # this process's objects
+    labels = optimist.read_trace(path).meta["space"]["parameters"][0]["choices"]
+    # Two Adam() print alike: every choice is numbered then.
+    assert labels == ["0:<function relu>", "1:<function gelu>", "2:<Adam object>", "3:<Adam object>"]
+
+
 def test_resume_of_a_noisy_problem_writes_the_cli_trace(tmp_path):
     py, cli = tmp_path / "py.jsonl", tmp_path / "cli.jsonl"
     noisy = optimist.problems.get("branin", noise=0.5)

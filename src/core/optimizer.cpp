@@ -210,7 +210,7 @@ void Optimizer::tell(const Trial& trial, double value) {
       return;
     }
   }
-  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told twice or never asked)");
+  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told, withdrawn, or never asked)");
 }
 
 void Optimizer::tell(const Vector& x, double value) {
@@ -265,7 +265,7 @@ void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
       return;
     }
   }
-  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending");
+  throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told, withdrawn, or never asked)");
 }
 
 void Optimizer::tell_failed(const Vector& x, const std::string& error) {

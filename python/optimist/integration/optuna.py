@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from typing import Any, Callable, Dict, Optional, Sequence, Set, Tuple
 
 import optuna
@@ -157,10 +158,33 @@ class _LatestSpace:
         return {name: self._latest[name][1] for name in sorted(self._first) if name not in self._dropped}
 
 
+class _StudyKey:
+    """Which study the sampler's state belongs to: its storage object itself and the study's id in
+    it. Not ``id(storage)``: every in-memory study has id 0 in a storage of its own, and a freed
+    storage's address is reused by the next one, so a sampler reused over a loop of studies took a
+    new study for the old one. A weak reference (a strong one where the storage takes none) cannot
+    be mistaken for a later object."""
+
+    def __init__(self, study: optuna.Study):
+        storage = study._storage
+        try:
+            self._storage = weakref.ref(storage)
+        except TypeError:
+            self._storage = lambda: storage
+        self._study_id = study._study_id
+
+    def of(self, study: optuna.Study) -> bool:
+        return self._storage() is study._storage and self._study_id == study._study_id
+
+
+def _same_study(key: Optional[_StudyKey], study: optuna.Study) -> bool:
+    return key is not None and key.of(study)
+
+
 class _Model:
     """The optimizer of one relative search space and which trials it has seen."""
 
-    def __init__(self, study_key: Any, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
+    def __init__(self, study_key: _StudyKey, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
         self.study_key = study_key
         self.search_space = search_space
         self.params = {name: _Param(d) for name, d in search_space.items()}
@@ -276,6 +300,7 @@ class OptimistSampler(BaseSampler):
         trial order, so it asks what the original would have."""
         state = self.__dict__.copy()
         state["_model"] = None
+        state["_space"], state["_space_key"] = _LatestSpace(), None  # an unpickled study's storage is another object
         del state["_lock"]
         return state
 
@@ -301,9 +326,8 @@ class OptimistSampler(BaseSampler):
             raise ValueError("OptimistSampler supports single-objective studies; this study has "
                              f"{len(study.directions)} objectives")
         with self._lock:
-            key = (id(study._storage), study._study_id)
-            if key != self._space_key:  # the space of one study
-                self._space, self._space_key = _LatestSpace(), key
+            if not _same_study(self._space_key, study):  # the space of one study
+                self._space, self._space_key = _LatestSpace(), _StudyKey(study)
             space = self._space.calculate(study)
             relative = {}
             for name, d in space.items():
@@ -451,12 +475,11 @@ class OptimistSampler(BaseSampler):
 
     # ---- the optimizer of the current relative search space ----
     def _model_for(self, search_space: Dict[str, BaseDistribution], study: optuna.Study) -> _Model:
-        # A sampler used for another study (in-memory studies can share an id) starts afresh.
-        key = (id(study._storage), study._study_id)
-        if self._model is None or self._model.study_key != key or self._model.search_space != search_space:
+        # A sampler used for another study starts afresh (_StudyKey).
+        if self._model is None or not _same_study(self._model.study_key, study) or self._model.search_space != search_space:
             params = {name: _Param(d).dim for name, d in search_space.items()}
             direction = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
-            self._model = _Model(key, dict(search_space), self._make_optimizer(Space(params), direction))
+            self._model = _Model(_StudyKey(study), dict(search_space), self._make_optimizer(Space(params), direction))
         return self._model
 
     def _sync(self, model: _Model, trials: Sequence[FrozenTrial], exclude: int) -> None:
