@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import signal
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Union
@@ -387,15 +388,20 @@ class Study:
     # ---- a worker in this process ----
     def optimize(self, func: Callable[[Any], float], n_trials: Optional[int] = None, *, on_failure: str = "stop",
                  callback: Optional[Callable[[StudyTrial, Optional[float]], Any]] = None,
-                 objective_timeout: Optional[float] = None) -> int:
-        """Asks, evaluates and tells until the study's budget is used (or n_trials here); returns
-        how many trials this call evaluated. Failures as in minimize: "stop" tells the trial
+                 objective_timeout: Optional[float] = None, timeout: Optional[float] = None) -> int:
+        """Asks, evaluates and tells until the study's budget is used (or n_trials here, or timeout
+        seconds have passed: no trial is asked after them, the one under way is finished, as
+        Optuna's timeout); returns how many trials this call evaluated. Failures as in minimize: "stop" tells the trial
         failed and re-raises, "mark-failed" tells it failed and goes on. Ctrl-C stops after the
         current trial (told); SIGTERM too, then raises SystemExit(143) (a second one aborts the
         trial and gives it back to the study); run several workers (processes, machines) for
         parallel evaluation. objective_timeout: seconds one evaluation may take, as minimize's
         (inline: the main thread only); a trial that runs longer is told failed (ObjectiveTimeout)."""
-        timeout = _check_objective_timeout(objective_timeout, None, "Study.optimize")
+        per_trial = _check_objective_timeout(objective_timeout, None, "Study.optimize")
+        if timeout is not None and (isinstance(timeout, (bool, str, bytes)) or not isinstance(timeout, (int, float, np.integer, np.floating))
+                                    or not math.isfinite(timeout) or timeout <= 0):
+            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        deadline = None if timeout is None else time.monotonic() + float(timeout)
         if on_failure not in ("stop", "mark-failed"):
             raise ValueError(f"on_failure must be 'stop' or 'mark-failed', got '{on_failure}'")
         if not callable(func):
@@ -408,10 +414,12 @@ class Study:
         done = 0
         with Interrupts(terminate=True) as interrupts:
             while (n_trials is None or done < n_trials) and not interrupts.requested:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
                 trial = self.ask()
                 if trial is None:
                     break
-                value, failure = self._evaluate(func, trial, timeout)
+                value, failure = self._evaluate(func, trial, per_trial)
                 done += 1
                 if callback is not None and _is_true(callback(trial, value)):  # numpy's True too
                     break

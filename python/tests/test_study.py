@@ -1,6 +1,7 @@
 """optimist.Study: a stored study shared by workers in several processes (SQLite here)."""
 import math
 import multiprocessing
+import re
 import time
 
 import numpy as np
@@ -280,6 +281,20 @@ def test_objective_timeout_fails_a_slow_trial_and_the_study_goes_on(tmp_path):
     with pytest.raises(optimist.ObjectiveTimeout, match="within 0.2 s"):
         Study.create(f"sqlite:///{tmp_path / 's2.db'}", "t", SPACE, "random", budget=3).optimize(
             lambda p: time.sleep(5), objective_timeout=0.2)
+
+
+def test_optimize_with_a_timeout_stops_asking_after_it(tmp_path):
+    # Optuna's study.optimize(timeout=...) on a study without a budget: it ran until stopped.
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "t", SPACE, "random", seed=1)
+    started = time.monotonic()
+    done = study.optimize(lambda p: time.sleep(0.1) or objective(p), timeout=0.6)
+    elapsed = time.monotonic() - started
+    assert 1 <= done <= 7 and 0.6 <= elapsed < 0.6 + 0.1 + 2.0  # the trial under way is finished
+    assert [t.state for t in study.trials()] == ["complete"] * done
+    assert study.optimize(objective, n_trials=2, timeout=60) == 2  # the first limit reached ends it
+    for bad in (0, -1, float("nan"), float("inf"), True, "10"):
+        with pytest.raises(ValueError, match=f"timeout must be a positive number of seconds or None, got {re.escape(repr(bad))}"):
+            study.optimize(objective, timeout=bad)
 
 
 def test_objective_timeout_of_study_optimize_is_checked(tmp_path):
