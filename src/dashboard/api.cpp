@@ -1,5 +1,6 @@
 #include "dashboard/api.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 
@@ -41,6 +42,29 @@ std::optional<std::uint64_t> optional_count(const std::map<std::string, std::str
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     throw BadRequest("'" + key + "' must be " + what + ", got '" + text + "'");
   return v;
+}
+
+// "3,17,20": the open trials a page holds, asked again (TrialQuery::include).
+std::vector<std::uint64_t> included(const std::map<std::string, std::string>& query) {
+  std::vector<std::uint64_t> out;
+  const auto it = query.find("include");
+  if (it == query.end() || it->second.empty()) return out;
+  const std::string& text = it->second;
+  for (std::size_t from = 0; from <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    const std::string item = text.substr(from, comma - from);
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size())
+      throw BadRequest("'include' must be trial numbers separated by commas, got '" + item + "' in it");
+    out.push_back(v);
+    if (out.size() > kMaxIncluded)
+      throw BadRequest("'include' names at most " + std::to_string(kMaxIncluded) + " trials, got more");
+    from = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
@@ -115,7 +139,7 @@ ApiResponse Api::trials(const std::map<std::string, std::string>& query) {
   const std::string limits = "an integer between 1 and " + std::to_string(kMaxTrialsPerPage);
   const auto limit = optional_count(query, "limit", limits).value_or(kDefaultTrialsPerPage);
   if (limit < 1 || limit > kMaxTrialsPerPage) throw BadRequest("'limit' must be " + limits + ", got " + std::to_string(limit));
-  const TrialPage page = source_.trials(id, after, static_cast<std::size_t>(limit));
+  const TrialPage page = source_.trials(id, TrialQuery{after, included(query), static_cast<std::size_t>(limit)});
   // Built as text: the trials' JSON is usually ready-made (Trial::json).
   std::string body = R"({"study":)" + json_text(to_json(page.summary)) + R"(,"more":)" + (page.more ? "true" : "false") +
                      R"(,"server_time":)" + json_text(nlohmann::json(now_seconds())) + R"(,"trials":[)";

@@ -133,33 +133,66 @@ StudyRecord StorageSource::load(const std::string& name) {
   throw NotFound(not_found_message(name, known));
 }
 
+namespace {
+
+double last_time(const Trial& t) {
+  double at = 0.0;
+  for (const auto& time : {t.completed_at, t.started_at, t.heartbeat_at})
+    if (time) at = std::max(at, *time);
+  return at;
+}
+
+}  // namespace
+
 void StorageSource::refresh(const StudyRecord& study, Cache& cache) {
-  if (cache.study_id != study.id || cache.created != study.created)
-    cache = Cache{study.id, study.created, noise_free_f(study), {}, {}};  // new, or deleted and created again
-  std::optional<std::size_t> after;
-  if (!cache.settled.empty()) after = static_cast<std::size_t>(cache.settled.back().number);
-  cache.open.clear();
-  for (const TrialRecord& r : storage_.trials(study.id, after)) {
-    Trial t = trial_of(r, study, cache.noise_free);
-    if (cache.open.empty() && finished(t.state)) {
-      t.json = json_text(trial_json(t));  // final: its JSON never changes
-      cache.settled.push_back(std::move(t));
-    } else {
-      cache.open.push_back(std::move(t));
-    }
+  if (cache.study_id != study.id || cache.created != study.created) {
+    cache = Cache{};  // new, or deleted and created again
+    cache.study_id = study.id;
+    cache.created = study.created;
+    cache.noise_free = noise_free_f(study);
   }
+  auto read = [&](const TrialRecord& r) {
+    ++records_read_;
+    Trial t = trial_of(r, study, cache.noise_free);
+    if (finished(t.state)) t.json = json_text(trial_json(t));  // final: its JSON never changes
+    return t;
+  };
+  // The open trials after the settled ones: read again one by one while they are few beside the
+  // finished ones around them (a trial held for days in a study of 20,000), else all again.
+  constexpr std::size_t kReadEachBelow = 8;  // open trials x this < trials after the first open
+  const auto open = static_cast<std::size_t>(
+      std::count_if(cache.later.begin(), cache.later.end(), [](const Trial& t) { return !finished(t.state); }));
+  if (open * kReadEachBelow < cache.later.size()) {
+    for (Trial& t : cache.later)
+      if (!finished(t.state))
+        if (const auto r = storage_.trial(study.id, static_cast<std::size_t>(t.number))) t = read(*r);
+  } else {
+    cache.later.clear();
+  }
+  std::optional<std::size_t> after;
+  if (!cache.later.empty()) after = static_cast<std::size_t>(cache.later.back().number);
+  else if (!cache.settled.empty()) after = static_cast<std::size_t>(cache.settled.back().number);
+  for (const TrialRecord& r : storage_.trials(study.id, after)) cache.later.push_back(read(r));
+  // The finished prefix of `later` joins the settled trials.
+  auto first_open = std::find_if(cache.later.begin(), cache.later.end(), [](const Trial& t) { return !finished(t.state); });
+  for (auto it = cache.later.begin(); it != first_open; ++it) {
+    cache.settled_counts.add(it->state);
+    cache.settled_best.consider(*it, study.direction);
+    cache.settled_updated = std::max(cache.settled_updated, last_time(*it));
+    cache.settled.push_back(std::move(*it));
+  }
+  cache.later.erase(cache.later.begin(), first_open);
 }
 
 StudySummary StorageSource::summarize(const StudyRecord& study, const Cache& cache) const {
   StudySummary s = summary_base(study);
-  Best best;
-  for (const auto* part : {&cache.settled, &cache.open}) {
-    for (const Trial& t : *part) {
-      s.counts.add(t.state);
-      best.consider(t, study.direction);
-      for (const auto& time : {t.completed_at, t.started_at, t.heartbeat_at})
-        if (time) s.updated_at = std::max(s.updated_at, *time);
-    }
+  s.counts = cache.settled_counts;
+  Best best = cache.settled_best;
+  s.updated_at = std::max(s.updated_at, cache.settled_updated);
+  for (const Trial& t : cache.later) {
+    s.counts.add(t.state);
+    best.consider(t, study.direction);
+    s.updated_at = std::max(s.updated_at, last_time(t));
   }
   s.best_value = best.value;
   s.best_number = best.number;
@@ -200,24 +233,15 @@ StudyDetail StorageSource::study(const std::string& id) {
   return d;
 }
 
-TrialPage StorageSource::trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) {
+TrialPage StorageSource::trials(const std::string& id, const TrialQuery& query) {
   std::lock_guard lock(mutex_);
   const StudyRecord s = load(id);
   Cache& cache = caches_[id];
   refresh(s, cache);
   TrialPage page;
   page.summary = summarize(s, cache);
-  auto later = [&](const Trial& t) { return !after || t.number > *after; };
-  for (const auto* part : {&cache.settled, &cache.open}) {
-    auto first = std::partition_point(part->begin(), part->end(), [&](const Trial& t) { return !later(t); });
-    for (; first != part->end(); ++first) {
-      if (page.trials.size() == limit) {
-        page.more = true;
-        return page;
-      }
-      page.trials.push_back(*first);
-    }
-  }
+  for (const bool later : {false, true})
+    for (const auto* part : {&cache.settled, &cache.later}) add_to_page(*part, query, later, page);
   return page;
 }
 

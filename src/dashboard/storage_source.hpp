@@ -22,19 +22,25 @@ class StorageSource : public StudySource {
 
   std::vector<StudySummary> studies() override;
   StudyDetail study(const std::string& id) override;
-  TrialPage trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) override;
+  TrialPage trials(const std::string& id, const TrialQuery& query) override;
   std::string describe() override;
+  /// Trial records read from the database so far (what the incremental reads save; for tests).
+  std::size_t records_read() const { return records_read_; }
 
  private:
-  /// A study's trials as last read: the longest prefix of finished trials never changes, so
-  /// each read asks the database only for the trials after it.
+  /// A study's trials as last read. Finished trials never change: a refresh asks the database
+  /// for the trials after the last one read and again for the open (waiting, running) ones only,
+  /// by number, so that a trial held open for days does not make every later one read again.
   struct Cache {
     std::int64_t study_id = -1;
     double created = 0.0;        ///< with the id: a study deleted and created again (SQLite may reuse its id)
     /// A noisy benchmark problem's noise-free f, for regrets (null: regret from the value).
     std::function<double(const Vector&)> noise_free;
     std::vector<Trial> settled;  ///< finished trials 0..k, in number order
-    std::vector<Trial> open;     ///< the trials after them, as last read
+    std::vector<Trial> later;    ///< the trials after them, in number order (an open one first)
+    StateCounts settled_counts;  ///< of `settled`, kept as it grows
+    Best settled_best;
+    double settled_updated = 0.0;
   };
   StudyRecord load(const std::string& name);  // callers hold mutex_
   void refresh(const StudyRecord& study, Cache& cache);
@@ -44,6 +50,7 @@ class StorageSource : public StudySource {
   std::mutex mutex_;  ///< one Storage serves one thread at a time
   Storage storage_;
   std::map<std::string, Cache> caches_;  ///< by study name
+  std::size_t records_read_ = 0;
 };
 
 /// `url` with its password, if any, replaced by "***" (for messages and the page).

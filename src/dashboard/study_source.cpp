@@ -57,6 +57,31 @@ void Best::consider(const Trial& trial, Direction direction) {
   }
 }
 
+void add_to_page(const std::vector<Trial>& sorted, const TrialQuery& query, bool later, TrialPage& page) {
+  auto before = [](const Trial& t, std::uint64_t n) { return t.number < n; };
+  if (!later) {
+    if (!query.after) return;  // every trial comes after nothing: none is included twice
+    for (const std::uint64_t n : query.include) {
+      const auto it = std::lower_bound(sorted.begin(), sorted.end(), n, before);
+      if (it != sorted.end() && it->number == n && n <= *query.after) page.trials.push_back(*it);
+    }
+    return;
+  }
+  auto first = sorted.begin();
+  if (query.after) first = std::upper_bound(sorted.begin(), sorted.end(), *query.after,
+                                            [](std::uint64_t n, const Trial& t) { return n < t.number; });
+  auto taken = static_cast<std::size_t>(std::count_if(page.trials.begin(), page.trials.end(), [&](const Trial& t) {
+    return !query.after || t.number > *query.after;
+  }));
+  for (; first != sorted.end(); ++first, ++taken) {
+    if (taken == query.limit) {
+      page.more = true;
+      return;
+    }
+    page.trials.push_back(*first);
+  }
+}
+
 std::string not_found_message(const std::string& id, const std::vector<std::string>& known) {
   // A control character (a NUL would end the exception's text) is shown escaped, as JSON does.
   const bool plain = std::none_of(id.begin(), id.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });

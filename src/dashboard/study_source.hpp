@@ -97,13 +97,28 @@ struct StudyDetail {
   nlohmann::json extra = nlohmann::json::object();    ///< other facts (seed, noise, ...)
 };
 
-/// Trials numbered after a given one, in increasing number, and the study's summary read at the
-/// same moment (so counts and trials agree).
+/// What /api/trials asks for: the trials numbered in `include` (a page's open trials, asked again
+/// until they finish: at most kMaxIncluded, all returned) and then those numbered after `after`
+/// (all without it), at most `limit` of these.
+struct TrialQuery {
+  std::optional<std::uint64_t> after;
+  std::vector<std::uint64_t> include;  ///< increasing, distinct
+  std::size_t limit = 5000;
+};
+constexpr std::size_t kMaxIncluded = 1000;
+
+/// Trials a TrialQuery asked for, in increasing number, and the study's summary read at the same
+/// moment (so counts and trials agree).
 struct TrialPage {
   StudySummary summary;
   std::vector<Trial> trials;
   bool more = false;  ///< trials beyond the limit exist: ask again after the last one
 };
+
+/// Adds to `page` the trials of `sorted` (increasing numbers) that `query` includes, then (with
+/// `later` true) those after `query.after`, up to its limit (then sets page.more). A source whose
+/// trials are in several sorted parts calls it with later = false over all parts, then true.
+void add_to_page(const std::vector<Trial>& sorted, const TrialQuery& query, bool later, TrialPage& page);
 
 /// Read-only view of studies. Implementations are safe to call from several threads.
 class StudySource {
@@ -112,8 +127,8 @@ class StudySource {
   virtual std::vector<StudySummary> studies() = 0;
   /// Throws NotFound naming the id and the known ones.
   virtual StudyDetail study(const std::string& id) = 0;
-  /// Trials with number > after (all when after is empty), at most limit of them.
-  virtual TrialPage trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) = 0;
+  /// The trials `query` asks for (TrialQuery).
+  virtual TrialPage trials(const std::string& id, const TrialQuery& query) = 0;
   /// One line for the start-up message, e.g. "3 traces".
   virtual std::string describe() = 0;
 };

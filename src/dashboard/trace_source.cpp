@@ -193,22 +193,15 @@ StudyDetail TraceSource::study(const std::string& id) {
   return d;
 }
 
-TrialPage TraceSource::trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) {
+TrialPage TraceSource::trials(const std::string& id, const TrialQuery& query) {
   std::lock_guard lock(mutex_);
   TraceFollower& f = follower(id);
   f.keep_trials();
   f.refresh();
-  const auto& all = f.trials();
-  auto first = all.begin();
-  if (after)
-    first = std::upper_bound(all.begin(), all.end(), *after,
-                             [](std::uint64_t n, const Trial& t) { return n < t.number; });
   TrialPage page;
   page.summary = summary_of(id, f);
-  const auto available = static_cast<std::size_t>(all.end() - first);
-  const std::size_t count = std::min(available, limit);
-  page.trials.assign(first, first + static_cast<std::ptrdiff_t>(count));
-  page.more = available > count;
+  add_to_page(f.trials(), query, false, page);
+  add_to_page(f.trials(), query, true, page);
   return page;
 }
 

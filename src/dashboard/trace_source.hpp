@@ -25,7 +25,7 @@ class TraceSource : public StudySource {
 
   std::vector<StudySummary> studies() override;
   StudyDetail study(const std::string& id) override;
-  TrialPage trials(const std::string& id, std::optional<std::uint64_t> after, std::size_t limit) override;
+  TrialPage trials(const std::string& id, const TrialQuery& query) override;
   std::string describe() override;
 
  private:

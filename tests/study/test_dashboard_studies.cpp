@@ -67,7 +67,7 @@ TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
   const auto t1 = study.ask();
   const double y0 = p.f(t0->x);
   study.tell(*t0, y0);
-  auto page = source.trials("branin-study", std::nullopt, 100);
+  auto page = source.trials("branin-study", {std::nullopt, {}, 100});
   ASSERT_EQ(page.trials.size(), 2u);
   const auto& first = page.trials[0];
   EXPECT_EQ(first.number, 0u);
@@ -86,18 +86,18 @@ TEST_P(DashboardStudies, TrialsAsAWorkerAsksAndTells) {
   EXPECT_EQ(*page.summary.best_number, 0u);
 
   // The page holds trial 0 as settled: it asks after it, and gets trial 1 again once it ends.
-  page = source.trials("branin-study", 0, 100);
+  page = source.trials("branin-study", {0, {}, 100});
   ASSERT_EQ(page.trials.size(), 1u);
   EXPECT_EQ(page.trials[0].state, TrialState::Running);
   study.tell(*t1, p.f(t1->x));
   const auto t2 = study.ask();
   study.tell_failed(*t2, "boom");
-  page = source.trials("branin-study", 0, 100);
+  page = source.trials("branin-study", {0, {}, 100});
   ASSERT_EQ(page.trials.size(), 2u);
   EXPECT_EQ(page.trials[0].state, TrialState::Complete);
   EXPECT_EQ(page.trials[1].state, TrialState::Failed);
   EXPECT_EQ(page.trials[1].error, "boom");
-  page = source.trials("branin-study", std::nullopt, 2);
+  page = source.trials("branin-study", {std::nullopt, {}, 2});
   EXPECT_EQ(page.trials.size(), 2u);
   EXPECT_TRUE(page.more);
 
@@ -138,7 +138,7 @@ TEST_P(DashboardStudies, AskedTrialsCarryTheOptimizersDiagnostics) {
   study.enqueue(p.space.to_user(Vector::Constant(2, 0.5)));
   while (auto t = study.ask()) study.tell(*t, p.f(t->x));
   StorageSource source(url);
-  const auto page = source.trials("gp-study", std::nullopt, 100);
+  const auto page = source.trials("gp-study", {std::nullopt, {}, 100});
   ASSERT_EQ(page.trials.size(), 10u);
   EXPECT_TRUE(page.trials[0].diagnostics.empty());  // the queued point: no optimizer behind it
   std::size_t with_gp = 0;  // the initial design's trials come before any GP fit
@@ -216,7 +216,7 @@ TEST_P(DashboardStudies, StaleTrialsAreMarked) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_EQ(study.fail_stale(), 1u);
   StorageSource source(url);
-  const auto page = source.trials("s", std::nullopt, 10);
+  const auto page = source.trials("s", {std::nullopt, {}, 10});
   ASSERT_EQ(page.trials.size(), 1u);
   EXPECT_EQ(page.trials[0].state, TrialState::Failed);
   EXPECT_TRUE(page.trials[0].stale);
@@ -232,7 +232,7 @@ TEST_P(DashboardStudies, AGivenBackTrialIsMarked) {
   ASSERT_TRUE(t);
   study.release(t->number, "sample contaminated");
   StorageSource source(url);
-  const auto page = source.trials("g", std::nullopt, 10);
+  const auto page = source.trials("g", {std::nullopt, {}, 10});
   ASSERT_GE(page.trials.size(), 1u);
   EXPECT_TRUE(page.trials[0].stale);
   EXPECT_TRUE(page.trials[0].given_back);
@@ -252,12 +252,81 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsNoHeartbeatAge) {
   ASSERT_TRUE(held && silent);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the grace period
   StorageSource source(url);
-  const auto page = source.trials("lab", std::nullopt, 10);
+  const auto page = source.trials("lab", {std::nullopt, {}, 10});
   ASSERT_EQ(page.trials.size(), 2u);
   EXPECT_EQ(page.trials[0].state, TrialState::Running);
   EXPECT_EQ(page.trials[0].worker, "w1");
   EXPECT_FALSE(dashboard::trial_json(page.trials[0]).contains("heartbeat_at"));
   EXPECT_TRUE(dashboard::trial_json(page.trials[1]).contains("heartbeat_at"));  // a worker's: its age is shown
+}
+
+// A trial held open (asked by hand, or a hung evaluation) while workers add thousands after it: the
+// page asks for the trials after the last it holds and for its open ones by number, and the source
+// reads those alone from the database (stop 67's probe: every poll read, converted and sent the
+// 20,000 trials after a held one again, 15 MB and ~190 ms each).
+TEST_P(DashboardStudies, AHeldTrialDoesNotMakeEveryLaterTrialReadAndSentAgain) {
+  StudyConfig c = branin_config("lab");
+  c.budget = 400;
+  Study study = branin_study(url, "lab", "random", c);
+  const Problem p = make_problem("branin");
+  const auto held = study.ask(std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(held);
+  for (int k = 0; k < 300; ++k) {
+    const auto t = study.ask();
+    study.tell(*t, p.f(t->x));
+  }
+  StorageSource source(url);
+  auto page = source.trials("lab", {std::nullopt, {}, 1000});
+  ASSERT_EQ(page.trials.size(), 301u);
+  const std::size_t first_read = source.records_read();
+  EXPECT_EQ(first_read, 301u + 1);  // read ahead when the source opened, then the held trial again
+  // Polls while nothing changes: the held trial alone, read and sent again.
+  for (int poll = 0; poll < 3; ++poll) {
+    page = source.trials("lab", {300, {0}, 1000});
+    ASSERT_EQ(page.trials.size(), 1u);
+    EXPECT_EQ(page.trials[0].number, 0u);
+    EXPECT_EQ(page.trials[0].state, TrialState::Running);
+    EXPECT_EQ(page.summary.counts.complete, 300u);
+    EXPECT_EQ(page.summary.counts.running, 1u);
+  }
+  EXPECT_EQ(source.records_read(), first_read + 3);
+  // The held trial is told and a new one arrives: both come, nothing else.
+  study.tell(*held, p.f(held->x));
+  const auto next = study.ask();
+  page = source.trials("lab", {300, {0}, 1000});
+  ASSERT_EQ(page.trials.size(), 2u);
+  EXPECT_EQ(page.trials[0].number, 0u);
+  EXPECT_EQ(page.trials[0].state, TrialState::Complete);
+  EXPECT_EQ(page.trials[1].number, 301u);
+  EXPECT_EQ(page.trials[1].state, TrialState::Running);
+  EXPECT_EQ(page.summary.counts.complete, 301u);
+  EXPECT_EQ(source.records_read(), first_read + 3 + 2);
+  // A page without `include` (an older page) still gets everything after `after`, and a fresh
+  // page everything, with the summary's best value over all.
+  page = source.trials("lab", {250, {}, 1000});
+  EXPECT_EQ(page.trials.size(), 51u);
+  page = source.trials("lab", {std::nullopt, {}, 1000});
+  ASSERT_EQ(page.trials.size(), 302u);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& t : page.trials)
+    if (t.value) best = std::min(best, *t.value);
+  EXPECT_DOUBLE_EQ(*page.summary.best_value, best);
+  // Paging: the included trials come first and do not count against the limit.
+  study.tell(*next, p.f(next->x));
+  const auto open = study.ask();
+  ASSERT_TRUE(open);
+  page = source.trials("lab", {301, {0, 301}, 1});
+  ASSERT_EQ(page.trials.size(), 3u);
+  EXPECT_EQ(page.trials[0].number, 0u);
+  EXPECT_EQ(page.trials[1].number, 301u);
+  EXPECT_EQ(page.trials[2].number, 302u);
+  EXPECT_FALSE(page.more);
+  // A number after `after` is one of the later trials, not included twice; one that does not
+  // exist is left out.
+  page = source.trials("lab", {300, {302, 9999}, 1});
+  ASSERT_EQ(page.trials.size(), 1u);
+  EXPECT_EQ(page.trials[0].number, 301u);
+  EXPECT_TRUE(page.more);
 }
 
 // ... and its lease end instead (docs/dashboard.md): the time a leased trial is held until, or that
@@ -270,7 +339,7 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
   const auto silent = study.ask();
   ASSERT_TRUE(forever && leased && silent);
   StorageSource source(url);
-  auto page = source.trials("lab", std::nullopt, 10);
+  auto page = source.trials("lab", {std::nullopt, {}, 10});
   ASSERT_EQ(page.trials.size(), 3u);
   const json held = dashboard::trial_json(page.trials[0]), until = dashboard::trial_json(page.trials[1]),
              worker = dashboard::trial_json(page.trials[2]);
@@ -281,7 +350,7 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
   EXPECT_FALSE(until.contains("held_until_told")) << until;
   EXPECT_FALSE(worker.contains("lease_until") || worker.contains("held_until_told")) << worker;
   study.tell(*leased, 1.0);  // told: held no more
-  page = StorageSource(url).trials("lab", std::nullopt, 10);
+  page = StorageSource(url).trials("lab", {std::nullopt, {}, 10});
   ASSERT_EQ(page.trials.size(), 3u);
   EXPECT_FALSE(dashboard::trial_json(page.trials[1]).contains("lease_until"));
   // A lease shorter than the grace period holds the trial for the grace period (the stale rule's
@@ -292,7 +361,7 @@ TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
   const double asked_at = study.storage().now();
   const auto brief = study.ask(1.0);
   ASSERT_TRUE(brief);
-  page = StorageSource(url).trials("lab", std::nullopt, 10);
+  page = StorageSource(url).trials("lab", {std::nullopt, {}, 10});
   ASSERT_EQ(page.trials.size(), 4u);
   const json shown = dashboard::trial_json(page.trials[3]);
   ASSERT_TRUE(shown.contains("lease_until")) << shown;
@@ -313,13 +382,13 @@ TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
     }
   }
   StorageSource source(url);
-  const auto before = source.trials("again", std::nullopt, 100);
+  const auto before = source.trials("again", {std::nullopt, {}, 100});
   ASSERT_EQ(before.trials.size(), 3u);
   Storage(url).delete_study("again");
   Study fresh = branin_study(url, "again");
   const auto t = fresh.ask();
   fresh.tell(*t, 7.0);
-  const auto page = source.trials("again", std::nullopt, 100);
+  const auto page = source.trials("again", {std::nullopt, {}, 100});
   ASSERT_EQ(page.trials.size(), 1u);
   EXPECT_EQ(*page.trials[0].value, 7.0);
   EXPECT_EQ(page.summary.counts.total(), 1u);
@@ -328,7 +397,7 @@ TEST_P(DashboardStudies, AStudyDeletedAndCreatedAgainIsReadAfresh) {
   // The page holding the old study's trials sees a new generation, and drops them (asking only
   // after its last trial, it got nothing and kept 3 trials of a study that has 1).
   EXPECT_NE(page.summary.generation, before.summary.generation);
-  EXPECT_EQ(source.trials("again", 0, 100).summary.generation, page.summary.generation);
+  EXPECT_EQ(source.trials("again", {0, {}, 100}).summary.generation, page.summary.generation);
 }
 
 // A noisy benchmark study's regret came from the noisy value (negative below f*); `study export`
@@ -341,7 +410,7 @@ TEST_P(DashboardStudies, ANoisyProblemsRegretIsThatOfItsNoiseFreeValue) {
   const auto t = study.ask();
   study.tell(*t, *p.f_star - 3.0);  // the noise took it below f*
   StorageSource source(url);
-  const auto page = source.trials("noisy", std::nullopt, 100);
+  const auto page = source.trials("noisy", {std::nullopt, {}, 100});
   ASSERT_EQ(page.trials.size(), 1u);
   EXPECT_DOUBLE_EQ(*page.trials[0].regret, p.f(t->x) - *p.f_star);
   EXPECT_GT(*page.trials[0].regret, 0.0);
@@ -399,7 +468,7 @@ TEST(DashboardStoragePostgres, ASelectOnlyRoleReads) {
     Storage storage(viewer, reading);
     ASSERT_EQ(storage.list_studies().size(), 1u);
     StorageSource source(viewer);
-    const auto page = source.trials("read-me", std::nullopt, 10);
+    const auto page = source.trials("read-me", {std::nullopt, {}, 10});
     ASSERT_EQ(page.trials.size(), 1u);
     EXPECT_EQ(*page.trials[0].value, 3.5);
     // A writer as this role is refused by the server, as it should be, saying why (it named the

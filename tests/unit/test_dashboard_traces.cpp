@@ -292,18 +292,18 @@ TEST_F(TraceSourceTest, TrialsAfterANumberInPages) {
   write(dir() / "t.jsonl", text);
   TraceSource source({(dir() / "t.jsonl").string()});
   const std::string id = (dir() / "t").string();
-  auto page = source.trials(id, std::nullopt, 3);
+  auto page = source.trials(id, {std::nullopt, {}, 3});
   ASSERT_EQ(page.trials.size(), 3u);
   EXPECT_EQ(page.trials.front().number, 1u);
   EXPECT_TRUE(page.more);
-  page = source.trials(id, 3, 3);
+  page = source.trials(id, {3, {}, 3});
   ASSERT_EQ(page.trials.size(), 3u);
   EXPECT_EQ(page.trials.front().number, 4u);
-  page = source.trials(id, 6, 3);
+  page = source.trials(id, {6, {}, 3});
   ASSERT_EQ(page.trials.size(), 1u);
   EXPECT_FALSE(page.more);
   EXPECT_EQ(page.summary.counts.total(), 7u);
-  EXPECT_TRUE(source.trials(id, 7, 3).trials.empty());
+  EXPECT_TRUE(source.trials(id, {7, {}, 3}).trials.empty());
 }
 
 json body(const optimist::dashboard::ApiResponse& r) { return json::parse(r.body); }
@@ -379,6 +379,11 @@ TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {
   TraceSource source({(dir() / "t.jsonl").string()});
   Api api(source, {});
   const std::string id = (dir() / "t").string();
+  std::string many_numbers = "0";
+  for (int k = 1; k <= 1000; ++k) {
+    many_numbers += ',';  // not "," + to_string(k): GCC 12's -Wrestrict misfires on it
+    many_numbers += std::to_string(k);
+  }
   struct Case {
     std::string path;
     std::map<std::string, std::string> query;
@@ -394,6 +399,11 @@ TEST_F(DashboardApiTest, BadRequestsNameTheProblem) {
       {"/api/trials", {{"study", id}, {"after", "99999999999999999999999"}}, 400, "'after' is too large"},
       {"/api/trials", {{"study", id}, {"limit", "100001"}}, 400, "got 100001"},
       {"/api/trials", {}, 400, "missing query parameter 'study'"},
+      {"/api/trials", {{"study", id}, {"after", "3"}, {"include", "1,x"}}, 400,
+       "'include' must be trial numbers separated by commas, got 'x' in it"},
+      {"/api/trials", {{"study", id}, {"after", "3"}, {"include", "1,,2"}}, 400, "got '' in it"},
+      {"/api/trials", {{"study", id}, {"after", "3"}, {"include", "-1"}}, 400, "got '-1' in it"},
+      {"/api/trials", {{"study", id}, {"after", "3"}, {"include", many_numbers}}, 400, "'include' names at most 1000 trials"},
       {"/api/trials", {{"study", "other"}}, 404, "no study 'other'"},
       {"/api/study", {{"id", "other"}}, 404, "no study 'other'"},
       // A NUL ended the exception's text: the message stopped before the list of known studies.

@@ -12,10 +12,14 @@ export async function getJSON(path, params = {}) {
 
 const FINAL = new Set(['complete', 'failed']);
 
+export const MAX_INCLUDED = 1000;  // open trials asked again by number (the server's kMaxIncluded)
+
 /**
- * A study's trials kept in step with the server. Each sync asks only for trials numbered after
- * `settled`: the last trial of the longest prefix whose trials are all final. Running and waiting
- * trials are asked for again until they finish, new ones arrive, nothing else is resent.
+ * A study's trials kept in step with the server. Each sync asks for the trials numbered after the
+ * last one held and, by number (`include`), for the running and waiting ones it holds, until they
+ * finish: nothing else is resent, even while one trial stays open for days among thousands that
+ * finish after it. With more open trials than MAX_INCLUDED it asks after `settled` (the last trial
+ * of the longest prefix whose trials are all final) instead.
  */
 export class TrialStore {
   constructor(studyId) {
@@ -50,9 +54,17 @@ export class TrialStore {
     // Pages follow the last trial received: `settled` stays put behind a running trial, and asking
     // after it again returned the same first page forever (5,000 trials after a running one).
     let after = this.settled;
+    let include = [];
+    const open = this.openNumbers();
+    if (this.trials.length > 0 && open.length <= MAX_INCLUDED) {
+      after = this.trials[this.trials.length - 1].number;
+      include = open;
+    }
     for (;;) {
       const params = { study: this.studyId, limit: PAGE };
       if (after !== null) params.after = after;
+      if (include.length > 0) params.include = include.join(',');
+      include = [];  // the next pages follow the last trial received
       const page = await getJSON('/api/trials', params);
       const generation = page.study.generation ?? null;
       if (generation !== this.generation) {
@@ -80,6 +92,14 @@ export class TrialStore {
     }
     if (changed) this.version++;
     return changed;
+  }
+
+  /** Numbers of the held trials that are not final, in order. */
+  openNumbers() {
+    const open = [];
+    for (let k = this.settledPos; k < this.trials.length; k++)
+      if (!FINAL.has(this.trials[k].state)) open.push(this.trials[k].number);
+    return open;
   }
 
   merge(incoming) {
