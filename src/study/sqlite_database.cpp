@@ -34,7 +34,12 @@ using Statement = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
 class SqliteDatabase final : public Database {
  public:
   SqliteDatabase(std::string url, const std::string& path, double retry_s, bool read_only)
-      : url_(std::move(url)), path_(path), retry_s_(retry_s) {
+      : url_(std::move(url)), path_(path), retry_s_(retry_s), read_only_(read_only) {
+    open_checked(path, read_only);
+    query("PRAGMA synchronous = NORMAL", {});
+    query("PRAGMA foreign_keys = ON", {});
+  }
+  void open_checked(const std::string& path, bool read_only) {
     const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     open(path, flags);
     sqlite3* raw = db_.get();
@@ -59,8 +64,6 @@ class SqliteDatabase final : public Database {
         throw InvalidArgument("storage '" + url_ + "': '" + path + "' is not a SQLite database (" + sqlite3_errmsg(raw) + ")");
       throw;
     }
-    query("PRAGMA synchronous = NORMAL", {});
-    query("PRAGMA foreign_keys = ON", {});
   }
   // The user's file permissions, not a fault of the database.
   [[noreturn]] void read_only_file(const std::string& message) const {
@@ -123,6 +126,7 @@ class SqliteDatabase final : public Database {
 
   Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
     if (in_transaction_) return run(sql, params);
+    if (read_only_) follow_if_moved();
     Rows out;
     with_retry([&] {
       out = run(sql, params);
@@ -158,6 +162,20 @@ class SqliteDatabase final : public Database {
       throw std::runtime_error("storage '" + url_ + "': the database file '" + path_ +
                                "' was deleted, renamed or replaced while this process had it open; nothing more is "
                                "written to it");
+  }
+
+  // A reader (the dashboard) of a file replaced under it (rsync and scp write a new file and rename
+  // it over the old) read the old inode for ever: it opens the file at its path again, and says
+  // so while no file is there (one stat per query, as above).
+  void follow_if_moved() {
+    int moved = 0;
+    if (sqlite3_file_control(db_.get(), "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK || !moved) return;
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec))
+      throw std::runtime_error("storage '" + url_ + "': the database file '" + path_ +
+                               "' was deleted or renamed while it was read; it is read again once it is back");
+    open_checked(path_, /*read_only=*/true);
+    query("PRAGMA foreign_keys = ON", {});
   }
 
   struct DbDeleter {
@@ -249,6 +267,7 @@ class SqliteDatabase final : public Database {
   std::string url_;
   std::string path_;
   double retry_s_;
+  bool read_only_ = false;
   std::unique_ptr<sqlite3, DbDeleter> db_;
   std::map<std::string, Statement> cache_;
   bool in_transaction_ = false;

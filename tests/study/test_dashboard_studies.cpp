@@ -432,6 +432,36 @@ TEST(DashboardStorage, NeverCreatesADatabase) {
   std::filesystem::remove_all(dir);
 }
 
+// rsync and scp replace a file by writing a new one and renaming it over the old: the dashboard
+// kept reading the old inode (its studies, "live") for ever, and after a delete too (stop 67's probe).
+TEST(DashboardStorage, ADatabaseFileReplacedOrDeletedWhileServedIsFollowed) {
+  const auto dir = optimist::testing::study_test_dir();
+  const auto served = dir / "s.db", fresh = dir / "fresh.db";
+  branin_study("sqlite:///" + served.string(), "old-study");
+  branin_study("sqlite:///" + fresh.string(), "new-study");
+  StorageSource source("sqlite:///" + served.string());
+  ASSERT_EQ(source.studies().size(), 1u);
+  EXPECT_EQ(source.studies()[0].id, "old-study");
+  std::filesystem::rename(fresh, served);
+  auto list = source.studies();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].id, "new-study");
+  EXPECT_EQ(source.study("new-study").summary.budget, 10u);
+  const auto kept = dir / "kept.db";
+  std::filesystem::rename(served, kept);
+  try {
+    (void)source.studies();
+    FAIL() << "read a database file that is no longer there";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("was deleted or renamed while it was read"), std::string::npos) << e.what();
+  }
+  std::filesystem::rename(kept, served);  // back: read again
+  list = source.studies();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].id, "new-study");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DashboardStorage, PasswordsNeverShown) {
   EXPECT_EQ(dashboard::redact_url("postgresql://bob:s3cret@db.lan:5432/studies"), "postgresql://bob:***@db.lan:5432/studies");
   EXPECT_EQ(dashboard::redact_url("postgresql://bob@db.lan/studies"), "postgresql://bob@db.lan/studies");
