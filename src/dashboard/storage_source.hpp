@@ -51,6 +51,10 @@ class StorageSource : public StudySource {
   Storage storage_;
   std::map<std::string, Cache> caches_;  ///< by study name
   std::size_t records_read_ = 0;
+  /// The study list as last computed, and the database's change token then: while the token
+  /// stays (SQLite: nothing committed since), the list is not computed again.
+  std::vector<StudySummary> list_;
+  std::optional<std::string> list_token_;
 };
 
 /// `url` with its password, if any, replaced by "***" (for messages and the page).

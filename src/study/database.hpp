@@ -61,6 +61,9 @@ class Database {
   virtual std::string now_sql() const = 0;
   /// When the server last became reachable again after an outage (PostgreSQL), if ever.
   virtual std::optional<std::chrono::steady_clock::time_point> last_outage_end() const { return std::nullopt; }
+  /// A value that changes whenever another connection has committed to the database since the
+  /// last call (SQLite's data_version, cheap), or none where the backend cannot tell cheaply.
+  virtual std::optional<std::string> change_token() { return std::nullopt; }
 };
 
 /// A storage URL checked (not connected): the backend and, for SQLite, the file.

@@ -72,6 +72,7 @@ class SqliteDatabase final : public Database {
   }
   void open(const std::string& name, int flags) {
     cache_.clear();
+    ++opened_;
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     db_.reset(raw);
@@ -133,6 +134,13 @@ class SqliteDatabase final : public Database {
       return true;
     });
     return out;
+  }
+
+  std::optional<std::string> change_token() override {
+    const Rows rows = query("PRAGMA data_version", {});
+    if (rows.empty() || rows[0].empty() || rows[0][0].null()) return std::nullopt;
+    // With the file opened again (follow_if_moved), the counter starts over.
+    return std::to_string(opened_) + ":" + std::to_string(rows[0][0].integer());
   }
 
   void transaction(std::int64_t, const std::function<void()>& fn) override {
@@ -268,6 +276,7 @@ class SqliteDatabase final : public Database {
   std::string path_;
   double retry_s_;
   bool read_only_ = false;
+  std::uint64_t opened_ = 0;  ///< connections opened so far (change_token)
   std::unique_ptr<sqlite3, DbDeleter> db_;
   std::map<std::string, Statement> cache_;
   bool in_transaction_ = false;

@@ -376,6 +376,8 @@ void fail_unevaluated(Storage& storage, study_detail::Database& db, const StudyR
 
 std::optional<std::chrono::steady_clock::time_point> Storage::last_outage_end() const { return db_->last_outage_end(); }
 
+std::optional<std::string> Storage::change_token() { return db_->change_token(); }
+
 std::size_t Storage::fail_stale(const StudyRecord& study) {
   const double grace = study.settings.grace_period_s;
   const auto rows = db_->query(std::string("SELECT ") + kTrialColumns + kTrialFrom +

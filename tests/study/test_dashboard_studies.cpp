@@ -329,6 +329,29 @@ TEST_P(DashboardStudies, AHeldTrialDoesNotMakeEveryLaterTrialReadAndSentAgain) {
   EXPECT_TRUE(page.more);
 }
 
+// The list is kept while nothing is committed (SQLite's data_version): every commit of another
+// connection shows at the next read.
+TEST_P(DashboardStudies, TheStudyListFollowsEveryCommit) {
+  Study first = branin_study(url, "first");
+  StorageSource source(url);
+  ASSERT_EQ(source.studies().size(), 1u);
+  ASSERT_EQ(source.studies().size(), 1u);
+  Study second = branin_study(url, "second");
+  auto list = source.studies();
+  ASSERT_EQ(list.size(), 2u);
+  const auto t = second.ask();
+  list = source.studies();
+  EXPECT_EQ(list[1].counts.running, 1u);
+  second.tell(*t, 4.5);
+  list = source.studies();
+  EXPECT_EQ(list[1].counts.complete, 1u);
+  EXPECT_DOUBLE_EQ(*list[1].best_value, 4.5);
+  Storage(url).delete_study("first");
+  list = source.studies();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].id, "second");
+}
+
 // ... and its lease end instead (docs/dashboard.md): the time a leased trial is held until, or that
 // it is held until told; a worker's trial and a told one have neither.
 TEST_P(DashboardStudies, AHandHeldTrialShowsItsLeaseEnd) {
