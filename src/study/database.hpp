@@ -62,7 +62,8 @@ class Database {
   /// When the server last became reachable again after an outage (PostgreSQL), if ever.
   virtual std::optional<std::chrono::steady_clock::time_point> last_outage_end() const { return std::nullopt; }
   /// A value that changes whenever another connection has committed to the database since the
-  /// last call (SQLite's data_version, cheap), or none where the backend cannot tell cheaply.
+  /// last call (SQLite's data_version; PostgreSQL's snapshot), or none where the backend cannot
+  /// tell cheaply.
   virtual std::optional<std::string> change_token() { return std::nullopt; }
 };
 

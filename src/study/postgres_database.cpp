@@ -92,6 +92,15 @@ class PostgresDatabase final : public Database {
   std::string now_sql() const override { return "extract(epoch from clock_timestamp())::double precision"; }
   std::optional<std::chrono::steady_clock::time_point> last_outage_end() const override { return outage_end_; }
 
+  // The server's snapshot, "xmin:xmax:in-progress ids": a transaction that writes takes an id
+  // (xmax moves) and leaves the in-progress list when it ends, so the text changes with every
+  // commit, of this database or another of the server (a false change only costs a recount).
+  std::optional<std::string> change_token() override {
+    const Rows rows = query("SELECT txid_current_snapshot()::text", {});
+    if (rows.empty() || rows[0].empty() || rows[0][0].null()) return std::nullopt;
+    return rows[0][0].text();
+  }
+
   Rows query(const std::string& sql, const std::vector<SqlValue>& params) override {
     if (tx_) return run(*tx_, sql, params);
     // A statement on its own runs in autocommit mode: one round trip, atomic by itself.

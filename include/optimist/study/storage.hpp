@@ -155,8 +155,8 @@ class Storage {
   const std::string& url() const { return url_; }
   /// When the server last became reachable again after an outage (PostgreSQL), if ever.
   std::optional<std::chrono::steady_clock::time_point> last_outage_end() const;
-  /// Changes whenever another connection commits to the database (SQLite: one cheap pragma), so
-  /// that a reader can keep what it computed while it stays the same; none for PostgreSQL.
+  /// Changes whenever another connection commits to the database (one cheap statement), so that a
+  /// reader can keep what it computed while it stays the same.
   std::optional<std::string> change_token();
   std::string backend() const;
 
