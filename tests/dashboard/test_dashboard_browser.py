@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -26,6 +27,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser, Dashboard, describe_load  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARGS = None
@@ -100,7 +103,8 @@ class LiveTrace(Case):
         self.assertIn(live, note)
         writer = hold_lock(live)
         self.addCleanup(lambda: (writer.kill(), writer.wait()))
-        b.wait("the run shown as running", "return document.querySelector('#run-state').textContent === 'running' "
+        # Written to a few seconds ago: live, as the study list would say (idle after 30 s).
+        b.wait("the run shown as live", "return /^(live|idle )/.test(document.querySelector('#run-state').textContent) "
                "&& document.querySelector('#run-stopped').hidden")
 
         self.assertEqual(b.rows(), 25)
@@ -140,7 +144,7 @@ class LiveTrace(Case):
         b.wait("trial 27", "return document.querySelectorAll('#trials tbody tr').length === 27")
         self.assertEqual(b.js("return window.noReload"), 42, "the page was not reloaded")
         self.assert_best(best(evals[:27]))
-        self.assertEqual(b.js("return document.querySelector('#run-state').textContent"), "running")
+        self.assertEqual(b.js("return document.querySelector('#run-state').textContent"), "live")
         writer.kill()  # kill -9: the lock goes with the process
         writer.wait()
         b.wait("the killed run shown as stopped", "return document.querySelector('#run-state').textContent === 'stopped'")
@@ -207,6 +211,38 @@ class LiveTrace(Case):
         b.wait("the run back", "return document.querySelectorAll('#trials tbody tr').length === 12 && "
                "document.querySelector('#study-error').hidden")
         self.assertEqual(b.errors(), [])
+
+    def test_failed_first_load_recovers(self):
+        # The first load of a study fails (the server restarting, the database busy, the network):
+        # the page said "Failed to fetch" and stayed loading for ever; the poll now tries again.
+        served = os.path.join(self.dir, "served")
+        os.makedirs(served)
+        run = os.path.join(self.dir, "run.jsonl")
+        run_optimist("--problem", "branin", "--algorithm", "random", "--budget", "7", "--seed", "3", "--out", run)
+        shutil.copy(run, os.path.join(served, "first.jsonl"))
+        shutil.copy(run, os.path.join(served, "other.jsonl"))
+        self.dashboard = Dashboard(ARGS.optimist, [served, "--poll-ms", "200"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.execute_cdp_cmd("Network.enable", {})
+        b.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/trials*"]})
+        b.driver.get(self.dashboard.url + "#study=first")
+        b.wait("the failed load said so", "return !document.querySelector('#study-error').hidden && "
+               "document.querySelector('#study-error').textContent")
+        time.sleep(0.5)  # a few polls: each tries again, and fails again
+        self.assertNotEqual(b.js("return document.body.dataset.state"), "ready")
+        b.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        b.wait("the study loaded after all", "return document.body.dataset.state === 'ready'", timeout=20)
+        self.assertEqual(b.rows(), 7)
+        self.assertTrue(b.js("return document.querySelector('#study-error').hidden"))
+        # An address naming a run not written yet: said so, and opened when it appears.
+        b.js("location.hash = '#study=later'")
+        b.wait("the run not served yet", "return document.querySelector('#study-error').textContent.includes('not served (yet)')",
+               timeout=20)
+        shutil.copy(run, os.path.join(served, "later.jsonl"))
+        b.wait("the run opened when it appeared", "return document.body.dataset.state === 'ready' && "
+               "document.querySelector('#study-name').textContent === 'later'", timeout=20)
+        self.assertEqual(b.rows(), 7)
+        self.assertTrue(b.js("return document.querySelector('#study-error').hidden"))
 
     def assert_best(self, expected):
         shown = self.browser.wait("the best value", "return document.querySelector('#best-value').dataset.value === "
@@ -358,9 +394,22 @@ class LiveStudy(Case):
         # The third will not be run: given back (not queued again), a bar of its own colour.
         subprocess.run([ARGS.optimist, "study", "tell", *lab, "--trial", "2", "--give-back", "sample lost", "--no-requeue"],
                        check=True, stdout=subprocess.DEVNULL)
+        # A second study, last changed two hours ago (its times moved back in the database): idle.
+        idle = ["--storage", url, "--name", "idle"]
+        subprocess.run([ARGS.optimist, "study", "create", *idle, "--space", space_file, "--direction", "minimize",
+                        "--algorithm", "random", "--budget", "5"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "study", "ask", *idle], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([ARGS.optimist, "study", "tell", *idle, "--trial", "0", "--value", "0.00423664"], check=True,
+                       stdout=subprocess.DEVNULL)
+        db = sqlite3.connect(os.path.join(self.dir, "lab.db"))
+        with db:
+            db.execute("UPDATE studies SET created = created - 7200 WHERE name = 'idle'")
+            db.execute("UPDATE trials SET created = created - 7200, started = started - 7200, finished = finished - 7200, "
+                       "heartbeat = heartbeat - 7200 WHERE study_id = (SELECT id FROM studies WHERE name = 'idle')")
+        db.close()
         self.dashboard = Dashboard(ARGS.optimist, ["--storage", url])
         self.browser = b = Browser(1400, 1000)
-        b.driver.get(self.dashboard.url)
+        b.driver.get(self.dashboard.url + "#study=lab")
         b.wait("the study to load", "return document.body.dataset.state === 'ready'")
         held = b.wait("the two held trials", "const h = [...document.querySelectorAll('#trials thead th')]"
                       "  .findIndex(th => th.textContent === 'heartbeat');"
@@ -391,7 +440,55 @@ class LiveStudy(Case):
         th = b.js("return [...document.querySelectorAll('#trials thead th')].find(th => th.textContent === arguments[0])"
                   ".getBoundingClientRect().width", long_name)
         self.assertLess(th, 300)
-        self.assertTrue(b.js("const s = document.querySelector('#trials .scroll'); return s.scrollWidth <= s.clientWidth"))
+        # (The table may scroll in its own box, next to the study list: the page does not.)
+        self.assertEqual(b.js("return document.documentElement.scrollWidth - innerWidth"), 0)
+
+        # The idle study (its long parameter name in its best point): the progress card says what
+        # the list says, idle (it said "running" for any study not finished), and the page does not
+        # scroll sideways (the best point's 146-character name widened the page by 265 px).
+        b.js("document.querySelector('#studies tbody tr[data-id=idle]').click()")
+        b.wait("the idle study", "return document.body.dataset.state === 'ready' && "
+               "document.querySelector('#study-name').textContent === 'idle'")
+        card = b.js("return document.querySelector('#run-state').textContent")
+        listed = b.js("return document.querySelector('#studies tbody tr[data-id=idle] td:nth-child(2) > div:last-child').textContent")
+        self.assertRegex(card, r"^idle 2 h")
+        self.assertEqual(card, listed)
+        self.assertIn(long_name, b.js("return document.querySelector('#best-point').textContent"))
+        self.assertEqual(b.js("return document.documentElement.scrollWidth - innerWidth"), 0)
+        # The list's best value whole (it was cut to "0.0042366" with no ellipsis).
+        self.assertTrue(b.js("const d = document.querySelector('#studies tbody tr[data-id=idle] .best');"
+                             "return d.textContent === '0.00423664' && d.scrollWidth <= d.clientWidth"))
+
+        # The keyboard. Tab: a skip link first, then the list's filter, the list as one stop (its 200
+        # rows came before the study's content), the study's controls.
+        b.driver.get("about:blank")
+        b.driver.get(self.dashboard.url + "#study=lab")
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        tab_order = []
+        for _ in range(4):
+            ActionChains(b.driver).send_keys(Keys.TAB).perform()
+            tab_order.append(b.js("const e = document.activeElement; return e.id || e.dataset.id || e.tagName"))
+        self.assertEqual(tab_order, ["skip", "study-filter", "lab", "log-scale"])
+        # Enter on the skip link: on to the study.
+        b.js("document.querySelector('#skip').focus()")
+        ActionChains(b.driver).send_keys(Keys.ENTER).perform()
+        self.assertEqual(b.js("return document.activeElement.id"), "study")
+        self.assertIn("#study=lab", b.driver.current_url)
+        # The study list is one tab stop, arrows move in it.
+        b.js("document.querySelector('#studies tbody tr[data-id=lab]').focus()")
+        ActionChains(b.driver).send_keys(Keys.ARROW_UP).perform()  # the list is in name order
+        self.assertEqual(b.js("return document.activeElement.dataset.id"), "idle")
+        self.assertNotEqual(b.js("return getComputedStyle(document.activeElement).outlineStyle"), "none",
+                            "a focused row has a visible focus ring")
+        # Sortable headers: Space as Enter, and aria-sort.
+        b.js("document.querySelector('#trials thead th[data-key=value]').focus()")
+        ActionChains(b.driver).send_keys(Keys.SPACE).perform()
+        self.assertEqual(b.js("return document.querySelector('#trials thead th[data-key=value]').getAttribute('aria-sort')"),
+                         "ascending")
+        ActionChains(b.driver).send_keys(Keys.SPACE).perform()
+        self.assertEqual(b.js("return document.querySelector('#trials thead th[data-key=value]').getAttribute('aria-sort')"),
+                         "descending")
+
         self.assertEqual(b.errors(), [])
 
 

@@ -28,6 +28,19 @@ export function fmtAge(s) {
   return s === null || s === undefined ? '—' : `${fmtDuration(Math.max(0, s))} ago`;
 }
 
+/** A short age for the study list's "idle ..." (it must fit its column): "45 s", "14 min",
+ *  "2 h 5 min", "14 h", "3 days". */
+export function fmtSince(s) {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '—';
+  s = Math.max(0, s);
+  if (s < 60) return `${Math.floor(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (s < 10 * 3600) return m ? `${h} h ${m} min` : `${h} h`;
+  return s < 2 * 86400 ? `${h} h` : `${Math.floor(s / 86400)} days`;
+}
+
 /** A time in seconds since the epoch, in the browser's time zone: "2026-12-19 14:30". */
 export function fmtTime(s) {
   if (s === null || s === undefined || !Number.isFinite(s)) return '—';

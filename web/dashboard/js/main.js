@@ -2,11 +2,12 @@
 
 import { getJSON, TrialStore } from './api.js';
 import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
-import { algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam } from './format.js';
+import { algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtSince } from './format.js';
 import { TrialsTable } from './table.js';
 
 const $ = (selector) => document.querySelector(selector);
 const BIG = 2000;  // from this many trials on, charts redraw at most every few seconds
+const LIVE_S = 30;  // a study changed in the last 30 s is live, else idle
 
 const app = {
   info: { poll_ms: 1000 },
@@ -21,52 +22,98 @@ const app = {
   lastDraw: 0,
   drawCost: 0,
   drawTimer: null,
+  drawStarted: 0,
+  drawOpen: false,  // a redraw whose plots are still being drawn
+  drawHidden: false,
   readyMarked: false,
+  stateCells: [],  // [summary, its state's element in the list]
+  loadFailed: false,  // the study's first load failed: the next poll tries again
+  loading: false,
 };
 for (const name of ['history', 'parallel', 'slice', 'timeline', 'diagnostics'])
   app.charts[name] = new ChartPanel($(`#chart-${name}`));
 
 // ---------------------------------------------------------------- study list
 
+/** What a study is doing, as the list and the progress card both say it: error, finished, stopped
+ *  (a trace nobody writes), live (changed in the last 30 s) or idle for how long. */
 function runState(s, now) {
   if (s.error) return 'error';
   if (s.finished) return 'finished';
   if (s.stopped) return 'stopped';
   const idle = now - s.updated_at;
-  return idle < 30 ? 'live' : `idle ${fmtDuration(idle)}`;
+  return idle < LIVE_S ? 'live' : `idle ${fmtSince(idle)}`;
 }
 
 function renderStudies() {
   const needle = $('#study-filter').value.trim().toLowerCase();
   const now = app.serverNow();
+  // The list is rebuilt: keep the keyboard's place in it (the focused row, the row that is the tab stop).
+  const focused = document.activeElement?.closest?.('#studies tbody tr')?.dataset.id;
   const rows = document.createDocumentFragment();
+  app.stateCells = [];
   for (const s of app.studies) {
     if (needle && !`${s.name} ${s.algorithm} ${s.problem}`.toLowerCase().includes(needle)) continue;
-    const tr = el('tr', null, s.id === app.id ? 'selected' : '', { tabindex: '0' });
+    const selected = s.id === app.id;
+    const tr = el('tr', null, selected ? 'selected' : '', { tabindex: '-1' });
+    if (selected) tr.setAttribute('aria-current', 'true');
     tr.dataset.id = s.id;
     // Two lines per study: name, then algorithm, trials and the running and failed ones.
-    const meta = el('div', `${s.algorithm || '?'} · ${fmtInteger(s.n_trials)} trials`, 'muted');
+    const meta = el('div', `${s.algorithm || '?'} · ${fmtInteger(s.n_trials)} trials`, 'muted meta');
     for (const state of ['running', 'failed'])
-      if (s.counts[state]) meta.append(el('span', `${s.counts[state]} ${state}`, `pill ${state}`));
+      if (s.counts[state]) meta.append(' ', el('span', `${s.counts[state]} ${state}`, `pill ${state}`));
     const study = el('td');
     study.append(el('div', s.name, 'name', { title: s.name }), meta);
     const best = el('td', null, 'num');
-    const state = el('div', runState(s, now), s.error ? 'error' : 'muted', s.stopped ? { title: stoppedText(s) } : null);
-    best.append(el('div', fmtNumber(s.best_value), 'best'), state);
+    const value = fmtNumber(s.best_value);
+    const state = el('div', runState(s, now), s.error ? 'error state' : 'muted state', s.stopped ? { title: stoppedText(s) } : null);
+    best.append(el('div', value, 'best', { title: s.best_value === null ? '' : String(s.best_value) }), state);
+    app.stateCells.push([s, state]);
     tr.append(study, best);
-    tr.addEventListener('click', () => select(s.id));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(s.id); });
     rows.append(tr);
   }
-  $('#studies tbody').replaceChildren(rows);
+  const body = $('#studies tbody');
+  body.replaceChildren(rows);
+  // One tab stop for the whole list (the selected study's row, else the first); arrows move in it.
+  const stop = body.querySelector(`tr[data-id="${CSS.escape(focused ?? app.id ?? '')}"]`) || body.querySelector('tr.selected')
+    || body.querySelector('tr');
+  if (stop) stop.tabIndex = 0;
+  if (focused !== undefined && stop?.dataset.id === focused) stop.focus({ preventScroll: true });
   $('#studies-empty').hidden = app.studies.length > 0;
   // One run needs no list: its views get the whole width.
   document.body.classList.toggle('single', app.studies.length === 1 && app.id === app.studies[0].id);
 }
 
+// The list's live / idle texts follow the clock, not only the server's answers: a study stops
+// being live 30 s after its last change even when nothing else changes.
+function refreshStudyStates() {
+  const now = app.serverNow();
+  for (const [s, cell] of app.stateCells) {
+    const text = runState(s, now);
+    if (cell.textContent !== text) cell.textContent = text;
+  }
+}
+
+function studyRowKey(e) {
+  const tr = e.target.closest('tr[data-id]');
+  if (!tr) return;
+  const rows = [...tr.parentElement.children];
+  const at = rows.indexOf(tr);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1, PageDown: at + 10, PageUp: at - 10 }[e.key];
+  if (to !== undefined) {
+    e.preventDefault();
+    const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
+    for (const r of rows) r.tabIndex = r === next ? 0 : -1;
+    next.focus();
+  } else if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    select(tr.dataset.id);
+  }
+}
+
 // A trace without its end line whose writer is gone (the server tests the trace's lock).
 const STOPPED = ['Stopped: no process writes this run any more (it was killed, crashed, or its machine restarted) '
-  + 'and its trace has no end line. Continue it with ', '; it shows as running again while it is resumed.'];
+  + 'and its trace has no end line. Continue it with ', '; it shows as live again while it is resumed.'];
 const stoppedText = (s) => STOPPED.join(s.resume);
 
 // Rewritten only when it changes: the command in it stays selectable for copying.
@@ -88,6 +135,8 @@ async function refreshStudies() {
   if (key !== app.studiesKey) {
     app.studiesKey = key;
     renderStudies();
+  } else {
+    refreshStudyStates();
   }
 }
 
@@ -100,18 +149,29 @@ function showProgress(loaded, total) {
   box.querySelector('.label').textContent = `Loading trials: ${fmtInteger(loaded)} / ${fmtInteger(total)}`;
 }
 
-async function select(id) {
+function select(id) {
   if (id === app.id) return;
   app.id = id;
   history.replaceState(null, '', `#study=${encodeURIComponent(id)}`);
   renderStudies();
-  const store = new TrialStore(id);
-  app.store = store;
   app.study = null;
-  document.body.dataset.state = 'loading';
   $('#study').hidden = false;
   $('#study-name').textContent = id;
+  showStudyError('');
   for (const chart of Object.values(app.charts)) chart.loading(true);
+  load();
+}
+
+// Reads the selected study: its description and all its trials. A failed load (the server
+// restarting, the network or the database busy, a study not created yet) says why and is tried
+// again by the next poll until it succeeds.
+async function load() {
+  const id = app.id;
+  const store = new TrialStore(id);
+  app.store = store;
+  app.loadFailed = false;
+  app.loading = true;
+  document.body.dataset.state = 'loading';
   try {
     showProgress(0, app.studies.find((s) => s.id === id)?.n_trials ?? 0);
     const [answer] = await Promise.all([getJSON('/api/study', { id }), store.sync(showProgress)]);
@@ -120,6 +180,7 @@ async function select(id) {
     setupStudy(app.study, store);
     if (!app.readyMarked) performance.mark('optimist-data');
     $('#progress').hidden = true;
+    showStudyError('');
     renderStudy();
     drawCharts(true);
     document.body.dataset.state = 'ready';
@@ -128,8 +189,13 @@ async function select(id) {
       app.readyMarked = true;
     }
   } catch (e) {
+    if (app.store !== store) return;  // another study was selected meanwhile
     $('#progress').hidden = true;
-    showStudyError(e.message);
+    app.loadFailed = true;
+    document.body.dataset.state = 'failed';
+    showStudyError(`${id}: ${e.message} (tried again at the next poll)`);
+  } finally {
+    if (app.store === store) app.loading = false;
   }
 }
 
@@ -173,7 +239,8 @@ function renderStudy() {
   $('#state-counts').textContent = Object.entries(s.counts).filter(([, n]) => n).map(([k, n]) => `${fmtInteger(n)} ${k}`).join(' · ');
   $('#algorithm').textContent = algorithmLabel(s.algorithm, app.store.trials);
   $('#problem').textContent = s.problem || '';
-  $('#run-state').textContent = s.error ? 'error' : s.finished ? 'finished' : s.stopped ? 'stopped' : 'running';
+  // As the study list says it (it said "running" for a study idle for days, or never started).
+  $('#run-state').textContent = runState(s, now);
   showStopped(s);
   $('#updated').textContent = `last change ${fmtAge(now - s.updated_at)}`;
   const at = s.best_number === null ? undefined : app.store.index.get(s.best_number);
@@ -185,8 +252,16 @@ function renderStudy() {
 }
 
 // Draws every chart (those off screen when they come into view); with many trials, redraws are
-// spaced so that drawing never takes more than a fifth of the time.
+// spaced so that drawing takes at most a fifth of the time: the cost counted is from the start of
+// a redraw until its plots are all drawn (ECharts draws large plots progressively, over many
+// frames after setOption returns: counting only setOption's time let redraws follow each other
+// every 2 s and keep the page's main thread half busy on a 20,000-trial study).
 function drawCharts(replace) {
+  if (document.hidden) {  // nothing is drawn in a hidden tab: draw when it is shown again
+    app.drawHidden = true;
+    return;
+  }
+  app.drawHidden = false;
   const started = performance.now();
   const store = app.store;
   const trials = store.trials;
@@ -201,19 +276,39 @@ function drawCharts(replace) {
     diagnostics: () => diagnosticsOption(trials, study),
   };
   for (const [name, build] of Object.entries(builders)) app.charts[name].update(build, { items, replace });
-  app.drawCost = performance.now() - started;
+  app.drawStarted = started;
   app.lastDraw = performance.now();
+  app.drawCost = app.lastDraw - started;  // so far: drawn() adds the frames the plots take to draw
+  app.drawOpen = Object.values(app.charts).some((c) => c.busy());
 }
+
+// A chart finished drawing: once all those of the redraw have, its cost is known. (A chart
+// scrolled into view draws on its own, outside of any redraw.)
+function drawn() {
+  if (!app.drawOpen || Object.values(app.charts).some((c) => c.busy())) return;
+  app.drawOpen = false;
+  app.lastDraw = performance.now();
+  app.drawCost = app.lastDraw - app.drawStarted;
+}
+for (const chart of Object.values(app.charts)) chart.onDrawn = drawn;
 
 function scheduleDraw() {
   if (app.drawTimer) return;
-  const spacing = app.store.trials.length >= BIG ? Math.max(2000, 5 * app.drawCost) : 0;
+  // From the end of the last redraw: 4 times its cost, at least 2 s for a large study.
+  const spacing = app.store.trials.length >= BIG ? Math.max(2000, 4 * app.drawCost) : 0;
   const wait = Math.max(0, app.lastDraw + spacing - performance.now());
   app.drawTimer = setTimeout(() => {
     app.drawTimer = null;
-    if (app.study) drawCharts(false);
+    if (!app.study) return;
+    // Never a new redraw over one still being drawn: wait until it is done (and spaced after it).
+    if (Object.values(app.charts).some((c) => c.busy())) setTimeout(scheduleDraw, 100);
+    else drawCharts(false);
   }, wait);
 }
+
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden && app.drawHidden && app.study) drawCharts(false);
+});
 
 // ---------------------------------------------------------------- live updates
 
@@ -232,9 +327,13 @@ async function poll() {
       if (pick) select(pick.id);
     } else if (!app.studies.some((s) => s.id === app.id)) {
       // Its trace deleted or moved, or the study deleted: the server is fine, the study is gone
-      // (asking for its trials gave 404s, and "disconnected" in the status).
-      showStudyError(`'${app.id}' is no longer served: its trace was deleted or moved, or the study deleted. `
-        + 'What is shown is what was read before; it comes back if it reappears.');
+      // (asking for its trials gave 404s, and "disconnected" in the status). One never read (an
+      // address naming a study not created yet) opens when it appears.
+      showStudyError(app.study ? `'${app.id}' is no longer served: its trace was deleted or moved, or the study deleted. `
+        + 'What is shown is what was read before; it comes back if it reappears.'
+        : `'${app.id}' is not served (yet): no study or trace has this name. It opens when it appears.`);
+    } else if (app.loadFailed && !app.loading) {
+      load();  // the first load failed: again (its error stays shown until it succeeds)
     } else if (document.body.dataset.state === 'ready') {
       const store = app.store;
       const wasFinished = store.summary.finished;
@@ -261,6 +360,18 @@ async function poll() {
 
 async function start() {
   $('#study-filter').addEventListener('input', renderStudies);
+  const list = $('#studies tbody');
+  list.addEventListener('click', (e) => {
+    const tr = e.target.closest('tr[data-id]');
+    if (tr) select(tr.dataset.id);
+  });
+  list.addEventListener('keydown', studyRowKey);
+  // The skip link's target by script: following its #study would replace the address's #study=ID.
+  $('#skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    const study = $('#study');
+    (study.hidden ? $('#studies tbody tr[tabindex="0"]') || $('#study-filter') : study).focus();
+  });
   $('#trial-filter').addEventListener('input', (e) => app.table.setFilter(e.target.value));
   $('#state-filter').addEventListener('change', (e) => app.table.setStateFilter(e.target.value));
   $('#page-size').addEventListener('change', (e) => app.table.setPageSize(Number(e.target.value)));

@@ -58,16 +58,26 @@ export class TrialsTable {
       th.append(el('span', c.label, 'label'));
       th.dataset.key = c.key;
       th.title = c.title || `sort by ${c.label}`;
-      if (c.key === this.sort.key) th.classList.add(this.sort.descending ? 'sorted-desc' : 'sorted-asc');
+      if (c.key === this.sort.key) {
+        th.classList.add(this.sort.descending ? 'sorted-desc' : 'sorted-asc');
+        th.setAttribute('aria-sort', this.sort.descending ? 'descending' : 'ascending');
+      }
       th.tabIndex = 0;
       const sortBy = () => {
         this.sort = { key: c.key, descending: c.key === this.sort.key ? !this.sort.descending : false };
         this.viewVersion = -1;
         this.renderHead();
         this.render();
+        // The header row was rebuilt: the keyboard stays on the header it sorted by.
+        this.table.tHead.querySelector(`th[data-key="${CSS.escape(c.key)}"]`)?.focus({ preventScroll: true });
       };
       th.addEventListener('click', sortBy);
-      th.addEventListener('keydown', (e) => { if (e.key === 'Enter') sortBy(); });
+      // Enter or Space, as on a button (Space scrolled the page).
+      th.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        sortBy();
+      });
       row.append(th);
     }
     this.table.tHead.replaceChildren(row);
