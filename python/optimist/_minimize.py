@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -343,6 +344,9 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
             os.makedirs(parent, exist_ok=True)
     run = _optimist._Run(optimizer._core, problem_core, optimizer.options, budget, noise, time_limit, target,
                          on_failure, trace, n_parallel, None if resume is None else os.fspath(resume))
+    if run.kept_trace:  # a finished run of this objective was at `trace`: its evaluations were paid for
+        warnings.warn(f"optimist: {trace!r} held a finished run of your objective; it is kept as {run.kept_trace!r}",
+                      stacklevel=3)
     if progress:
         _show_start(optimizer, budget, seed)
     with Interrupts(terminate=True) as interrupts:

@@ -118,6 +118,7 @@ class PyRun {
   }
 
   std::size_t resumed() const { return options_.resume_from.size(); }
+  std::string kept_trace() const { return trace_ ? trace_->kept_as() : std::string(); }
   bool stopped() const { return recorder_->stopped(); }
   std::size_t remaining() const { return recorder_->remaining(); }
   std::size_t done() const { return recorder_->summary().evaluations.size(); }
@@ -229,6 +230,7 @@ void bind_run(py::module_& m) {
            py::arg("time_limit"), py::arg("target"), py::arg("on_failure"), py::arg("trace"), py::arg("parallel"),
            py::arg("resume"))
       .def_property_readonly("resumed", &PyRun::resumed)
+      .def_property_readonly("kept_trace", &PyRun::kept_trace)
       .def_property_readonly("stopped", &PyRun::stopped)
       .def_property_readonly("remaining", &PyRun::remaining)
       .def_property_readonly("done", &PyRun::done)

@@ -38,9 +38,9 @@ def test_every_algorithm_runs_from_python_on_a_mixed_space(algorithm):
 
 
 def test_bad_options_raise_the_cli_errors():
-    with pytest.raises(ValueError, match=r"unknown algorithm 'gp-eii'; valid algorithms: auto, random, sobol, .*gp-ei, "):
+    with pytest.raises(ValueError, match=r"unknown algorithm 'gp-eii' \(did you mean 'gp-ei'\?\); valid algorithms: auto, random, sobol, .*gp-ei, "):
         Optimizer(SPACE, "gp-eii")
-    with pytest.raises(ValueError, match=r"gp-ei: unknown option 'kernell'; valid options: kernel, prior"):
+    with pytest.raises(ValueError, match=r"gp-ei: unknown option 'kernell' \(did you mean 'kernel'\?\); valid options: kernel, prior"):
         Optimizer(SPACE, "gp-ei", kernell="rbf")
     with pytest.raises(ValueError, match=r"gp-ei: option 'kernel' got \"rbff\"; valid values: matern52, matern32, rbf"):
         Optimizer(SPACE, "gp-ei", kernel="rbff")

@@ -11,6 +11,7 @@
 #include <shared_mutex>
 
 #include "algorithms/builtin.hpp"
+#include "core/text.hpp"
 
 namespace optimist {
 
@@ -82,7 +83,9 @@ const AlgorithmInfo& algorithm_info(const std::string& name) {
   std::shared_lock lock(r.mutex);
   for (const auto& a : r.entries)
     if (a.name == name) return a;
-  throw InvalidArgument("unknown algorithm '" + name + "'; valid algorithms: " + join_names(r.entries));
+  std::vector<std::string> names;
+  for (const auto& a : r.entries) names.push_back(a.name);
+  throw InvalidArgument("unknown algorithm '" + name + "'" + did_you_mean(name, names) + "; valid algorithms: " + join_names(r.entries));
 }
 
 void register_algorithm(AlgorithmInfo info) {
@@ -110,11 +113,16 @@ nlohmann::json resolve_options(const nlohmann::json& spec) {
     if (!resolved.contains(key)) {
       if (key == "seed" || key == "budget") run_setting_error(info.name, key);
       std::string valid;
-      for (const auto& o : info.options) valid += (valid.empty() ? "" : ", ") + o.key;
+      std::vector<std::string> keys;
+      for (const auto& o : info.options) {
+        valid += (valid.empty() ? "" : ", ") + o.key;
+        keys.push_back(o.key);
+      }
       // `auto` (the default) takes no options: a user setting one meant a particular algorithm.
       const std::string hint = info.name == "auto" ? " (auto chooses the algorithm itself; name one to set its options, e.g. gp-ei: --algorithm gp-ei, or algorithm=\"gp-ei\" in Python)"
                                                    : " (the seed is set with the run, not as an option)";
-      throw InvalidArgument(info.name + ": unknown option '" + key + "'; valid options: " + (valid.empty() ? "none" : valid) + hint);
+      throw InvalidArgument(info.name + ": unknown option '" + key + "'" + did_you_mean(key, keys) + "; valid options: " +
+                            (valid.empty() ? "none" : valid) + hint);
     }
     const nlohmann::json& def = resolved.at(key);
     if (!all_finite(value))

@@ -141,6 +141,25 @@ class SweepProgressLine {
   bool open_ = false;
 };
 
+/// --out is a new or empty folder, or a sweep's: one with its sweep.json, or the traces of a sweep
+/// killed before it wrote one. A folder of one's own (a summary.md of one's notes) would have its
+/// summaries written over.
+void check_out_folder(const std::string& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out, ec) || std::filesystem::exists(out + "/sweep.json", ec)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(out, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "traces" || name == ".bench.lock" || name == "sweep.json.tmp") continue;
+    std::string message = "--out: the folder '";
+    message += out;
+    message += "' holds '";
+    message += name;
+    message += "' and no sweep.json: it is not a sweep's folder, and the sweep's summary.md, summary.json and plots/ "
+               "would be written there; give a new or empty folder";
+    throw InvalidArgument(message);
+  }
+}
+
 /// A folder holds one sweep: running another one (another name) into it would replace its
 /// sweep.json and summaries. The same sweep with more seeds, algorithms or problems continues it,
 /// keeping the folder's labels (keep_folder_labels).
@@ -262,6 +281,7 @@ int bench_command(const BenchCommand& cmd) {
   if (!cmd.interval.empty()) spec.interval = cmd.interval == "wald" ? ex::IntervalKind::Wald : ex::IntervalKind::StudentT;
   ex::check_available(spec);
 
+  check_out_folder(cmd.out);
   std::error_code ec;
   std::filesystem::create_directories(cmd.out, ec);
   if (ec) throw InvalidArgument("--out: cannot create folder '" + cmd.out + "': " + ec.message());

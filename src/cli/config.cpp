@@ -7,10 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
-#include <vector>
 
+#include "optimist/core/json_text.hpp"
 #include "optimist/core/types.hpp"
 
 namespace optimist::cli {
@@ -74,26 +73,18 @@ nlohmann::json load_config(const std::string& path, const std::string& kind) {
   if (std::filesystem::is_directory(path, ec)) throw InvalidArgument(unreadable + "is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument(unreadable + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  // At most kMaxConfigBytes + 1 bytes: /dev/zero, a FIFO that never ends or a huge file named by
+  // mistake is refused, not read until memory runs out.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxConfigBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) throw InvalidArgument(unreadable + "read error");
+  if (text.size() > kMaxConfigBytes)
+    throw InvalidArgument("the " + kind + " '" + path + "' is larger than " + std::to_string(kMaxConfigBytes >> 20) +
+                          " MiB, the most a " + kind + " may hold; is it the file you meant?");
   const std::string ext = extension_of(path);
-  return parse_config(buf.str(), path, ext == "json" || ext == "toml" ? ext : "", kind);
-}
-
-// JSON allows a key twice and nlohmann keeps the last value: a config file naming "budget" twice
-// is a mistake (an edited copy) to name, not to resolve silently.
-nlohmann::json parse_json_rejecting_duplicate_keys(const std::string& text, const std::string& bad) {
-  std::vector<std::set<std::string>> keys;  // the keys seen in each open object
-  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) keys.emplace_back();
-    else if (event == Event::object_end && !keys.empty()) keys.pop_back();
-    else if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-      throw InvalidArgument(bad + "the key '" + parsed.get<std::string>() + "' appears twice in one object");
-    return true;
-  };
-  return nlohmann::json::parse(text, check);
+  return parse_config(text, path, ext == "json" || ext == "toml" ? ext : "", kind);
 }
 
 nlohmann::json parse_config(const std::string& text, const std::string& path, const std::string& ext,

@@ -5,8 +5,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <exception>
 #include <string>
+#include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -19,6 +21,7 @@
 #include "cli/plot_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/study_command.hpp"
+#include "core/text.hpp"
 #include "optimist/core/types.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -98,16 +101,35 @@ int main(int argc, char** argv) {
   optimist::cli::DashboardCommand dashboard;
   optimist::cli::add_dashboard_command(app, dashboard);
 
-  // A first word that is no command is named (CLI11 would say only "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string valid;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->check_name(argv[1]);
-      valid += (valid.empty() ? "" : ", ") + sub->get_name();
+  // A first word that is no command is named (CLI11 would say only "A subcommand is required"),
+  // and so is a flag before the command that optimist does not have (`optimist --versoin`).
+  std::string valid;
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    valid += (valid.empty() ? "" : ", ") + sub->get_name();
+    commands.push_back(sub->get_name());
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& name : opt->get_lnames()) flags.push_back("--" + name);
+    for (const std::string& name : opt->get_snames()) flags.push_back("-" + name);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] != '-') {
+      if (std::find(commands.begin(), commands.end(), word) == commands.end()) {
+        error_line("unknown command '" + word + "'" + optimist::did_you_mean(word, commands) + "; valid commands: " + valid);
+        std::fprintf(stderr, "run 'optimist --help'\n");
+        return 2;
+      }
+      break;
     }
-    if (!known) {
-      error_line("unknown command '" + std::string(argv[1]) + "'; valid commands: " + valid);
+    const std::string flag = word.substr(0, word.find('='));
+    if (std::find(flags.begin(), flags.end(), flag) == flags.end()) {
+      std::string known;
+      for (const auto& f : flags) known += (known.empty() ? "" : ", ") + f;
+      error_line("unknown option '" + flag + "'" + optimist::did_you_mean(flag, flags) + "; before a command optimist takes " +
+                 known + "; valid commands: " + valid);
       std::fprintf(stderr, "run 'optimist --help'\n");
       return 2;
     }

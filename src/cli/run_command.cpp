@@ -61,7 +61,11 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
       throw InvalidArgument("--out: cannot create folder '" + parent.string() + "': " + ec.message());
   }
   meta.objective_command = s.objective_command;
-  return std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from, held);
+  auto writer = std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from, held);
+  if (!writer->kept_as().empty())
+    std::fprintf(stderr, "optimist: '%s' held a finished run of your objective; it is kept as '%s'\n", s.out.c_str(),
+                 writer->kept_as().c_str());
+  return writer;
 }
 
 /// The user's program as a Problem (for the trace and summary): its name and direction, the space
@@ -259,11 +263,11 @@ int run_command(const RunCommand& cmd) {
   experiment::PreparedRun prepared = experiment::prepare_run(problem, spec, options, resumed ? &resumed->meta : nullptr);
   if (s.objective_command.empty()) objective = std::move(prepared.objective);
   const auto& optimizer = prepared.optimizer;
-  // Resumed in place: the writer takes over the lock held on the trace since it was read.
-  const bool in_place = resume_lock && s.out == cmd.resume;
+  // Resumed in place (--out names the trace read, however spelled): the writer takes over the
+  // lock held on it since it was read.
   const auto trace = s.out.empty() ? nullptr
                                    : open_trace(s, problem, std::move(prepared.meta), options,
-                                                in_place ? &*resume_lock : nullptr);
+                                                resume_lock ? &*resume_lock : nullptr);
   options.trace = trace.get();
 
   std::optional<ProgressDisplay> progress;

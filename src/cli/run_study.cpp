@@ -23,9 +23,12 @@ namespace optimist::cli {
 namespace {
 
 // --out is checked before the study exists: a trace that cannot be written must not leave an
-// empty study behind.
-void check_trace_path(const std::string& out) {
+// empty study behind. Nor one that would be refused (check_trace_destination): a file that is not
+// a trace, or an unfinished trace when the run starts a study (a study with trials writes them
+// first: a trace there is its own, an earlier session's).
+void check_trace_path(const std::string& out, bool continuing) {
   if (out.empty()) return;
+  (void)check_trace_destination(out, continuing);
   const std::filesystem::path path(out);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InvalidArgument("--out '" + out + "' is a folder; name a trace file");
@@ -53,6 +56,13 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   if (r.seed != config.seed)
     throw InvalidArgument("study '" + r.name + "' has seed " + std::to_string(r.seed) + ", not --seed " +
                           std::to_string(config.seed));
+  if (r.settings.noisy != config.settings.noisy)
+    throw InvalidArgument("study '" + r.name + "' was created with a " + (r.settings.noisy ? "noisy" : "deterministic") +
+                          " objective, this run declares it " + (config.settings.noisy ? "noisy" : "deterministic"));
+  if (r.settings.objective != config.settings.objective)
+    throw InvalidArgument("study '" + r.name + "' evaluates " + r.settings.objective.dump() + ", not " +
+                          config.settings.objective.dump());
+  // Every check above first: a refused run changes nothing (its larger --budget was stored).
   if (r.budget && config.budget && *config.budget > *r.budget) {
     // A larger --budget continues the study further, as `--resume` of a trace does; its algorithm
     // keeps planning for the first budget (Study::set_budget).
@@ -63,12 +73,6 @@ Study open_study(const std::string& url, const StudyConfig& config) {
                           ", not --budget " + std::to_string(config.budget.value_or(0)) +
                           " (a larger --budget continues it; 'optimist study set --budget' changes it)");
   }
-  if (r.settings.noisy != config.settings.noisy)
-    throw InvalidArgument("study '" + r.name + "' was created with a " + (r.settings.noisy ? "noisy" : "deterministic") +
-                          " objective, this run declares it " + (config.settings.noisy ? "noisy" : "deterministic"));
-  if (r.settings.objective != config.settings.objective)
-    throw InvalidArgument("study '" + r.name + "' evaluates " + r.settings.objective.dump() + ", not " +
-                          config.settings.objective.dump());
   return study;
 }
 
@@ -100,7 +104,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   std::optional<TemporaryRunFolder> temporary;
   if (flags.storage.empty()) temporary.emplace();
   const std::string url = temporary ? "sqlite:///" + (temporary->path() / "run.db").string() : flags.storage;
-  check_trace_path(s.out);
+  check_trace_path(s.out, flags.resumed || Storage(url).find_study(config.name));
   Study study = open_study(url, config);
   const StudyRecord& record = study.record();
 
@@ -135,8 +139,8 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
                 {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},
                 {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
     if (flags.resumed_meta) record_resume(meta, *flags.resumed_meta, earlier.size());
-    const bool in_place = flags.resume_lock && flags.resume_lock->path() == s.out;
-    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, in_place ? flags.resume_lock : nullptr);
+    // Resumed in place (however spelled): the writer takes over the lock on the trace read.
+    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, flags.resume_lock);
   }
   Objective display;  // what the progress display needs: direction and f*
   display.direction = record.direction;

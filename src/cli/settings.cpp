@@ -4,9 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "cli/config.hpp"
 #include "cli/count_check.hpp"
+#include "core/text.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/json_text.hpp"
 #include "optimist/experiment/run_setup.hpp"
@@ -231,7 +233,7 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
                               (key == "resume" ? std::string("resume TRACE") : std::string("trust-command")) +
                               " on the command line");
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        throw InvalidArgument("unknown key '" + key + "' in config file '" + *config_path +
+        throw InvalidArgument("unknown key '" + key + "'" + did_you_mean(key, keys) + " in config file '" + *config_path +
                               "'; valid keys: " + join(keys));
     }
   } else if (!config.empty()) {
@@ -285,11 +287,16 @@ RunSettings resolve_settings(const std::map<std::string, std::string>& flags,
     for (const auto& [key, value] : it->items())
       add_option(s.options, key, value, "'options' in " + *config_path);
   }
+  // A key set twice is a mistake to name (an edited command line), not one to resolve by order.
+  std::map<std::string, std::string> set_before;
   for (const auto& arg : set_args) {
     const auto eq = arg.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InvalidArgument("--set expects key=value, got '" + arg + "'");
-    add_option(s.options, arg.substr(0, eq), parse_set_value(arg.substr(eq + 1)), "--set " + arg);
+    const std::string key = arg.substr(0, eq);
+    if (const auto [it, first] = set_before.emplace(key, arg); !first)
+      throw InvalidArgument("option '" + key + "' is set twice: --set " + it->second + " and --set " + arg + "; give it once");
+    add_option(s.options, key, parse_set_value(arg.substr(eq + 1)), "--set " + arg);
   }
   return s;
 }

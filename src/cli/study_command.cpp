@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cmath>
+#include <map>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
@@ -86,10 +87,14 @@ int create(const StudyCommand& cmd) {
     c.direction = parse_direction(cmd.objective.direction);
   }
   c.algorithm = cmd.algorithm;
+  std::map<std::string, std::string> set_before;
   for (const auto& kv : cmd.set) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw InvalidArgument("--set expects KEY=VALUE, got '" + kv + "'");
-    c.options[kv.substr(0, eq)] = parse_set_value(kv.substr(eq + 1));
+    const std::string key = kv.substr(0, eq);
+    if (const auto [it, first] = set_before.emplace(key, kv); !first)  // as `optimist run`: named, not resolved by order
+      throw InvalidArgument("option '" + key + "' is set twice: --set " + it->second + " and --set " + kv + "; give it once");
+    c.options[key] = parse_set_value(kv.substr(eq + 1));
   }
   c.seed = cmd.seed;
   c.budget = cmd.budget;

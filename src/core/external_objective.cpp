@@ -3,6 +3,7 @@
 // kill of the group, reaping) is one piece whose failure paths must be read together.
 #include "optimist/core/external_objective.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,10 +21,12 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "core/child_processes.hpp"
 #include "core/text.hpp"
+#include "optimist/core/json_text.hpp"
 
 extern char** environ;
 
@@ -108,6 +111,51 @@ std::string display_command(const std::vector<std::string>& argv) {
     s += (s.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
   }
   return shorten(s, 120);
+}
+
+/// Whether a process of the program's process group (the program and what it started: it runs in
+/// a group of its own) has the socket `inode` open: the program's stdin, of which this process
+/// keeps its own end (unread_input). A program that closed its stdin, leaving no process of its
+/// group holding it, can never read the request waiting there. /proc/<pid>/fd links read
+/// "socket:[inode]". Whatever cannot be looked at counts as holding it (no /proc; a member run as
+/// another user, as by sudo): only a sure "nobody" ends the wait.
+bool socket_held_elsewhere(ino_t inode, pid_t program) {
+  const std::string target = "socket:[" + std::to_string(inode) + "]";
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return true;
+  bool held = false, any = false;
+  for (const dirent* e = ::readdir(proc); e && !held; e = ::readdir(proc)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    const std::string pid = e->d_name;
+    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) continue;  // gone meanwhile
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(text.substr(close + 1));
+    std::string state;
+    long ppid = 0, pgrp = 0;
+    if (!(fields >> state >> ppid >> pgrp) || pgrp != static_cast<long>(program)) continue;
+    any = true;
+    DIR* fds = ::opendir(("/proc/" + pid + "/fd").c_str());
+    if (!fds) {
+      held = errno != ENOENT;  // not ours to look at: it may hold it; gone: it does not
+      continue;
+    }
+    char link[64];
+    while (const dirent* f = ::readdir(fds)) {
+      if (f->d_name[0] == '.') continue;
+      const ssize_t n = ::readlinkat(::dirfd(fds), f->d_name, link, sizeof link);
+      if (n > 0 && std::string_view(link, static_cast<std::size_t>(n)) == target) {
+        held = true;
+        break;
+      }
+    }
+    ::closedir(fds);
+  }
+  ::closedir(proc);
+  return held || !any;  // no member found (cannot tell how it went): keep waiting
 }
 
 std::string describe_status(int status) {
@@ -436,6 +484,7 @@ std::optional<nlohmann::json> JsonLineProcess::exchange(const std::string& line,
             : Clock::time_point::max();
   std::size_t sent = 0;
   bool scan = false;  // whether the buffer may hold a complete line (a long line is scanned once)
+  Clock::time_point next_input_check = Clock::now() + std::chrono::milliseconds(500);
   // It ended without answering. If it read none of the request (a program exiting after each
   // answer, still exiting when the request was sent) it evaluated nothing: true, to send the
   // request to a fresh process, once. Having read any of it, it failed the evaluation.
@@ -493,6 +542,18 @@ std::optional<nlohmann::json> JsonLineProcess::exchange(const std::string& line,
         continue;
       }
       if (ended(describe_status(c.status))) return std::nullopt;
+    }
+    // Alive but with its stdin closed (closed after its last answer, say) and no process of its
+    // holding it: nothing will ever read the request. Looked at while none of it has been read,
+    // after half a second and then every second (the program may be slow to start), so the request
+    // goes to a fresh process once, as after an exit, instead of waiting for the timeout (forever
+    // without one): this process's own end of the stdin kept the kernel from saying so (EPIPE).
+    if (sent > 0 && c.out_buffer.empty() && Clock::now() >= next_input_check) {
+      next_input_check = Clock::now() + std::chrono::seconds(1);
+      struct stat st {};
+      if (c.unread_input() >= sent && ::fstat(c.in_child, &st) == 0 && !socket_held_elsewhere(st.st_ino, c.pid)) {
+        if (ended("closed its stdin")) return std::nullopt;
+      }
     }
     // Stopped for touching the terminal (it runs in a background process group): nobody would
     // ever continue it. A plain SIGSTOP is someone's pause and is waited out.
@@ -563,7 +624,10 @@ std::optional<nlohmann::json> take_answer_line(std::string& buffer) {
       throw ExternalProcessError("printed a NUL byte in its answer: '" + shorten(answer) + "'");
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(answer);
+      // {"y": 1, "y": 2} is refused, as config files refuse it: which value was meant is not known.
+      j = parse_json_rejecting_duplicate_keys(answer);
+    } catch (const InvalidArgument& e) {
+      throw ExternalProcessError("printed an answer in which " + std::string(e.what()) + ": '" + shorten(answer) + "'");
     } catch (const nlohmann::json::exception& e) {  // a parse_error, or out_of_range for 1e400
       const std::string hint = std::strstr(e.what(), "number overflow") != nullptr
                                    ? " (a number beyond the range of a double)"

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/text.hpp"
+
 namespace optimist {
 
 namespace {
@@ -368,6 +370,13 @@ long long integer_bound(const nlohmann::json& q, const char* key, const std::str
 }  // namespace
 
 Space Space::from_json(const nlohmann::json& j) {
+  // A misspelled top-level key ("paramters" next to "parameters") is named, as unknown keys of a
+  // parameter are: ignored, it would leave the space other than the file meant.
+  if (j.is_object())
+    for (const auto& [key, value] : j.items())
+      if (key != "parameters")
+        throw InvalidArgument("unknown top-level key '" + printable(key) + "'" + did_you_mean(key, {"parameters"}) +
+                              " in the space; it takes only 'parameters', the list of parameters");
   const nlohmann::json& params = j.is_object() && j.contains("parameters") ? j.at("parameters") : j;
   if (!params.is_array() || params.empty())
     throw InvalidArgument("a space must be a non-empty array of parameters, got " + params.dump());

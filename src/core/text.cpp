@@ -1,5 +1,8 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace optimist {
 
 namespace {
@@ -52,6 +55,58 @@ std::string shell_word(std::string_view text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+namespace {
+
+std::string folded(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Optimal string alignment distance: Levenshtein plus the swap of two neighbouring characters.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view name, const std::vector<std::string>& valid) {
+  // Names typed by a user are short; a long one (a pasted file) is no typo of a name.
+  if (name.empty() || name.size() > 200) return "";
+  const std::string key = folded(name);
+  for (const auto& v : valid)
+    if (folded(v) == key) return v;
+  const std::size_t limit = std::clamp<std::size_t>(key.size() / 3, 1, 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& v : valid) {
+    if (v.size() > key.size() + limit || key.size() > v.size() + limit) continue;
+    const std::size_t d = edit_distance(key, folded(v));
+    if (d < best_distance) {
+      best_distance = d;
+      best = v;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& valid) {
+  const std::string best = closest_name(name, valid);
+  if (best.empty()) return "";
+  std::string hint = " (did you mean '";
+  hint += best;
+  hint += "'?)";
+  return hint;
 }
 
 }  // namespace optimist

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace optimist {
 
@@ -17,5 +18,14 @@ std::string printable(std::string_view text, bool keep_lines = false);
 /// `text` as one shell word, for a command shown to be pasted: as it is when nothing in it is
 /// special to the shell, else in single quotes (a quote in it written '\'').
 std::string shell_word(std::string_view text);
+
+/// The name of `valid` that `name` was most likely meant to be, for "did you mean" hints: one that
+/// differs only in case (GP-EI: gp-ei) or in '_' for '-', else the closest by edit distance
+/// (insertions, deletions, substitutions and swaps of two neighbours: branni -> branin, gpei ->
+/// gp-ei), within a third of the name's length (at least 1, at most 3). "" when none is that close.
+std::string closest_name(std::string_view name, const std::vector<std::string>& valid);
+
+/// " (did you mean 'branin'?)" for closest_name's answer, "" when there is none.
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& valid);
 
 }  // namespace optimist

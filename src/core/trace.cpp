@@ -276,34 +276,68 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
 
 namespace {
 
-// The evaluations of a run that stopped before its end were paid for: a new run does not
-// overwrite them (the usual mistake: running the command again instead of resuming it).
-void refuse_overwriting_unfinished(const std::string& path) {
+// A finished trace at `path` holding the user's own evaluations is kept under the first free of
+// NAME.1.jsonl, NAME.2.jsonl, ...; returns that name, or "" when there was nothing to keep.
+std::string keep_finished(const std::string& path, std::size_t evaluations) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) == 0 || ec) return;
-  Trace old;
-  try {
-    old = read_trace(path);
-  } catch (const std::exception&) {
-    return;  // not a trace (or a damaged one): written over as before
+  const std::filesystem::path p(path);
+  const std::string stem = (p.parent_path() / p.stem()).string(), ext = p.extension().string();
+  for (int k = 1;; ++k) {
+    const std::string kept = stem + "." + std::to_string(k) + ext;
+    if (std::filesystem::exists(kept, ec)) continue;
+    std::filesystem::rename(path, kept, ec);
+    if (ec) throw InvalidArgument("the trace '" + path + "' holds a finished run of " + std::to_string(evaluations) +
+                                  " evaluations; it could not be kept as '" + kept + "' (" + ec.message() +
+                                  "); write the trace to another file, or delete it first");
+    return kept;
   }
-  const std::string stop = old.recommend ? old.recommend->value("stop_reason", "") : "";
-  if (old.evaluations.empty() || (old.recommend && stop != "cancelled" && stop != "objective failed")) return;
-  std::string why = old.recommend ? "stopped early (" + stop + ")" : "did not finish";
-  throw InvalidArgument("the trace '" + path + "' holds " + std::to_string(old.evaluations.size()) + " evaluations of a run that " +
-                        why + "; continue it (optimist run --resume, or resume= in Python), or delete the file to start over");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
 }
 
 }  // namespace
 
+std::optional<Trace> check_trace_destination(const std::string& path, bool continuing) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) == 0 || ec) return std::nullopt;
+  Trace old;
+  try {
+    old = read_trace(path);
+  } catch (const std::exception& e) {
+    throw InvalidArgument("the file '" + path + "' is there and is not a trace (" + e.what() +
+                          "); write the trace to another file (--out, or trace= in Python), or delete it first");
+  }
+  if (continuing || old.evaluations.empty()) return std::nullopt;
+  const std::string stop = old.recommend ? old.recommend->value("stop_reason", "") : "";
+  if (!old.recommend || stop == "cancelled" || stop == "objective failed") {
+    const std::string why = old.recommend ? "stopped early (" + stop + ")" : "did not finish";
+    throw InvalidArgument("the trace '" + path + "' holds " + std::to_string(old.evaluations.size()) + " evaluations of a run that " +
+                          why + "; continue it (optimist run --resume, or resume= in Python), or delete the file to start over");
+  }
+  return old;
+}
+
 TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, const Space& space,
                          const std::vector<EvaluationRecord>& earlier, const TraceLock* held)
     : path_(given_path), space_(space) {
-  // (A resume copies its earlier evaluations into the file it writes.)
-  if (earlier.empty() && (!held || held->path() != given_path)) refuse_overwriting_unfinished(given_path);
-  // The destination stays locked from here on: by the caller's lock, or by ours.
+  // The destination stays locked from here on: by the caller's lock (the trace it resumes, however
+  // spelled), or by ours, taken before the file is read (a trace another process writes is said to
+  // be written, not to be an unfinished run to resume).
+  const bool resumed_here = held && same_file(held->path(), given_path);
   std::optional<TraceLock> destination;
-  if (!held || held->path() != given_path) destination.emplace(given_path, /*create=*/true);
+  if (!resumed_here) destination.emplace(given_path, /*create=*/true);
+  // (A resume copies its earlier evaluations into the file it writes: a trace there is its own.)
+  if (!resumed_here) {
+    const std::optional<Trace> finished = check_trace_destination(given_path, /*continuing=*/!earlier.empty());
+    if (finished && meta.user_objective) kept_as_ = keep_finished(given_path, finished->evaluations.size());
+    if (!kept_as_.empty()) {
+      destination.reset();  // the lock went with the renamed file: take one on the new one
+      destination.emplace(given_path, /*create=*/true);
+    }
+  }
   // Written under a temporary name first when there is history to copy (resume in place). The
   // temporary file is locked before it replaces the destination, so the lock never lapses. A
   // symbolic link is followed (its target is rewritten, the link stays) and the file keeps its

@@ -101,6 +101,7 @@ MinimizeResult run(const std::function<double(const Vector&)>& f, const Space& s
   result.algorithm = o.algorithm;
   result.seed = o.seed;
   result.decisions = prepared.optimizer->decisions();
+  if (writer) result.kept_trace = writer->kept_as();
   return result;
 }
 

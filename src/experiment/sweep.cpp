@@ -403,9 +403,11 @@ void check_available(const SweepSpec& spec) {
                           "); drop one");
   };
   std::vector<std::size_t> dims;
+  std::vector<Problem> made;
   for (const auto& p : spec.problems) {
     try {
-      dims.push_back(make_problem(p.name, p.dim).space.dim());
+      made.push_back(make_problem(p.name, p.dim));
+      dims.push_back(made.back().space.dim());
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("problem '" + p.label + "' of sweep '" + spec.name + "': " + e.what());
     }
@@ -434,6 +436,23 @@ void check_available(const SweepSpec& spec) {
     for (std::size_t j = 0; j < resolved.size(); ++j)
       if (resolved[j] == options) same_runs("algorithms", spec.algorithms[j].label, a.label, "the same algorithm and options");
     resolved.push_back(std::move(options));
+  }
+  // Each (algorithm, problem) as its runs will be made, as `optimist run` makes its run before the
+  // first evaluation: a budget an algorithm cannot plan with (1 for exploration-first), or one that
+  // would not fit in memory, is refused here, not by every run after the sweep started. The seed
+  // does not change what is checked.
+  for (const auto& a : spec.algorithms) {
+    if (!a.peer.empty()) continue;
+    for (std::size_t i = 0; i < spec.problems.size(); ++i) {
+      const SweepProblem& p = spec.problems[i];
+      const RunSpec run = run_spec(a, p, spec.first_seed);
+      try {
+        (void)make_optimizer(run.optimizer_spec(), made[i].space, made[i].direction, run.context());
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument("algorithm '" + a.label + "' on problem '" + p.label + "' (budget " + std::to_string(p.budget) +
+                              ", " + std::to_string(dims[i]) + " parameters) of sweep '" + spec.name + "': " + e.what());
+      }
+    }
   }
 }
 

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <utility>
 
+#include "core/text.hpp"
 #include "optimist/core/rng.hpp"
 #include "problems/builtin.hpp"
 
@@ -79,8 +81,12 @@ const ProblemInfo& problem_info(const std::string& name) {
     if (info.name == name) return info;
   }
   std::string valid;
-  for (const auto& info : all) valid += (valid.empty() ? "" : ", ") + info.name;
-  throw InvalidArgument("unknown problem '" + name + "'; valid problems: " + valid);
+  std::vector<std::string> names;
+  for (const auto& info : all) {
+    valid += (valid.empty() ? "" : ", ") + info.name;
+    names.push_back(info.name);
+  }
+  throw InvalidArgument("unknown problem '" + name + "'" + did_you_mean(name, names) + "; valid problems: " + valid);
 }
 
 Problem user_problem(const std::string& name, const Space& space, Direction direction, std::optional<double> f_star) {
@@ -90,6 +96,7 @@ Problem user_problem(const std::string& name, const Space& space, Direction dire
   p.dim = space.dim();
   p.direction = direction;
   p.f_star = f_star;
+  p.user_objective = true;
   return p;
 }
 
@@ -123,6 +130,7 @@ TraceMeta Problem::trace_meta(const std::string& algorithm, const nlohmann::json
   meta.f_star = f_star;
   meta.budget = budget;
   meta.space = space.to_json();
+  meta.user_objective = user_objective;
   return meta;
 }
 
@@ -144,8 +152,19 @@ Objective Problem::objective(double noise_sd, std::uint64_t noise_seed, std::siz
     for (std::size_t k = 0; k < first_draw; ++k) noise->rng.normal();
     obj.function = [f = f, noise_sd, noise](const Vector& x) {
       const double value = f(x);
-      std::lock_guard<std::mutex> lock(noise->mutex);
-      return value + noise_sd * noise->rng.normal();
+      double draw = 0.0;
+      {
+        std::lock_guard<std::mutex> lock(noise->mutex);
+        draw = noise->rng.normal();
+      }
+      const double noisy = value + noise_sd * draw;
+      // A finite f made infinite by the noise is the noise's doing, not the objective's: said so
+      // (--noise 1e308 failed the run with "objective returned -inf").
+      if (std::isfinite(value) && !std::isfinite(noisy))
+        throw std::overflow_error("the added noise overflowed: f = " + format_double(value) + " plus noise sd " +
+                                  format_double(noise_sd) + " x N(0,1) draw " + format_double(draw) +
+                                  " is beyond the range of a double; lower the noise standard deviation (--noise)");
+      return noisy;
     };
   }
   return obj;

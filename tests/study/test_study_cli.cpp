@@ -144,6 +144,27 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--out 'folder' is a folder"), std::string::npos) << r.err;
   EXPECT_FALSE(Storage(url).find_study("two"));
+  // ... and so is a trace path a run would refuse: an unfinished trace (stop 67's probe: the empty
+  // study left then refused the next run's algorithm), or a file that is not a trace.
+  {
+    std::ifstream in(dir / "more.jsonl");
+    std::string line, unfinished;
+    for (int k = 0; k < 3 && std::getline(in, line); ++k) unfinished += line + "\n";
+    std::ofstream(dir / "cut.jsonl") << unfinished;
+    std::ofstream(dir / "notes.txt") << "my notes\n";
+  }
+  for (const std::string out : {"cut.jsonl", "notes.txt"}) {
+    r = cli(common + "--storage '" + url + "' --study two --out " + out);
+    EXPECT_EQ(r.code, 2) << out;
+    EXPECT_TRUE(r.err.find("did not finish") != std::string::npos || r.err.find("is not a trace") != std::string::npos) << r.err;
+    EXPECT_FALSE(Storage(url).find_study("two")) << out;
+  }
+  // A run refused for its objective changes nothing, its larger budget included (it was stored).
+  r = cli("run --problem branin --algorithm gp-ei --budget 30 --seed 5 --noise 0.9 -q --storage '" + url + "' --study one");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("study 'one' evaluates"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("budget 20 -> 30"), std::string::npos) << r.err;
+  EXPECT_EQ(Study::load(url, "one").record().budget, std::optional<std::size_t>(20));
 
   r = cli("run --problem branin --algorithm random --budget 16 --seed 1 --jobs 4 -q --out par.jsonl");
   ASSERT_EQ(r.code, 0) << r.err;

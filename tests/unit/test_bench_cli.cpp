@@ -180,6 +180,49 @@ TEST(BenchCli, MissingAlgorithmFailsNamingIt) {
   EXPECT_FALSE(fs::exists(dir / "out/traces"));
 }
 
+// A budget exploration-first cannot plan with (1), or one beyond memory (1e10), failed inside every
+// run with exit 1 after the sweep had started; `optimist run` refuses both before its first evaluation.
+TEST(BenchCli, RunsThatOptimistRunWouldRefuseAreRefusedBeforeAnyRun) {
+  const fs::path dir = test_dir();
+  write(dir / "b1.toml", "name = \"sb1\"\nseeds = 1\nalgorithms = [\"random\", \"exploration-first\", \"go-ucb-workshop\"]\n"
+                         "[[problems]]\nname = \"branin\"\nbudget = 1\n");
+  Result r = cli("bench --config b1.toml --out o1 --no-plot -q");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("algorithm 'exploration-first' on problem 'branin' (budget 1, 2 parameters) of sweep 'sb1': exploration-first: "),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "o1/traces"));
+  write(dir / "huge.toml", "name = \"huge\"\nseeds = 1\nalgorithms = [\"random\"]\n[[problems]]\nname = \"branin\"\nbudget = 10000000000\n");
+  r = cli("bench --config huge.toml --out o2 --no-plot -q");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("algorithm 'random' on problem 'branin' (budget 10000000000, 2 parameters) of sweep 'huge': random with "
+                       "10000000000 evaluations of 2 parameters would need about"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "o2/traces"));
+}
+
+// `bench --out` into a folder of one's own wrote summary.md and summary.json over the files there.
+TEST(BenchCli, AFolderThatIsNoSweepsIsNotWrittenInto) {
+  const fs::path dir = test_dir();
+  write(dir / "s.json", R"({"name": "s", "seeds": 1, "budget": 4, "algorithms": ["random"], "problems": ["branin"]})");
+  fs::create_directories(dir / "notes");
+  write(dir / "notes/summary.md", "my notes\n");
+  const Result r = cli("bench --config s.json --out notes --no-plot -q");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out: the folder 'notes' holds 'summary.md' and no sweep.json: it is not a sweep's folder"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir / "notes/summary.md"), "my notes\n");
+  EXPECT_FALSE(fs::exists(dir / "notes/traces"));
+  // An empty folder is fine, and so is a sweep's, also one killed before it wrote its sweep.json.
+  fs::create_directories(dir / "empty");
+  ASSERT_EQ(cli("bench --config s.json --out empty --no-plot -q").code, 0);
+  fs::remove(dir / "empty/sweep.json");
+  fs::remove(dir / "empty/summary.md");
+  fs::remove(dir / "empty/summary.json");
+  const Result again = cli("bench --config s.json --out empty --no-plot");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("(1 already done)"), std::string::npos) << again.err;
+}
+
 TEST(BenchCli, BadInputNamesTheValue) {
   const fs::path dir = test_dir();
   write(dir / "s.toml", "budget = 5\nalgorithms = [\"random\"]\nproblems = [\"branin\"]\nlevle = 0.9\n");

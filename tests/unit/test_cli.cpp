@@ -452,6 +452,41 @@ TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
 
 // Running the same command again instead of resuming once overwrote the evaluations a crashed run
 // had paid for; resuming in place made a private trace world-readable and replaced a symlink.
+// `--out` named the run's own program or space file and replaced it by a trace, and a rerun wrote
+// over a finished trace of the user's paid evaluations (stop 67's probe). Resuming into the same
+// trace spelled another way (./t.jsonl) said another process was writing it.
+TEST_F(Cli, OutNeverReplacesAnInputOrPaidEvaluations) {
+  const fs::path dir = test_dir();
+  write_file(dir / "space.json", R"({"parameters": [{"name": "a", "lower": 0, "upper": 1}]})" "\n");
+  write_file(dir / "obj.sh", "#!/bin/sh\nwhile read line; do echo '{\"y\": 1.5}'; done\n");
+  fs::permissions(dir / "obj.sh", fs::perms::owner_all);
+  const std::string space = slurp(dir / "space.json"), program = slurp(dir / "obj.sh");
+  const std::string run = "run -q --objective-command ./obj.sh --space space.json --direction minimize --algorithm random --budget 3 --out ";
+  for (const std::string input : {"space.json", "obj.sh"}) {
+    const Result r = cli(run + input, dir);
+    EXPECT_EQ(r.code, 2) << input;
+    EXPECT_NE(r.err.find("the file '" + input + "' is there and is not a trace"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(dir / "space.json"), space);
+  EXPECT_EQ(slurp(dir / "obj.sh"), program);
+  ASSERT_EQ(cli(run + "t.jsonl", dir).code, 0);
+  const std::string first = slurp(dir / "t.jsonl");
+  const Result again = cli(run + "t.jsonl", dir);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("'t.jsonl' held a finished run of your objective; it is kept as 't.1.jsonl'"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(slurp(dir / "t.1.jsonl"), first);
+  // A benchmark's finished trace is written over (it costs nothing to redo).
+  const std::string bench = "run -q --problem branin --algorithm random --budget 3 --out b.jsonl";
+  ASSERT_EQ(cli(bench, dir).code, 0);
+  ASSERT_EQ(cli(bench, dir).code, 0);
+  EXPECT_FALSE(fs::exists(dir / "b.1.jsonl"));
+  // Resumed into itself, however spelled.
+  const Result resumed = cli("run -q --resume t.jsonl --budget 5 --objective-command ./obj.sh --out ./t.jsonl", dir);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 5u);
+}
+
 TEST_F(Cli, UnfinishedTracesAreKeptAndResumedInPlaceAsTheyWere) {
   const fs::path dir = test_dir();
   const std::string base = "run -q --problem branin --algorithm random --budget 5 --seed 1 --out ";
@@ -754,6 +789,109 @@ TEST_F(Cli, ResumingARunOfYourOwnFunctionSaysWhereToContinueIt) {
             std::string::npos) << r.err;
   EXPECT_NE(r.err.find("minimize(..., resume='" + trace + "')"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("valid problems"), std::string::npos) << r.err;
+}
+
+// The probe of the command line (this stop): each case once ended in a crash, a hang, a wrong
+// culprit or silent garbage.
+
+// go-ucb's hidden=[1000000000] died with std::bad_alloc (exit 1).
+TEST_F(Cli, HugeModelSizesAreRefusedByName) {
+  Result r = cli("run --problem branin --algorithm go-ucb --budget 5 -q --set 'hidden=[1000000000]'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("option 'hidden' must be a non-empty list of layer sizes from 1 to 100000, got [1000000000]"), std::string::npos) << r.err;
+  r = cli("run --problem hartmann6 --algorithm go-ucb --budget 5 -q --set model=additive --set units_per_input=1000000000");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("option 'units_per_input' must be in 1..100000, got 1000000000"), std::string::npos) << r.err;
+}
+
+// --noise 1e308 ended with "the objective failed: objective returned -inf": the noise overflowed.
+TEST_F(Cli, NoiseThatOverflowsIsNamedNotBlamedOnTheObjective) {
+  const Result r = cli("run --problem branin --algorithm random --budget 5 -q --noise 1e308");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("the added noise overflowed: f = "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plus noise sd 1e+308"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("objective returned"), std::string::npos) << r.err;
+}
+
+// `optimist --versoin` said "A subcommand is required"; branni, gpei and GP-EI got the whole list.
+TEST_F(Cli, UnknownFlagsAndNamesGetTheClosestValidOne) {
+  const std::vector<BadInput> cases = {
+      {"--versoin", "unknown option '--versoin' (did you mean '--version'?)"},
+      {"--frobnicate run", "unknown option '--frobnicate'; before a command optimist takes"},
+      {"rnu --problem branin", "unknown command 'rnu' (did you mean 'run'?); valid commands: run, list"},
+      {"run --problem branni --algorithm random --budget 5", "unknown problem 'branni' (did you mean 'branin'?); valid problems: "},
+      {"run --problem Branin --algorithm random --budget 5", "(did you mean 'branin'?)"},
+      {"run --problem branin --algorithm gpei --budget 5", "unknown algorithm 'gpei' (did you mean 'gp-ei'?); valid algorithms: "},
+      {"run --problem branin --algorithm GP-EI --budget 5", "unknown algorithm 'GP-EI' (did you mean 'gp-ei'?)"},
+      {"run --problem branin --algorithm go_ucb --budget 5", "(did you mean 'go-ucb'?)"},
+      {"run --problem branin --algorithm gp-ei --budget 5 --set kernell=rbf", "unknown option 'kernell' (did you mean 'kernel'?); valid options: "},
+      // Nothing close: the list alone.
+      {"run --problem nosuch --algorithm random --budget 5", "unknown problem 'nosuch'; valid problems: "},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const Result r = cli(c.args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(c.must_mention), std::string::npos) << r.err;
+  }
+  EXPECT_NE(cli("run --problem branni --algorithm random --budget 5").err.find("hartmann6"), std::string::npos);  // the list stays
+  EXPECT_EQ(cli("--version").code, 0);
+  EXPECT_EQ(cli("--help").code, 0);
+}
+
+// `--set xi=0.1 --set xi=0.2` ran with 0.2, silently.
+TEST_F(Cli, AnOptionSetTwiceIsRefused) {
+  const Result r = cli("run --problem branin --algorithm gp-ei --budget 5 -q --set xi=0.1 --set xi=0.2");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("option 'xi' is set twice: --set xi=0.1 and --set xi=0.2; give it once"), std::string::npos) << r.err;
+  const Result study = cli("study create --storage sqlite:///never.db --name s --problem branin --algorithm gp-ei --set xi=1 --set xi=2",
+                           test_dir());
+  EXPECT_EQ(study.code, 2) << study.err;
+  EXPECT_NE(study.err.find("option 'xi' is set twice"), std::string::npos) << study.err;
+}
+
+// A space file's misspelled top-level key was ignored (a misspelled parameter key is refused).
+TEST_F(Cli, UnknownTopLevelKeysOfASpaceFileAreRefused) {
+  const fs::path dir = test_dir();
+  write_file(dir / "space.json",
+             "{\"parameters\": [{\"name\": \"a\", \"lower\": 0, \"upper\": 1}], \"paramters\": [{\"name\": \"b\", \"lower\": 0, \"upper\": 1}]}\n");
+  const Result r = cli("run --objective-command cat --direction minimize --budget 2 -q --space space.json", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--space: unknown top-level key 'paramters' (did you mean 'parameters'?) in the space; it takes only 'parameters'"),
+            std::string::npos) << r.err;
+}
+
+// `run --config /dev/zero` read until memory ran out (~1 GB/s).
+TEST_F(Cli, ConfigAndSpaceFilesAreReadUpToSixteenMebibytes) {
+  const fs::path dir = test_dir();
+  for (const std::string& args : {std::string("run --config /dev/zero"),
+                                  std::string("run --objective-command cat --direction minimize --budget 2 --space /dev/zero"),
+                                  std::string("bench --config /dev/zero --out o")}) {
+    SCOPED_TRACE(args);
+    const Result r = cli(args, dir);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("'/dev/zero' is larger than 16 MiB"), std::string::npos) << r.err;
+  }
+  // A file of 16 MiB and one byte, that is JSON: refused by its size, not parsed.
+  {
+    std::ofstream big(dir / "big.json");
+    big << "{\"problem\": \"branin\", \"pad\": \"" << std::string((16u << 20) - 20, 'x') << "\"}";
+  }
+  ASSERT_GT(fs::file_size(dir / "big.json"), 16u << 20);
+  const Result big = cli("run --config big.json", dir);
+  EXPECT_EQ(big.code, 2) << big.err;
+  EXPECT_NE(big.err.find("'big.json' is larger than 16 MiB"), std::string::npos) << big.err;
+}
+
+// An objective's answer {"y": 1, "y": 2} was recorded as y = 2.
+TEST_F(Cli, AnAnswerNamingAKeyTwiceFailsTheEvaluation) {
+  const fs::path dir = test_dir();
+  write_file(dir / "space.json", "{\"parameters\": [{\"name\": \"a\", \"lower\": 0, \"upper\": 1}]}\n");
+  write_file(dir / "twice.sh", "#!/bin/sh\nwhile read l; do echo '{\"y\": 1, \"y\": 2}'; done\n");
+  fs::permissions(dir / "twice.sh", fs::perms::owner_all);
+  const Result r = cli("run --objective-command ./twice.sh --space space.json --direction minimize --algorithm random --budget 1 -q", dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("the key 'y' appears twice in one object"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -146,6 +147,41 @@ TEST(ExternalObjective, AProgramAnsweringOneRequestPerProcessGivesEveryValue) {
   EXPECT_EQ(killed.starts(), 2u);
 }
 
+// A program that closes its stdin after answering and stays alive: the next request can never be
+// read. optimist's own end of the program's stdin hid that, so the evaluation waited for the
+// timeout (forever without one) and then failed; it now goes to a fresh process, once.
+TEST(ExternalObjective, AProgramClosingItsStdinGetsTheNextRequestOnAFreshProcess) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const std::optional<double> timeout : {std::optional<double>(30.0), std::optional<double>()}) {
+    ExternalCommand c;
+    c.argv = {"/usr/bin/python3", "-c",
+              "import sys, os, time, json\n"
+              "x = json.loads(sys.stdin.readline())['x'][0]\n"
+              "os.close(0)\n"
+              "print(x * 2, flush=True)\n"
+              "time.sleep(60)\n"};
+    c.timeout_s = timeout;
+    JsonLineProcess p(c);
+    for (int i = 1; i <= 3; ++i) EXPECT_EQ(value_from_answer(p.request({{"x", {i}}})), 2.0 * i) << i;
+    EXPECT_EQ(p.starts(), 3u);
+  }
+  // The same from a shell whose last command inherits the closed stdin.
+  JsonLineProcess sh(shell("read line; echo 1.5; exec 0<&-; sleep 60", 30.0));
+  EXPECT_EQ(value_from_answer(sh.request({{"x", {1}}})), 1.5);
+  EXPECT_EQ(value_from_answer(sh.request({{"x", {2}}})), 1.5);
+  EXPECT_EQ(sh.starts(), 2u);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);  // not 30 s per request
+  // Closing it at start, every time: the request fails after its one retry, named.
+  JsonLineProcess never(shell("exec 0<&-; sleep 60", 30.0));
+  const std::string msg = error_of(never);
+  EXPECT_TRUE(contains(msg, "closed its stdin before reading the request, also when started afresh for it")) << msg;
+  EXPECT_EQ(never.starts(), 2u);
+  // A program slow to read (it still holds its stdin) is waited for, not replaced.
+  JsonLineProcess slow(shell("sleep 1.2; read line; echo 2.5", 30.0));
+  EXPECT_EQ(value_from_answer(slow.request({{"x", {1}}})), 2.5);
+  EXPECT_EQ(slow.starts(), 1u);
+}
+
 // A program that exits at start without reading anything is started once more for the same
 // request, not forever: each evaluation fails after one retry.
 TEST(ExternalObjective, AProgramExitingBeforeReadingFailsAfterOneRetry) {
@@ -224,6 +260,19 @@ TEST(ExternalObjective, NanAndNullAreRejected) {
   EXPECT_TRUE(contains(error_of(null), "not a finite number"));
   JsonLineProcess other(shell("while read line; do echo '{\"value\": 1}'; done"));
   EXPECT_TRUE(contains(error_of(other), "expected {\"y\": number}"));
+}
+
+// {"y": 1, "y": 2} was recorded as y = 2 silently (config files refuse a key named twice).
+TEST(ExternalObjective, AnAnswerNamingAKeyTwiceIsRefused) {
+  JsonLineProcess p(shell("while read line; do echo '{\"y\": 1, \"y\": 2}'; done"));
+  const std::string msg = error_of(p);
+  EXPECT_TRUE(contains(msg, "printed an answer in which the key 'y' appears twice in one object: '{\"y\": 1, \"y\": 2}'")) << msg;
+  EXPECT_EQ(p.starts(), 1u);  // the program answered; it is kept
+  JsonLineProcess nested(shell("while read line; do echo '{\"y\": 1, \"info\": {\"a\": 1, \"a\": 1}}'; done"));
+  EXPECT_TRUE(contains(error_of(nested), "the key 'a' appears twice")) << error_of(nested);
+  // The same key in two objects is fine.
+  JsonLineProcess two(shell("while read line; do echo '{\"y\": 1.5, \"info\": [{\"y\": 1}, {\"y\": 2}]}'; done"));
+  EXPECT_EQ(value_from_answer(two.request({{"x", {1}}})), 1.5);
 }
 
 TEST(ExternalObjective, ReportedErrorKeepsTheChild) {

@@ -238,7 +238,7 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   // Ranges of the option table: the option, the range and the value named.
   EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"trust_region", 1.5}}), "go-ucb: option 'trust_region' must be \"auto\" or a finite number in [0, 1], got 1.5");
   EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"lambda", 0.0}}), "go-ucb: option 'lambda' must be > 0, got 0");
-  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"units_per_input", 0}}), "go-ucb: option 'units_per_input' must be >= 1, got 0");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"units_per_input", 0}}), "go-ucb: option 'units_per_input' must be in 1..100000, got 0");
   EXPECT_EQ(error_of({{"name", "go-ucb-workshop"}, {"budget", 10}, {"u", -1.0}}), "go-ucb-workshop: option 'u' must be >= 0, got -1");
   EXPECT_EQ(error_of({{"name", "exploration-first"}, {"budget", 10}, {"oracle_iterations", 3000000000LL}}),
             "exploration-first: option 'oracle_iterations' must be in 0..2147483647, got 3000000000");
@@ -246,8 +246,53 @@ TEST(GoUcb, RejectsBadOptionsWithTheirNames) {
   EXPECT_EQ(error_of({{"name", "go-ucb"}, {"budget", 10}, {"oracle_restarts", 10001}}),
             "go-ucb: option 'oracle_restarts' must be in 0..10000, got 10001");
   for (const nlohmann::json& hidden : {nlohmann::json::array(), nlohmann::json::array({0}), nlohmann::json::array({-3}), nlohmann::json::array({"a"})})
-    EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"hidden", hidden}}).find("option 'hidden' must be a non-empty list of layer sizes >= 1, got " + hidden.dump()),
+    EXPECT_NE(error_of({{"name", "go-ucb"}, {"budget", 10}, {"hidden", hidden}}).find("option 'hidden' must be a non-empty list of layer sizes from 1 to 100000, got " + hidden.dump()),
               std::string::npos) << hidden.dump();
+}
+
+TEST(GoUcb, ModelSizesAreRefusedByNameBeforeAnythingIsAllocated) {
+  // hidden=[1000000000] and units_per_input=1000000000 ended in std::bad_alloc (exit 1).
+  const Space s = Space::box(2, 0, 1);
+  auto error_of = [&](nlohmann::json spec, std::size_t horizon, const Space& space) {
+    try {
+      make_optimizer(spec, space, Direction::Maximize, RunContext{.horizon = horizon});
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"hidden", {1000000000}}}, 5, s),
+            "go-ucb: option 'hidden' must be a non-empty list of layer sizes from 1 to 100000, got [1000000000]");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"model", "additive"}, {"units_per_input", 1000000000}}, 5, s),
+            "go-ucb: option 'units_per_input' must be in 1..100000, got 1000000000");
+  // Each layer within the limit, the network not: d_w = 3 * 5000 + 5001 * 5000 + 5001.
+  const std::string too_many = error_of({{"name", "exploration-first"}, {"hidden", {5000, 5000}}}, 5, s);
+  EXPECT_NE(too_many.find("exploration-first: the built-in network (model=mlp, hidden=[5000, 5000], 2 inputs) would have 25025001 "
+                          "weights d_w, more than 10000000"), std::string::npos) << too_many;
+  // Within both limits, but the oracle's Jacobian over 100,000 points (9,015,001 weights) is ~7 TB.
+  const std::string memory = error_of({{"name", "go-ucb"}, {"hidden", {3000, 3000}}}, 100000, s);
+  EXPECT_NE(memory.find("go-ucb: a run of 100000 evaluations with the built-in network of 9015001 weights d_w would need about"),
+            std::string::npos) << memory;
+  EXPECT_NE(memory.find("choose a smaller network"), std::string::npos) << memory;
+  // The opening's radial network has a unit per data point and a dense d_w x d_w Sigma.
+  const std::string opening = error_of({{"name", "go-ucb"}, {"model", "additive"}, {"opening_steps", 1000000}}, 1000000, Space::box(3, 0, 1));
+  EXPECT_NE(opening.find("go-ucb: the opening's radial network (opening_steps = 1000000: up to 1000000 units on 3 parameters)"),
+            std::string::npos) << opening;
+  EXPECT_NE(opening.find("lower opening_steps"), std::string::npos) << opening;
+  // Options set in C++ bypass the option table: the constructor checks them too.
+  GoUcbOptions o;
+  o.model = GoUcbModel::Mlp;
+  o.hidden = {1000000000};
+  try {
+    GoUcb(s, Direction::Maximize, o, RunContext{.horizon = 5});
+    ADD_FAILURE() << "hidden = {1000000000} was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("option 'hidden' must be a non-empty list of layer sizes from 1 to 100000, got [1000000000]"),
+              std::string::npos) << e.what();
+  }
+  // The defaults and the docs' largest network (d_x = 100, hidden 50: 5,101 weights) are fine.
+  EXPECT_EQ(error_of({{"name", "go-ucb"}, {"hidden", {50}}}, 1000, Space::box(100, 0, 1)), "");
+  EXPECT_EQ(error_of({{"name", "go-ucb"}}, 10000, Space::box(20, 0, 1)), "");
 }
 
 TEST(GoUcb, OptionTablesKeepEachVariantsDefaultsAndReadEveryChoice) {

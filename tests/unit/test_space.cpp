@@ -211,6 +211,10 @@ TEST(Space, JsonRoundTrip) {
   EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
   EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"lower":0}])").find("unknown key 'lower'"),
             std::string::npos);
+  // So are top-level keys: "paramters" next to "parameters" was ignored.
+  EXPECT_EQ(error(R"({"parameters":[{"name":"x","lower":0,"upper":1}],"paramters":[{"name":"y","lower":0,"upper":1}]})"),
+            "unknown top-level key 'paramters' (did you mean 'parameters'?) in the space; it takes only 'parameters', the list of parameters");
+  EXPECT_EQ(error(R"({"params":[]})"), "unknown top-level key 'params' in the space; it takes only 'parameters', the list of parameters");
   // Values of the wrong type or missing keys are named in the user's terms, not the JSON library's.
   for (const auto& [text, says] : std::vector<std::pair<const char*, std::string>>{
            {R"([{"name":"a","lower":"0","upper":1}])", "parameter 'a': 'lower' must be a number, got \"0\""},

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/text.hpp"
 #include "optimist/algorithms/registry.hpp"
@@ -29,6 +31,29 @@ TEST(Text, PrintableEscapesInvalidUtf8AndControlsAndKeepsTheRest) {
 // trace's JSON writer throw: the run ended and the evaluation was lost. It is kept, escaped.
 // A name shown inside a command to paste: one shell word whatever it holds (a quote in a study's
 // name broke the `study set` command a refusal suggested).
+TEST(Text, ClosestNameFindsTyposAndOtherCases) {
+  const std::vector<std::string> names = {"branin", "hartmann6", "ackley", "gp-ei", "gp-pi", "go-ucb", "run"};
+  EXPECT_EQ(optimist::closest_name("branni", names), "branin");   // two letters swapped
+  EXPECT_EQ(optimist::closest_name("Branin", names), "branin");   // case
+  EXPECT_EQ(optimist::closest_name("GP-EI", names), "gp-ei");
+  EXPECT_EQ(optimist::closest_name("go_ucb", names), "go-ucb");   // '_' for '-'
+  EXPECT_EQ(optimist::closest_name("gpei", names), "gp-ei");      // a letter left out
+  EXPECT_EQ(optimist::closest_name("hartman6", names), "hartmann6");
+  EXPECT_EQ(optimist::closest_name("rnu", names), "run");
+  EXPECT_EQ(optimist::closest_name("nosuch", names), "");         // nothing close
+  EXPECT_EQ(optimist::closest_name("x", names), "");
+  EXPECT_EQ(optimist::closest_name("", names), "");
+  EXPECT_EQ(optimist::did_you_mean("branni", names), " (did you mean 'branin'?)");
+  EXPECT_EQ(optimist::did_you_mean("nosuch", names), "");
+  // The registry's and the catalog's messages carry it, and keep their lists.
+  try {
+    (void)optimist::algorithm_info("gpei");
+    ADD_FAILURE() << "gpei was found";
+  } catch (const optimist::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown algorithm 'gpei' (did you mean 'gp-ei'?); valid algorithms: auto, "), std::string::npos) << e.what();
+  }
+}
+
 TEST(Text, ShellWordQuotesWhatTheShellWouldSplitOrExpand) {
   EXPECT_EQ(shell_word("lab-2.db"), "lab-2.db");
   EXPECT_EQ(shell_word("sqlite:///tmp/a.db"), "sqlite:///tmp/a.db");

@@ -410,6 +410,70 @@ namespace {
 
 // A resume refused on its space says which parameter differs (it printed the trace's space
 // alone, after "differs from this run's:", as if it were this run's).
+// What a new trace does to the file at its path (stop 67's probe: `--out train.sh` replaced the
+// user's program, `--out space.json` the space it read, and a rerun wrote over a finished trace of
+// evaluations the user paid for).
+TEST_F(Trace, AFileThatIsNotATraceIsNeverWrittenOver) {
+  const Space space = mixed_space();
+  for (const std::string text : {"#!/bin/sh\necho '{\"y\": 1}'\n", "{\"parameters\": []}\n", "budget = 5\n"}) {
+    const std::string path = temp_path("mine.txt");
+    write_text(path, text);
+    try {
+      TraceWriter w(path, meta_for(space), space);
+      FAIL() << "wrote a trace over " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("the file '" + path + "' is there and is not a trace"), std::string::npos) << e.what();
+    }
+    std::ifstream in(path);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+  }
+  write_text(temp_path("empty.jsonl"), "");  // an empty file (mktemp's) is taken
+  TraceWriter w(temp_path("empty.jsonl"), meta_for(space), space);
+  EXPECT_TRUE(w.kept_as().empty());
+}
+
+TEST_F(Trace, AFinishedRunOfTheUsersObjectiveIsKeptAndABenchmarksWrittenOver) {
+  const Space space = mixed_space();
+  const std::string path = write_sample(temp_path("run.jsonl"));
+  const std::vector<std::string> first = read_lines(path);
+  TraceMeta mine = meta_for(space);
+  mine.user_objective = true;
+  {
+    TraceWriter w(path, mine, space);
+    EXPECT_EQ(w.kept_as(), temp_path("run.1.jsonl"));
+  }
+  EXPECT_EQ(read_lines(temp_path("run.1.jsonl")), first);
+  EXPECT_EQ(read_lines(path).size(), 1u);  // the new run's meta line
+  write_sample(path);
+  {
+    TraceWriter w(path, mine, space);
+    EXPECT_EQ(w.kept_as(), temp_path("run.2.jsonl"));  // the next free name
+  }
+  write_sample(path);
+  TraceWriter benchmark(path, meta_for(space), space);  // evaluated again at no cost
+  EXPECT_TRUE(benchmark.kept_as().empty());
+  EXPECT_FALSE(std::filesystem::exists(temp_path("run.3.jsonl")));
+}
+
+// A second writer of a trace another process is writing was told to resume it (it read as an
+// unfinished run) when the first had written a line.
+TEST_F(Trace, ATraceBeingWrittenIsSaidToBe) {
+  const Space space = mixed_space();
+  const std::string path = write_sample(temp_path("live.jsonl"));
+  std::vector<std::string> lines = read_lines(path);
+  lines.pop_back();  // no recommend line: as while its run goes on
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  write_text(path, text);
+  optimist::TraceLock other(path, /*create=*/false);  // an open file description of its own
+  try {
+    TraceWriter w(path, meta_for(space), space);
+    FAIL() << "wrote a trace another writer holds";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("written by another process"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(Trace, SpaceDifferenceNamesEachParameterThatDiffers) {
   const nlohmann::json there = mixed_space().to_json();
   EXPECT_EQ(optimist::space_difference(there, there), "");

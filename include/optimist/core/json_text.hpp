@@ -1,4 +1,5 @@
-// How a value read from a config, sweep or space file is quoted in an error message.
+// JSON text as optimist reads it: how a value read from a config, sweep or space file is quoted in
+// an error message, and a parser that refuses a key named twice.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,5 +22,11 @@ inline std::string quoted_value(const nlohmann::json& v) {
   text += '\'';
   return text;
 }
+
+/// nlohmann::json::parse(text), refusing an object that names a key twice: JSON allows it and
+/// nlohmann keeps the last value, so a config file naming "budget" twice (an edited copy) or an
+/// objective answering {"y": 1, "y": 2} would be resolved silently. Throws InvalidArgument
+/// `bad` + "the key 'k' appears twice in one object"; a syntax error is nlohmann's exception.
+nlohmann::json parse_json_rejecting_duplicate_keys(const std::string& text, const std::string& bad = "");
 
 }  // namespace optimist

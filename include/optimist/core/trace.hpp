@@ -43,6 +43,10 @@ struct TraceMeta {
   /// The user's program for a run with --objective-command (then `problem` names it too); empty
   /// for a benchmark problem.
   std::string objective_command;
+  /// The user's own objective (a function or a program: its evaluations were paid for), not a
+  /// benchmark problem: a finished trace at the path this run writes is kept under another name,
+  /// not written over (TraceWriter). Not written to the file.
+  bool user_objective = false;
 
   nlohmann::json to_json() const;
   static TraceMeta from_json(const nlohmann::json& j);
@@ -83,11 +87,16 @@ class TraceLock {
 class TraceWriter {
  public:
   /// Opens (truncates) path; throws InvalidArgument naming the path if it cannot be written or
-  /// another process writes it (the writer holds a TraceLock on it while it lives).
+  /// another process writes it (the writer holds a TraceLock on it while it lives). A file already
+  /// there is written over only if it is empty or a finished trace: any other file (a program, a
+  /// space or config file, not a trace) is refused, and so is an unfinished trace (continue it with
+  /// a resume); a finished trace of a run of the user's objective (meta.user_objective) is renamed
+  /// first, to the first free of NAME.1.jsonl, NAME.2.jsonl, ... (kept_as()).
   /// `earlier` (a resumed run's evaluations) follow the meta line; they are written to a
   /// temporary file in the same folder that replaces path only once complete, so resuming a
-  /// trace in place never leaves it half-written. `held`: this process's lock on `path`, taken
-  /// before the trace was read to resume it (it stays with the caller).
+  /// trace in place never leaves it half-written. `held`: this process's lock on the trace read
+  /// to resume it, taken before it was read (it stays with the caller); used when it is `path`'s
+  /// file, however spelled (./run.jsonl, a link to it).
   TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
               const std::vector<EvaluationRecord>& earlier = {}, const TraceLock* held = nullptr);
   /// Writes one line and flushes it. A failed write (a full disk) throws, naming the path and the
@@ -97,10 +106,13 @@ class TraceWriter {
   void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
                        const std::string& stop_reason = "budget");
   const std::string& path() const { return path_; }
+  /// Where the finished trace found at path was moved, if one was (for the caller to say so).
+  const std::string& kept_as() const { return kept_as_; }
 
  private:
   void write_line(const std::string& text);
   std::string path_;
+  std::string kept_as_;
   Space space_;
   std::optional<TraceLock> lock_;
   std::ofstream out_;
@@ -113,6 +125,13 @@ struct Trace {
   std::optional<nlohmann::json> recommend;  ///< present iff the run finished
   bool complete() const { return recommend.has_value(); }
 };
+
+/// What a run that writes its trace to `path` may do with the file there (TraceWriter checks it;
+/// a caller that must refuse before it does anything else, e.g. creates a study, checks first).
+/// Throws InvalidArgument for a file that is not a trace and, unless `continuing` (a trace that
+/// starts with earlier evaluations: one there is its own), for an unfinished trace. Returns a
+/// finished trace found there (with evaluations; not when continuing), else nothing.
+std::optional<Trace> check_trace_destination(const std::string& path, bool continuing = false);
 
 /// Reads a trace; throws InvalidArgument naming the file and line on malformed content.
 /// A truncated last line (a killed writer) is ignored.

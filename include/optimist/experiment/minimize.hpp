@@ -66,6 +66,9 @@ struct MinimizeResult : RunSummary {
   /// Optimizer::decisions(): for auto, {"algorithm", "options", "reason"}; options left at "auto"
   /// under "resolved".
   nlohmann::json decisions = nlohmann::json::object();
+  /// Where a finished run of f found at MinimizeOptions::trace was moved before this run wrote
+  /// its trace there (TraceWriter); empty when none was.
+  std::string kept_trace;
 };
 
 /// Minimizes f over `space` (f takes user points: Space::to_user's values, a categorical as its

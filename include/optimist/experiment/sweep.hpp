@@ -81,7 +81,10 @@ SweepSpec parse_sweep(const nlohmann::json& j, const std::string& source);
 void keep_folder_labels(SweepSpec& spec, const nlohmann::json& previous);
 
 /// Throws InvalidArgument naming every algorithm and problem of the sweep that this build does not
-/// have, every dimension a problem does not allow and every invalid algorithm option; and seeds
+/// have, every dimension a problem does not allow, every invalid algorithm option and every
+/// (algorithm, problem) whose run `optimist run` would refuse before its first evaluation (a
+/// budget the algorithm cannot plan with, or one beyond its memory; the optimizer is built once
+/// for each, with the first seed); and seeds
 /// out of range (more than 1,000,000; past 2^64 - 1; from 2^32 with Optuna peers), as parse_sweep
 /// does, since a caller may have changed `seeds` since (`--seeds`).
 void check_available(const SweepSpec& spec);

@@ -21,6 +21,7 @@ struct Problem {
   std::optional<double> f_star;  ///< optimal value
   std::vector<Vector> argmax;    ///< known optimizers (user points), possibly several
   std::function<double(const Vector&)> f;  ///< noise-free value at a user point
+  bool user_objective = false;  ///< made by user_problem: the user's function or program, not a benchmark
 
   /// The objective f + N(0, noise_sd^2), the noise drawn from a stream seeded by noise_seed
   /// (the k-th evaluation gets draw first_draw + k; first_draw > 0 continues a resumed run's

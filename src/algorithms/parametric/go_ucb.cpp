@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "algorithms/refit_schedule.hpp"
 #include "optimist/algorithms/option_table.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/models/parametric/additive_mlp.hpp"
 #include "optimist/models/parametric/radial_net.hpp"
 #include "optimist/models/parametric/gradient_check.hpp"
@@ -47,6 +49,54 @@ const char* enum_outside_its_table(const GoUcbOptions& o) {
 }
 
 using option_table_detail::number_text;
+
+std::string sizes_text(const std::vector<std::size_t>& sizes) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(sizes[i]);
+  }
+  return text + "]";
+}
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+// The built-in network's size, checked before it is built (kMaxModelUnits, kMaxModelWeights):
+// options set in C++ bypass the option tables' limits. Counted in doubles: no overflow.
+void check_built_in_model_size(const std::string& algorithm, const GoUcbOptions& o, std::size_t inputs) {
+  double weights = 0;
+  std::string what;
+  if (o.model == GoUcbModel::Additive) {
+    if (o.units_per_input > kMaxModelUnits)
+      throw InvalidArgument(algorithm + ": option 'units_per_input' must be at most " + std::to_string(kMaxModelUnits) +
+                            ", got " + std::to_string(o.units_per_input));
+    weights = 3.0 * static_cast<double>(inputs) * static_cast<double>(o.units_per_input) + 1.0;  // d_w = 3 d_x units + 1
+    what = "model=additive, units_per_input=" + std::to_string(o.units_per_input);
+  } else {
+    if (std::any_of(o.hidden.begin(), o.hidden.end(), [](std::size_t h) { return h > kMaxModelUnits; }))
+      throw InvalidArgument(algorithm + ": option 'hidden' must be a non-empty list of layer sizes from 1 to " +
+                            std::to_string(kMaxModelUnits) + ", got " + sizes_text(o.hidden));
+    double in = static_cast<double>(inputs);
+    for (std::size_t h : o.hidden) {
+      weights += (in + 1.0) * static_cast<double>(h);  // a layer's weights and biases
+      in = static_cast<double>(h);
+    }
+    weights += in + 1.0;  // the output unit
+    what = "model=mlp, hidden=" + sizes_text(o.hidden);
+  }
+  if (weights > static_cast<double>(kMaxModelWeights))
+    throw InvalidArgument(algorithm + ": the built-in network (" + what + ", " + std::to_string(inputs) + " inputs) would have " +
+                          number_text(weights) + " weights d_w, more than " + std::to_string(kMaxModelWeights) +
+                          "; choose a smaller network");
+}
+
+// The bytes of a model's largest matrices over n data points: the oracle's Jacobian (n x d_w) and,
+// when the ellipsoid is dense, Sigma_t's Cholesky factor (d_w x d_w).
+double model_bytes(double d_w, double n, bool dense) { return 8.0 * (n * d_w + (dense ? d_w * d_w : 0.0)); }
 }  // namespace
 
 GoUcbModel GoUcb::auto_model(std::size_t dim, const GoUcbOptions& o, bool categorical) {
@@ -152,6 +202,7 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
     const std::vector<std::size_t> categories = domain().categories();
     const bool one_hot = std::any_of(categories.begin(), categories.end(), [](std::size_t k) { return k > 0; });
     const std::size_t inputs = one_hot ? one_hot_dim(categories) : space.dim();
+    check_built_in_model_size(name(), o, inputs);
     if (o.model == GoUcbModel::Additive)
       model_ = std::make_shared<AdditiveMlp>(inputs, o.units_per_input);
     else
@@ -180,10 +231,35 @@ GoUcb::GoUcb(const Space& space, Direction direction, GoUcbOptions options, cons
                           std::to_string(budget) + (o.n_init ? "; give n_init below the budget" : "; give a larger budget (4 or more) or n_init below it"));
   }
   horizon_ = budget - n_init_;
+  check_model_memory(budget, user_model);
   if (o.init == InitialDesign::Sobol) sobol_design_.emplace(InitialDesign::Sobol, space.dim(), n_init_, seed());
   const double T = static_cast<double>(horizon_);
   lambda_ = o.preset == GoUcbPreset::Paper ? std::sqrt(T) * std::pow(std::log(T), 2) : o.lambda;  // appendix D.1
   if (!(lambda_ > 0)) lambda_ = 1.0;  // T = 1: log T = 0
+}
+
+void GoUcb::check_model_memory(std::size_t budget, bool user_model) const {
+  const double have = available_memory_bytes(), n = static_cast<double>(budget);
+  const std::size_t d_w = model_->num_params();
+  // The ellipsoid starts dense when d_w <= T, else becomes dense at dense_from(d_w) observations.
+  const bool dense = d_w <= horizon_ || horizon_ >= GradientEllipsoid::dense_from(d_w);
+  const double need = model_bytes(static_cast<double>(d_w), n, dense);
+  if (need > have)
+    throw InvalidArgument(name() + ": a run of " + std::to_string(budget) + " evaluations with " +
+                          (user_model ? "this model" : "the built-in network") + " of " + std::to_string(d_w) +
+                          " weights d_w would need about " + gigabytes(need) + " of memory, more than the " + gigabytes(have) +
+                          " here; choose a smaller network (hidden, units_per_input) or a smaller budget");
+  if (*options_.opening_steps == 0 || space().has_discrete()) return;
+  // The opening's radial network: one unit of d_x + 1 weights per data point, a dense Sigma.
+  const std::size_t steps = std::min(*options_.opening_steps, budget);
+  const double units = static_cast<double>(std::min(budget, n_init_ + steps));
+  const double radial = units * (static_cast<double>(space().dim()) + 1.0) + 1.0;
+  const double opening = model_bytes(radial, units, true);
+  if (opening > have)
+    throw InvalidArgument(name() + ": the opening's radial network (opening_steps = " + std::to_string(*options_.opening_steps) +
+                          ": up to " + std::to_string(std::min(budget, n_init_ + steps)) + " units on " + std::to_string(space().dim()) +
+                          " parameters) would need about " + gigabytes(opening) + " of memory, more than the " + gigabytes(have) +
+                          " here; lower opening_steps (0: no opening)");
 }
 
 double GoUcb::beta(std::size_t t) const {

@@ -31,13 +31,16 @@ const OptionTable<RegressionOracleOptions>& oracle_options() {
   return table;
 }
 
-// hidden: a list of layer sizes, each an integer >= 1.
+// hidden: a list of layer sizes, each an integer from 1 to kMaxModelUnits.
 void read_hidden(const OptionValues& v, GoUcbOptions& o) {
   const nlohmann::json& j = v.json().at("hidden");
   bool valid = j.is_array() && !j.empty();
-  for (const auto& n : j) valid = valid && n.is_number_integer() && n.get<std::int64_t>() >= 1;
+  for (const auto& n : j)
+    valid = valid && n.is_number_integer() && n.get<std::int64_t>() >= 1 &&
+            n.get<std::int64_t>() <= static_cast<std::int64_t>(kMaxModelUnits);
   if (!valid)
-    throw InvalidArgument(v.algorithm() + ": option 'hidden' must be a non-empty list of layer sizes >= 1, got " + j.dump());
+    throw InvalidArgument(v.algorithm() + ": option 'hidden' must be a non-empty list of layer sizes from 1 to " +
+                          std::to_string(kMaxModelUnits) + ", got " + j.dump());
   o.hidden = j.get<std::vector<std::size_t>>();
 }
 
@@ -63,7 +66,7 @@ OptionTable<GoUcbOptions> common_table(const GoUcbOptions& defaults, const std::
               "up unless hidden or activation differ from their defaults, or preset=paper: then the MLP)")
       .custom({"hidden", defaults.hidden, "model=mlp: hidden layer sizes", {}}, read_hidden)
       .choice("activation", &GoUcbOptions::activation, kActivationNames, "model=mlp: activation")
-      .integer("units_per_input", &GoUcbOptions::units_per_input, 1, kNoLimit,
+      .integer("units_per_input", &GoUcbOptions::units_per_input, 1, static_cast<std::int64_t>(kMaxModelUnits),
                "model=additive: sigmoid units of each g_i (d_w = 3 d_x units + 1)")
       // Unset in C++ (see GoUcbOptions); a config always gives a value, true by default.
       .custom({"standardize", true, "fit standardized outputs (Phase I mean and sd)", {}},

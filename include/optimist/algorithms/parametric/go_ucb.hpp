@@ -79,6 +79,9 @@ class GoUcb : public Optimizer {
   double last_fit_sse_ = 0.0;  // the last oracle fit's squared error (diagnostics)
 
  private:
+  /// Throws InvalidArgument when the model's matrices over `budget` evaluations (or the opening's
+  /// radial network's) would not fit in available_memory_bytes().
+  void check_model_memory(std::size_t budget, bool user_model) const;
   void run_oracle();
   /// outcome_ (sample mean and sd; only centred if y is constant) from these values.
   void standardize_with(const Vector& y) { outcome_ = Standardization::fit(y); }

@@ -71,6 +71,13 @@ inline constexpr EnumNames<TrustShape, 2> kTrustShapeNames{{{{TrustShape::Box, "
 inline constexpr std::size_t kLowDimension = 10;
 /// opening_steps = "auto" with the additive family on a continuous space.
 inline constexpr std::size_t kAutoOpeningSteps = 4;
+/// The built-in models' size limits: units of a hidden layer (model=mlp) or of each input
+/// (model=additive), and weights d_w of the whole network. The docs' largest network has 5,101
+/// weights; a typo such as hidden=[1000000000] is an error naming it, not an allocation failure.
+/// GoUcb also refuses a run whose model matrices (the oracle's n x d_w Jacobian, a dense d_w x d_w
+/// Sigma_t, the opening's radial network) would not fit in memory (available_memory_bytes()).
+inline constexpr std::size_t kMaxModelUnits = 100000;
+inline constexpr std::size_t kMaxModelWeights = 10000000;
 /// trust_region = "auto": 0.2 up to kLowDimension parameters, 0.1 above.
 inline double auto_trust_region(std::size_t dimension) { return dimension <= kLowDimension ? 0.2 : 0.1; }
 /// trust_max = "auto": 0.5 (at least trust_region) up to kLowDimension parameters, trust_region above.
