@@ -489,10 +489,37 @@ Trace read_trace(const std::string& path) {
   return read_trace(in, path);
 }
 
+namespace {
+
+// A trace's line is at most this long (a 100,000-parameter point is ~2.5 MB): `--resume /dev/zero`
+// or a binary file named by mistake read one endless "line" until memory ran out (stop 67's probe).
+constexpr std::size_t kMaxTraceLine = std::size_t{64} << 20;
+
+// std::getline with a bound: false at the end of the stream.
+bool getline_capped(std::istream& in, std::string& line, const std::string& where) {
+  line.clear();
+  std::array<char, 1 << 16> chunk{};
+  for (;;) {
+    in.getline(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (in.bad()) throw InvalidArgument(where + "read error");
+    const bool more = in.fail() && !in.eof() && got == chunk.size() - 1;  // the chunk filled before a '\n'
+    if (!more && got == 0 && in.fail()) return !line.empty();  // the end (a last line without '\n' was kept)
+    line.append(chunk.data(), more || in.eof() ? got : got - 1);  // without the '\n' taken
+    if (line.size() > kMaxTraceLine)
+      throw InvalidArgument(where + "a line longer than " + std::to_string(kMaxTraceLine >> 20) +
+                            " MiB: not a trace (name the .jsonl file a run wrote)");
+    if (!more) return true;
+    in.clear();
+  }
+}
+
+}  // namespace
+
 Trace read_trace(std::istream& in, const std::string& path) {
   std::vector<std::pair<std::size_t, std::string>> lines;  // (1-based line number, text)
   std::string text;
-  for (std::size_t n = 1; std::getline(in, text); ++n)
+  for (std::size_t n = 1; getline_capped(in, text, path + ":" + std::to_string(n) + ": "); ++n)
     if (!blank(text)) lines.emplace_back(n, trim_cr(text));
 
   Trace trace;

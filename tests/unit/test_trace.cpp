@@ -410,6 +410,43 @@ namespace {
 
 // A resume refused on its space says which parameter differs (it printed the trace's space
 // alone, after "differs from this run's:", as if it were this run's).
+// `--resume /dev/zero` (or a binary file named by mistake) read one endless line until memory
+// ran out; lines are read in chunks, whatever their length up to 64 MiB.
+TEST_F(Trace, AnEndlessLineIsRefusedAndLongOnesAreRead) {
+  std::istringstream endless(std::string((std::size_t{64} << 20) + 100, 'x'));
+  try {
+    (void)optimist::read_trace(endless, "zero");
+    FAIL() << "read a 64 MiB line";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("zero:1: a line longer than 64 MiB: not a trace"), std::string::npos) << e.what();
+  }
+  // Lines around the chunk's size (65,535 characters and a '\n'), with and without a last '\n'.
+  const Space space = mixed_space();
+  const std::string path = write_sample(temp_path("long.jsonl"));
+  std::vector<std::string> lines = read_lines(path);
+  for (const std::size_t pad : {65535u - 30u, 65535u, 65536u, 200000u}) {
+    for (const bool last_newline : {true, false}) {
+      std::string text;
+      for (std::size_t k = 0; k < lines.size(); ++k) {
+        std::string line = lines[k];
+        if (k == 1) {  // an evaluation with a long diagnostic
+          auto j = nlohmann::json::parse(line);
+          j["note"] = std::string(pad, 'n');
+          line = j.dump();
+        }
+        text += line;
+        if (k + 1 < lines.size() || last_newline) text += "\n";
+      }
+      std::istringstream in(text);
+      const auto t = optimist::read_trace(in, "long");
+      ASSERT_EQ(t.evaluations.size(), 3u) << pad;
+      EXPECT_EQ(t.evaluations[0].at("note").get<std::string>().size(), pad);
+      EXPECT_TRUE(t.complete()) << pad << " " << last_newline;
+    }
+  }
+  (void)space;
+}
+
 // What a new trace does to the file at its path (stop 67's probe: `--out train.sh` replaced the
 // user's program, `--out space.json` the space it read, and a rerun wrote over a finished trace of
 // evaluations the user paid for).
