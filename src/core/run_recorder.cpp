@@ -182,8 +182,9 @@ const EvaluationRecord& RunRecorder::store(double suggest_s, double eval_s, doub
       // A full disk, a lost file system: the run stops, and the message keeps the evaluation the
       // trace could not (nothing paid for is lost: the earlier lines are complete and resumable).
       trace_failed_ = true;
-      throw std::runtime_error(std::string(e.what()) + "; evaluation " + std::to_string(rec_.i) + " (x = " +
-                               describe_point(rec_.x) + ", " +
+      std::string x;  // every digit (describe_point rounds): the evaluation can be recorded exactly by hand
+      for (Eigen::Index k = 0; k < rec_.x.size(); ++k) x += (k ? ", " : "") + format_double(rec_.x[k]);
+      throw std::runtime_error(std::string(e.what()) + "; evaluation " + std::to_string(rec_.i) + " (x = [" + x + "], " +
                                (rec_.failed ? "failed: " + rec_.error : "y = " + format_double(*rec_.y)) +
                                ") is not in the trace, which keeps evaluations 1 to " + std::to_string(rec_.i - 1) +
                                ": make room, then --resume it (that point is asked again)");

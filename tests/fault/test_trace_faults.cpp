@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "fault/fault_support.hpp"
 #include "optimist/core/trace.hpp"
@@ -190,6 +192,19 @@ TEST(TraceFault, AFileSizeLimitStopsTheRunWithAMessage) {
   const Trace kept = read_trace((dir / "t.jsonl").string());  // whole lines only: resumable
   EXPECT_GT(kept.evaluations.size(), 10u);
   EXPECT_LT(kept.evaluations.size(), 5000u);
+  // The point named is the evaluation's to the last digit (it was rounded to 6): the resumed run
+  // asks it again, and it is the same double.
+  const auto at = err.find("(x = [");
+  ASSERT_NE(at, std::string::npos) << err;
+  std::istringstream x(err.substr(at + 6, err.find(']', at) - at - 6));
+  std::vector<double> named;
+  for (std::string v; std::getline(x, v, ',');) named.push_back(std::stod(v));
+  const std::size_t n = kept.evaluations.size();
+  const std::string resume = "cd '" + dir.string() + "' && '" + std::string(OPTIMIST_CLI_PATH) + "' run -q --resume t.jsonl --budget " +
+                             std::to_string(n + 1) + " > out.txt 2> err.txt";
+  ASSERT_EQ(std::system(resume.c_str()), 0) << slurp(dir / "err.txt");
+  const auto asked = read_trace((dir / "t.jsonl").string()).evaluations.at(n).at("x").get<std::vector<double>>();
+  EXPECT_EQ(asked, named);
 }
 
 // Resuming in place copies the trace first: without room for the copy the message once named no
