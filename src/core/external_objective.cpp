@@ -3,7 +3,6 @@
 // kill of the group, reaping) is one piece whose failure paths must be read together.
 #include "optimist/core/external_objective.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +24,7 @@
 #include <thread>
 
 #include "core/child_processes.hpp"
+#include "core/group_sockets.hpp"
 #include "core/text.hpp"
 #include "optimist/core/json_text.hpp"
 
@@ -111,51 +111,6 @@ std::string display_command(const std::vector<std::string>& argv) {
     s += (s.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
   }
   return shorten(s, 120);
-}
-
-/// Whether a process of the program's process group (the program and what it started: it runs in
-/// a group of its own) has the socket `inode` open: the program's stdin, of which this process
-/// keeps its own end (unread_input). A program that closed its stdin, leaving no process of its
-/// group holding it, can never read the request waiting there. /proc/<pid>/fd links read
-/// "socket:[inode]". Whatever cannot be looked at counts as holding it (no /proc; a member run as
-/// another user, as by sudo): only a sure "nobody" ends the wait.
-bool socket_held_elsewhere(ino_t inode, pid_t program) {
-  const std::string target = "socket:[" + std::to_string(inode) + "]";
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return true;
-  bool held = false, any = false;
-  for (const dirent* e = ::readdir(proc); e && !held; e = ::readdir(proc)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    const std::string pid = e->d_name;
-    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-    std::ifstream stat("/proc/" + pid + "/stat");
-    std::string text;
-    if (!std::getline(stat, text)) continue;  // gone meanwhile
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(text.substr(close + 1));
-    std::string state;
-    long ppid = 0, pgrp = 0;
-    if (!(fields >> state >> ppid >> pgrp) || pgrp != static_cast<long>(program)) continue;
-    any = true;
-    DIR* fds = ::opendir(("/proc/" + pid + "/fd").c_str());
-    if (!fds) {
-      held = errno != ENOENT;  // not ours to look at: it may hold it; gone: it does not
-      continue;
-    }
-    char link[64];
-    while (const dirent* f = ::readdir(fds)) {
-      if (f->d_name[0] == '.') continue;
-      const ssize_t n = ::readlinkat(::dirfd(fds), f->d_name, link, sizeof link);
-      if (n > 0 && std::string_view(link, static_cast<std::size_t>(n)) == target) {
-        held = true;
-        break;
-      }
-    }
-    ::closedir(fds);
-  }
-  ::closedir(proc);
-  return held || !any;  // no member found (cannot tell how it went): keep waiting
 }
 
 std::string describe_status(int status) {
@@ -551,7 +506,7 @@ std::optional<nlohmann::json> JsonLineProcess::exchange(const std::string& line,
     if (sent > 0 && c.out_buffer.empty() && Clock::now() >= next_input_check) {
       next_input_check = Clock::now() + std::chrono::seconds(1);
       struct stat st {};
-      if (c.unread_input() >= sent && ::fstat(c.in_child, &st) == 0 && !socket_held_elsewhere(st.st_ino, c.pid)) {
+      if (c.unread_input() >= sent && ::fstat(c.in_child, &st) == 0 && !group_holds_socket(c.pid, st.st_ino)) {
         if (ended("closed its stdin")) return std::nullopt;
       }
     }
