@@ -164,15 +164,11 @@ double available_memory_bytes() {
   return bytes;
 }
 
-namespace {
-
 std::string gigabytes(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
 }
-
-}  // namespace
 
 void check_limits(const AlgorithmInfo& info, std::size_t dim, std::size_t horizon, std::size_t model_cap) {
   const AlgorithmLimits& l = info.limits;

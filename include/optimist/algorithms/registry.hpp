@@ -105,6 +105,8 @@ std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Spac
 double estimated_run_bytes(const AlgorithmLimits& limits, std::size_t n, std::size_t d, std::size_t model_cap = 0);
 /// The memory optimist may count on: physical memory, or the cgroup's limit when lower.
 double available_memory_bytes();
+/// "12.3 GB", for the messages that compare a need with available_memory_bytes().
+std::string gigabytes(double bytes);
 /// Throws InvalidArgument naming the algorithm, the value and the limit when a run of `horizon`
 /// evaluations (0: unknown) on `dim` parameters is beyond the algorithm's limits or would need
 /// more memory than available_memory_bytes(); `model_cap` as for estimated_run_bytes.

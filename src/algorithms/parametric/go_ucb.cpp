@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "algorithms/refit_schedule.hpp"
@@ -57,12 +56,6 @@ std::string sizes_text(const std::vector<std::size_t>& sizes) {
     text += std::to_string(sizes[i]);
   }
   return text + "]";
-}
-
-std::string gigabytes(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
-  return buf;
 }
 
 // The built-in network's size, checked before it is built (kMaxModelUnits, kMaxModelWeights):
