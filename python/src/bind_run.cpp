@@ -111,7 +111,7 @@ class PyRun {
       if (parallel > 1) meta.run["parallel"] = parallel;
       if (earlier) record_resume(meta, earlier->meta, options_.resume_from.size());
       // Resuming in place rewrites the trace through a temporary file (TraceWriter).
-      trace_ = std::make_unique<TraceWriter>(*trace, meta, problem_.space, options_.resume_from);
+      trace_ = std::make_unique<TraceWriter>(*trace, meta, problem_.space, options_.resume_from, nullptr, resume.value_or(""));
       options_.trace = trace_.get();
     }
     recorder_ = std::make_unique<RunRecorder>(*optimizer_, objective_, options_);

@@ -139,8 +139,10 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
                 {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},
                 {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
     if (flags.resumed_meta) record_resume(meta, *flags.resumed_meta, earlier.size());
-    // Resumed in place (however spelled): the writer takes over the lock on the trace read.
-    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, flags.resume_lock);
+    // Resumed in place (however spelled): the writer takes over the lock on the trace read. A study
+    // continued without --resume writes its trials over --out, an earlier session's trace.
+    trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, flags.resume_lock,
+                                          flags.resumed ? std::string() : s.out);
   }
   Objective display;  // what the progress display needs: direction and f*
   display.direction = record.direction;

@@ -150,6 +150,7 @@ nlohmann::json TraceMeta::to_json() const {
   m["space"] = ordered_json(space);
   if (!run.empty()) m["run"] = ordered_json(run);
   if (!objective_command.empty()) m["objective_command"] = objective_command;
+  if (user_objective) m["user_objective"] = true;
   m["version"] = optimist::version();
   return nlohmann::json(m);
 }
@@ -189,6 +190,10 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
     meta.run = m.at("run");
   }
   if (m.contains("objective_command")) meta.objective_command = get_string(m, "objective_command");
+  if (m.contains("user_objective")) {
+    if (!m.at("user_objective").is_boolean()) meta_error("'user_objective' must be true or false, got " + m.at("user_objective").dump());
+    meta.user_objective = m.at("user_objective").get<bool>();
+  }
   refuse_what_comes_next(m);
   return meta;
 }
@@ -321,7 +326,8 @@ std::optional<Trace> check_trace_destination(const std::string& path, bool conti
 }
 
 TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, const Space& space,
-                         const std::vector<EvaluationRecord>& earlier, const TraceLock* held)
+                         const std::vector<EvaluationRecord>& earlier, const TraceLock* held,
+                         const std::string& resumed_from)
     : path_(given_path), space_(space) {
   // The destination stays locked from here on: by the caller's lock (the trace it resumes, however
   // spelled), or by ours, taken before the file is read (a trace another process writes is said to
@@ -329,10 +335,19 @@ TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, c
   const bool resumed_here = held && same_file(held->path(), given_path);
   std::optional<TraceLock> destination;
   if (!resumed_here) destination.emplace(given_path, /*create=*/true);
-  // (A resume copies its earlier evaluations into the file it writes: a trace there is its own.)
+  // A resume copies its earlier evaluations into the file it writes: the trace they were read from
+  // is its own to write over. Any other file is checked as for a new run, and a finished trace of
+  // someone's own objective (its meta says so) is kept, whatever this run evaluates.
+  bool continuing = false;
+  if (!earlier.empty()) {
+    if (held) continuing = resumed_here;  // the lock names the trace resumed
+    else if (!resumed_from.empty()) continuing = same_file(resumed_from, given_path);
+    else continuing = true;  // not said: the caller's own trace, as before resumed_from existed
+  }
   if (!resumed_here) {
-    const std::optional<Trace> finished = check_trace_destination(given_path, /*continuing=*/!earlier.empty());
-    if (finished && meta.user_objective) kept_as_ = keep_finished(given_path, finished->evaluations.size());
+    const std::optional<Trace> finished = check_trace_destination(given_path, continuing);
+    if (finished && (finished->meta.user_objective || !finished->meta.objective_command.empty()))
+      kept_as_ = keep_finished(given_path, finished->evaluations.size());
     if (!kept_as_.empty()) {
       destination.reset();  // the lock went with the renamed file: take one on the new one
       destination.emplace(given_path, /*create=*/true);
@@ -369,7 +384,7 @@ TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, c
   // Rebuild in the documented key order (TraceMeta::to_json returns an alphabetical object).
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
-  for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "dim", "seed", "noise", "noisy",
+  for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "user_objective", "dim", "seed", "noise", "noisy",
                           "direction", "f_star", "budget", "horizon", "space", "run", "version"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);

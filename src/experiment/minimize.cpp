@@ -93,7 +93,7 @@ MinimizeResult run(const std::function<double(const Vector&)>& f, const Space& s
     const std::filesystem::path parent = std::filesystem::path(o.trace).parent_path();
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    writer = std::make_unique<TraceWriter>(o.trace, prepared.meta, space, driver.resume_from);
+    writer = std::make_unique<TraceWriter>(o.trace, prepared.meta, space, driver.resume_from, nullptr, o.resume);
     driver.trace = writer.get();
   }
   MinimizeResult result;

@@ -133,7 +133,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   RunSummary summary;
   // Outside the try: a partial trace that another process writes (its lock refuses us) is not ours
   // to remove.
-  auto writer = std::make_unique<TraceWriter>(partial, meta, problem.space, options.resume_from);
+  auto writer = std::make_unique<TraceWriter>(partial, meta, problem.space, options.resume_from, nullptr, partial);
   try {
     options.trace = writer.get();
     summary = optimize(*optimizer, objective, options);

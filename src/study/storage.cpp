@@ -197,6 +197,16 @@ void Storage::create_schema() {
                             ", newer than this optimist's " + std::to_string(kStudySchemaVersion) + "; upgrade optimist");
     if (found == kStudySchemaVersion) return;
     if (found == 0) {  // a fresh database: today's tables
+      // Not over another program's tables of the same names (Optuna's `studies` and `trials`):
+      // CREATE TABLE IF NOT EXISTS kept theirs, and the first index failed with raw SQL.
+      const std::string tables = db_->backend() == "sqlite"
+                                     ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('studies', 'trials')"
+                                     : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                                       "AND table_name IN ('studies', 'trials')";
+      if (const auto taken = db_->query(tables); !taken.empty())
+        throw InvalidArgument("storage '" + db_->display_url() + "' holds a table '" + taken[0][0].text() +
+                              "' that is not optimist's (no optimist schema: another program's database, Optuna's "
+                              "perhaps); give optimist a database of its own");
       for (const auto& stmt : study_detail::schema_statements(*db_)) db_->query(stmt);
       db_->query("INSERT INTO schema_version (version) VALUES (?)", {std::int64_t{kStudySchemaVersion}});
       return;

@@ -426,6 +426,28 @@ TEST(StorageUrl, ErrorsNameTheUrlAndTheCause) {
   EXPECT_NE(no_file.find("names no file"), std::string::npos) << no_file;
 }
 
+// A database of another program with tables named like optimist's (Optuna's `studies` and
+// `trials`): CREATE TABLE IF NOT EXISTS kept theirs, and the first index failed with raw SQL
+// ("no such column: asked_seq"); refused by name, and nothing of optimist's is left in it.
+TEST_P(StudyTest, AnotherProgramsTablesOfTheSameNamesAreRefused) {
+  {
+    const auto db = study_detail::connect(url, 10.0);
+    db->query("CREATE TABLE trials (trial_id INTEGER PRIMARY KEY, number INTEGER, state TEXT)");
+  }
+  try {
+    Study::create(url, branin_config("mine", "random", 10), no_thread("w"));
+    FAIL() << "created a study over another program's tables";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("holds a table 'trials' that is not optimist's"), std::string::npos) << e.what();
+  }
+  const auto db = study_detail::connect(url, 10.0);
+  const std::string schema_version = GetParam() == "sqlite"
+                                         ? "SELECT name FROM sqlite_master WHERE name = 'schema_version'"
+                                         : "SELECT table_name FROM information_schema.tables WHERE table_name = 'schema_version' "
+                                           "AND table_schema = current_schema()";
+  EXPECT_TRUE(db->query(schema_version).empty());
+}
+
 // A database written by schema version 1 (no budget count on the study row) is upgraded when
 // opened, its count computed from the trials.
 TEST_P(StudyTest, VersionOneDatabaseIsMigrated) {

@@ -471,25 +471,67 @@ TEST_F(Trace, AFileThatIsNotATraceIsNeverWrittenOver) {
 
 TEST_F(Trace, AFinishedRunOfTheUsersObjectiveIsKeptAndABenchmarksWrittenOver) {
   const Space space = mixed_space();
-  const std::string path = write_sample(temp_path("run.jsonl"));
-  const std::vector<std::string> first = read_lines(path);
   TraceMeta mine = meta_for(space);
   mine.user_objective = true;
+  auto write_mine = [&](const std::string& path) {
+    TraceWriter w(path, mine, space);
+    EvaluationRecord r;
+    r.i = 1;
+    r.x = point(0.1, 2, 1);
+    r.y = 0.5;
+    w.write(r);
+    w.write_recommend(r.x, std::nullopt, std::nullopt);
+  };
+  const std::string path = temp_path("run.jsonl");
+  write_mine(path);
+  EXPECT_TRUE(optimist::read_trace(path).meta.user_objective);  // written, and read back
+  const std::vector<std::string> first = read_lines(path);
   {
     TraceWriter w(path, mine, space);
     EXPECT_EQ(w.kept_as(), temp_path("run.1.jsonl"));
   }
   EXPECT_EQ(read_lines(temp_path("run.1.jsonl")), first);
   EXPECT_EQ(read_lines(path).size(), 1u);  // the new run's meta line
-  write_sample(path);
+  // Kept by what the file holds, whatever the new run evaluates (a benchmark run over it too).
+  write_mine(path);
   {
-    TraceWriter w(path, mine, space);
-    EXPECT_EQ(w.kept_as(), temp_path("run.2.jsonl"));  // the next free name
+    TraceWriter benchmark_over_mine(path, meta_for(space), space);
+    EXPECT_EQ(benchmark_over_mine.kept_as(), temp_path("run.2.jsonl"));  // the next free name
   }
-  write_sample(path);
-  TraceWriter benchmark(path, meta_for(space), space);  // evaluated again at no cost
+  // A program's trace written before user_objective existed: its objective_command says it.
+  mine.user_objective = false;
+  mine.objective_command = "./train.sh";
+  write_mine(path);
+  {
+    TraceWriter benchmark_over_program(path, meta_for(space), space);
+    EXPECT_EQ(benchmark_over_program.kept_as(), temp_path("run.3.jsonl"));
+  }
+  write_sample(temp_path("bench.jsonl"));  // a benchmark's finished trace: evaluated again at no cost
+  TraceWriter benchmark(temp_path("bench.jsonl"), meta_for(space), space);
   EXPECT_TRUE(benchmark.kept_as().empty());
-  EXPECT_FALSE(std::filesystem::exists(temp_path("run.3.jsonl")));
+  EXPECT_FALSE(std::filesystem::exists(temp_path("bench.1.jsonl")));
+}
+
+// A resume writes over the trace it continues; any other file it is sent to is met as by a new
+// run (a resume --out another run's unfinished trace replaced it).
+TEST_F(Trace, AResumeIntoAnotherFileMeetsItAsANewRunDoes) {
+  const Space space = mixed_space();
+  const std::string resumed = write_sample(temp_path("a.jsonl"));
+  const std::vector<EvaluationRecord> earlier =
+      optimist::evaluations_from_trace(optimist::read_trace(resumed), space);
+  std::vector<std::string> lines = read_lines(write_sample(temp_path("other.jsonl")));
+  lines.pop_back();
+  std::string unfinished;
+  for (const auto& l : lines) unfinished += l + "\n";
+  write_text(temp_path("other.jsonl"), unfinished);
+  try {
+    TraceWriter w(temp_path("other.jsonl"), meta_for(space), space, earlier, nullptr, resumed);
+    FAIL() << "a resume wrote over another run's unfinished trace";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("did not finish"), std::string::npos) << e.what();
+  }
+  TraceWriter in_place(temp_path("./a.jsonl"), meta_for(space), space, earlier, nullptr, resumed);  // its own
+  EXPECT_TRUE(in_place.kept_as().empty());
 }
 
 // A second writer of a trace another process is writing was told to resume it (it read as an

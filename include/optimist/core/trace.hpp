@@ -44,8 +44,8 @@ struct TraceMeta {
   /// for a benchmark problem.
   std::string objective_command;
   /// The user's own objective (a function or a program: its evaluations were paid for), not a
-  /// benchmark problem: a finished trace at the path this run writes is kept under another name,
-  /// not written over (TraceWriter). Not written to the file.
+  /// benchmark problem (meta key "user_objective", written when true): a finished trace saying so
+  /// is kept under another name by a run that would write over it (TraceWriter).
   bool user_objective = false;
 
   nlohmann::json to_json() const;
@@ -90,15 +90,20 @@ class TraceWriter {
   /// another process writes it (the writer holds a TraceLock on it while it lives). A file already
   /// there is written over only if it is empty or a finished trace: any other file (a program, a
   /// space or config file, not a trace) is refused, and so is an unfinished trace (continue it with
-  /// a resume); a finished trace of a run of the user's objective (meta.user_objective) is renamed
-  /// first, to the first free of NAME.1.jsonl, NAME.2.jsonl, ... (kept_as()).
+  /// a resume); a finished trace of a run of someone's own objective (its meta's user_objective or
+  /// objective_command) is renamed first, to the first free of NAME.1.jsonl, NAME.2.jsonl, ...
+  /// (kept_as()).
   /// `earlier` (a resumed run's evaluations) follow the meta line; they are written to a
   /// temporary file in the same folder that replaces path only once complete, so resuming a
   /// trace in place never leaves it half-written. `held`: this process's lock on the trace read
   /// to resume it, taken before it was read (it stays with the caller); used when it is `path`'s
   /// file, however spelled (./run.jsonl, a link to it).
+  /// `resumed_from`: the trace `earlier` was read from, when no lock on it is held (`held`
+  /// names it otherwise): written over in place; any other file at `path` is checked as for a
+  /// new run. With neither, `path` is taken for the trace resumed.
   TraceWriter(const std::string& path, const TraceMeta& meta, const Space& space,
-              const std::vector<EvaluationRecord>& earlier = {}, const TraceLock* held = nullptr);
+              const std::vector<EvaluationRecord>& earlier = {}, const TraceLock* held = nullptr,
+              const std::string& resumed_from = "");
   /// Writes one line and flushes it. A failed write (a full disk) throws, naming the path and the
   /// system's reason, and leaves the file ending at its last complete line.
   void write(const EvaluationRecord& record);
