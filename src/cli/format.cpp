@@ -59,4 +59,9 @@ std::string fmt_point(const Vector& x, const Space& space, std::size_t max_coord
   return s + "]";
 }
 
+std::string kept_trace_line(const std::string& out, const std::string& kept_as) {
+  if (kept_as.empty()) return "";
+  return "optimist: '" + printable(out) + "' held a finished run of your objective; it is kept as '" + printable(kept_as) + "'\n";
+}
+
 }  // namespace optimist::cli

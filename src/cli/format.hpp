@@ -16,4 +16,8 @@ std::string fmt_duration(double seconds);
 /// A user point as "[1.5, 'red', 3]", only the first few coordinates when the dimension is large.
 std::string fmt_point(const Vector& x, const Space& space, std::size_t max_coords = 6);
 
+/// The stderr line saying that the finished trace found at --out was kept under another name
+/// (TraceWriter::kept_as); empty when nothing was kept.
+std::string kept_trace_line(const std::string& out, const std::string& kept_as);
+
 }  // namespace optimist::cli

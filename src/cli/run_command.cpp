@@ -62,9 +62,7 @@ std::unique_ptr<TraceWriter> open_trace(const RunSettings& s, const Problem& pro
   }
   meta.objective_command = s.objective_command;
   auto writer = std::make_unique<TraceWriter>(s.out, meta, problem.space, options.resume_from, held);
-  if (!writer->kept_as().empty())
-    std::fprintf(stderr, "optimist: '%s' held a finished run of your objective; it is kept as '%s'\n", s.out.c_str(),
-                 writer->kept_as().c_str());
+  std::cerr << kept_trace_line(s.out, writer->kept_as());
   return writer;
 }
 

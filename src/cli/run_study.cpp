@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "cli/format.hpp"
 #include "cli/interrupt.hpp"
@@ -22,10 +23,39 @@ namespace optimist::cli {
 
 namespace {
 
+// A study continued without --resume writes all its trials to --out. The file there may be
+// rewritten only when it is this study's own trace (an earlier session's): every evaluation it
+// holds is one of the study's trials, so rewriting it loses nothing. Anything else is met as a new
+// run meets it (check_trace_destination; TraceWriter keeps a finished trace of paid evaluations).
+bool holds_only_trials_of(const std::string& out, const std::string& url, const std::string& study_name) {
+  std::error_code ec;
+  if (out.empty() || !std::filesystem::is_regular_file(out, ec) || std::filesystem::file_size(out, ec) == 0 || ec) return false;
+  Trace old;
+  try {
+    old = read_trace(out);
+  } catch (const std::exception&) {
+    return false;  // not a trace: check_trace_destination says so
+  }
+  Study study = Study::load(url, study_name);
+  std::multiset<std::vector<double>> points;
+  for (const TrialRecord& t : study.trials())
+    if (t.state == TrialState::Complete || t.state == TrialState::Failed) points.emplace(t.x.begin(), t.x.end());
+  try {
+    for (const nlohmann::json& line : old.evaluations) {
+      const Vector x = evaluation_from_json(line, study.record().space).x;
+      const auto it = points.find(std::vector<double>(x.begin(), x.end()));
+      if (it == points.end()) return false;
+      points.erase(it);
+    }
+  } catch (const std::exception&) {
+    return false;  // a point outside the study's space
+  }
+  return true;
+}
+
 // --out is checked before the study exists: a trace that cannot be written must not leave an
 // empty study behind. Nor one that would be refused (check_trace_destination): a file that is not
-// a trace, or an unfinished trace when the run starts a study (a study with trials writes them
-// first: a trace there is its own, an earlier session's).
+// a trace, or an unfinished trace of another run.
 void check_trace_path(const std::string& out, bool continuing) {
   if (out.empty()) return;
   (void)check_trace_destination(out, continuing);
@@ -104,7 +134,8 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   std::optional<TemporaryRunFolder> temporary;
   if (flags.storage.empty()) temporary.emplace();
   const std::string url = temporary ? "sqlite:///" + (temporary->path() / "run.db").string() : flags.storage;
-  check_trace_path(s.out, flags.resumed || Storage(url).find_study(config.name));
+  const bool own_trace = flags.resumed || (Storage(url).find_study(config.name) && holds_only_trials_of(s.out, url, config.name));
+  check_trace_path(s.out, own_trace);
   Study study = open_study(url, config);
   const StudyRecord& record = study.record();
 
@@ -140,9 +171,11 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
                 {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
     if (flags.resumed_meta) record_resume(meta, *flags.resumed_meta, earlier.size());
     // Resumed in place (however spelled): the writer takes over the lock on the trace read. A study
-    // continued without --resume writes its trials over --out, an earlier session's trace.
+    // continued without --resume writes its trials over --out when that is its own earlier trace;
+    // otherwise `earlier` was read from the study (its URL), and --out is met as by a new run.
     trace = std::make_unique<TraceWriter>(s.out, meta, record.space, earlier, flags.resume_lock,
-                                          flags.resumed ? std::string() : s.out);
+                                          flags.resumed ? std::string() : own_trace ? s.out : url);
+    std::cerr << kept_trace_line(s.out, trace->kept_as());
   }
   Objective display;  // what the progress display needs: direction and f*
   display.direction = record.direction;

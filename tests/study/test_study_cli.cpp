@@ -171,6 +171,43 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   const Trace par = read_trace((dir / "par.jsonl").string());
   EXPECT_EQ(par.evaluations.size(), 16u);
   EXPECT_TRUE(par.complete());
+
+  // A study continued writes all its trials to --out. Its own earlier trace there is rewritten (every
+  // evaluation in it is one of the study's trials); another run's trace is met as a new run meets it:
+  // refused when unfinished, kept as NAME.1.jsonl when it holds paid evaluations (both were written
+  // over). Marked as a user's objective so that keeping it is what a new run would do.
+  auto mark_paid = [&](const std::string& name, std::size_t keep_lines) {
+    std::ifstream in(dir / name);
+    std::string line, text;
+    for (std::size_t k = 0; k < keep_lines && std::getline(in, line); ++k) {
+      if (k == 0) {
+        nlohmann::json meta = nlohmann::json::parse(line);
+        meta["meta"]["user_objective"] = true;
+        line = meta.dump();
+      }
+      text += line + "\n";
+    }
+    in.close();
+    std::ofstream(dir / name, std::ios::trunc) << text;
+  };
+  mark_paid("more.jsonl", 1000);
+  mark_paid("par.jsonl", 1000);
+  const std::string again = "run --problem branin --algorithm gp-ei --budget 20 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one";
+  r = cli(again + " --out more.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "more.1.jsonl"));
+  EXPECT_EQ(read_trace((dir / "more.jsonl").string()).evaluations.size(), 20u);
+  r = cli(again + " --out par.jsonl");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("par.1.jsonl"), std::string::npos) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(dir / "par.1.jsonl"));
+  EXPECT_EQ(read_trace((dir / "par.1.jsonl").string()).evaluations, par.evaluations);
+  EXPECT_EQ(read_trace((dir / "par.jsonl").string()).evaluations.size(), 20u);
+  mark_paid("par.1.jsonl", 4);  // unfinished: 3 of its 16 evaluations
+  r = cli(again + " --out par.1.jsonl");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("did not finish"), std::string::npos) << r.err;
+  EXPECT_EQ(read_trace((dir / "par.1.jsonl").string()).evaluations.size(), 3u);
 }
 
 // --jobs K with --objective-command: K child processes evaluate at the same time.
