@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -140,7 +141,11 @@ std::optional<double> parse_number(const std::string& text) {
   if (t.empty()) return std::nullopt;
   double v = 0.0;
   const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+  if (r.ptr != t.data() + t.size()) return std::nullopt;
+  // Out of range: 1e-400 is read as the nearest double (0, as an objective printing it is read),
+  // 1e400 as infinite (refused as not finite, not as not a number).
+  if (r.ec == std::errc::result_out_of_range) return std::strtod(t.c_str(), nullptr);
+  if (r.ec != std::errc()) return std::nullopt;
   return v;
 }
 

@@ -163,6 +163,7 @@ TEST_P(StudyCliByHand, BadInputIsRefusedNamingTheValue) {
       {"study tell " + s + "--trial 1 --value nan", "--value 'nan' is not finite"},
       {"study tell " + s + "--trial 1 --value inf", "--value 'inf' is not finite"},
       {"study tell " + s + "--trial 1 --value 1.5x", "--value '1.5x' is not a number"},
+      {"study tell " + s + "--trial 1 --value -1e400", "--value '-1e400' is not finite"},  // was "not a number"
       {"study tell " + s + "--trial 1", "needs --value V or --failed"},
       {"study tell " + s + "--trial 1 --value 1 --failed", "needs --value V or --failed"},
       {"study tell " + s + "--trial -1 --value 1", "--trial must be a trial number (an integer >= 0), got '-1'"},
@@ -219,6 +220,11 @@ TEST_P(StudyCliByHand, BadInputIsRefusedNamingTheValue) {
   ASSERT_EQ(all.size(), 2u);  // nothing was added, nothing else told
   EXPECT_EQ(all[0].value, 1.25);
   EXPECT_EQ(all[1].state, TrialState::Running);
+  // A value below the smallest double is read as the nearest one, as an objective printing it is
+  // (it was refused as not a number).
+  r = cli("study tell " + s + "--trial 1 --value 1e-400");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trials().at(1).value, std::optional<double>(0.0));
 }
 
 // A running trial failed as stale by a worker's grace period (here: its lease ended) keeps a
