@@ -5,11 +5,12 @@
 
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+find_package(ZLIB REQUIRED)  # gzip for the page's files and the API's answers (zlib1g-dev)
 
 file(GLOB OPTIMIST_DASHBOARD_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/dashboard/*.cpp)
 add_library(optimist_dashboard STATIC ${OPTIMIST_DASHBOARD_SOURCES})
 target_include_directories(optimist_dashboard PUBLIC ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(optimist_dashboard PUBLIC optimist optimist_study PRIVATE PkgConfig::HTTPLIB)
+target_link_libraries(optimist_dashboard PUBLIC optimist optimist_study PRIVATE PkgConfig::HTTPLIB ZLIB::ZLIB)
 target_compile_options(optimist_dashboard PRIVATE ${OPTIMIST_WARNINGS})
 
 # The chart library: where the setup step put it, or a path given with -DOPTIMIST_ECHARTS_JS=.

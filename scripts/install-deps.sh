@@ -14,7 +14,7 @@ packages=(
   # studies: SQLite (embedded) and PostgreSQL (client library; the server for the tests)
   libsqlite3-dev libpqxx-dev postgresql-15
   # dashboard: HTTP server (its chart library, Apache ECharts, comes from npm: see the end)
-  libcpp-httplib-dev
+  libcpp-httplib-dev zlib1g-dev
   # Python package (for Debian's /usr/bin/python3), its tests and the Optuna/Dask integrations
   python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-optuna python3-distributed
   # figures, the hyperparameter-tuning problems' classifiers

@@ -9,11 +9,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "core/text.hpp"
+#include "dashboard/compression.hpp"
 #include "dashboard/static_files.hpp"
 
 namespace optimist::dashboard {
@@ -51,6 +55,31 @@ void send(httplib::Response& res, std::string body, const std::string& content_t
                            [shared](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
                              return sink.write(shared->data() + offset, std::min(length, shared->size() - offset));
                            });
+}
+
+// Bodies this small gain nothing from compression (the page's steady polls are ~1 KB).
+constexpr std::size_t kCompressFrom = 1024;
+
+// Compresses an API answer when the client takes gzip, at zlib's fastest level (2.4x smaller for a
+// page of 5,000 trials, in ~22 ms); says so either way (Vary), so that a cache never hands a
+// compressed body to a client that did not ask for one.
+void encode_answer(const httplib::Request& req, httplib::Response& res, std::string& body) {
+  res.set_header("Vary", "Accept-Encoding");
+  if (body.size() < kCompressFrom || !accepts_gzip(req.get_header_value("Accept-Encoding"))) return;
+  body = gzip(body, 1);
+  res.set_header("Content-Encoding", "gzip");
+}
+
+// A static file's version, for revalidation (If-None-Match): its size and modification time.
+std::string file_version(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto time = std::filesystem::last_write_time(path, ec);
+  if (ec) return "";
+  char text[48];
+  std::snprintf(text, sizeof text, "%jx-%jx", static_cast<std::uintmax_t>(size),
+                static_cast<std::uintmax_t>(time.time_since_epoch().count()));
+  return text;
 }
 
 std::string read_file(const std::filesystem::path& path) {
@@ -113,8 +142,13 @@ struct Server::Impl {
   Api api;
   HttpServer http;
   std::atomic<bool> serving{false}, stopping{false};
+  // The page's files compressed, by path, with the version they were compressed from: the chart
+  // library takes ~30 ms to compress, once.
+  std::mutex compressed_mutex;
+  std::map<std::string, std::pair<std::string, std::string>> compressed_files;
 
   void setup();
+  void answer_file(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& file);
   void answer(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) const;
 };
@@ -172,11 +206,11 @@ void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
                                      : ApiResponse{400, nlohmann::json{{"error", "'" + repeated + "' is given twice"}}.dump(
                                                             -1, ' ', false, nlohmann::json::error_handler_t::replace)};
     res.status = r.status;
+    encode_answer(req, res, r.body);
     send(res, std::move(r.body), "application/json");
     res.set_header("Cache-Control", "no-store");
   } else if (const auto file = resolve_static_file(options.static_dir, req.path)) {
-    send(res, read_file(*file), content_type_for(*file));
-    res.set_header("Cache-Control", "no-cache");
+    answer_file(req, res, *file);
   } else {
     res.status = 404;
     res.set_content("not found\n", "text/plain; charset=utf-8");
@@ -187,6 +221,32 @@ void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
   char timing[64];
   std::snprintf(timing, sizeof timing, "app;dur=%.3f", ms);
   res.set_header("Server-Timing", timing);
+}
+
+// "no-cache": the browser asks again at each load, and an unchanged file is answered 304 without
+// its body (it was sent whole each time: 1 MB of chart library per page load).
+void Server::Impl::answer_file(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& file) {
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("Vary", "Accept-Encoding");
+  const std::string version = file_version(file);
+  if (!version.empty() && req.get_header_value("If-None-Match").find('"' + version) != std::string::npos) {
+    res.status = 304;
+    return;
+  }
+  std::string body = read_file(file);
+  const bool compress = body.size() >= kCompressFrom && accepts_gzip(req.get_header_value("Accept-Encoding"));
+  if (compress) {
+    std::lock_guard lock(compressed_mutex);
+    auto& [from, packed] = compressed_files[file.string()];
+    if (version.empty() || from != version) {
+      packed = gzip(body, 9);
+      from = version;
+    }
+    body = packed;
+    res.set_header("Content-Encoding", "gzip");
+  }
+  if (!version.empty()) res.set_header("ETag", '"' + version + (compress ? "-gzip\"" : "\""));
+  send(res, std::move(body), content_type_for(file));
 }
 
 void Server::Impl::setup() {
