@@ -8,6 +8,16 @@
 
 namespace optimist {
 
+namespace abi {
+// The allocation mode this library was compiled in (types.hpp): programs compiled in the other
+// one find nothing to link to.
+#if EIGEN_MALLOC_ALREADY_ALIGNED || EIGEN_DEFAULT_ALIGN_BYTES == 0
+extern const int library_allocates_eigen_with_plain_malloc = 1;
+#else
+extern const int library_allocates_eigen_with_eigen_aligned_malloc = 1;
+#endif
+}  // namespace abi
+
 std::string to_string(Direction d) { return d == Direction::Maximize ? "maximize" : "minimize"; }
 
 Direction parse_direction(const std::string& text) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <iostream>
 
+#include "physics.hpp"
+
 int main() {
   const optimist::Space space = optimist::Space::box(2, -1.0, 1.0);
   const nlohmann::json spec = {{"name", "random"}};
@@ -30,6 +32,14 @@ int main() {
   const bool sane = std::isfinite(value) && value >= 0.0 && value < 1.0 &&
                     std::abs(value - best->trial.x.squaredNorm()) < 1e-12;
   if (!sane) return 1;
+
+  // Vectors allocated by the program's own Eigen code and freed by optimist's, and the reverse.
+  const optimist::Vector from_physics = start_point(2);
+  const optimist::Vector unit = space.to_unit(from_physics);
+  if (std::abs(total(unit) - 1.25) > 1e-12 || std::abs(total(space.to_user(unit)) - 0.5) > 1e-12) {
+    std::cerr << "consumer: unit coordinates of (0.25, 0.25) on [-1, 1]^2 are not (0.625, 0.625)\n";
+    return 1;
+  }
 
   const optimist::MinimizeResult r =
       optimist::minimize([](const optimist::Vector& x) { return (x.array() - 0.25).square().sum(); }, space, {.budget = 25, .seed = 1});

@@ -6,6 +6,22 @@
 #include <stdexcept>
 #include <string>
 
+// Eigen allocates with plain malloc, or with its own aligned allocator (under AddressSanitizer,
+// with -march=native's wider vectors), and a block allocated one way and freed the other corrupts
+// the heap. Vectors cross the library's boundary, so a program must be compiled as the library was:
+// every file that includes this header references the mode it was compiled in, and the library
+// defines only its own, so a mismatch is a link error naming the mode (undefined reference to
+// `optimist::abi::library_allocates_eigen_with_...`) rather than a crash.
+namespace optimist::abi {
+#if EIGEN_MALLOC_ALREADY_ALIGNED || EIGEN_DEFAULT_ALIGN_BYTES == 0
+extern const int library_allocates_eigen_with_plain_malloc;
+[[gnu::used]] static const int* const eigen_allocator_check = &library_allocates_eigen_with_plain_malloc;
+#else
+extern const int library_allocates_eigen_with_eigen_aligned_malloc;
+[[gnu::used]] static const int* const eigen_allocator_check = &library_allocates_eigen_with_eigen_aligned_malloc;
+#endif
+}  // namespace optimist::abi
+
 namespace optimist {
 
 /// A point: in the unit cube for algorithms, in parameter units for users.
