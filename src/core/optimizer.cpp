@@ -187,12 +187,17 @@ namespace {
 // would record the value at the asked point: refused. An empty x (a trial named by its id) is fine.
 void check_unchanged(const std::string& name, const Trial& told, const Trial& asked) {
   if (told.x.size() == 0 || (told.x.size() == asked.x.size() && told.x == asked.x)) return;
-  std::ostringstream os;
-  os.precision(17);
-  os << name << ": trial " << asked.id << " was asked at x = (" << asked.x.transpose() << ") but is told with x = ("
-     << told.x.transpose() << "): a trial's point cannot change after ask(); to record the point you evaluated, "
-     << "give the trial back (tell_failed with its asked point) and tell(x, value)";
-  throw InvalidArgument(os.str());
+  auto text = [](const Vector& x) {  // every digit: an edit may be a rounding in the 17th
+    std::string out = "[";
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (i) out += ", ";
+      out += format_double(x[i]);
+    }
+    return out + "]";
+  };
+  throw InvalidArgument(name + ": trial " + std::to_string(asked.id) + " was asked at x = " + text(asked.x) +
+                        " but is told with x = " + text(told.x) + ": a trial's point cannot change after ask(); to record "
+                        "the point you evaluated, give the trial back (tell_failed with its asked point) and tell(x, value)");
 }
 
 }  // namespace

@@ -36,8 +36,10 @@ RunRecorder::RunRecorder(Optimizer& optimizer, const Objective& objective, const
     : optimizer_(optimizer), objective_(objective), options_(options), t0_(Clock::now()) {
   if (options.budget == 0) throw InvalidArgument("optimize: budget must be > 0, got 0");
   if (options.batch_size == 0) throw InvalidArgument("optimize: batch_size must be > 0, got 0");
-  if (options.time_limit_s && !(*options.time_limit_s > 0))
-    throw InvalidArgument("optimize: time limit must be > 0 seconds, got " + format_double(*options.time_limit_s));
+  if (options.time_limit_s && !(*options.time_limit_s > 0 && std::isfinite(*options.time_limit_s)))
+    throw InvalidArgument("optimize: time limit must be a finite number of seconds > 0, got " + format_double(*options.time_limit_s));
+  if (options.target && !std::isfinite(*options.target))
+    throw InvalidArgument("optimize: target must be a finite number, got " + format_double(*options.target));
   if (objective.direction != optimizer.direction())
     throw InvalidArgument("optimize: the objective is to " + to_string(objective.direction) +
                           " but the optimizer was created to " + to_string(optimizer.direction()));
@@ -217,8 +219,11 @@ std::optional<std::string> stop_message(StopReason reason, std::size_t evaluatio
     case StopReason::Cancelled: return "cancelled after " + std::to_string(evaluations) + " evaluations";
     case StopReason::ObjectiveFailed: return std::nullopt;  // the failure's message, set when it was recorded
     case StopReason::SpaceExhausted:
-      return "every one of the " + std::to_string(distinct_evaluated) + " points of the search space has been evaluated (" +
-             std::to_string(evaluations) + " evaluations of a budget of " + std::to_string(budget) + ")";
+      return (distinct_evaluated == 1 ? std::string("the one point of the search space has been evaluated (")
+                                      : "every one of the " + std::to_string(distinct_evaluated) +
+                                            " points of the search space has been evaluated (") +
+             std::to_string(evaluations) + (evaluations == 1 ? " evaluation" : " evaluations") + " of a budget of " +
+             std::to_string(budget) + ")";
   }
   return std::nullopt;
 }

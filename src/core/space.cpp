@@ -392,6 +392,8 @@ Space Space::from_json(const nlohmann::json& j) {
       // A key no kind of parameter has, or one of another kind ("log" on a categorical, "choices"
       // on a float), is a mistake to name, not to ignore: the parameter would silently differ.
       const bool continuous = type == "continuous" || type == "float" || type == "real";
+      if (!continuous && type != "integer" && type != "int" && type != "categorical")
+        fail(name, "unknown type '" + type + "'; valid: continuous, integer, categorical (and the aliases float, real, int)");
       const std::set<std::string> allowed = type == "categorical" ? std::set<std::string>{"name", "type", "choices"}
                                                                   : std::set<std::string>{"name", "type", "lower", "upper", "log"};
       if (q.contains("log") && !q.at("log").is_boolean() && type != "categorical")
@@ -420,8 +422,6 @@ Space Space::from_json(const nlohmann::json& j) {
           names.push_back(c.get<std::string>());
         }
         s.add_categorical(name, names);
-      } else {
-        fail(name, "unknown type '" + type + "'; valid: continuous, integer, categorical");
       }
     } catch (const nlohmann::json::exception& e) {
       fail(name, std::string("malformed definition ") + q.dump() + ": " + e.what());

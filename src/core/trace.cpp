@@ -320,7 +320,7 @@ std::optional<Trace> check_trace_destination(const std::string& path, bool conti
   if (!old.recommend || stop == "cancelled" || stop == "objective failed") {
     const std::string why = old.recommend ? "stopped early (" + stop + ")" : "did not finish";
     throw InvalidArgument("the trace '" + path + "' holds " + std::to_string(old.evaluations.size()) + " evaluations of a run that " +
-                          why + "; continue it (optimist run --resume, or resume= in Python), or delete the file to start over");
+                          why + "; continue it (optimist run --resume; resume= in Python, MinimizeOptions::resume in C++), or delete the file to start over");
   }
   return old;
 }

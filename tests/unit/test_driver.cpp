@@ -204,6 +204,12 @@ TEST(Driver, RejectsBadRunOptions) {
   ro.batch_size = 1;
   EXPECT_THROW(optimize(*opt, sphere(Direction::Maximize), ro), InvalidArgument);  // direction mismatch
   EXPECT_THROW(optimize(*opt, Objective{}, ro), InvalidArgument);
+  // As minimize() refuses them: a target never reached and a time limit never met ran silently.
+  ro.target = std::nan("");
+  EXPECT_THROW(optimize(*opt, sphere(), ro), InvalidArgument);
+  ro.target.reset();
+  ro.time_limit_s = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(optimize(*opt, sphere(), ro), InvalidArgument);
 }
 
 TEST(Driver, ResumeTellsEarlierEvaluationsWithoutEvaluatingThemAgain) {

@@ -209,6 +209,9 @@ TEST(Space, JsonRoundTrip) {
                 .find("parameter 'c': unknown key 'log' (type categorical takes: choices, name, type)"),
             std::string::npos);
   EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
+  // A misspelled type is named, not the keys of the type it was taken for ("unknown key 'choices'").
+  EXPECT_NE(error(R"([{"name":"x","type":"cat","choices":["a","b"]}])").find("parameter 'x': unknown type 'cat'; valid: continuous"),
+            std::string::npos);
   EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"lower":0}])").find("unknown key 'lower'"),
             std::string::npos);
   // So are top-level keys: "paramters" next to "parameters" was ignored.

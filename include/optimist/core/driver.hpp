@@ -124,6 +124,9 @@ struct RunOptions {
   FailurePolicy on_failure = FailurePolicy::Stop;
   std::function<void(const Progress&)> on_progress{};  ///< after every evaluation
   std::function<bool()> should_stop{};                 ///< polled before every ask (e.g. SIGINT)
+  // An exception thrown by on_progress or should_stop leaves the run there and propagates: the
+  // evaluations made so far were told to the optimizer and written to the trace, if any (resume
+  // from it); no summary is returned.
   TraceWriter* trace = nullptr;  ///< receives every evaluation as it completes, then recommend
   /// Keep optimizer.diagnostics() in each EvaluationRecord also without a trace (with a trace
   /// they are always computed, for the trace lines).

@@ -47,8 +47,9 @@ class Space {
  public:
   Space() = default;
 
-  /// Contract: finite lower < upper; lower > 0 when log_scale; a new name. Throws InvalidArgument
-  /// naming the parameter otherwise.
+  /// Contract: finite lower < upper; lower > 0 when log_scale; a new name; upper - lower finite
+  /// (not [-1e308, 1e308]); at least 2^20 doubles between the bounds (not [1e12, 1e12 + 1]:
+  /// use a shifted parameter). Throws InvalidArgument naming the parameter otherwise.
   Space& add_continuous(const std::string& name, double lower, double upper, bool log_scale = false);
   /// Contract: lower <= upper, both representable exactly (|value| < 2^53); on a log scale
   /// 1 <= lower and upper <= 2^40 (above, the cells of adjacent values are too thin for doubles).
@@ -83,7 +84,8 @@ class Space {
   /// a parameter's domain (non-integral integer, bad category index).
   void validate(const Vector& x) const;
   /// Snaps a unit point to the representative of its cell: centers of integer and categorical
-  /// intervals; continuous coordinates unchanged. Equal to to_unit(to_user(u)).
+  /// intervals; continuous coordinates unchanged (to_unit(to_user(u)) may differ from them by an
+  /// ulp or two). On integer and categorical coordinates equal to to_unit(to_user(u)).
   Vector snap_unit(const Vector& u) const;
 
   /// User point as JSON: an array with numbers, and strings for categorical values.

@@ -55,6 +55,9 @@ struct MinimizeOptions {
   std::string name = "objective";  ///< the function's name in the trace
   std::function<void(const Progress&)> on_progress{};  ///< after every evaluation
   std::function<bool()> should_stop{};                 ///< polled before every ask (e.g. your SIGINT flag)
+  // An exception thrown by on_progress or should_stop leaves the run there and propagates: the
+  // evaluations made so far were told to the optimizer and written to the trace, if any (resume
+  // from it); no summary is returned.
 };
 
 /// The run (RunSummary: best_x and best_y, the best observed point and value, empty when no

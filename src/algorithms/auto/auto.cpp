@@ -127,7 +127,10 @@ void AutoOptimizer::observe_failure(const Observation& obs) {
   inner_trial_.erase(it);
 }
 
-Vector AutoOptimizer::recommend_unit() const { return space().to_unit(inner_->recommend()); }
+Vector AutoOptimizer::recommend_unit() const {
+  if (!best()) return Optimizer::recommend_unit();  // refuses in auto's name, not the inner algorithm's
+  return space().to_unit(inner_->recommend());
+}
 
 AlgorithmInfo auto_info() {
   AlgorithmInfo info;
