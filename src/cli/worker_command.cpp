@@ -76,7 +76,18 @@ int worker_command(const WorkerCommand& cmd) {
     check_same_space(record, objective.problem->space, objective.problem->direction, "--problem " + f.problem);
   } else if (!f.objective_command.empty()) {
     objective.command = f.objective_command;
-    objective.timeout_s = f.objective_timeout;
+    // The study's stored timeout holds unless this worker gives its own (it was dropped: a hung
+    // objective kept its trial running for ever). Another command than the stored one runs (paths
+    // differ between machines), said once.
+    const StudyObjective stored = recorded.contains("objective_command") ? StudyObjective::from_study(record) : StudyObjective{};
+    objective.timeout_s = f.objective_timeout ? f.objective_timeout : stored.timeout_s;
+    if (f.objective_timeout && stored.timeout_s && *f.objective_timeout != *stored.timeout_s)
+      std::fprintf(stderr, "optimist: --objective-timeout %s for this worker; study '%s' stores %s\n",
+                   format_double(*f.objective_timeout).c_str(), printable(record.name).c_str(),
+                   format_double(*stored.timeout_s).c_str());
+    if (!stored.command.empty() && stored.command != objective.command)
+      std::fprintf(stderr, "optimist: study '%s' was created with the objective command '%s'; this worker runs '%s'\n",
+                   printable(record.name).c_str(), printable(stored.command).c_str(), printable(objective.command).c_str());
     if (!f.space.empty()) check_same_space(record, Space::from_json(load_config(f.space, "space file")), f.direction.empty() ? record.direction : parse_direction(f.direction), "--space " + f.space);
   } else {
     objective = StudyObjective::from_study(record);

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -208,6 +209,38 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("did not finish"), std::string::npos) << r.err;
   EXPECT_EQ(read_trace((dir / "par.1.jsonl").string()).evaluations.size(), 3u);
+}
+
+// A study's stored --objective-timeout holds for a worker that names the command (the documented
+// way to start one): it was dropped, and a hung objective held its trial running for ever.
+TEST_P(StudyCli, AWorkerNamingTheCommandKeepsTheStudysTimeout) {
+  std::ofstream(dir / "slow.py") << "import json, sys, time\n"
+                                    "for line in sys.stdin:\n"
+                                    "    x = json.loads(line)['x']\n"
+                                    "    time.sleep(30 if x[0] > 0.5 else 0)\n"
+                                    "    print(json.dumps({'y': x[0]}), flush=True)\n";
+  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name slow --objective-command '/usr/bin/python3 slow.py' --space space.json "
+               "--direction minimize --budget 6 --algorithm sobol --objective-timeout 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto start = std::chrono::steady_clock::now();
+  r = cli("worker " + s + "--name slow -q --objective-command '/usr/bin/python3  slow.py'");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("was created with the objective command '/usr/bin/python3 slow.py'; this worker runs"), std::string::npos)
+      << r.err;
+  std::size_t timed_out = 0;
+  for (const auto& t : Study::load(url, "slow").trials()) {
+    if (t.x[0] > 0.5) {
+      EXPECT_EQ(t.state, TrialState::Failed) << t.x[0];
+      timed_out += 1;
+    } else {
+      EXPECT_EQ(t.state, TrialState::Complete) << t.x[0];
+    }
+  }
+  EXPECT_GE(timed_out, 1u);  // a Sobol design of 6 points: half of them past 0.5
+  EXPECT_LT(seconds, 25.0);  // timeouts of 1 s, not waits of 30 s
 }
 
 // --jobs K with --objective-command: K child processes evaluate at the same time.
