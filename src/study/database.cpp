@@ -70,15 +70,17 @@ bool Backoff::wait() {
 
 double Backoff::elapsed_s() const { return failures_ == 0 ? 0.0 : seconds_now() - start_; }
 
-// The '@'s that may end the user info of a URL whose authority starts at `authority`: libpq ends it
-// at the first '@' before any '/'; the last before the host's end ('/', or a '?' after that first
-// '@') is where a raw '@' in a password would end it. npos when there is no user info.
+// The first and last '@' that may end the user info of a URL whose authority starts at `authority`;
+// npos when there is none. libpq ends the user info at the first '@' or '/', so a raw '@' or '/' in
+// a password moves it; the last '@' before the parameters ('?') is where such a password ends. An
+// '@' in a parameter's value (after '?' and '=') is not one.
 std::pair<std::size_t, std::size_t> user_info_ends(const std::string& url, std::size_t authority) {
-  const std::size_t slash = url.find('/', authority);
   const std::size_t first = url.find('@', authority);
-  if (first == std::string::npos || first > slash) return {std::string::npos, std::string::npos};
-  const std::size_t host_end = std::min(slash, url.find('?', first));
-  return {first, url.rfind('@', host_end == std::string::npos ? std::string::npos : host_end - 1)};
+  if (first == std::string::npos) return {std::string::npos, std::string::npos};
+  const std::size_t query = url.find('?', authority);
+  if (query < first && url.find('=', query) < first) return {std::string::npos, std::string::npos};
+  const std::size_t query_after = url.find('?', first);
+  return {first, url.rfind('@', query_after == std::string::npos ? std::string::npos : query_after - 1)};
 }
 
 // The password in a postgresql:// URL: after the first ':' of the user info, and the value of a
@@ -193,11 +195,16 @@ StorageUrl parse_storage_url(const std::string& url) {
   if (scheme == "postgresql" || scheme == "postgres") {
     if (url.find('\0') != std::string::npos)
       throw InvalidArgument("storage URL '" + redact_url(url) + "' holds a NUL character");
-    // libpq ends the user info at the first '@': a second one before the host is part of a user
-    // name or password, which must be percent-encoded (else libpq reads the rest as the host).
-    if (const auto [first, last] = user_info_ends(url, colon + 3); first != last)
-      throw InvalidArgument("storage URL '" + redact_url(url) + "': an '@' in the user name or password must be written %40 "
-                            "(postgresql://user:pass%40word@host/database)");
+    // libpq ends the user info at the first '@' or '/': a second '@', or an '@' after a '/', is
+    // part of a user name or password (or a database name) that must be percent-encoded, else
+    // libpq reads part of the password as the host, port or database.
+    const auto [first, last] = user_info_ends(url, colon + 3);
+    if (first != last)
+      throw InvalidArgument("storage URL '" + redact_url(url) + "': an '@' in the user name, password or database name must "
+                            "be written %40 (postgresql://user:pass%40word@host/database)");
+    if (first != std::string::npos && url.find('/', colon + 3) < first)
+      throw InvalidArgument("storage URL '" + redact_url(url) + "': a '/' in the user name or password must be written %2F "
+                            "(postgresql://user:pass%2Fword@host/database), an '@' in a database name %40");
     // libpq's own parser: a malformed URL is refused here, before any connection attempt.
     char* error = nullptr;
     PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
