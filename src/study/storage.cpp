@@ -188,6 +188,14 @@ Storage::~Storage() = default;
 std::string Storage::backend() const { return db_->backend(); }
 
 void Storage::create_schema() {
+  // Today's schema there already: nothing to create. (CREATE TABLE IF NOT EXISTS needs CREATE on
+  // the schema even when the table exists, which a role that only reads and writes the tables, the
+  // usual PostgreSQL 15 worker, lacks: every writing command failed with "permission denied".)
+  try {
+    const auto rows = db_->query("SELECT version FROM schema_version");
+    if (!rows.empty() && rows[0][0].integer() == kStudySchemaVersion) return;
+  } catch (const std::runtime_error&) {  // no such table yet: created below
+  }
   db_->transaction(study_detail::kGlobalLock, [&] {
     db_->query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const auto rows = db_->query("SELECT version FROM schema_version");

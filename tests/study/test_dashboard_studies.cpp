@@ -559,3 +559,43 @@ TEST(DashboardStoragePostgres, ASelectOnlyRoleReads) {
     tx.exec("DROP ROLE " + tx.quote_name(r));
   }
 }
+
+// A role that reads and writes the tables but may not create any (PostgreSQL 15's default for a
+// new role: PUBLIC lost CREATE on the public schema) runs workers and creates studies once the
+// schema exists: every writing command failed with "permission denied for schema public" (stop
+// 68's probe), since the schema check ran CREATE TABLE IF NOT EXISTS each time.
+TEST(StudyPostgres, ARoleThatOnlyReadsAndWritesTheTablesRunsWorkers) {
+  const std::string url = optimist::testing::fresh_storage_url("postgresql");
+  (void)branin_study(url, "first");  // the schema, created by its owner
+  const std::string role = "writer" + std::to_string(::getpid());
+  const auto at = url.find("optimist@");
+  ASSERT_NE(at, std::string::npos) << url;
+  const std::string writer = url.substr(0, at) + role + url.substr(at + 8);
+  const std::string database = url.substr(url.rfind('/') + 1);
+  {
+    pqxx::connection admin(url);
+    pqxx::nontransaction tx(admin);
+    tx.exec("CREATE ROLE " + tx.quote_name(role) + " LOGIN");
+    tx.exec("GRANT CONNECT ON DATABASE " + tx.quote_name(database) + " TO " + tx.quote_name(role));
+    tx.exec("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    tx.exec("GRANT USAGE ON SCHEMA public TO " + tx.quote_name(role));
+    tx.exec("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + tx.quote_name(role));
+    tx.exec("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + tx.quote_name(role));
+  }
+  {
+    Study study = Study::load(writer, "first");
+    const auto t = study.ask();
+    ASSERT_TRUE(t);
+    study.tell(*t, 2.5);
+    Study second = branin_study(writer, "second");
+    const auto u = second.ask();
+    ASSERT_TRUE(u);
+    second.tell(*u, 1.5);
+  }
+  EXPECT_EQ(*Study::load(url, "first").trials().at(0).value, 2.5);
+  EXPECT_EQ(*Study::load(url, "second").trials().at(0).value, 1.5);
+  pqxx::connection admin(url);
+  pqxx::nontransaction tx(admin);
+  tx.exec("DROP OWNED BY " + tx.quote_name(role));
+  tx.exec("DROP ROLE " + tx.quote_name(role));
+}
