@@ -3,6 +3,8 @@
 // (exec_params), and reconnection with backoff when the server goes away.
 #include <pqxx/pqxx>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -112,9 +114,15 @@ class PostgresDatabase final : public Database {
   void transaction(std::int64_t lock, const std::function<void()>& fn) override { attempt(lock, true, fn); }
 
  private:
+  static double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
   void attempt(std::int64_t lock, bool transactional, const std::function<void()>& fn) {
-    Backoff backoff(retry_s_);
-    bool outage = false;
+    // One outage, one wait of retry_s: a statement run while an earlier one's wait is under way or
+    // over (another job of the worker, serialized behind it) waits only what is left. Each waited
+    // the whole retry_s again: K jobs gave up after K x 600 s.
+    Backoff backoff(outage_start_ ? std::max(0.0, retry_s_ - (seconds_now() - *outage_start_)) : retry_s_);
     for (;;) {
       try {
         if (!conn_) {
@@ -130,23 +138,24 @@ class PostgresDatabase final : public Database {
         fn();
         tx->commit();
         tx_ = nullptr;
-        if (outage) {
+        if (outage_start_) {
           std::fprintf(stderr, "optimist: storage '%s': server reachable again after %.1f s; resuming\n", shown_.c_str(),
-                       backoff.elapsed_s());
+                       seconds_now() - *outage_start_);
           outage_end_ = std::chrono::steady_clock::now();
+          outage_start_.reset();
         }
         return;
       } catch (const pqxx::broken_connection& e) {
-        retry_or_throw(backoff, outage, e.what(), true);
+        retry_or_throw(backoff, e.what(), true);
       } catch (const pqxx::in_doubt_error& e) {
-        retry_or_throw(backoff, outage, e.what(), true);
+        retry_or_throw(backoff, e.what(), true);
       } catch (const pqxx::transaction_rollback& e) {  // serialization failure, deadlock: run again
-        retry_or_throw(backoff, outage, e.what(), false);
+        retry_or_throw(backoff, e.what(), false);
       } catch (const pqxx::sql_error& e) {
         tx_ = nullptr;
         // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection errors.
         const std::string state = e.sqlstate();
-        if (state.rfind("57P", 0) == 0 || state.rfind("08", 0) == 0) retry_or_throw(backoff, outage, e.what(), true);
+        if (state.rfind("57P", 0) == 0 || state.rfind("08", 0) == 0) retry_or_throw(backoff, e.what(), true);
         // 42501 insufficient privilege: the URL's role, not a fault of the database; exit 2 as bad input.
         // (libpqxx 6.4 leaves sqlstate() empty for an error of a prepared statement: its type says it.)
         if (state == "42501" || dynamic_cast<const pqxx::insufficient_privilege*>(&e) != nullptr)
@@ -162,18 +171,21 @@ class PostgresDatabase final : public Database {
     }
   }
 
-  void retry_or_throw(Backoff& backoff, bool& outage, const std::string& what, bool lost_server) {
+  void retry_or_throw(Backoff& backoff, const std::string& what, bool lost_server) {
     tx_ = nullptr;
     if (lost_server) {
       conn_.reset();
-      if (!outage)
+      if (!outage_start_) {  // said once per outage (a heartbeat said it every 2 s)
+        outage_start_ = seconds_now();
         std::fprintf(stderr, "optimist: storage '%s': lost the PostgreSQL server (%s); retrying with backoff for up to %.0f s\n",
                      shown_.c_str(), one_line(what).c_str(), retry_s_);
-      outage = true;
+      }
     }
-    if (!backoff.wait())
-      throw std::runtime_error("storage '" + shown_ + "': gave up after " + std::to_string(static_cast<int>(backoff.elapsed_s())) +
+    if (!backoff.wait()) {
+      const double waited = outage_start_ ? seconds_now() - *outage_start_ : backoff.elapsed_s();
+      throw std::runtime_error("storage '" + shown_ + "': gave up after " + std::to_string(static_cast<int>(waited)) +
                                " s: " + one_line(what));
+    }
   }
 
   // Each statement is prepared once per connection (parsed and planned once), then executed with
@@ -215,6 +227,7 @@ class PostgresDatabase final : public Database {
   double retry_s_;
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<std::chrono::steady_clock::time_point> outage_end_;  // when the server came back (last_outage_end)
+  std::optional<double> outage_start_;  // the first failure of the outage under way (seconds_now), if any
   std::map<std::string, std::string> prepared_;  // SQL -> statement name on this connection
   pqxx::transaction_base* tx_ = nullptr;
   std::string last_sql_;  // the statement run last, for an error's message (a copy: the caller's may be gone by then)

@@ -12,6 +12,7 @@
 
 #include "optimist/study/study.hpp"
 #include "sanitizer_build.hpp"
+#include "study/database.hpp"
 #include "study/postgres_server.hpp"
 #include "study/study_backends.hpp"
 
@@ -356,4 +357,38 @@ TEST(ReliabilityPostgres, AnOutageLongerThanTheGracePeriodFailsNoLiveWorkersTria
     for (double a, b, y; in >> a >> b >> y;) ++logged;
   }
   EXPECT_EQ(logged, budget);  // no point evaluated twice
+}
+
+// One outage is waited out once (retry_s in all): a worker's K jobs, serialized on its connection,
+// each waited the whole retry_s again (stop 68's probe: --jobs 2 gave up after 20 minutes, saying
+// 600 s). A statement after the give-up fails at once, naming the whole wait; a later outage
+// starts a new wait.
+TEST(ReliabilityPostgres, OneOutageIsWaitedOutOnceByEveryStatement) {
+  PostgresServer server;
+  const std::string url = server.create_database("once");
+  const auto db = optimist::study_detail::connect(url, 2.0);
+  ASSERT_EQ(db->query("SELECT 1").size(), 1u);
+  server.stop();
+  auto seconds_for = [&](std::string& message) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      db->query("SELECT 1");
+      message = "answered";
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::string first, second;
+  const double waited_first = seconds_for(first);
+  const double waited_second = seconds_for(second);
+  EXPECT_GE(waited_first, 1.9) << first;
+  EXPECT_NE(first.find("gave up after 2 s"), std::string::npos) << first;
+  EXPECT_LT(waited_second, 1.0) << second;  // it waited 2 s more
+  EXPECT_NE(second.find("gave up after 2 s"), std::string::npos) << second;
+  server.start();
+  ASSERT_EQ(db->query("SELECT 1").size(), 1u);
+  server.stop();
+  std::string third;
+  EXPECT_GE(seconds_for(third), 1.9) << third;  // a new outage, a new wait
 }
