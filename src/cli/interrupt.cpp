@@ -5,16 +5,32 @@
 #include <csignal>
 
 #include "core/child_processes.hpp"
+#include "optimist/study/storage.hpp"
 
 namespace optimist::cli {
 
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t g_aborted = 0;
+volatile std::sig_atomic_t g_graceful = 0;
 struct sigaction g_previous_int {};
 struct sigaction g_previous_term {};
 
 extern "C" void on_signal(int signal) {
+  if (g_interrupted && g_graceful && !g_aborted) {
+    // A study's worker: its objective programs are killed and their trials given back, an
+    // evaluation that finished is still stored, or printed when the storage does not answer (it
+    // was lost: a worker retrying a store through an outage exited with nothing said).
+    g_aborted = 1;
+    child_processes::kill_all();
+    give_up_storage_retries();
+    constexpr char aborting[] =
+        "\noptimist: aborting; the evaluations under way are killed and given back, a result the storage does not take "
+        "is printed as JSON (again to exit at once)\n";
+    [[maybe_unused]] const auto n = write(STDERR_FILENO, aborting, sizeof aborting - 1);
+    return;
+  }
   if (g_interrupted) {
     // The second one aborts: the objective programs' process groups are killed (they would
     // outlive us, orphaned), then exit with the interrupted status.
@@ -35,7 +51,8 @@ extern "C" void on_signal(int signal) {
 
 }  // namespace
 
-InterruptGuard::InterruptGuard() {
+InterruptGuard::InterruptGuard(Abort abort) {
+  g_graceful = abort == Abort::Gracefully;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -53,5 +70,7 @@ InterruptGuard::~InterruptGuard() {
 }
 
 bool InterruptGuard::interrupted() { return g_interrupted != 0; }
+
+bool InterruptGuard::aborted() { return g_aborted != 0; }
 
 }  // namespace optimist::cli

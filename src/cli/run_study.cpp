@@ -205,6 +205,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
   WorkerOptions w;
   w.jobs = flags.jobs;
   w.stop_on_failure = s.on_failure == FailurePolicy::Stop;
+  w.aborted = [] { return InterruptGuard::aborted(); };
   w.should_stop = [&] {
     return InterruptGuard::interrupted() || target_reached || (s.time_limit && elapsed() >= *s.time_limit);
   };
@@ -238,7 +239,7 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
     }
   };
   try {
-    const InterruptGuard guard;
+    const InterruptGuard guard(InterruptGuard::Abort::Gracefully);
     share_one_allocator_arena(w.jobs);
     run_worker(study, evaluator_factory(objective, record), w);
   } catch (...) {

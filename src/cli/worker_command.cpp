@@ -108,6 +108,7 @@ int worker_command(const WorkerCommand& cmd) {
   w.jobs = cmd.jobs;
   w.max_trials = cmd.budget;
   w.should_stop = [] { return InterruptGuard::interrupted(); };
+  w.aborted = [] { return InterruptGuard::aborted(); };
   if (!cmd.quiet)
     w.on_evaluation = [&](const WorkerEvent& e) {
       if (e.value) std::fprintf(stderr, "trial %zu: %.10g\n", e.trial.number, *e.value);
@@ -117,7 +118,7 @@ int worker_command(const WorkerCommand& cmd) {
                printable(record.name).c_str(), printable(objective.label()).c_str(), cmd.jobs);
   WorkerSummary summary;
   {
-    const InterruptGuard guard;
+    const InterruptGuard guard(InterruptGuard::Abort::Gracefully);
     share_one_allocator_arena(w.jobs);
     summary = run_worker(study, evaluator_factory(objective, record), w);
   }

@@ -1,6 +1,7 @@
 // Parts shared by the backends: cells, the backoff and the URL dispatch.
 #include "study/database.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -57,7 +58,14 @@ std::string Cell::text() const {
   throw std::runtime_error("storage: expected text, read NULL");
 }
 
+std::atomic<bool>& give_up_flag() {
+  static std::atomic<bool> flag{false};
+  static_assert(std::atomic<bool>::is_always_lock_free, "give_up_storage_retries() is called from a signal handler");
+  return flag;
+}
+
 bool Backoff::wait() {
+  if (give_up_flag().load(std::memory_order_relaxed)) return false;
   const double now = seconds_now();
   if (failures_++ == 0) start_ = now;
   if (now - start_ >= limit_s_) return false;
@@ -231,3 +239,7 @@ std::unique_ptr<Database> connect(const std::string& url, double retry_s, bool r
 }
 
 }  // namespace optimist::study_detail
+
+namespace optimist {
+void give_up_storage_retries() noexcept { study_detail::give_up_flag().store(true, std::memory_order_relaxed); }
+}  // namespace optimist

@@ -2,6 +2,7 @@
 // write transactions that lock a study, and the retry policy for transient failures.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,9 @@ std::unique_ptr<Database> connect_postgres(const std::string& url, double retry_
 
 /// Retry policy shared by the backends: calls `attempt` until it returns true; `sleep_and_report`
 /// is told how long the failure has lasted. Backoff doubles from 20 ms to 2 s, with jitter.
+/// Set by give_up_storage_retries(): every Backoff gives up.
+std::atomic<bool>& give_up_flag();
+
 class Backoff {
  public:
   explicit Backoff(double limit_s) : limit_s_(limit_s) {}

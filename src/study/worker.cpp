@@ -75,6 +75,17 @@ WorkerSummary run_worker(Study& study, const std::function<TrialEvaluator()>& ma
         event.error = e.what();
       }
       event.eval_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!event.value && options.aborted && options.aborted()) {
+        // Killed by the abort, not a failure of the objective: given back for another worker (if
+        // the storage answers; else it goes stale and is asked again), and this worker stops.
+        try {
+          study.release(*trial, "the worker was aborted");
+        } catch (const std::exception&) {
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+        return;
+      }
       try {
         if (event.value) study.tell(*trial, *event.value);
         else study.tell_failed(*trial, event.error);

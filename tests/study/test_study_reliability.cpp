@@ -2,6 +2,7 @@
 // OPTIMIST_STUDY_FULL=1 runs the full sizes (8 workers x 500 trials, 300 kills during commits).
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -391,4 +392,70 @@ TEST(ReliabilityPostgres, OneOutageIsWaitedOutOnceByEveryStatement) {
   server.stop();
   std::string third;
   EXPECT_GE(seconds_for(third), 1.9) << third;  // a new outage, a new wait
+}
+
+// A second Ctrl-C while a finished evaluation waits for the storage (an outage): the value was
+// lost, the message said the evaluations "are not recorded", and the trial was paid again later
+// (stop 68's probe). It is printed as JSON now, and the worker ends in seconds. A third Ctrl-C
+// would still exit at once.
+TEST(ReliabilityPostgres, ASecondCtrlCDuringAnOutagePrintsTheFinishedEvaluation) {
+  const fs::path dir = study_test_dir();
+  PostgresServer server;
+  const std::string url = server.create_database("abort");
+  std::ofstream(dir / "slow.py") << "import json, sys, time\n"
+                                    "for line in sys.stdin:\n"
+                                    "    x = json.loads(line)['x']\n"
+                                    "    time.sleep(2.5)\n"
+                                    "    print(json.dumps({'y': 0.5 + x[0]}), flush=True)\n";
+  std::ofstream(dir / "space.json") << kSpace;
+  auto r = run_optimist("study create --storage '" + url + "' --name a --objective-command '/usr/bin/python3 slow.py' "
+                        "--space space.json --direction minimize --algorithm random --budget 3",
+                        dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Process worker(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name a -q --trust-command", dir, "abort-worker");
+  wait_until([&] { return !Study::load(url, "a").trials().empty(); }, 30, "the first trial");
+  server.stop();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the evaluation ends; its store waits for the server
+  ::kill(worker.pid(), SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(worker.pid(), SIGINT);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int code = worker.wait();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << worker.err();
+  EXPECT_NE(code, 0);
+  EXPECT_NE(worker.err().find("could not store an evaluation"), std::string::npos) << worker.err();
+  EXPECT_NE(worker.err().find("as JSON: {"), std::string::npos) << worker.err();
+  EXPECT_NE(worker.err().find("\"value\":"), std::string::npos) << worker.err();
+  EXPECT_EQ(worker.err().find("are not recorded"), std::string::npos) << worker.err();
+  server.start();
+}
+
+// A second Ctrl-C while an objective hangs: it is killed and its trial given back to the study at
+// once (it stayed running until it went stale), not told as failed.
+TEST(ReliabilityPostgres, ASecondCtrlCGivesTheKilledEvaluationsTrialBack) {
+  const fs::path dir = study_test_dir();
+  PostgresServer server;
+  const std::string url = server.create_database("giveback");
+  std::ofstream(dir / "hang.py") << "import json, sys, time\n"
+                                    "for line in sys.stdin:\n"
+                                    "    time.sleep(600)\n";
+  std::ofstream(dir / "space.json") << kSpace;
+  auto r = run_optimist("study create --storage '" + url + "' --name g --objective-command '/usr/bin/python3 hang.py' "
+                        "--space space.json --direction minimize --algorithm random --budget 3",
+                        dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Process worker(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name g -q --trust-command --jobs 2", dir,
+                 "hang-worker");
+  wait_until([&] { return Study::load(url, "g").trials().size() == 2; }, 30, "two trials asked");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(worker.pid(), SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(worker.pid(), SIGINT);
+  EXPECT_EQ(worker.wait(), 130) << worker.err();
+  EXPECT_NE(worker.err().find("aborting"), std::string::npos) << worker.err();
+  for (const auto& t : Study::load(url, "g").trials()) {
+    EXPECT_NE(t.state, TrialState::Running) << "trial " << t.number;
+    EXPECT_NE(t.state, TrialState::Complete) << "trial " << t.number;
+    EXPECT_TRUE(t.given_back || t.state == TrialState::Waiting) << "trial " << t.number << " was not given back";
+  }
 }

@@ -141,6 +141,12 @@ struct StorageOptions {
   bool wait_for_server = false;
 };
 
+/// Makes every wait for a busy or unreachable storage, in this process, give up at its next
+/// retry (within ~2 s) and from then on fail at once. Async-signal-safe: a worker aborted by a
+/// second Ctrl-C calls it, so that an evaluation it could not store is printed (as JSON) rather
+/// than waited on for retry_s or lost.
+void give_up_storage_retries() noexcept;
+
 /// A connection to a study database. Creates the schema on first use and checks its version.
 /// All calls are safe from one thread at a time; open one Storage per thread.
 class Storage {

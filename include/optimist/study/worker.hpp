@@ -27,6 +27,10 @@ struct WorkerOptions {
   std::optional<std::size_t> max_trials{};
   /// Polled before every ask: true stops asking; evaluations in flight finish and are told.
   std::function<bool()> should_stop{};
+  /// True once the worker is aborted (a second Ctrl-C: its objective processes killed): an
+  /// evaluation that then fails is given back to the study, not told as failed, and the worker
+  /// stops. Evaluations that finished are still told (or printed, give_up_storage_retries()).
+  std::function<bool()> aborted{};
   /// After every told evaluation (serialized: never called from two threads at once).
   std::function<void(const WorkerEvent&)> on_evaluation{};
   /// A failed evaluation stops this worker's asks (the failure is still told); default: go on.
