@@ -1,7 +1,10 @@
 // SQLite backend: the C API behind a small RAII wrapper. WAL journal (readers never block the
 // writer), a busy timeout, BEGIN IMMEDIATE for every transaction (the write lock is taken at the
 // start, so two writers never deadlock upgrading a read lock), retry with backoff on SQLITE_BUSY.
+#include <pwd.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -40,6 +43,7 @@ class SqliteDatabase final : public Database {
     query("PRAGMA foreign_keys = ON", {});
   }
   void open_checked(const std::string& path, bool read_only) {
+    if (!read_only) make_own_side_files_writable(path);
     const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     open(path, flags);
     sqlite3* raw = db_.get();
@@ -65,8 +69,32 @@ class SqliteDatabase final : public Database {
       throw;
     }
   }
-  // The user's file permissions, not a fault of the database.
+  // SQLite's side files (-wal, -shm) take the database file's mode when a reader creates them: a
+  // `study list` run while the file was read-only left a read-only -shm that refused every writer
+  // after the file was made writable again. Ours are given write permission back.
+  static void make_own_side_files_writable(const std::string& path) {
+    for (const char* suffix : {"-wal", "-shm"}) {
+      const std::string side = path + suffix;
+      struct stat st {};
+      if (::stat(side.c_str(), &st) == 0 && st.st_uid == ::geteuid() && !(st.st_mode & S_IWUSR))
+        (void)::chmod(side.c_str(), (st.st_mode & 07777) | S_IWUSR);
+    }
+  }
+  // The user's file permissions, not a fault of the database. A side file another user's reader
+  // created (a viewer's `study list` or dashboard in a shared folder) is named with its owner: the
+  // database and its folder were writable, and the message said to make them so.
   [[noreturn]] void read_only_file(const std::string& message) const {
+    for (const char* suffix : {"-shm", "-wal"}) {
+      const std::string side = path_ + suffix;
+      struct stat st {};
+      if (::stat(side.c_str(), &st) != 0 || ::access(side.c_str(), W_OK) == 0) continue;
+      const struct passwd* owner = ::getpwuid(st.st_uid);
+      const std::string who = owner ? std::string(owner->pw_name) : "uid " + std::to_string(st.st_uid);
+      throw InvalidArgument("storage '" + url_ + "': SQLite's side file '" + side + "' is not writable for this user (it " +
+                            "belongs to " + who + ", whose reader created it; " + message + "); give it write permission " +
+                            "(chmod g+w, for a shared database make the database, its folder and these files group-" +
+                            "writable), or delete it while no process uses the database");
+    }
     throw InvalidArgument("storage '" + url_ + "': '" + path_ + "' is read-only for this user (" + message +
                           "); give it (and its folder) write permission");
   }

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -607,4 +611,41 @@ TEST(StudyCliSqlite, ARunWithJobsResumesFromItsTraceWithJobs) {
   r = run_optimist("run --resume s.jsonl --storage sqlite:///x.db -q", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--resume cannot be combined with --storage"), std::string::npos) << r.err;
+}
+
+// SQLite's side files (-shm, -wal) take the database's mode, and their creator's ownership, when a
+// reader creates them (stop 68's probe): a `study list` run while the file was read-only left a
+// read-only -shm that refused the owner's writers after the file was writable again ("give it
+// write permission": it had it); one another user's reader created made the same message point at
+// the wrong file. Its own side file is made writable; another user's is named with its owner.
+// Needs two users: run as root, with `nobody` as the study's owner and `daemon` as the other reader.
+TEST(StudyCliSqlite, SideFilesLeftByAReaderDoNotLockTheWritersOut) {
+  const std::string can = "command -v runuser > /dev/null && id daemon > /dev/null && id nobody > /dev/null && "
+                          "runuser -u nobody -- '" + std::string(OPTIMIST_CLI_PATH) + "' --version > /dev/null 2>&1";
+  if (::geteuid() != 0 || std::system(can.c_str()) != 0)
+    GTEST_SKIP() << "needs root, runuser, and the users nobody and daemon able to run the build's optimist";
+  const auto dir = optimist::testing::study_test_dir();
+  std::filesystem::permissions(dir, std::filesystem::perms::all);
+  const std::string as_nobody = "runuser -u nobody -- '" + std::string(OPTIMIST_CLI_PATH) + "' ";
+  auto sh = [&](const std::string& command) {
+    const std::string full = "cd '" + dir.string() + "' && " + command + " > out.txt 2> err.txt";
+    const int status = std::system(full.c_str());
+    std::ifstream in(dir / "err.txt");
+    std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+  };
+  const std::string s = "--storage sqlite:///" + (dir / "r.db").string() + " ";
+  auto r = sh(as_nobody + "study create " + s + "--name s --problem branin --algorithm random --budget 5");
+  ASSERT_EQ(r.first, 0) << r.second;
+  // One user: the file made read-only, read, made writable again.
+  ASSERT_EQ(sh("chmod 444 r.db && " + as_nobody + "study list " + s).first, 0);
+  ASSERT_TRUE(std::filesystem::exists(dir / "r.db-shm"));
+  r = sh("chmod 644 r.db && " + as_nobody + "study ask " + s + "--name s --format json");
+  EXPECT_EQ(r.first, 0) << r.second;
+  // Another user's reader: its side files are named with their owner.
+  // (Not root: SQLite gives root's side files to the database's owner.)
+  ASSERT_EQ(sh("runuser -u daemon -- '" + std::string(OPTIMIST_CLI_PATH) + "' study list " + s + " && ls -l r.db-shm").first, 0);
+  r = sh(as_nobody + "study ask " + s + "--name s --format json");
+  EXPECT_EQ(r.first, 2) << r.second;
+  EXPECT_NE(r.second.find("r.db-shm' is not writable for this user (it belongs to daemon"), std::string::npos) << r.second;
 }
