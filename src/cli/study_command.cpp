@@ -1,12 +1,14 @@
 #include "cli/study_command.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <map>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <set>
 
 #include "cli/config.hpp"
 #include "cli/count_check.hpp"
@@ -287,6 +289,7 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.remove = cmd.app->add_subcommand("delete", "Delete a study and its trials");
   storage(cmd.remove);
   cmd.remove->add_option("--name", cmd.name, "the study")->required();
+  cmd.remove->add_flag("--force", cmd.force, "delete it even while trials run (their workers then stop, printing what they could not store)");
   cmd.set_ = cmd.app->add_subcommand("set", "Change a study's budget (more trials for a study that used its budget)");
   storage(cmd.set_);
   cmd.set_->add_option("--name", cmd.name, "the study")->required();
@@ -341,6 +344,28 @@ int study_command(const StudyCommand& cmd) {
     return 0;
   }
   require_existing_database(cmd.storage);
+  if (!cmd.force) {
+    // A study whose trials run (workers, or experiments asked by hand) is not deleted by mistake:
+    // its workers would stop at their next store and the results in flight be printed, not kept.
+    Study study = Study::load(cmd.storage, cmd.name, reading());
+    std::size_t running = 0;
+    std::optional<double> last_beat;
+    std::set<std::string> workers;
+    for (const TrialRecord& t : study.trials()) {
+      if (t.state != TrialState::Running) continue;
+      ++running;
+      workers.insert(t.worker);
+      if (const auto beat = t.heartbeat ? t.heartbeat : t.started) last_beat = std::max(last_beat.value_or(*beat), *beat);
+    }
+    if (running > 0) {
+      std::string names;
+      for (const auto& w : workers) names += (names.empty() ? "" : ", ") + printable(w);
+      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      throw InvalidArgument("study '" + printable(cmd.name) + "' has " + std::to_string(running) + " running trial(s) (worker(s) " +
+                            names + (last_beat ? "; last heartbeat " + fmt_duration(std::max(0.0, now - *last_beat)) + " ago" : "") +
+                            "); stop them first, or delete it anyway with --force");
+    }
+  }
   Storage(cmd.storage).delete_study(cmd.name);
   std::printf("deleted study '%s'\n", printable(cmd.name).c_str());
   return 0;

@@ -38,7 +38,7 @@ struct StudyCommand {
   std::uint64_t seed = 0;
   std::optional<std::size_t> budget;
   double heartbeat = 10.0, grace = 60.0;
-  bool no_requeue = false, all_trials = false, noisy = false, allow_duplicates = false;
+  bool no_requeue = false, all_trials = false, noisy = false, allow_duplicates = false, force = false;
   ObjectiveFlags objective;
   std::string new_budget;  // study set --budget: N or "unlimited"
   // ask, tell, add

@@ -514,3 +514,19 @@ TEST_P(StudyCliByHand, ATrialThatWillNotBeRunIsGivenBack) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCliByHand, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// A study whose trials run (workers, or experiments asked by hand) is not deleted by mistake
+// (stop 68's probe: it was, with no word): refused naming them, deleted with --force.
+TEST_P(StudyCliByHand, DeletingAStudyWhoseTrialsRunNeedsForce) {
+  create("--budget 4");
+  auto r = cli("study ask " + s + "--format json --worker-name bench-3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study delete " + s);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("study 'lab' has 1 running trial(s) (worker(s) bench-3; last heartbeat "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("delete it anyway with --force"), std::string::npos) << r.err;
+  EXPECT_EQ(trials().size(), 1u);
+  r = cli("study delete " + s + "--force");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(Storage(url).find_study("lab"));
+}
