@@ -80,9 +80,21 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   const nlohmann::json options = resolve_study_options(config.algorithm, config.options);
   nlohmann::json stored = r.options;
   (void)experiment::take_legacy_run_settings(stored);  // a study stored before RunContext
-  if (r.algorithm != config.algorithm || stored != options)
-    throw InvalidArgument("study '" + r.name + "' in " + url + " runs " + r.algorithm + " with " + stored.dump() +
-                          ", not " + config.algorithm + " with " + options.dump() + "; use another --study name");
+  if (r.algorithm != config.algorithm)
+    throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + ", not " + config.algorithm +
+                          "; use another --study name");
+  if (stored != options) {
+    // The options that differ, not both whole objects (a dozen keys each).
+    std::string differ;
+    for (const auto& [key, value] : stored.items())
+      if (!options.contains(key) || options.at(key) != value)
+        differ += (differ.empty() ? "" : ", ") + key + " = " + value.dump() + " there, " +
+                  (options.contains(key) ? options.at(key).dump() : "absent") + " here";
+    for (const auto& [key, value] : options.items())
+      if (!stored.contains(key)) differ += (differ.empty() ? "" : ", ") + key + " = absent there, " + value.dump() + " here";
+    throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + " with other options (" +
+                          differ + "); use another --study name");
+  }
   if (r.seed != config.seed)
     throw InvalidArgument("study '" + r.name + "' has seed " + std::to_string(r.seed) + ", not --seed " +
                           std::to_string(config.seed));

@@ -94,7 +94,9 @@ Study Study::create(const std::string& storage_url, const StudyConfig& config, S
       !(config.settings.grace_period_s > 0.0) || config.settings.heartbeat_interval_s < 0.0 ||
       (config.settings.heartbeat_interval_s > 0.0 && config.settings.heartbeat_interval_s >= config.settings.grace_period_s))
     throw InvalidArgument("study '" + config.name + "': the heartbeat interval (" + format_double(config.settings.heartbeat_interval_s) +
-                          " s) must be >= 0 and below the grace period (" + format_double(config.settings.grace_period_s) + " s)");
+                          " s) must be " + (config.settings.heartbeat_interval_s < 0.0 ? ">= 0 and " : "") +
+                          "below the grace period (" + format_double(config.settings.grace_period_s) +
+                          " s): a trial would be failed as stale between two heartbeats");
   StudyRecord record;
   record.name = config.name;
   record.space = config.space;

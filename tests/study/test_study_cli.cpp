@@ -132,6 +132,10 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
   r = cli("run --problem branin --algorithm random --budget 10 --seed 5 --storage '" + url + "' --study one -q");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("runs gp-ei"), std::string::npos) << r.err;
+  // Another option: the key that differs is named (both whole option objects were printed).
+  r = cli("run --problem branin --algorithm gp-ei --budget 14 --seed 5 --noise 0.3 -q --set xi=0.25 --storage '" + url + "' --study one");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("runs gp-ei with other options (xi = 0.0 there, 0.25 here)"), std::string::npos) << r.err;
   // A larger --budget continues the study (it was refused as another budget): 6 more trials, the
   // first 14 kept; a smaller one is refused, naming how to change it.
   r = cli("run --problem branin --algorithm gp-ei --budget 20 --seed 5 --noise 0.3 -q --storage '" + url + "' --study one --out more.jsonl");
