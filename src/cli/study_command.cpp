@@ -34,7 +34,13 @@ std::string fmt_time(std::optional<double> unix_s) {
 // the lease is over (a trial is failed as stale by an ask, not by reading).
 std::string held(const TrialRecord& t, double now, double grace_period_s) {
   const std::optional<double> until = t.held_until(grace_period_s);
-  if (!until) return "";
+  if (!until) {
+    // A worker's trial whose heartbeats stopped (the worker died) looked alive until the next ask.
+    const std::optional<double> beat = t.heartbeat ? t.heartbeat : t.started;
+    if (t.state == TrialState::Running && beat && now - *beat > grace_period_s)
+      return "  (no heartbeat for " + fmt_duration(now - *beat) + ": its worker stopped; failed as stale by the next ask)";
+    return "";
+  }
   if (std::isinf(*until)) return "  (held until told)";
   if (*until < now) return "  (lease ended " + fmt_time(until) + ": failed as stale by the next ask)";
   return "  (held until " + fmt_time(until) + ")";

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -652,4 +653,30 @@ TEST(StudyCliSqlite, SideFilesLeftByAReaderDoNotLockTheWritersOut) {
   r = sh(as_nobody + "study ask " + s + "--name s --format json");
   EXPECT_EQ(r.first, 2) << r.second;
   EXPECT_NE(r.second.find("r.db-shm' is not writable for this user (it belongs to daemon"), std::string::npos) << r.second;
+}
+
+// A killed worker's trial is shown as such by `study show` (it looked alive until the next ask:
+// stop 68's probe saw trials "running" 25 minutes after their worker died).
+TEST_P(StudyCli, ShowSaysWhenARunningTrialsWorkerStoppedBeating) {
+  std::ofstream(dir / "hang_show.py") << "import sys, time\nfor line in sys.stdin:\n    time.sleep(600)\n";
+  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
+  const std::string s = "--storage '" + url + "' ";
+  auto r = cli("study create " + s + "--name h --objective-command '/usr/bin/python3 " + (dir / "hang_show.py").string() + "' --space space.json "
+               "--direction minimize --budget 3 --grace 1 --heartbeat 0.5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  {
+    optimist::testing::Process worker(std::string(OPTIMIST_CLI_PATH) + " worker " + s + "--name h -q --trust-command", dir, "hang");
+    const auto t0 = std::chrono::steady_clock::now();
+    while (Study::load(url, "h").trials().empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    worker.kill9();
+    (void)worker.wait();
+  }
+  // kill -9 leaves the objective program running (docs/reliability.md): ended here.
+  (void)std::system(("pkill -f '" + (dir / "hang_show.py").string() + "' > /dev/null 2>&1").c_str());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  r = cli("study show " + s + "--name h");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("(no heartbeat for "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("its worker stopped; failed as stale by the next ask)"), std::string::npos) << r.out;
 }
