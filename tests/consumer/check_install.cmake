@@ -98,10 +98,14 @@ if(CXX_FLAGS STREQUAL "")
 
   # 5. a plain compiler command, as a Makefile would have it (no CMake, no exported definitions):
   #    it crashed in its first vector freed ("double free or corruption").
+  #    OpenBLAS by the path the package names (the single-threaded build's folder, as the README says).
+  file(STRINGS ${pkg_dir}/optimistConfig.cmake openblas_line REGEX "^set\\(optimist_OPENBLAS ")
+  string(REGEX REPLACE "^set\\(optimist_OPENBLAS \"([^\"]*)\"\\)$" "\\1" openblas "${openblas_line}")
+  get_filename_component(openblas_dir "${openblas}" DIRECTORY)
   set(plain_exe ${WORK_DIR}/consumer-plain)
   run(${CXX_COMPILER} -std=c++20 -O2 ${CONSUMER_SOURCE_DIR}/main.cpp ${CONSUMER_SOURCE_DIR}/physics.cpp
-      -I${prefix}/${INCLUDEDIR} -I/usr/include/eigen3 -L${prefix}/${LIBDIR} -loptimist -lopenblas -pthread
-      -o ${plain_exe})
+      -I${prefix}/${INCLUDEDIR} -I/usr/include/eigen3 -L${prefix}/${LIBDIR} -loptimist -L${openblas_dir} -lopenblas
+      -pthread -o ${plain_exe})
   run(${plain_exe})
   message(STATUS "install_consumer: a program built by a plain compiler command runs against it")
 endif()
