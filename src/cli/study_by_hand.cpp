@@ -342,7 +342,13 @@ int add(const StudyCommand& cmd) {
     if (!cmd.params.empty() || failed || valued)
       throw InvalidArgument("give --from FILE.csv, or --param NAME=VALUE ... with --value V or --failed, not both");
     std::vector<std::size_t> lines;
-    evaluations = read_evaluations_csv(cmd.from, study.space(), cmd.ignore_columns, &lines);
+    // A worker's lines of evaluations it could not store are added back as they were printed.
+    if (holds_json_lines(cmd.from)) {
+      if (!cmd.ignore_columns.empty()) throw InvalidArgument("--ignore-column applies to a CSV file, not to JSON lines");
+      evaluations = read_evaluations_json_lines(cmd.from, study.space(), study.name(), &lines);
+    } else {
+      evaluations = read_evaluations_csv(cmd.from, study.space(), cmd.ignore_columns, &lines);
+    }
     for (const std::size_t line : lines) where.push_back("'" + printable(cmd.from) + "' line " + std::to_string(line));
   } else {
     if (cmd.params.empty()) throw InvalidArgument("study add needs --param NAME=VALUE ... with --value V, or --from FILE.csv");
@@ -444,8 +450,9 @@ void add_by_hand_commands(CLI::App& study_app, StudyCommand& cmd, const std::fun
   std::tie(cmd.add_value, cmd.add_failed) = value_or_failed(cmd.add, "measured");
   cmd.add->add_option("--from", cmd.from,
                       "a CSV file: a header naming every parameter and 'value' (a number, or 'failed'), optionally "
-                      "'error'; one row per experiment; the whole file is refused if one cell is bad")
-      ->type_name("FILE.csv");
+                      "'error'; one row per experiment; the whole file is refused if one cell is bad. Or a worker's "
+                      "lines of evaluations it could not store ('... as JSON: {...}', as printed, or the JSON alone)")
+      ->type_name("FILE");
   cmd.add->add_option("--ignore-column", cmd.ignore_columns, "a column of --from to ignore (notes, sample ids; repeatable)")
       ->type_name("NAME")
       ->allow_extra_args(false);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/format.hpp"
+#include "optimist/core/json_text.hpp"
 
 namespace optimist::cli {
 
@@ -377,6 +378,71 @@ void print_asked(std::ostream& out, const Space& space, const std::vector<StudyT
     out << line << "\n";
   }
   out.flush();
+}
+
+namespace {
+constexpr const char* kLostMarker = "as JSON: {";
+}  // namespace
+
+// A worker's log: some line holds the marker (its other lines are skipped when read).
+bool holds_worker_log(const std::string& path) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(kLostMarker) != std::string::npos) return true;
+  return false;
+}
+
+bool holds_json_lines(const std::string& path) {
+  if (holds_worker_log(path)) return true;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const std::string t = trimmed(line);
+    if (!t.empty()) return t.front() == '{';
+  }
+  return false;
+}
+
+std::vector<StudyEvaluation> read_evaluations_json_lines(const std::string& path, const Space& space,
+                                                         const std::string& study_name, std::vector<std::size_t>* lines) {
+  std::ifstream in(path);
+  if (!in) throw InvalidArgument("cannot read '" + printable(path) + "'");
+  const bool log = holds_worker_log(path);  // a worker's whole log: its other lines are skipped
+  std::vector<StudyEvaluation> out;
+  std::size_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string where = "'" + printable(path) + "' line " + std::to_string(number);
+    std::string text = trimmed(line);
+    if (text.empty()) continue;
+    if (const auto at = text.find(kLostMarker); at != std::string::npos) text = text.substr(at + std::string(kLostMarker).size() - 1);
+    else if (log) continue;
+    else if (text.front() != '{')
+      throw InvalidArgument(where + " is neither a JSON object nor a worker's \"as JSON: {...}\" line (nothing was added)");
+    try {
+      const nlohmann::json j = parse_json_rejecting_duplicate_keys(text);
+      if (!j.is_object() || !j.contains("x"))
+        throw InvalidArgument("needs an object with \"x\" and \"value\" (or \"error\"), got " + printable(text.substr(0, 200)));
+      if (j.contains("study") && (!j.at("study").is_string() || j.at("study").get<std::string>() != study_name))
+        throw InvalidArgument("is an evaluation of study " + j.at("study").dump() + ", not '" + printable(study_name) + "'");
+      StudyEvaluation e;
+      e.x = space.point_from_json(j.at("x"));
+      if (j.contains("value")) {
+        if (!j.at("value").is_number()) throw InvalidArgument("\"value\" must be a number, got " + j.at("value").dump());
+        e.value = j.at("value").get<double>();
+        if (!std::isfinite(*e.value)) throw InvalidArgument("\"value\" is not finite");
+      } else if (j.contains("error")) {
+        e.error = j.at("error").is_string() ? j.at("error").get<std::string>() : j.at("error").dump();
+      } else {
+        throw InvalidArgument("has neither \"value\" nor \"error\"");
+      }
+      out.push_back(std::move(e));
+      if (lines) lines->push_back(number);
+    } catch (const std::exception& e) {
+      throw InvalidArgument(where + ": " + e.what() + " (nothing was added)");
+    }
+  }
+  if (out.empty()) throw InvalidArgument("'" + printable(path) + "' holds no evaluation");
+  return out;
 }
 
 }  // namespace optimist::cli

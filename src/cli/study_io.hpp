@@ -57,6 +57,16 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
                                                   const std::vector<std::string>& ignore,
                                                   std::vector<std::size_t>* lines = nullptr);
 
+/// The evaluations a worker could not store (its "could not store an evaluation ... as JSON: {...}"
+/// lines, whole or from "{" on: {"study", "trial", "x", "value" or "error"}), read back from a file
+/// for `study add --from`; lines of another study are refused. `lines` gets each one's line number.
+std::vector<StudyEvaluation> read_evaluations_json_lines(const std::string& path, const Space& space,
+                                                         const std::string& study_name, std::vector<std::size_t>* lines);
+
+/// Whether `path` holds such JSON lines rather than a CSV table (its first non-blank line starts
+/// with '{' or holds "as JSON: {").
+bool holds_json_lines(const std::string& path);
+
 /// One record of a CSV file (RFC 4180: quoted cells may hold commas, doubled quotes and line
 /// breaks; unquoted cells are trimmed; CRLF and a byte-order mark are fine) and the line it starts on.
 struct CsvRow {

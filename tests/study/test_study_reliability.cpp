@@ -428,6 +428,27 @@ TEST(ReliabilityPostgres, ASecondCtrlCDuringAnOutagePrintsTheFinishedEvaluation)
   EXPECT_NE(worker.err().find("\"value\":"), std::string::npos) << worker.err();
   EXPECT_EQ(worker.err().find("are not recorded"), std::string::npos) << worker.err();
   server.start();
+  // The line as printed goes back into the study with `study add --from` (it took C++ or Python).
+  // The worker's whole log will do: its other lines are skipped.
+  std::ofstream(dir / "worker.log") << worker.err();
+  auto added = run_optimist("study add --storage '" + url + "' --name a --from worker.log", dir);
+  ASSERT_EQ(added.code, 0) << added.err;
+  std::size_t told = 0;
+  for (const auto& t : Study::load(url, "a").trials())
+    if (t.state == TrialState::Complete && t.origin == "told") {
+      EXPECT_NEAR(*t.value, 0.5 + t.x[0], 1e-12);
+      ++told;
+    }
+  EXPECT_EQ(told, 1u);
+  // A line of another study is refused.
+  std::ofstream(dir / "other.jsonl") << R"({"study": "b", "trial": 0, "x": [0.1, 0.2], "value": 1.0})" << "\n";
+  auto refused = run_optimist("study add --storage '" + url + "' --name a --from other.jsonl", dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("is an evaluation of study \"b\", not 'a'"), std::string::npos) << refused.err;
+  std::ofstream(dir / "junk.jsonl") << R"({"study": "a", "x": [0.1, 0.2], "value": 1.0})" << "\nnot json\n";
+  refused = run_optimist("study add --storage '" + url + "' --name a --from junk.jsonl", dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("line 2 is neither a JSON object"), std::string::npos) << refused.err;
 }
 
 // A second Ctrl-C while an objective hangs: it is killed and its trial given back to the study at
