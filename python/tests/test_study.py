@@ -175,7 +175,7 @@ def test_bad_studies_raise_value_error_naming_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="study 'taken' already exists"):
         Study.create(url, "taken", SPACE, "random")
     assert Study.create(url, "taken", SPACE, "random", load_if_exists=True).name == "taken"
-    with pytest.raises(ValueError, match="no study named 'absent'.*it holds: taken"):
+    with pytest.raises(ValueError, match="no study named 'absent'.*it holds: 'taken'"):
         Study.load(url, "absent")
     with pytest.raises(ValueError, match="no study database at .*typo.db.*Study.create"):
         Study.load(f"sqlite:///{tmp_path / 'typo.db'}", "taken")

@@ -255,9 +255,22 @@ std::optional<StudyRecord> Storage::find_study(const std::string& name) {
 
 StudyRecord Storage::load_study(const std::string& name) {
   if (auto s = find_study(name)) return *s;
+  // Names as `study list` shows them (a newline escaped, not a space), each cut at 80 characters
+  // (a 1,000-byte name filled the terminal), at most 50 of them.
   std::string names;
-  for (const auto& r : db_->query("SELECT name FROM studies ORDER BY name")) names += (names.empty() ? "" : ", ") + r[0].text();
-  throw InvalidArgument("no study named '" + name + "' in '" + db_->display_url() + "'; " +
+  std::size_t count = 0;
+  for (const auto& r : db_->query("SELECT name FROM studies ORDER BY name")) {
+    if (++count > 50) continue;
+    std::string shown = printable(r[0].text());
+    if (shown.size() > 80) {
+      std::size_t cut = 77;
+      while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+      shown = shown.substr(0, cut) + "...";
+    }
+    names += (names.empty() ? "'" : ", '") + shown + "'";
+  }
+  if (count > 50) names += " and " + std::to_string(count - 50) + " more ('optimist study list')";
+  throw InvalidArgument("no study named '" + printable(name) + "' in '" + db_->display_url() + "'; " +
                         (names.empty() ? "it holds no study" : "it holds: " + names));
 }
 

@@ -70,7 +70,7 @@ TEST_P(StudyCli, CreateWorkShowExportDelete) {
   EXPECT_EQ(numbers.size(), 12u);
   r = cli("study show " + s + "--name nope");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("it holds: b"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("it holds: 'b'"), std::string::npos) << r.err;
   r = cli("worker " + s + "--name b --problem hartmann6");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("was created with another space than --problem hartmann6 has: 'x1' is continuous [-5.0, 10.0] there, "
@@ -341,6 +341,16 @@ TEST_P(StudyCli, HostileStudyNamesAreJustNames) {
   EXPECT_NE(r.out.find("x'); DROP TABLE studies; --"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("keep"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find('\033'), std::string::npos) << "a control character reached the terminal";
+  // A missing study's message lists the names as `study list` shows them, a long one cut.
+  r = cli("study create " + s + "--name " + std::string(300, 'L') + " --problem branin --budget 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study show " + s + "--name nope");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'esc\\x1b[2Jé名'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'" + std::string(77, 'L') + "...'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(std::string(78, 'L')), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\033'), std::string::npos);
+  ASSERT_EQ(cli("study delete " + s + "--name " + std::string(300, 'L')).code, 0);
   r = cli("worker " + s + "--name '" + sql + "' -q");
   ASSERT_EQ(r.code, 0) << r.err;
   r = cli("study export " + s + "--name '" + sql + "' --out sql.jsonl");
