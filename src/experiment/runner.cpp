@@ -97,8 +97,10 @@ bool is_finished(const SweepRun& run) {
   if (const auto why = settings_mismatch(trace.meta, run))
     throw InvalidArgument("'" + run.trace_path + "' is a finished run with " + *why +
                           "; write this sweep to another --out folder (or delete the old trace)");
-  // A run stopped by Ctrl-C never gets renamed; treat a stray one as unfinished all the same.
-  if (trace.recommend->value("stop_reason", "") == "cancelled") return false;
+  // A run stopped by Ctrl-C or by a failed objective is never renamed (the latter was, before stop
+  // 68, and counted as a result); treat a stray one as unfinished all the same: it is redone.
+  if (const std::string reason = trace.recommend->value("stop_reason", ""); reason == "cancelled" || reason == "objective failed")
+    return false;
   // A finished trace is summarized as it is: one damaged since (a line lost) would skew the
   // summary silently, so it is checked as --resume checks a trace.
   try {
@@ -146,6 +148,12 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   // The writer is closed: the file is complete. Rename is atomic within one file system, so
   // trace_path never holds a partial trace.
   if (summary.reason == StopReason::Cancelled) return false;  // the partial trace keeps what was paid for
+  // A run whose objective failed is not a result (its regret, summed over fewer evaluations, looked
+  // better the earlier it failed): its partial trace stays, the run is an error (exit 1), and a
+  // rerun continues it, as `optimist run --resume` does.
+  if (summary.reason == StopReason::ObjectiveFailed)
+    throw std::runtime_error("the objective failed after " + std::to_string(summary.evaluations.size()) + " evaluations (" +
+                             summary.message + "); its trace is kept as '" + partial + "': rerun the sweep to continue it");
   fs::rename(partial, run.trace_path);
   return true;
 }

@@ -16,6 +16,7 @@
 #include "optimist/experiment/summary.hpp"
 #include "optimist/experiment/sweep.hpp"
 #include "optimist/problems/problem.hpp"
+#include "scoped_env.hpp"
 #include "temp_test_dir.hpp"
 
 namespace {
@@ -373,6 +374,53 @@ TEST(ExperimentRunner, CancelledRunKeepsItsEvaluationsForTheNextSweep) {
   const auto fresh = optimist::read_trace(orun.trace_path);
   EXPECT_EQ(fresh.evaluations.size(), 5u);
   EXPECT_FALSE(fresh.meta.run.contains("resumed_after"));
+}
+
+// A run whose objective failed is an error of the sweep, not a result: it was renamed as finished,
+// never retried, and its regret (summed over fewer evaluations) entered the means, the paired
+// intervals and the ranks, better the earlier it failed (stop 68's probe). Its partial trace is
+// kept and a rerun continues it. The objective: a fake HPO worker that fails its 4th request.
+TEST(ExperimentRunner, ARunWhoseObjectiveFailedIsAnErrorAndIsContinuedNextTime) {
+  const fs::path root = fresh_dir(), data = root / "data", dir = root / "sweep";
+  fs::create_directories(data);
+  std::ofstream(data / "breast-cancer.dat") << "placeholder: the fake worker reads nothing\n";
+  std::ofstream(root / "worker.py") << "import json, math, os, sys\n"
+                                      "fail_at = int(os.environ.get('FAKE_FAIL_AT', '0'))\n"
+                                      "n = 0\n"
+                                      "for line in sys.stdin:\n"
+                                      "    n += 1\n"
+                                      "    p = json.loads(line)['params']\n"
+                                      "    if n == fail_at:\n"
+                                      "        print(json.dumps({'error': 'the worker lost its GPU'}), flush=True)\n"
+                                      "        continue\n"
+                                      "    v = sum(math.sin(float(x)) for x in p.values() if isinstance(x, (int, float)))\n"
+                                      "    print(json.dumps({'y': 0.9 + 0.01 * v}), flush=True)\n";
+  fs::permissions(root / "worker.py", fs::perms::owner_all);
+  const optimist::testing::ScopedEnv datasets("OPTIMIST_DATASETS", data.c_str());
+  const optimist::testing::ScopedEnv worker("OPTIMIST_HPO_WORKER", (root / "worker.py").c_str());
+  const ex::SweepSpec spec = ex::parse_sweep({{"name", "failing"},
+                                              {"seeds", 1},
+                                              {"algorithms", {"random"}},
+                                              {"problems", {{{"name", "hpo_rf_breast_cancer"}, {"budget", 8}}}}},
+                                             "test");
+  const ex::SweepRun run = ex::plan_runs(spec, dir.string())[0];
+  {
+    const optimist::testing::ScopedEnv fail("FAKE_FAIL_AT", "4");
+    const auto out = ex::run_sweep(spec, dir.string(), with_jobs(1));
+    ASSERT_EQ(out.errors.size(), 1u);
+    EXPECT_NE(out.errors[0].find("the objective failed after 4 evaluations"), std::string::npos) << out.errors[0];
+    EXPECT_NE(out.errors[0].find("the worker lost its GPU"), std::string::npos) << out.errors[0];
+    EXPECT_FALSE(fs::exists(run.trace_path));
+    ASSERT_TRUE(fs::exists(ex::temporary_path(run.trace_path)));
+    EXPECT_FALSE(ex::is_finished(run));
+  }
+  // The failure gone, the rerun continues the partial trace to the budget.
+  const auto again = ex::run_sweep(spec, dir.string(), with_jobs(1));
+  EXPECT_TRUE(again.errors.empty());
+  const auto trace = optimist::read_trace(run.trace_path);
+  EXPECT_EQ(trace.evaluations.size(), 8u);
+  EXPECT_EQ(trace.recommend->value("stop_reason", ""), "budget");
+  EXPECT_TRUE(trace.meta.run.contains("resumed_after"));
 }
 
 TEST(ExperimentRunner, ParallelRunsEqualSequentialOnes) {

@@ -10,28 +10,14 @@
 
 #include "optimist/problems/hpo_problems.hpp"
 #include "optimist/problems/problem.hpp"
+#include "scoped_env.hpp"
 #include "temp_test_dir.hpp"
 
 using namespace optimist;
 
 namespace {
 
-/// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using optimist::testing::ScopedEnv;
 
 // Cheap points (few trees / iterations) so each evaluation takes a fraction of a second.
 const Vector kRfPoint{{0.0, 0.0, 9.5, 0.0, 0.0, 0.0, 0.0}};   // 20 trees, gini, depth 10, bootstrap

@@ -233,7 +233,9 @@ Vector Hoo::step_point(const Step& step) const {
 
 Vector Hoo::recommend_unit() const {
   if (hoo_.pulls() == 0) return Optimizer::recommend_unit();
-  return tree_detail::hoo_output(hoo_, output_, opt_.representative == Representative::Random, derive_seed(seed(), kPointStream), seed());
+  const Output output = output_ == Output::Auto ? (noisy() ? Output::MostPlayed : Output::Best) : output_;
+  if (output == Output::Best) return Optimizer::recommend_unit();  // the best evaluated point
+  return tree_detail::hoo_output(hoo_, output, opt_.representative == Representative::Random, derive_seed(seed(), kPointStream), seed());
 }
 
 namespace {
@@ -243,7 +245,7 @@ struct HooSettings {
   double nu = 1.0;
   double rho = 0.7;
   std::uint32_t h_max = 0;
-  Hoo::Output recommend = Hoo::Output::MostPlayed;
+  Hoo::Output recommend = Hoo::Output::Auto;
   double noise_range = 1.0;
 };
 
@@ -258,7 +260,8 @@ const OptionTable<HooSettings>& hoo_options() {
           .integer("h_max", &HooSettings::h_max, 0, 60,
                    "truncation depth; 0: the smallest h with nu rho^h <= 1/sqrt(n)")
           .choice("recommend", &HooSettings::recommend, kHooOutputNames,
-                  "output: the most played path's end, or a uniformly random pulled point (the paper's conversion)")
+                  "output: the most played path's end, a uniformly random pulled point (the paper's conversion), "
+                  "the best evaluated point, or auto: best on a deterministic objective, most-played on a noisy one")
           .real("noise_range", &HooSettings::noise_range, NumberRange::above(0.0),
                 "b~ > 0: confidence width b~ sqrt(2 ln n / T); 1 assumes rewards in [0,1] (the paper), smaller "
                 "trusts low noise");

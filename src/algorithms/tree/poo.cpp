@@ -110,8 +110,11 @@ std::size_t Poo::best_instance() const {
 Vector Poo::recommend_unit() const {
   const std::size_t s = best_instance();
   if (instances_[s].pulls() == 0) return Optimizer::recommend_unit();
-  // Algorithm 1: "a random point evaluated by A(s*)" (recommend: random), or its most played node.
-  return tree_detail::hoo_output(instances_[s], output_, opt_.representative == Representative::Random,
+  // Algorithm 1: "a random point evaluated by A(s*)" (recommend: random), or its most played node;
+  // on a deterministic objective (auto) the best evaluated point, exact there.
+  const Hoo::Output output = output_ == Hoo::Output::Auto ? (noisy() ? Hoo::Output::MostPlayed : Hoo::Output::Best) : output_;
+  if (output == Hoo::Output::Best) return Optimizer::recommend_unit();
+  return tree_detail::hoo_output(instances_[s], output, opt_.representative == Representative::Random,
                                  derive_seed(seed(), kPointStream + s), seed());
 }
 
@@ -121,7 +124,7 @@ struct PooSettings {
   TreeOptions tree;
   double nu_max = 1.0;
   double rho_max = 0.9;
-  Hoo::Output recommend = Hoo::Output::MostPlayed;
+  Hoo::Output recommend = Hoo::Output::Auto;
   double noise_range = 1.0;
   Poo::RhoGrid rho_grid = Poo::RhoGrid::Dyadic;
 };
@@ -135,7 +138,8 @@ const OptionTable<PooSettings>& poo_options() {
                 "rho_max in (0,1): the largest rho of the grid")
           .choice("recommend", &PooSettings::recommend, kHooOutputNames,
                   "output from the instance of best average reward: its most played path's end, or a random point "
-                  "it evaluated (the paper)")
+                  "it evaluated (the paper); best: the best evaluated point; auto: best on a deterministic objective, "
+                  "most-played on a noisy one")
           .real("noise_range", &PooSettings::noise_range, NumberRange::above(0.0),
                 "b~ > 0 of every HOO instance: confidence width b~ sqrt(2 ln n / T) (1: the paper)")
           .choice("rho_grid", &PooSettings::rho_grid, kRhoGridNames,

@@ -87,7 +87,10 @@ std::uint32_t hoo_truncation_depth(double nu, double rho, double horizon);
 /// every update is incremental); without one the horizon doubles (64, 128, ...) as pulls reach it.
 class Hoo : public TreeOptimizer {
  public:
-  enum class Output { MostPlayed, Random };
+  /// Auto: Best on a deterministic objective (RunContext::noisy false), MostPlayed on a noisy one.
+  /// Best: the best evaluated point (exact when nothing is noisy; HOO's statistics are for noise,
+  /// and with exhausted re-pulls, stop 56, its most played path no longer follows the optimum).
+  enum class Output { Auto, MostPlayed, Random, Best };
   Hoo(const Space& space, Direction direction, const TreeOptions& options, const RunContext& context, double nu, double rho,
       std::uint32_t h_max, Output output);
   const HooTree& hoo_tree() const { return hoo_; }
@@ -106,8 +109,10 @@ class Hoo : public TreeOptimizer {
   HooTree hoo_;
 };
 
-inline constexpr EnumNames<Hoo::Output, 2> kHooOutputNames{
-    {{{Hoo::Output::MostPlayed, "most-played"}, {Hoo::Output::Random, "random"}}}};
+inline constexpr EnumNames<Hoo::Output, 4> kHooOutputNames{{{{Hoo::Output::Auto, "auto"},
+                                                              {Hoo::Output::MostPlayed, "most-played"},
+                                                              {Hoo::Output::Random, "random"},
+                                                              {Hoo::Output::Best, "best"}}}};
 
 AlgorithmInfo hoo_info();
 
