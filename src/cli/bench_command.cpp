@@ -186,6 +186,25 @@ void continue_same_sweep(ex::SweepSpec& spec, const std::string& out) {
     throw InvalidArgument(message);
   }
   ex::keep_folder_labels(spec, old);
+  // A sweep may add algorithms, problems or seeds to its folder, not leave out some it ran: their
+  // traces would stay there, out of every summary. Two unnamed sweeps (both "custom") to one
+  // folder replaced each other so (stop 68's probe).
+  const nlohmann::json now = spec.to_json();
+  for (const char* list : {"algorithms", "problems"}) {
+    if (!old.contains(list) || !old[list].is_array()) continue;
+    std::string dropped;
+    for (const auto& entry : old[list]) {
+      const std::string label = entry.is_object() ? entry.value("label", std::string()) : std::string();
+      if (label.empty()) continue;
+      const bool kept = std::any_of(now[list].begin(), now[list].end(),
+                                    [&](const nlohmann::json& e) { return e.value("label", std::string()) == label; });
+      if (!kept) dropped += (dropped.empty() ? "'" : ", '") + label + "'";
+    }
+    if (!dropped.empty())
+      throw InvalidArgument("--out: '" + out + "' holds the sweep '" + old_name + "' with " + list + " " + dropped +
+                            " that this one leaves out (their traces would stay out of the summary); write this sweep "
+                            "to another --out folder, or add them to it");
+  }
 }
 
 void write_sweep_file(const ex::SweepSpec& spec, const std::string& out) {

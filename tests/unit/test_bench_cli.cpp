@@ -134,6 +134,19 @@ TEST(BenchCli, AnotherSweepIsNotWrittenIntoAFolderThatHoldsOne) {
   const Result broken = cli("bench --config a.json --out out --no-plot -q");
   EXPECT_EQ(broken.code, 2);
   EXPECT_NE(broken.err.find("is not a sweep file"), std::string::npos) << broken.err;
+  // Two unnamed sweeps (both "custom") into one folder: the second replaced the first's
+  // sweep.json and summary, its traces left out of both. A sweep may add to a folder, not leave out.
+  write(dir / "u1.json", R"({"seeds": 1, "budget": 5, "algorithms": ["random"], "problems": ["branin"]})");
+  write(dir / "u2.json", R"({"seeds": 1, "budget": 5, "algorithms": ["random"], "problems": ["hartmann6"]})");
+  write(dir / "u3.json", R"({"seeds": 1, "budget": 5, "algorithms": ["random", "sobol"], "problems": ["branin", "hartmann6"]})");
+  ASSERT_EQ(cli("bench --config u1.json --out unnamed --no-plot -q").code, 0);
+  const Result unrelated = cli("bench --config u2.json --out unnamed --no-plot -q");
+  EXPECT_EQ(unrelated.code, 2);
+  EXPECT_NE(unrelated.err.find("with problems 'branin' that this one leaves out"), std::string::npos) << unrelated.err;
+  const Result added = cli("bench --config u3.json --out unnamed --no-plot -q");
+  EXPECT_EQ(added.code, 0) << added.err;
+  EXPECT_NE(slurp(dir / "unnamed/summary.md").find("## branin"), std::string::npos);
+  EXPECT_NE(slurp(dir / "unnamed/summary.md").find("## hartmann6"), std::string::npos);
 }
 
 TEST(BenchCli, ASecondInstanceAddedToASweepKeepsTheFirstOnesFolder) {
