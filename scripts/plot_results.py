@@ -59,7 +59,10 @@ def algorithm_colors(summary):
     labels = [a["label"] for a in summary["sweep"]["algorithms"]]
     for problem in summary["problems"]:
         labels += [a["label"] for a in problem["algorithms"] if a["label"] not in labels]
-    return {label: "C%d" % (k % 10) for k, label in enumerate(labels)}
+    # Past 10 algorithms the colours repeat: a line style tells them apart (13 in the discrete
+    # preset drew random and soo alike).
+    styles = ["-", "--", ":", "-."]
+    return {label: ("C%d" % (k % 10), styles[(k // 10) % len(styles)]) for k, label in enumerate(labels)}
 
 
 def draw_panel(ax, problem, curve_key, ylabel, log, level, colors):
@@ -70,14 +73,19 @@ def draw_panel(ax, problem, curve_key, ylabel, log, level, colors):
             continue
         pts = [(t, m, h) for t, m, h in zip(curves["t"], curve["mean"], curve["half_width"]) if finite(m)]
         if log:
-            pts = [(t, m, h) for t, m, h in pts if m > 0]
+            positive = [(t, m, h) for t, m, h in pts if m > 0]
+            if pts and not positive:  # 0 at every t: no line on a log scale, but said in the legend
+                color, style = colors[alg["label"]]
+                ax.plot([], [], label=alg["label"] + " (0 throughout: off the log scale)", color=color, linestyle=style)
+            pts = positive
         if not pts:
             continue
         if curve_key == "suggest_s":
             pts = binned(pts)
         ts = [p[0] for p in pts]
         mean = [p[1] for p in pts]
-        line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4, color=colors[alg["label"]])
+        color, style = colors[alg["label"]]
+        line, = ax.plot(ts, mean, label=alg["label"], linewidth=1.4, color=color, linestyle=style)
         if curve_key == "suggest_s":
             continue  # per-step times jitter too much for a meaningful band
         half = [p[2] if finite(p[2]) else 0.0 for p in pts]
@@ -123,6 +131,7 @@ def plot(directory):
             for handle, label in zip(*ax.get_legend_handles_labels()):
                 seen.setdefault(label, handle)
         labels = [label for label in colors if label in seen]
+        labels += [label for label in seen if label not in colors and label not in labels]  # "(0 throughout ...)"
         handles = [seen[label] for label in labels]
         # As many columns as the longest label allows in the figure's width (about 0.075 in per
         # character at 10 pt, 0.6 in for the line and the gap); the bottom margin grows with the rows.
