@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   // silently with the trace cut mid-line. Objective programs get the default back (posix_spawn).
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Global optimization of expensive, noisy black-box functions.", "optimist"};
-  app.set_version_flag("--version", std::string("optimist ") + optimist::version());
+  app.set_version_flag("--version", std::string("optimist ") + optimist::version() + " (revision " + optimist::revision() + ")");
   app.require_subcommand(1);
   optimist::cli::RunCommand run;
   optimist::cli::add_run_command(app, run);

@@ -152,6 +152,7 @@ nlohmann::json TraceMeta::to_json() const {
   if (!objective_command.empty()) m["objective_command"] = objective_command;
   if (user_objective) m["user_objective"] = true;
   m["version"] = optimist::version();
+  m["revision"] = optimist::revision();
   return nlohmann::json(m);
 }
 
@@ -160,6 +161,7 @@ TraceMeta TraceMeta::from_json(const nlohmann::json& j) {
   const nlohmann::json& m = (j.is_object() && j.contains("meta")) ? j.at("meta") : j;
   if (!m.is_object()) meta_error("expected an object, got " + m.dump());
   TraceMeta meta;
+  if (m.contains("revision") && m.at("revision").is_string()) meta.revision = m.at("revision").get<std::string>();
   meta.algorithm = get_string(m, "algorithm");
   meta.problem = get_string(m, "problem");
   meta.dim = static_cast<std::size_t>(get_unsigned(required(m, "dim"), "dim"));
@@ -385,7 +387,7 @@ TraceWriter::TraceWriter(const std::string& given_path, const TraceMeta& meta, c
   ordered_json m;
   const nlohmann::json inner = meta.to_json();
   for (const char* key : {"algorithm", "options", "decisions", "problem", "objective_command", "user_objective", "dim", "seed", "noise", "noisy",
-                          "direction", "f_star", "budget", "horizon", "space", "run", "version"})
+                          "direction", "f_star", "budget", "horizon", "space", "run", "version", "revision"})
     if (inner.contains(key)) m[key] = ordered_json(inner.at(key));
   line["meta"] = std::move(m);
   errno = 0;

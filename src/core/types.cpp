@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "optimist_revision.hpp"
+
 #ifndef OPTIMIST_VERSION
 #define OPTIMIST_VERSION "0.0.0"
 #endif
@@ -34,5 +36,7 @@ std::string format_double(double v) {
 }
 
 const char* version() { return OPTIMIST_VERSION; }
+
+const char* revision() { return OPTIMIST_REVISION; }
 
 }  // namespace optimist

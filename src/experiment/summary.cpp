@@ -205,6 +205,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
   std::vector<std::vector<std::vector<RunData>>> data_of(spec.problems.size());
   std::vector<std::optional<TraceMeta>> meta_of(spec.problems.size());
   std::map<std::string, double> best_seen;
+  std::map<std::string, std::size_t> revisions;  // of the finished runs' traces: a folder mixing builds shows it
   const auto task_key = [](const SweepProblem& p) {
     return p.name + "|" + std::to_string(p.dim) + "|" + format_double(p.noise);
   };
@@ -225,6 +226,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
           d.suggest_s.push_back(get_number(e, "suggest_s").value_or(kNaN) + get_number(e, "tell_s").value_or(0.0));
         }
         if (!meta_of[i]) meta_of[i] = d.trace.meta;
+        ++revisions[d.trace.meta.revision.empty() ? "unrecorded (before stop 68)" : d.trace.meta.revision];
         const bool maximize = d.trace.meta.direction == Direction::Maximize;
         auto [it, fresh] = best_seen.try_emplace(task_key(spec.problems[i]), kNaN);
         (void)fresh;
@@ -328,6 +330,9 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
   }
   out["problems"] = problems_json;
   out["across_problems"] = across_problems(problems_json, spec);
+  // What wrote this summary and its traces: results tied to the code that made them.
+  out["optimist"] = {{"version", version()}, {"revision", revision()}};
+  out["trace_revisions"] = revisions;
   return out;
 }
 
@@ -338,6 +343,21 @@ std::string summary_markdown(const json& s) {
   const double level = s.at("level").get<double>();
   md << "# Sweep `" << sweep.at("name").get<std::string>() << "`\n\n";
   if (sweep.contains("description")) md << sweep.at("description").get<std::string>() << "\n\n";
+  if (s.contains("optimist")) {
+    md << "Summarized by optimist " << s.at("optimist").value("version", "?") << " (revision "
+       << s.at("optimist").value("revision", "?") << ")";
+    if (s.contains("trace_revisions") && s.at("trace_revisions").is_object() && !s.at("trace_revisions").empty()) {
+      const json& revs = s.at("trace_revisions");
+      md << "; its runs were made by " << (revs.size() == 1 ? "revision " : "revisions ");
+      bool first = true;
+      for (const auto& [rev, count] : revs.items()) {
+        md << (first ? "" : ", ") << rev << " (" << count.get<std::size_t>() << (count == 1 ? " run)" : " runs)");
+        first = false;
+      }
+      if (revs.size() > 1) md << " **(mixed: delete the traces of the others to redo them with one build)**";
+    }
+    md << ".\n\n";
+  }
   md << sweep.at("seeds").get<std::size_t>() << (sweep.at("seeds") == 1 ? " seed" : " seeds") << " per (problem, algorithm), from seed "
      << sweep.at("first_seed").get<std::uint64_t>() << ". ";
   const std::size_t k = sweep.at("seeds").get<std::size_t>();

@@ -351,6 +351,12 @@ TEST_F(Cli, VersionAndHelp) {
   const Result v = cli("--version");
   EXPECT_EQ(v.code, 0);
   EXPECT_NE(v.out.find(optimist::version()), std::string::npos);
+  EXPECT_NE(v.out.find(std::string("(revision ") + optimist::revision() + ")"), std::string::npos) << v.out;
+  // The build's git commit: 12 hex digits (and -dirty), or unknown outside a checkout.
+  const std::string rev = optimist::revision();
+  EXPECT_TRUE(rev == "unknown" || (rev.size() >= 12 && rev.find_first_not_of("0123456789abcdef") == 12) ||
+              rev.find_first_not_of("0123456789abcdef") == std::string::npos)
+      << rev;
   const Result h = cli("run --help");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("--budget"), std::string::npos);

@@ -641,6 +641,33 @@ void set_values(const ex::SweepSpec& spec, const fs::path& dir, const std::strin
 
 // Metric values equal but for round-off are a tie: 0.1 + 0.2 + 0.3 summed in two orders gives
 // 0.6000000000000001 and 0.6, which ranked 1 and 2 and counted as "lower" before.
+// Results are tied to the code that made them: every trace records the build's git revision, and
+// the summary the revisions of its runs, marked when they are mixed (a folder half-run before an
+// upgrade; stop 68's probe found nothing said which build a number came from).
+TEST(ExperimentSummary, TheRevisionsOfTheRunsAreRecorded) {
+  const fs::path dir = fresh_dir();
+  const ex::SweepSpec spec = tiny_sweep(1);
+  ex::run_sweep(spec, dir.string(), with_jobs(1));
+  const auto runs = ex::plan_runs(spec, dir.string());
+  EXPECT_EQ(optimist::read_trace(runs[0].trace_path).meta.revision, optimist::revision());
+  json summary = ex::summarize(spec, dir.string());
+  EXPECT_EQ(summary.at("optimist").at("revision"), optimist::revision());
+  EXPECT_EQ(summary.at("trace_revisions"), json({{optimist::revision(), runs.size()}}));
+  // One trace of another build: both are listed, and the Markdown says they are mixed.
+  std::ifstream in(runs[0].trace_path);
+  std::string first, rest, line;
+  std::getline(in, first);
+  while (std::getline(in, line)) rest += line + "\n";
+  in.close();
+  json meta = json::parse(first);
+  meta.at("meta")["revision"] = "0123456789ab";
+  std::ofstream(runs[0].trace_path, std::ios::trunc) << meta.dump() << "\n" << rest;
+  summary = ex::summarize(spec, dir.string());
+  EXPECT_EQ(summary.at("trace_revisions").size(), 2u);
+  EXPECT_EQ(summary.at("trace_revisions").at("0123456789ab"), 1);
+  EXPECT_NE(ex::summary_markdown(summary).find("(mixed: delete the traces of the others"), std::string::npos);
+}
+
 TEST(ExperimentSummary, RoundOffIsATie) {
   const fs::path dir = fresh_dir();
   const auto spec = ex::parse_sweep({{"name", "ties"}, {"seeds", 2}, {"algorithms", {"random", "sobol"}},

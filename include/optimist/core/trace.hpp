@@ -47,6 +47,9 @@ struct TraceMeta {
   /// benchmark problem (meta key "user_objective", written when true): a finished trace saying so
   /// is kept under another name by a run that would write over it (TraceWriter).
   bool user_objective = false;
+  /// The git commit of the optimist that wrote the trace (meta key "revision", written since stop
+  /// 68; optimist::revision()); empty for older traces. to_json writes this build's.
+  std::string revision;
 
   nlohmann::json to_json() const;
   static TraceMeta from_json(const nlohmann::json& j);

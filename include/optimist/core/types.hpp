@@ -56,5 +56,8 @@ std::string format_double(double v);
 
 /// Library version, "MAJOR.MINOR.PATCH".
 const char* version();
+/// The git commit the library was built from (12 hex digits, "-dirty" with uncommitted changes;
+/// "unknown" outside a git checkout). Traces and bench summaries record it.
+const char* revision();
 
 }  // namespace optimist
