@@ -56,7 +56,7 @@ TEST_P(StudyTest, CreateLoadAndClearErrors) {
   Study::create(url, branin_config("b", "gp-ei"));
   const std::string missing = message_of([&] { Study::load(url, "nope"); });
   EXPECT_NE(missing.find("no study named 'nope'"), std::string::npos) << missing;
-  EXPECT_NE(missing.find("a, b"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("'a', 'b'"), std::string::npos) << missing;
   const Study b = Study::load(url, "b");
   EXPECT_EQ(b.record().algorithm, "gp-ei");
   EXPECT_EQ(b.record().space.to_json(), make_problem("branin").space.to_json());
