@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/text.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/json_text.hpp"
 #include "optimist/core/types.hpp"
@@ -390,9 +391,16 @@ void check_available(const SweepSpec& spec) {
         std::find(missing_problems.begin(), missing_problems.end(), p.name) == missing_problems.end())
       missing_problems.push_back(p.name);
   if (!missing_algorithms.empty() || !missing_problems.empty()) {
-    std::string msg = "sweep '" + spec.name + "' needs what this build does not have:";
-    if (!missing_algorithms.empty()) msg += " algorithms " + join(missing_algorithms) + ";";
-    if (!missing_problems.empty()) msg += " problems " + join(missing_problems) + ";";
+    // A typo gets the closest name, as `optimist run` gives it.
+    const auto with_guesses = [](const std::vector<std::string>& names, const std::set<std::string>& valid) {
+      const std::vector<std::string> all(valid.begin(), valid.end());
+      std::vector<std::string> shown;
+      for (const auto& n : names) shown.push_back("'" + n + "'" + did_you_mean(n, all));
+      return join(shown);
+    };
+    std::string msg = "sweep '" + spec.name + "' names what this build does not have:";
+    if (!missing_algorithms.empty()) msg += " algorithms " + with_guesses(missing_algorithms, registered) + ";";
+    if (!missing_problems.empty()) msg += " problems " + with_guesses(missing_problems, catalog) + ";";
     msg += " see 'optimist list'";
     throw InvalidArgument(msg);
   }

@@ -229,6 +229,11 @@ TEST(ExperimentSweep, MissingAlgorithmsProblemsAndBadOptionsAreNamed) {
   const std::string msg = error_of([&] { ex::check_available(s); });
   EXPECT_NE(msg.find("no-such-algorithm"), std::string::npos) << msg;
   EXPECT_NE(msg.find("no_such_problem"), std::string::npos) << msg;
+  // Typos get the closest name, as `optimist run` gives it.
+  const auto typos = ex::parse_sweep({{"budget", 10}, {"algorithms", {"gpei"}}, {"problems", {"branni"}}}, "t");
+  const std::string guessed = error_of([&] { ex::check_available(typos); });
+  EXPECT_NE(guessed.find("'gpei' (did you mean 'gp-ei'?)"), std::string::npos) << guessed;
+  EXPECT_NE(guessed.find("'branni' (did you mean 'branin'?)"), std::string::npos) << guessed;
   const auto bad_option = ex::parse_sweep(
       {{"budget", 10}, {"algorithms", {{{"name", "random"}, {"options", {{"bogus", 1}}}}}}, {"problems", {"branin"}}}, "t");
   EXPECT_NE(error_of([&] { ex::check_available(bad_option); }).find("bogus"), std::string::npos);
