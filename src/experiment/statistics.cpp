@@ -51,6 +51,9 @@ MeanInterval mean_interval(const std::vector<double>& values, double level, Inte
   double ss = 0.0;
   for (double v : values) ss += (v - w.mean) * (v - w.mean);
   w.sd = std::sqrt(ss / static_cast<double>(w.n - 1));
+  // Values equal but for round-off (sums taken in another order: "18.3 +- 6.24e-15" beside
+  // "18.3 +- 0") have no spread either.
+  if (w.sd <= 1e-12 * std::abs(w.mean)) w.sd = 0.0;
   w.multiplier = kind == IntervalKind::Wald ? normal_quantile(0.5 + level / 2) : t_quantile(w.n, level);
   w.half_width = *w.multiplier * w.sd / std::sqrt(static_cast<double>(w.n));
   return w;

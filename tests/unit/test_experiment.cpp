@@ -100,6 +100,10 @@ TEST(ExperimentStatistics, MeanIntervalsMatchHandComputedValues) {
     EXPECT_NE(error_of([&] { ex::mean_interval({1, 2}, 1.0, kind); }).find("level"), std::string::npos);
     EXPECT_NE(error_of([&] { ex::mean_interval({1, std::nan("")}, 0.95, kind); }).find("nan"), std::string::npos);
   }
+  // Round-off is no spread (a summary showed 18.3 +- 6.24e-15 beside 18.3 +- 0).
+  const auto round_off = ex::mean_interval({18.3, 18.3 + 3.5e-15, 18.3}, 0.95, ex::IntervalKind::StudentT);
+  EXPECT_EQ(round_off.sd, 0.0);
+  EXPECT_EQ(round_off.half_width, 0.0);
 }
 
 // The papers' Wald interval uses the normal quantile: with K seeds it covers what Student's t with
