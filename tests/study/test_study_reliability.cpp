@@ -119,6 +119,16 @@ void wait_until(const std::function<bool()>& done, double seconds, const std::st
   }
 }
 
+// A study of kSpace evaluated by `script` (Python, written to dir/name.py) with random search.
+void create_script_study(const std::string& url, const fs::path& dir, const std::string& name, const std::string& script) {
+  std::ofstream(dir / (name + ".py")) << script;
+  std::ofstream(dir / "space.json") << kSpace;
+  const auto r = run_optimist("study create --storage '" + url + "' --name " + name + " --objective-command '/usr/bin/python3 " +
+                                  name + ".py' --space space.json --direction minimize --algorithm random --budget 3",
+                              dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+}
+
 }  // namespace
 
 // 8 worker processes share one study: trial numbers unique and dense, no point evaluated twice,
@@ -402,16 +412,12 @@ TEST(ReliabilityPostgres, ASecondCtrlCDuringAnOutagePrintsTheFinishedEvaluation)
   const fs::path dir = study_test_dir();
   PostgresServer server;
   const std::string url = server.create_database("abort");
-  std::ofstream(dir / "slow.py") << "import json, sys, time\n"
-                                    "for line in sys.stdin:\n"
-                                    "    x = json.loads(line)['x']\n"
-                                    "    time.sleep(2.5)\n"
-                                    "    print(json.dumps({'y': 0.5 + x[0]}), flush=True)\n";
-  std::ofstream(dir / "space.json") << kSpace;
-  auto r = run_optimist("study create --storage '" + url + "' --name a --objective-command '/usr/bin/python3 slow.py' "
-                        "--space space.json --direction minimize --algorithm random --budget 3",
-                        dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  create_script_study(url, dir, "a",
+                      "import json, sys, time\n"
+                      "for line in sys.stdin:\n"
+                      "    x = json.loads(line)['x']\n"
+                      "    time.sleep(2.5)\n"
+                      "    print(json.dumps({'y': 0.5 + x[0]}), flush=True)\n");
   Process worker(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name a -q --trust-command", dir, "abort-worker");
   wait_until([&] { return !Study::load(url, "a").trials().empty(); }, 30, "the first trial");
   server.stop();
@@ -457,14 +463,7 @@ TEST(ReliabilityPostgres, ASecondCtrlCGivesTheKilledEvaluationsTrialBack) {
   const fs::path dir = study_test_dir();
   PostgresServer server;
   const std::string url = server.create_database("giveback");
-  std::ofstream(dir / "hang.py") << "import json, sys, time\n"
-                                    "for line in sys.stdin:\n"
-                                    "    time.sleep(600)\n";
-  std::ofstream(dir / "space.json") << kSpace;
-  auto r = run_optimist("study create --storage '" + url + "' --name g --objective-command '/usr/bin/python3 hang.py' "
-                        "--space space.json --direction minimize --algorithm random --budget 3",
-                        dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  create_script_study(url, dir, "g", "import sys, time\nfor line in sys.stdin:\n    time.sleep(600)\n");
   Process worker(std::string(OPTIMIST_CLI_PATH) + " worker --storage '" + url + "' --name g -q --trust-command --jobs 2", dir,
                  "hang-worker");
   wait_until([&] { return Study::load(url, "g").trials().size() == 2; }, 30, "two trials asked");
