@@ -128,11 +128,12 @@ TEST(TreeNoisy, DeterministicHooExhaustsLeavesInsteadOfRepullingThem) {
   EXPECT_LT(best - *p.f_star, 0.04);  // 0.046 before (seeds 0-9: 0.20 -> 0.10)
 }
 
-// On a deterministic objective HOO and POO recommend their best evaluated point (recommend=auto):
+// On a deterministic objective HOO, POO, StroquOOL and StoSOO recommend their best evaluated point
+// (recommend=auto):
 // with exhausted re-pulls (stop 56) the most played path no longer led to the optimum, and the
 // recommendation on wrapped_sine fell from regret 0.054 to 0.276 (stop 68's probe; -> 0.0076 now,
 // the best point's). recommend=most-played reproduces it; a noisy objective keeps most-played.
-TEST(TreeNoisy, DeterministicHooAndPooRecommendTheirBestEvaluatedPoint) {
+TEST(TreeNoisy, DeterministicTreeSearchesRecommendTheirBestEvaluatedPoint) {
   const Problem p = make_problem("wrapped_sine");
   auto regret_of = [&](const nlohmann::json& spec, bool noisy) {
     auto opt = make_optimizer(spec, p.space, p.direction, {.seed = 1, .horizon = 500, .noisy = noisy});
@@ -143,10 +144,15 @@ TEST(TreeNoisy, DeterministicHooAndPooRecommendTheirBestEvaluatedPoint) {
     for (const auto& o : opt->history()) best = std::max(best, o.value);
     return std::pair{*p.f_star - p.f(opt->recommend()), *p.f_star - best};
   };
-  for (const char* name : {"hoo", "poo"}) {
+  for (const char* name : {"hoo", "poo", "stroquool", "stosoo"}) {
     const auto [recommended, best] = regret_of({{"name", name}}, false);
     EXPECT_EQ(recommended, best) << name;
     EXPECT_LT(recommended, 0.02) << name;
+  }
+  // StroquOOL's and StoSOO's papers' outputs stay available (recommend=paper), and are worse here.
+  for (const char* name : {"stroquool", "stosoo"}) {
+    const auto [paper, best] = regret_of({{"name", name}, {"recommend", "paper"}}, false);
+    EXPECT_GE(paper, best) << name;
   }
   EXPECT_GT(regret_of({{"name", "hoo"}, {"recommend", "most-played"}}, false).first, 0.2);  // stop 56-67's output
   const auto [noisy_recommended, noisy_best] = regret_of({{"name", "hoo"}}, true);  // most-played, as before

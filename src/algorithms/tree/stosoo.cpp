@@ -116,6 +116,7 @@ bool StoSoo::decide() {
 }
 
 Vector StoSoo::recommend_unit() const {
+  if (recommends_best_evaluated()) return Optimizer::recommend_unit();
   // Output: the representative of highest mu^ among the deepest expanded nodes (before any
   // expansion: the evaluated node of highest mu^).
   std::uint32_t best = 0;
@@ -144,6 +145,7 @@ struct StoSooSettings {
   std::uint32_t k = 0;
   std::uint32_t h_max = 0;
   double delta = 0.0;
+  TreeRecommend recommend = TreeRecommend::Auto;
 };
 
 const OptionTable<StoSooSettings>& stosoo_options() {
@@ -154,7 +156,10 @@ const OptionTable<StoSooSettings>& stosoo_options() {
                    "evaluations of a leaf before it can be expanded; 0: n / ln^3 n (at least 1)")
           .integer("h_max", &StoSooSettings::h_max, 0, 100000, "deepest depth a sweep visits; 0: sqrt(n / k)")
           .real("delta", &StoSooSettings::delta, NumberRange{0.0, 1.0, false, true},
-                "confidence of the b-values, in (0,1); 0: 1/sqrt(n)");
+                "confidence of the b-values, in (0,1); 0: 1/sqrt(n)")
+          .choice("recommend", &StoSooSettings::recommend, kTreeRecommendNames,
+                  "output: the paper's (the deepest expanded node of highest mean), the best evaluated point, or "
+                  "auto: best on a deterministic objective, the paper's on a noisy one");
   return table;
 }
 
@@ -170,7 +175,9 @@ AlgorithmInfo stosoo_info() {
   info.options = stosoo_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     const StoSooSettings o = stosoo_options().read(v);
-    return std::make_unique<StoSoo>(space, direction, o.tree, context, o.k, o.h_max, o.delta);
+    auto stosoo = std::make_unique<StoSoo>(space, direction, o.tree, context, o.k, o.h_max, o.delta);
+    stosoo->set_recommend(o.recommend);
+    return stosoo;
   };
   return info;
 }

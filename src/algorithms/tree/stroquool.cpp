@@ -218,6 +218,7 @@ std::vector<std::pair<Vector, double>> StroquOOL::candidates() const {
 }
 
 Vector StroquOOL::recommend_unit() const {
+  if (recommends_best_evaluated()) return Optimizer::recommend_unit();
   if (cv_planned_ && tree_.size() > 1) return representative(output());
   if (has_output_) return output_unit_;
   // Mid-run without an earlier run: x(n,p) for the largest p that has a candidate.
@@ -237,6 +238,7 @@ constexpr EnumNames<PMax, 2> kPMaxNames{{{{PMax::Log2, "log2"}, {PMax::Ln, "ln"}
 struct StroquoolSettings {
   TreeOptions tree;
   PMax p_max = PMax::Log2;
+  TreeRecommend recommend = TreeRecommend::Auto;
 };
 
 const OptionTable<StroquoolSettings>& stroquool_options() {
@@ -245,7 +247,10 @@ const OptionTable<StroquoolSettings>& stroquool_options() {
           .include(tree_option_table(), &StroquoolSettings::tree)
           .choice("p_max", &StroquoolSettings::p_max, kPMaxNames,
                   "cross-validation candidates p = 0..p_max: floor(log2 h_max) as in sec. 4.1's text (every T = 2^p "
-                  "up to h_max), or floor(ln h_max) as written in Fig. 2");
+                  "up to h_max), or floor(ln h_max) as written in Fig. 2")
+          .choice("recommend", &StroquoolSettings::recommend, kTreeRecommendNames,
+                  "output: the paper's x(n) (cross-validated candidates), the best evaluated point, or auto: best "
+                  "on a deterministic objective, the paper's on a noisy one");
   return table;
 }
 
@@ -261,7 +266,9 @@ AlgorithmInfo stroquool_info() {
   info.options = stroquool_options().specs();
   info.create = [](const Space& space, Direction direction, const OptionValues& v, const RunContext& context) {
     const StroquoolSettings o = stroquool_options().read(v);
-    return std::make_unique<StroquOOL>(space, direction, o.tree, context, o.p_max == PMax::Log2);
+    auto stroquool = std::make_unique<StroquOOL>(space, direction, o.tree, context, o.p_max == PMax::Log2);
+    stroquool->set_recommend(o.recommend);
+    return stroquool;
   };
   return info;
 }

@@ -26,6 +26,14 @@ enum class Representative {
 inline constexpr EnumNames<Representative, 2> kRepresentativeNames{
     {{{Representative::Center, "center"}, {Representative::Random, "random"}}}};
 
+/// The output of the tree searches built for noise (StroquOOL, StoSOO; HOO and POO have their own
+/// choices, Hoo::Output): Paper, the paper's rule; Best, the best evaluated point (exact when the
+/// objective is deterministic, where the papers' rules, made for noise, pick worse points); Auto,
+/// Best on a deterministic objective and Paper on a noisy one.
+enum class TreeRecommend { Auto, Paper, Best };
+inline constexpr EnumNames<TreeRecommend, 3> kTreeRecommendNames{
+    {{{TreeRecommend::Auto, "auto"}, {TreeRecommend::Paper, "paper"}, {TreeRecommend::Best, "best"}}}};
+
 /// Options shared by the tree optimizers.
 struct TreeOptions {
   unsigned children = 2;  ///< K: children per split (2 or 3)
@@ -53,7 +61,15 @@ class TreeOptimizer : public Optimizer {
   /// Bytes per node: partition plus the statistics kept here.
   std::size_t bytes_per_node() const { return tree_.bytes_per_node() + sizeof(double) + 3 * sizeof(std::uint32_t); }
 
+  void set_recommend(TreeRecommend r) { recommend_ = r; }
+
  protected:
+  /// Whether recommend() answers with the best evaluated point (TreeRecommend).
+  bool recommends_best_evaluated() const {
+    return best() != nullptr && (recommend_ == TreeRecommend::Best || (recommend_ == TreeRecommend::Auto && !noisy()));
+  }
+  TreeRecommend recommend_ = TreeRecommend::Paper;
+
   struct Step {
     std::uint32_t node = 0;
     std::uint32_t reps = 1;
