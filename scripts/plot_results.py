@@ -142,8 +142,13 @@ def plot(directory):
             fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
         sweep = summary["sweep"]
         kind = {"t": "Student's t", "wald": "Wald"}.get(summary.get("interval", "wald"), summary.get("interval"))
-        fig.suptitle("%s: mean over %d seed%s, %g%% %s intervals" % (sweep["name"], sweep["seeds"],
-                                                                   "" if sweep["seeds"] == 1 else "s", 100 * level, kind),
+        # Say when some runs are not finished (a sweep stopped early): the means are over fewer.
+        finished = [a.get("finished", sweep["seeds"]) for p in problems for a in p["algorithms"]]
+        short = sum(1 for f in finished if f < sweep["seeds"])
+        note = "" if not short else " (%d of %d curves over fewer: unfinished runs)" % (short, len(finished))
+        fig.suptitle("%s: mean over %d seed%s, %g%% %s intervals%s" % (sweep["name"], sweep["seeds"],
+                                                                     "" if sweep["seeds"] == 1 else "s", 100 * level, kind,
+                                                                     note),
                      fontsize=11)
         fig.tight_layout(rect=(0, legend_height, 1, 0.95))
         for ext in ("png", "svg"):
