@@ -381,6 +381,7 @@ TEST(ReliabilityPostgres, OneOutageIsWaitedOutOnceByEveryStatement) {
   ASSERT_EQ(db->query("SELECT 1").size(), 1u);
   server.stop();
   auto seconds_for = [&](std::string& message) {
+    const optimist::testing::LeaksNotReported libpqxx_leak;  // its result of the statement that meets the broken connection
     const auto t0 = std::chrono::steady_clock::now();
     try {
       db->query("SELECT 1");
