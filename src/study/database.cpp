@@ -79,14 +79,17 @@ bool Backoff::wait() {
 double Backoff::elapsed_s() const { return failures_ == 0 ? 0.0 : seconds_now() - start_; }
 
 // The first and last '@' that may end the user info of a URL whose authority starts at `authority`;
-// npos when there is none. libpq ends the user info at the first '@' or '/', so a raw '@' or '/' in
-// a password moves it; the last '@' before the parameters ('?') is where such a password ends. An
-// '@' in a parameter's value (after '?' and '=') is not one.
+// npos when there is none. libpq ends the user info at its first '@' when no '/' comes before it
+// ('?' and '=' do not end it); the last '@' before the parameters is where a password with a raw
+// '@' or '/' ends. An '@' after a '/' is a password's only when no parameter ('?...=') comes
+// before it: "u:top/secret@host" is one, "host/db?application_name=x@y" is not.
 std::pair<std::size_t, std::size_t> user_info_ends(const std::string& url, std::size_t authority) {
   const std::size_t first = url.find('@', authority);
   if (first == std::string::npos) return {std::string::npos, std::string::npos};
-  const std::size_t query = url.find('?', authority);
-  if (query < first && url.find('=', query) < first) return {std::string::npos, std::string::npos};
+  if (url.find('/', authority) < first) {
+    const std::size_t query = url.find('?', authority);
+    if (query < first && url.find('=', query) < first) return {std::string::npos, std::string::npos};
+  }
   const std::size_t query_after = url.find('?', first);
   return {first, url.rfind('@', query_after == std::string::npos ? std::string::npos : query_after - 1)};
 }
