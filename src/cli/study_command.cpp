@@ -36,7 +36,7 @@ std::string held(const TrialRecord& t, double now, double grace_period_s) {
   const std::optional<double> until = t.held_until(grace_period_s);
   if (!until) {
     // A worker's trial whose heartbeats stopped (the worker died) looked alive until the next ask.
-    const std::optional<double> beat = t.heartbeat ? t.heartbeat : t.started;
+    const std::optional<double> beat = t.last_beat();
     if (t.state == TrialState::Running && beat && now - *beat > grace_period_s)
       return "  (no heartbeat for " + fmt_duration(now - *beat) + ": its worker stopped; failed as stale by the next ask)";
     return "";
@@ -361,7 +361,7 @@ int study_command(const StudyCommand& cmd) {
       if (t.state != TrialState::Running) continue;
       ++running;
       workers.insert(t.worker);
-      if (const auto beat = t.heartbeat ? t.heartbeat : t.started) last_beat = std::max(last_beat.value_or(*beat), *beat);
+      if (const auto beat = t.last_beat()) last_beat = std::max(last_beat.value_or(*beat), *beat);
     }
     if (running > 0) {
       std::string names;

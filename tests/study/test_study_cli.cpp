@@ -33,6 +33,16 @@ class StudyCli : public ::testing::TestWithParam<std::string> {
     dir = optimist::testing::study_test_dir();
   }
   optimist::testing::CliRun cli(const std::string& args) { return run_optimist(args, dir); }
+  // `study create` of study `name`, one continuous parameter `a` in [0, 1], minimized by `script`
+  // (Python, written to `file`, default NAME.py) run as its objective command.
+  optimist::testing::CliRun create_script_study(const std::string& name, const std::string& script, const std::string& flags,
+                                                std::string file = "") {
+    if (file.empty()) file = name + ".py";
+    std::ofstream(dir / file) << script;
+    std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
+    return cli("study create --storage '" + url + "' --name " + name + " --objective-command '/usr/bin/python3 " + file +
+               "' --space space.json --direction minimize " + flags);
+  }
   std::string url;
   std::filesystem::path dir;
 };
@@ -223,15 +233,14 @@ TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {
 // A study's stored --objective-timeout holds for a worker that names the command (the documented
 // way to start one): it was dropped, and a hung objective held its trial running for ever.
 TEST_P(StudyCli, AWorkerNamingTheCommandKeepsTheStudysTimeout) {
-  std::ofstream(dir / "slow.py") << "import json, sys, time\n"
-                                    "for line in sys.stdin:\n"
-                                    "    x = json.loads(line)['x']\n"
-                                    "    time.sleep(30 if x[0] > 0.5 else 0)\n"
-                                    "    print(json.dumps({'y': x[0]}), flush=True)\n";
-  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
   const std::string s = "--storage '" + url + "' ";
-  auto r = cli("study create " + s + "--name slow --objective-command '/usr/bin/python3 slow.py' --space space.json "
-               "--direction minimize --budget 6 --algorithm sobol --objective-timeout 1");
+  auto r = create_script_study("slow",
+                               "import json, sys, time\n"
+                               "for line in sys.stdin:\n"
+                               "    x = json.loads(line)['x']\n"
+                               "    time.sleep(30 if x[0] > 0.5 else 0)\n"
+                               "    print(json.dumps({'y': x[0]}), flush=True)\n",
+                               "--budget 6 --algorithm sobol --objective-timeout 1");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto start = std::chrono::steady_clock::now();
   r = cli("worker " + s + "--name slow -q --objective-command '/usr/bin/python3  slow.py'");
@@ -254,16 +263,15 @@ TEST_P(StudyCli, AWorkerNamingTheCommandKeepsTheStudysTimeout) {
 
 // --jobs K with --objective-command: K child processes evaluate at the same time.
 TEST_P(StudyCli, WorkerJobsRunOneChildEach) {
-  std::ofstream(dir / "obj.py") << "import json, os, sys, time\n"
-                                   "for line in sys.stdin:\n"
-                                   "    x = json.loads(line)['x']\n"
-                                   "    time.sleep(0.05)\n"
-                                   "    print(json.dumps({'y': (x[0] - 0.3) ** 2}), flush=True)\n"
-                                   "    open('pids.txt', 'a').write(str(os.getpid()) + '\\n')\n";
-  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
   const std::string s = "--storage '" + url + "' ";
-  auto r = cli("study create " + s + "--name ext --objective-command '/usr/bin/python3 obj.py' --space space.json "
-               "--direction minimize --budget 12");
+  auto r = create_script_study("ext",
+                               "import json, os, sys, time\n"
+                               "for line in sys.stdin:\n"
+                               "    x = json.loads(line)['x']\n"
+                               "    time.sleep(0.05)\n"
+                               "    print(json.dumps({'y': (x[0] - 0.3) ** 2}), flush=True)\n"
+                               "    open('pids.txt', 'a').write(str(os.getpid()) + '\\n')\n",
+                               "--budget 12", "obj.py");
   ASSERT_EQ(r.code, 0) << r.err;
   // The command stored in the study runs only when named or confirmed (docs/security.md).
   r = cli("worker " + s + "--name ext --jobs 3 -q");

@@ -100,12 +100,15 @@ struct TrialRecord {
   /// reads fill only "diagnostics": the optimizer's diagnostics when it proposed the trial.
   nlohmann::json user_attrs = nlohmann::json::object();
 
+  /// The last sign of life of a running trial's worker: its last heartbeat, else its start.
+  std::optional<double> last_beat() const { return heartbeat ? heartbeat : started; }
+
   /// A running trial asked with a lease: when it can first be failed as stale, the later of its
   /// lease and its last heartbeat (at its ask) plus the grace period, as the stale rule reads them:
   /// a lease is never shorter than the grace period. +infinity: until told. None: not leased.
   std::optional<double> held_until(double grace_period_s) const {
     if (state != TrialState::Running || !lease_until) return std::nullopt;
-    const std::optional<double> beat = heartbeat ? heartbeat : started;
+    const std::optional<double> beat = last_beat();
     return beat ? std::max(*lease_until, *beat + grace_period_s) : *lease_until;
   }
 };
