@@ -58,6 +58,35 @@ def _bad_int(low: Any, high: Any, log: Any) -> Optional[str]:
     return None
 
 
+class Condition(tuple):
+    """A parameter's ``when``: (parent name, tuple of the parent's values that make it active)."""
+
+    @property
+    def parent(self) -> str:
+        return self[0]
+
+    @property
+    def values(self) -> Tuple[Any, ...]:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return repr({self[0]: list(self[1])})
+
+
+def _condition(when: Any) -> Optional[Condition]:
+    """``when={"parent": value or [values]}`` as a Condition; ValueError for any other form."""
+    if when is None or isinstance(when, Condition):
+        return when
+    if not isinstance(when, Mapping) or len(when) != 1 or not isinstance(next(iter(when)), str):
+        raise ValueError(f"when must be a dict naming one parent parameter, e.g. when={{'kernel': ['rbf', 'poly']}}; "
+                         f"got {when!r}")
+    parent, values = next(iter(when.items()))
+    values = tuple(values) if isinstance(values, (list, tuple, set, frozenset)) else (values,)
+    if not values:
+        raise ValueError(f"when={when!r}: lists no values of '{parent}'")
+    return Condition((parent, values))
+
+
 def _call(kind: str, low: Any, high: Any, log: Any) -> str:
     return f"{kind}({low!r}, {high!r}" + (f", log={log!r})" if log is not False else ")")
 
@@ -65,16 +94,19 @@ def _call(kind: str, low: Any, high: Any, log: Any) -> str:
 @dataclass(frozen=True)
 class Float:
     """A continuous parameter in [low, high]; ``log=True`` searches log(x) uniformly (low > 0).
+    ``when={"kernel": ["rbf", "poly"]}`` makes it conditional (see Space).
     Bad bounds (NaN or infinite, low >= high, low <= 0 with log) raise ValueError when it is made."""
 
     low: float
     high: float
     log: bool = False
+    when: Optional[Condition] = None
 
     def __post_init__(self) -> None:
         problem = _bad_float(self.low, self.high, self.log)
         if problem is not None:
             raise ValueError(f"{_call('Float', self.low, self.high, self.log)}: {problem}")
+        object.__setattr__(self, "when", _condition(self.when))
 
 
 @dataclass(frozen=True)
@@ -86,11 +118,13 @@ class Int:
     low: int
     high: int
     log: bool = False
+    when: Optional[Condition] = None
 
     def __post_init__(self) -> None:
         problem = _bad_int(self.low, self.high, self.log)
         if problem is not None:
             raise ValueError(f"{_call('Int', self.low, self.high, self.log)}: {problem}")
+        object.__setattr__(self, "when", _condition(self.when))
 
 
 @dataclass(frozen=True)
@@ -99,11 +133,13 @@ class Categorical:
     memory address: a function ``relu`` as ``<function relu>``)."""
 
     choices: Tuple[Any, ...]
+    when: Optional[Condition] = None
 
-    def __init__(self, choices: Sequence[Any]):
+    def __init__(self, choices: Sequence[Any], when: Optional[Mapping[str, Any]] = None):
         if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
             raise ValueError(f"Categorical needs a sequence of choices, got {choices!r}")
         object.__setattr__(self, "choices", tuple(choices))
+        object.__setattr__(self, "when", _condition(when))
 
 
 Dimension = Union[Float, Int, Categorical]
@@ -185,6 +221,12 @@ class Space:
     ``Space([(-5, 10), (0, 15)])`` is a box of continuous parameters named x1, x2, ...: the objective
     receives a numpy array. A list may also hold Float and Int.
 
+    Conditional parameters: ``"gamma": Float(1e-4, 10, log=True, when={"kernel": ["rbf", "poly"]})``
+    matters only when the earlier parameter ``kernel`` (a Categorical or an Int) holds one of those
+    values. Where it does not, the objective's dict leaves it out, and optimist stores it at its
+    fixed value (its lower bound; a Categorical's first choice): two points that differ only in
+    unused parameters are one point, never evaluated twice, and the models see them as one.
+
     Bad bounds raise ValueError when a Float or Int is made (naming the call and the value); bad
     (low, high) pairs, duplicate names or empty choices raise ValueError naming the parameter.
     """
@@ -213,6 +255,7 @@ class Space:
         if not self._dims:
             raise ValueError("the search space has no parameters")
         self._core = _optimist._Space()
+        labels: Dict[str, List[str]] = {}  # a categorical's choices as the C++ space names them
         for name, d in self._dims.items():
             if isinstance(d, Float):
                 for bound in (d.low, d.high):
@@ -238,6 +281,32 @@ class Space:
                 if len(set(names)) != len(names):  # distinct objects printing alike: name them by index
                     names = [f"{k}:{label}" for k, label in enumerate(names)]
                 self._core.add_categorical(name, names)
+                labels[name] = names
+        for name, d in self._dims.items():
+            if d.when is not None:
+                self._core.add_condition(name, d.when.parent, self._condition_labels(name, d.when, labels))
+        self._conditional = self._core.has_conditions
+
+    def _condition_labels(self, name: str, when: "Condition", labels: Dict[str, List[str]]) -> List[str]:
+        """A condition's values as the C++ space names them: a categorical parent's choice labels,
+        an integer parent's values in decimal. ValueError naming the parameter and the value."""
+        parent = self._dims.get(when.parent)
+        if isinstance(parent, Categorical):
+            return [labels[when.parent][self._choice_index(when.parent, parent, v)] for v in when.values]
+        if isinstance(parent, Int):
+            out = []
+            for v in when.values:
+                if not _is_real(v) or not float(v).is_integer():
+                    raise ValueError(f"parameter '{name}': when={when!r}: {v!r} is not a value of integer parameter "
+                                     f"'{when.parent}'")
+                out.append(str(int(v)))
+            return out
+        return [str(v) for v in when.values]  # unknown or continuous parent: the C++ space names the error
+
+    def active(self, x: np.ndarray) -> List[bool]:
+        """Per parameter, whether it matters at the stored vector x (a conditional parameter whose
+        parent does not hold one of its ``when`` values does not)."""
+        return list(self._core.active(np.asarray(x, dtype=float))) if self._conditional else [True] * self.dim
 
     # ---- what the space holds ----
     @property
@@ -293,12 +362,13 @@ class Space:
         ValueError naming the parameter when a value is missing or outside the space.
         """
         if isinstance(point, Mapping):
-            missing = [n for n in self._dims if n not in point]
+            # A conditional parameter may be left out; it must be where it is active (checked below).
+            missing = [n for n, d in self._dims.items() if n not in point and d.when is None]
             extra = [n for n in point if n not in self._dims]
             if missing or extra:
                 raise ValueError(f"point {dict(point)!r}: " + "; ".join(
                     s for s in (missing and f"missing {missing}", extra and f"unknown {extra} (parameters: {self.names})") if s))
-            values = [point[n] for n in self._dims]
+            values = [point[n] if n in point else self._fixed_value(d) for n, d in self._dims.items()]
         else:
             values = list(np.asarray(point, dtype=object).reshape(-1)) if not isinstance(point, (list, tuple)) else list(point)
             if len(values) != self.dim:
@@ -315,8 +385,14 @@ class Space:
                     x[k] = float(v)
                 except (TypeError, ValueError):
                     raise ValueError(f"parameter '{name}': expected a number, got {v!r}") from None
-        self._core.validate(x)
-        return x
+        if not self._conditional:
+            self._core.validate(x)
+            return x
+        if isinstance(point, Mapping):
+            left_out = [n for n, on in zip(self._dims, self._core.active(x)) if on and n not in point]
+            if left_out:
+                raise ValueError(f"point {dict(point)!r}: missing {left_out} (active: their conditions hold)")
+        return np.asarray(self._core.canonical(x), dtype=float)  # inactive parameters at their fixed values
 
     def to_point(self, x: np.ndarray) -> Point:
         """The user's form of a stored vector: a dict (named space) or a numpy array (bounds list)."""
@@ -325,8 +401,12 @@ class Space:
         return self.to_dict(x)
 
     def to_dict(self, x: np.ndarray) -> Dict[str, Any]:
+        """The point as a dict; a conditional parameter that is inactive at x is left out."""
         out: Dict[str, Any] = {}
-        for v, (name, d) in zip(x, self._dims.items()):
+        on = self.active(x)
+        for k, (v, (name, d)) in enumerate(zip(x, self._dims.items())):
+            if not on[k]:
+                continue
             if isinstance(d, Categorical):
                 out[name] = d.choices[int(v)]
             elif isinstance(d, Int):
@@ -334,6 +414,11 @@ class Space:
             else:
                 out[name] = float(v)
         return out
+
+    @staticmethod
+    def _fixed_value(d: Dimension) -> float:
+        """An inactive parameter's stored value: its lower bound (a categorical: its first choice)."""
+        return 0.0 if isinstance(d, Categorical) else float(d.low)
 
     @staticmethod
     def _choice_index(name: str, d: Categorical, value: Any) -> int:
@@ -352,12 +437,14 @@ class Space:
         params = j["parameters"] if "parameters" in j else j
         dims: Dict[str, Dimension] = {}
         for p in params:
+            c = p.get("condition")
+            when = None if c is None else {c["parent"]: list(c["values"])}
             if p["type"] == "continuous":
-                dims[p["name"]] = Float(p["lower"], p["upper"], bool(p.get("log", False)))
+                dims[p["name"]] = Float(p["lower"], p["upper"], bool(p.get("log", False)), when=when)
             elif p["type"] == "integer":
-                dims[p["name"]] = Int(int(p["lower"]), int(p["upper"]), bool(p.get("log", False)))
+                dims[p["name"]] = Int(int(p["lower"]), int(p["upper"]), bool(p.get("log", False)), when=when)
             else:
-                dims[p["name"]] = Categorical(p["choices"])
+                dims[p["name"]] = Categorical(p["choices"], when=when)
         return _rebuild_space(dims, named)
 
     def __reduce__(self):

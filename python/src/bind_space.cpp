@@ -17,6 +17,11 @@ void bind_space(py::module_& m) {
            py::arg("log") = false, py::return_value_policy::reference_internal)
       .def("add_categorical", &Space::add_categorical, py::arg("name"), py::arg("choices"),
            py::return_value_policy::reference_internal)
+      .def("add_condition", &Space::add_condition, py::arg("child"), py::arg("parent"), py::arg("values"),
+           py::return_value_policy::reference_internal)
+      .def_property_readonly("has_conditions", &Space::has_conditions)
+      .def("active", &Space::active, py::arg("x"), "Per parameter, whether it is active at user point x.")
+      .def("canonical", &Space::canonical, py::arg("x"), "x with inactive parameters at their fixed values (validated).")
       .def_property_readonly("dim", &Space::dim)
       .def("index_of", &Space::index_of, py::arg("name"))
       .def("to_user", &Space::to_user, py::arg("unit"), "Unit-cube point -> user point (clamped into [0,1] first).")

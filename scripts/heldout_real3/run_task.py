@@ -72,6 +72,9 @@ def run_tpe(obj, space, budget, seed):
     def f(trial):
         p = {}
         for name, par in space.items():
+            when = getattr(par, "when", None)
+            if when is not None and (when.parent not in p or p[when.parent] not in when.values):
+                continue  # a conditional parameter that does not matter here: not suggested (define-by-run)
             if isinstance(par, optimist.Float):
                 p[name] = trial.suggest_float(name, par.low, par.high, log=par.log)
             elif isinstance(par, optimist.Int):

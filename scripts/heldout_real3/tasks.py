@@ -174,6 +174,16 @@ def pick_wine(p):
     return -cv_cls(m, X, y)
 
 
+def pick_wine_conditional_space(o):
+    """pick_wine's space with its conditions declared (stop 69: `when=`): C for logreg and svc,
+    gamma for svc, n_neighbors for knn. The objective is pick_wine's: it reads only active keys."""
+    return {"model": o.Categorical(["logreg", "knn", "svc"]),
+            "scale": o.Categorical([False, True]),
+            "C": o.Float(1e-4, 1e3, log=True, when={"model": ["logreg", "svc"]}),
+            "gamma": o.Float(1e-5, 1e1, log=True, when={"model": "svc"}),
+            "n_neighbors": o.Int(1, 40, when={"model": "knn"})}
+
+
 TASKS = {
     "svc_digits": (svc_digits_space, svc_digits),
     "gbm_wine": (gbm_wine_space, gbm_wine),
@@ -181,4 +191,5 @@ TASKS = {
     "mlp_digits": (mlp_digits_space, mlp_digits),
     "et_breast_cancer": (et_breast_cancer_space, et_breast_cancer),
     "pick_wine": (pick_wine_space, pick_wine),
+    "pick_wine_conditional": (pick_wine_conditional_space, pick_wine),
 }

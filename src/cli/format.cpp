@@ -46,11 +46,14 @@ std::string fmt_point(const Vector& x, const Space& space, std::size_t max_coord
   // Show all coordinates when only one would be hidden; otherwise the first few and the count.
   const std::size_t n = j.size();
   const std::size_t shown = n <= max_coords + 1 ? n : max_coords;
+  const std::vector<bool> active =
+      static_cast<std::size_t>(x.size()) == space.dim() ? space.active(x) : std::vector<bool>(n, true);
   std::string s = "[";
   for (std::size_t i = 0; i < shown; ++i) {
     if (i) s += ", ";
     const auto& v = j[i];
-    if (v.is_string()) s += printable(v.get<std::string>());  // a choice from a file: no control sequences
+    if (!active[i]) s += "-";  // a conditional parameter that does not matter here
+    else if (v.is_string()) s += printable(v.get<std::string>());  // a choice from a file: no control sequences
     else if (v.is_number_integer()) s += v.dump();
     else if (v.is_number()) s += fmt_num(v.get<double>(), 6);
     else s += "null";

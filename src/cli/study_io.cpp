@@ -340,7 +340,9 @@ void print_asked(std::ostream& out, const Space& space, const std::vector<StudyT
     for (const StudyTrial& t : trials) {
       // In the space's order, the trial's number first.
       nlohmann::ordered_json params = nlohmann::ordered_json::object();
-      for (std::size_t i = 0; i < space.dim(); ++i) params[space[i].name] = value_json(space[i], t.x[static_cast<Eigen::Index>(i)]);
+      const std::vector<bool> active = space.active(t.x);  // inactive conditional parameters left out
+      for (std::size_t i = 0; i < space.dim(); ++i)
+        if (active[i]) params[space[i].name] = value_json(space[i], t.x[static_cast<Eigen::Index>(i)]);
       nlohmann::ordered_json line = nlohmann::ordered_json::object();
       line["trial"] = t.number;
       line["params"] = std::move(params);

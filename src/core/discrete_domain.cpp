@@ -8,7 +8,7 @@
 
 namespace optimist {
 
-DiscreteDomain::DiscreteDomain(const Space& space) {
+DiscreteDomain::DiscreteDomain(const Space& space) : space_(space) {
   for (std::size_t i = 0; i < space.dim(); ++i) {
     const Parameter& p = space[i];
     params_.push_back(p);
@@ -36,6 +36,7 @@ Vector DiscreteDomain::snap(const Vector& u) const {
     const auto ii = static_cast<Eigen::Index>(i);
     s[ii] = center(i, index(i, s[ii]));
   }
+  space_.deactivate_unit(s);
   return s;
 }
 
@@ -83,7 +84,19 @@ void DiscreteDomain::enumerate(const Vector& base, const Vector& lower, const Ve
   for (;;) {
     for (std::size_t q = 0; q < discrete_.size(); ++q)
       u[static_cast<Eigen::Index>(discrete_[q])] = center(discrete_[q], idx[q]);
-    if (!f(u)) return;
+    bool first_of_its_kind = true;  // an inactive coordinate at the first value of its range
+    if (space_.has_conditions()) {
+      const std::vector<bool> on = space_.active_unit(u);
+      for (std::size_t q = 0; q < discrete_.size() && first_of_its_kind; ++q)
+        first_of_its_kind = on[discrete_[q]] || idx[q] == range[q].first;
+      if (first_of_its_kind) {
+        Vector v = u;
+        space_.deactivate_unit(v);
+        if (!f(v)) return;
+      }
+    } else if (!f(u)) {
+      return;
+    }
     std::size_t q = 0;
     for (; q < discrete_.size(); ++q) {  // mixed-radix increment, first dimension fastest
       if (idx[q] < range[q].second) {
@@ -98,13 +111,16 @@ void DiscreteDomain::enumerate(const Vector& base, const Vector& lower, const Ve
 
 void DiscreteDomain::neighbors(const Vector& u, const Vector& lower, const Vector& upper, std::vector<Vector>& out) const {
   const Vector s = snap(u);
+  const std::vector<bool> on = space_.active_unit(s);
   for (std::size_t i : discrete_) {
+    if (!on[i]) continue;
     const auto ii = static_cast<Eigen::Index>(i);
     const std::size_t j = index(i, s[ii]);
     const auto [a, b] = index_range(i, lower[ii], upper[ii]);
     const auto emit = [&](std::size_t v) {
       Vector n = s;
       n[ii] = center(i, v);
+      space_.deactivate_unit(n);
       out.push_back(std::move(n));
     };
     if (categorical_[i] && b - a < kMaxModelledCategories) {

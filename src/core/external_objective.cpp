@@ -623,8 +623,10 @@ Objective external_objective(ExternalCommand command, const Space& space, Direct
   obj.function = [process, space](const Vector& x) {
     space.validate(x);
     const nlohmann::json values = space.point_to_json(x);
-    nlohmann::json params = nlohmann::json::object();
-    for (std::size_t i = 0; i < space.dim(); ++i) params[space[i].name] = values[i];
+    nlohmann::json params = nlohmann::json::object();  // inactive conditional parameters left out
+    const std::vector<bool> active = space.active(x);
+    for (std::size_t i = 0; i < space.dim(); ++i)
+      if (active[i]) params[space[i].name] = values[i];
     // "x": numbers only, for programs that want a vector; an integer parameter's value and a
     // categorical one's choice index are written as integers, so they can index a list.
     nlohmann::json raw = nlohmann::json::array();

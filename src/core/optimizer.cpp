@@ -218,9 +218,9 @@ void Optimizer::tell(const Trial& trial, double value) {
   throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told, withdrawn, or never asked)");
 }
 
-void Optimizer::tell(const Vector& x, double value) {
+void Optimizer::tell(const Vector& told_x, double value) {
   if (!std::isfinite(value)) throw InvalidArgument(name_ + ": told value " + format_double(value) + " is not finite");
-  space_.validate(x);
+  const Vector x = space_.canonical(told_x);  // validated; inactive parameters at their fixed values
   for (const auto& t : pending_)
     if (t.x == x) return tell(Trial(t), value);
   note_evaluated(x, false, direction_sign(direction_) * value);
@@ -235,8 +235,8 @@ Trial Optimizer::external_trial(const Vector& x) {
   return t;
 }
 
-Trial Optimizer::add_pending(const Vector& x) {
-  space_.validate(x);
+Trial Optimizer::add_pending(const Vector& given_x) {
+  const Vector x = space_.canonical(given_x);
   Trial t = external_trial(x);
   pending_.push_back(t);
   note_pending(t.x);
@@ -273,8 +273,8 @@ void Optimizer::tell_failed(const Trial& trial, const std::string& error) {
   throw InvalidArgument(name_ + ": trial " + std::to_string(trial.id) + " is not pending (told, withdrawn, or never asked)");
 }
 
-void Optimizer::tell_failed(const Vector& x, const std::string& error) {
-  space_.validate(x);
+void Optimizer::tell_failed(const Vector& told_x, const std::string& error) {
+  const Vector x = space_.canonical(told_x);
   for (const auto& t : pending_)
     if (t.x == x) return tell_failed(Trial(t), error);
   note_evaluated(x, false, std::nullopt);

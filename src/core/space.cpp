@@ -119,7 +119,7 @@ Space& Space::add_continuous(const std::string& name, double lower, double upper
                    " distinct floating-point values; a continuous parameter needs at least 2^20 (about a "
                    "millionth of its magnitude): widen or rescale it, or make it an integer or a categorical");
   index_.emplace(name, params_.size());
-  params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}});
+  params_.push_back({name, ParameterKind::Continuous, lower, upper, log_scale, {}, {}});
   return *this;
 }
 
@@ -135,7 +135,7 @@ Space& Space::add_integer(const std::string& name, long long lower, long long up
     fail(name, "a log-scale integer needs upper <= 2^40 (1099511627776), got " + std::to_string(upper) +
                    "; use a log-scale continuous parameter and round it");
   index_.emplace(name, params_.size());
-  params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), log_scale, {}});
+  params_.push_back({name, ParameterKind::Integer, static_cast<double>(lower), static_cast<double>(upper), log_scale, {}, {}});
   return *this;
 }
 
@@ -146,7 +146,7 @@ Space& Space::add_categorical(const std::string& name, const std::vector<std::st
   for (const auto& c : choices)
     if (!seen.insert(c).second) fail(name, "duplicate choice '" + c + "'");
   index_.emplace(name, params_.size());
-  params_.push_back({name, ParameterKind::Categorical, 0.0, static_cast<double>(choices.size() - 1), false, choices});
+  params_.push_back({name, ParameterKind::Categorical, 0.0, static_cast<double>(choices.size() - 1), false, choices, {}});
   return *this;
 }
 
@@ -185,17 +185,6 @@ bool Space::has_discrete() const {
   return std::any_of(params_.begin(), params_.end(), [](const Parameter& p) { return p.kind != ParameterKind::Continuous; });
 }
 
-std::optional<std::uint64_t> Space::finite_size() const {
-  std::uint64_t n = 1;
-  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-  for (const auto& p : params_) {
-    if (p.kind == ParameterKind::Continuous) return std::nullopt;
-    const std::uint64_t k = p.cardinality();
-    n = n > kMax / k ? kMax : n * k;
-  }
-  return n;
-}
-
 Vector Space::to_user(const Vector& u) const {
   if (static_cast<std::size_t>(u.size()) != dim())
     throw InvalidArgument("unit point has dimension " + std::to_string(u.size()) + ", the space has " + std::to_string(dim()));
@@ -220,6 +209,11 @@ Vector Space::to_user(const Vector& u) const {
         x[ii] = p.lower + static_cast<double>(p.cell_index(t));
         break;
     }
+  }
+  if (has_conditions()) {
+    const std::vector<bool> on = active(x);
+    for (std::size_t i = 0; i < dim(); ++i)
+      if (!on[i]) x[static_cast<Eigen::Index>(i)] = params_[i].lower;
   }
   return x;
 }
@@ -273,6 +267,7 @@ Vector Space::snap_unit(const Vector& u) const {
     const auto ii = static_cast<Eigen::Index>(i);
     s[ii] = p.cell_center(p.cell_index(s[ii]));
   }
+  deactivate_unit(s);
   return s;
 }
 
@@ -296,11 +291,20 @@ nlohmann::json Space::point_to_json(const Vector& x) const {
 Vector Space::point_from_json(const nlohmann::json& j) const {
   const bool by_name = j.is_object();
   if (!j.is_array() && !by_name) throw InvalidArgument("a point must be a JSON array or object, got " + j.dump());
-  if (j.size() != dim())
+  if (!by_name && j.size() != dim())
     throw InvalidArgument("point " + j.dump() + " has " + std::to_string(j.size()) + " values, the space has " + std::to_string(dim()));
+  if (by_name)
+    for (const auto& [key, value] : j.items())
+      if (!index_.count(key)) throw InvalidArgument("point " + j.dump() + " names unknown parameter '" + printable(key) + "'");
   Vector x(static_cast<Eigen::Index>(dim()));
+  std::vector<std::size_t> left_out;  // conditional parameters a point by name may leave out where inactive
   for (std::size_t i = 0; i < dim(); ++i) {
     const Parameter& p = params_[i];
+    if (by_name && !j.contains(p.name) && p.condition) {
+      x[static_cast<Eigen::Index>(i)] = p.lower;
+      left_out.push_back(i);
+      continue;
+    }
     if (by_name && !j.contains(p.name)) fail(p.name, "missing from point " + j.dump());
     const nlohmann::json& v = by_name ? j.at(p.name) : j.at(i);
     double value;
@@ -316,6 +320,11 @@ Vector Space::point_from_json(const nlohmann::json& j) const {
     x[static_cast<Eigen::Index>(i)] = value;
   }
   validate(x);
+  if (!left_out.empty()) {
+    const std::vector<bool> on = active(x);
+    for (std::size_t i : left_out)
+      if (on[i]) fail(params_[i].name, "missing from point " + j.dump() + " (its condition holds)");
+  }
   return x;
 }
 
@@ -333,6 +342,17 @@ nlohmann::json Space::to_json() const {
       q["lower"] = p.lower;
       q["upper"] = p.upper;
       if (p.log_scale) q["log"] = true;
+    }
+    if (p.condition) {
+      const Parameter& parent = params_[p.condition->parent];
+      nlohmann::json values = nlohmann::json::array();
+      for (std::size_t j : p.condition->values) {
+        if (parent.kind == ParameterKind::Categorical)
+          values.push_back(parent.choices[j]);
+        else
+          values.push_back(static_cast<long long>(parent.lower) + static_cast<long long>(j));
+      }
+      q["condition"] = {{"parent", parent.name}, {"values", values}};
     }
     params.push_back(q);
   }
@@ -394,8 +414,9 @@ Space Space::from_json(const nlohmann::json& j) {
       const bool continuous = type == "continuous" || type == "float" || type == "real";
       if (!continuous && type != "integer" && type != "int" && type != "categorical")
         fail(name, "unknown type '" + type + "'; valid: continuous, integer, categorical (and the aliases float, real, int)");
-      const std::set<std::string> allowed = type == "categorical" ? std::set<std::string>{"name", "type", "choices"}
-                                                                  : std::set<std::string>{"name", "type", "lower", "upper", "log"};
+      const std::set<std::string> allowed = type == "categorical"
+                                                ? std::set<std::string>{"name", "type", "choices", "condition"}
+                                                : std::set<std::string>{"name", "type", "lower", "upper", "log", "condition"};
       if (q.contains("log") && !q.at("log").is_boolean() && type != "categorical")
         fail(name, "'log' must be true or false, got " + q.at("log").dump());
       for (const auto& [key, value] : q.items())
@@ -423,6 +444,7 @@ Space Space::from_json(const nlohmann::json& j) {
         }
         s.add_categorical(name, names);
       }
+      if (q.contains("condition")) s.add_condition_from_json(name, q.at("condition"));
     } catch (const nlohmann::json::exception& e) {
       fail(name, std::string("malformed definition ") + q.dump() + ": " + e.what());
     }

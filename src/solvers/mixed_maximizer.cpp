@@ -31,7 +31,19 @@ struct Search {
       const auto [a, b] = domain.index_range(i, lower[ii], upper[ii]);
       s[ii] = domain.center(i, std::clamp(domain.index(i, s[ii]), a, b));
     }
+    domain.deactivate(s);  // conditional parameters: one point per active part
     return s;
+  }
+
+  // The dimensions of `dims` active at u: a step along an inactive one changes nothing the
+  // objective sees (snap sets it back).
+  std::vector<std::size_t> active_only(const std::vector<std::size_t>& dims, const Vector& u) const {
+    if (!domain.has_conditions()) return dims;
+    const std::vector<bool> on = domain.active(u);
+    std::vector<std::size_t> out;
+    for (std::size_t i : dims)
+      if (on[i]) out.push_back(i);
+    return out;
   }
 
   double value(const Vector& u) {
@@ -185,7 +197,7 @@ MixedMaximizerResult maximize_mixed(const DiscreteDomain& domain, const BoxObjec
     double fu = scores[j];
     for (std::size_t round = 0; round < options.max_rounds; ++round) {
       // (1) Continuous phase; the first round relaxes the integers too, then rounds them.
-      auto [v, fv] = s.refine(u, fu, round == 0 ? relaxed : continuous, options.box, rng);
+      auto [v, fv] = s.refine(u, fu, s.active_only(round == 0 ? relaxed : continuous, u), options.box, rng);
       if (round == 0 && relaxed.size() != continuous.size()) {
         v = s.snap(v);
         fv = s.value(v);

@@ -389,6 +389,60 @@ TEST_P(Conformance, FiniteSpaceNoRepeatsAcrossResume) {
   EXPECT_EQ(distinct(xs), kFinitePoints);
 }
 
+// Conditional parameters (Space::add_condition): a point is its active values; every algorithm
+// evaluates each of the 20 points of this space once (not each of the 48 combinations), then stops.
+TEST_P(Conformance, ConditionalFiniteSpaceIsEvaluatedOnceThenTheRunStops) {
+  Space space;
+  space.add_categorical("kernel", {"linear", "rbf", "poly"}).add_integer("degree", 2, 4).add_integer("gamma", 1, 4);
+  space.add_condition("degree", "kernel", {"poly"}).add_condition("gamma", "kernel", {"rbf", "poly"});
+  constexpr std::size_t kPoints = 1 + 4 + 3 * 4;
+  ASSERT_EQ(space.finite_size(), std::optional<std::uint64_t>(kPoints));
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 8, .horizon = 48});
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = [](const Vector& x) {
+    return x[0] == 0 ? 0.5 : x[0] == 1 ? 1.0 - std::pow(x[2] - 3, 2) : 0.8 - 0.1 * x[1] - std::pow(x[2] - 2, 2);
+  };
+  RunOptions options;
+  options.budget = 48;
+  const RunSummary run = optimize(*opt, objective, options);
+  std::vector<Vector> xs;
+  for (const auto& r : run.evaluations) {
+    xs.push_back(r.x);
+    EXPECT_EQ(r.x, space.canonical(r.x)) << "an inactive parameter away from its fixed value";
+  }
+  EXPECT_EQ(run.evaluations.size(), kPoints);
+  EXPECT_EQ(distinct(xs), kPoints);
+  EXPECT_EQ(run.reason, StopReason::SpaceExhausted);
+  ASSERT_TRUE(run.best_y);
+  EXPECT_DOUBLE_EQ(*run.best_y, 1.0);  // rbf, gamma 3
+}
+
+// With a continuous child: every evaluated point canonical, the answer too, and no two evaluations
+// the same point (a change in an unused parameter is no new point).
+TEST_P(Conformance, ConditionalMixedSpaceEvaluatesCanonicalPoints) {
+  Space space;
+  space.add_categorical("model", {"tree", "net"}).add_continuous("lr", 1e-4, 1e-1, true).add_integer("depth", 1, 6);
+  space.add_condition("lr", "model", {"net"}).add_condition("depth", "model", {"tree"});
+  auto opt = make_optimizer(spec_for(GetParam()), space, Direction::Maximize, {.seed = 4, .horizon = 24});
+  Objective objective;
+  objective.direction = Direction::Maximize;
+  objective.function = [](const Vector& x) {
+    return x[0] == 0 ? 0.1 * x[2] : 1.0 - std::pow(std::log10(x[1]) + 2.0, 2);
+  };
+  RunOptions options;
+  options.budget = 24;
+  const RunSummary run = optimize(*opt, objective, options);
+  std::vector<Vector> xs;
+  for (const auto& r : run.evaluations) {
+    xs.push_back(r.x);
+    EXPECT_EQ(r.x, space.canonical(r.x));
+  }
+  EXPECT_EQ(distinct(xs), xs.size());
+  const Vector answer = opt->recommend();
+  EXPECT_EQ(answer, space.canonical(answer));
+}
+
 // A noisy objective (declared): repeats are allowed, the space is never exhausted, the budget is
 // used in full and ask() never refuses.
 TEST_P(Conformance, NoisyObjectiveMayRepeatAndUsesTheBudget) {

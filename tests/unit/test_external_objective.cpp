@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -565,6 +566,37 @@ CliResult run_cli(const std::filesystem::path& dir, const std::string& args) {
 std::filesystem::path fresh_dir() { return optimist::testing::test_dir("optimist_ext"); }
 
 }  // namespace
+
+// A conditional parameter from a TOML space file: the program never sees it where its condition
+// does not hold (it fails the evaluation if it does), and no point is evaluated twice.
+TEST(ExternalObjectiveCli, AConditionalParameterIsLeftOutWhereItsConditionDoesNotHold) {
+  const auto dir = fresh_dir();
+  std::ofstream(dir / "space.toml") << "[[parameters]]\nname = \"kind\"\ntype = \"categorical\"\nchoices = [\"flat\", \"bowl\"]\n"
+                                       "[[parameters]]\nname = \"n\"\ntype = \"integer\"\nlower = 1\nupper = 5\n"
+                                       "condition = { parent = \"kind\", values = [\"bowl\"] }\n";
+  std::ofstream(dir / "obj.py") << "import json, sys\n"
+                                   "for line in sys.stdin:\n"
+                                   "    p = json.loads(line)['params']\n"
+                                   "    if p['kind'] == 'flat' and 'n' in p:\n"
+                                   "        print(json.dumps({'error': 'n given for flat'}), flush=True)\n"
+                                   "    else:\n"
+                                   "        print(json.dumps({'y': 1 if p['kind'] == 'flat' else (p['n'] - 4) ** 2}), flush=True)\n";
+  const CliResult ok = run_cli(dir, "--objective-command '/usr/bin/python3 obj.py' --space space.toml "
+                                    "--direction minimize --algorithm gp-ei --budget 20 --out t.jsonl");
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  const Trace trace = read_trace((dir / "t.jsonl").string());
+  ASSERT_EQ(trace.evaluations.size(), 6u) << ok.out;  // flat, and bowl with n = 1..5: the space is exhausted
+  std::set<std::string> points;
+  for (const auto& e : trace.evaluations) {
+    EXPECT_FALSE(e.contains("error")) << e.dump();
+    EXPECT_TRUE(points.insert(e.at("x").dump()).second) << e.dump();
+    if (e.at("x")[0] == "flat") {
+      EXPECT_EQ(e.at("x")[1], 1) << e.dump();  // the fixed value: its lower bound
+    }
+  }
+  EXPECT_EQ(trace.meta.space.at("parameters")[1].at("condition"),
+            (nlohmann::json{{"parent", "kind"}, {"values", {"bowl"}}}));
+}
 
 TEST(ExternalObjectiveCli, OptimizesAProgramOverASpaceFile) {
   const auto dir = fresh_dir();

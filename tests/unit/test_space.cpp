@@ -206,7 +206,7 @@ TEST(Space, JsonRoundTrip) {
     return error_of([&] { Space::from_json(nlohmann::json::parse(text)); });
   };
   EXPECT_NE(error(R"([{"name":"c","type":"categorical","choices":["a"],"log":true}])")
-                .find("parameter 'c': unknown key 'log' (type categorical takes: choices, name, type)"),
+                .find("parameter 'c': unknown key 'log' (type categorical takes: choices, condition, name, type)"),
             std::string::npos);
   EXPECT_NE(error(R"([{"name":"x","lower":0,"upper":1,"lgo":true}])").find("unknown key 'lgo'"), std::string::npos);
   // A misspelled type is named, not the keys of the type it was taken for ("unknown key 'choices'").

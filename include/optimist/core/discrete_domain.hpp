@@ -44,22 +44,31 @@ class DiscreteDomain {
   /// The unit coordinate of value j of discrete dimension i (the centre of its interval; a
   /// log-scale integer's own log position).
   double center(std::size_t i, std::size_t j) const;
-  /// Discrete coordinates moved to their centres, continuous ones clamped into [0, 1].
+  /// Discrete coordinates moved to their centres, continuous ones clamped into [0, 1], inactive
+  /// ones (conditional parameters, Space::add_condition) at their fixed values.
   Vector snap(const Vector& u) const;
+  /// Sets the inactive coordinates of a snapped point to their fixed values (Space::deactivate_unit).
+  void deactivate(Vector& u) const { space_.deactivate_unit(u); }
+  /// Per dimension, whether it is active at u (all true without conditions).
+  std::vector<bool> active(const Vector& u) const { return space_.active_unit(u); }
+  bool has_conditions() const { return space_.has_conditions(); }
   /// The value indices [first, last] of discrete dimension i whose centres lie in [lo, hi];
   /// when none does, the single value nearest to (lo + hi) / 2.
   std::pair<std::size_t, std::size_t> index_range(std::size_t i, double lo, double hi) const;
 
   /// The number of combinations of discrete values inside the box (saturating at 2^64 - 1); 1
-  /// without discrete dimensions.
+  /// without discrete dimensions. With conditions an upper bound: enumerate() skips combinations
+  /// that differ only in inactive coordinates.
   std::uint64_t count(const Vector& lower, const Vector& upper) const;
   /// Calls f(u) for every combination of the discrete values inside the box, in mixed-radix order
   /// (first discrete dimension fastest), the continuous coordinates of u taken from `base`; stops
-  /// early when f returns false.
+  /// early when f returns false. With conditions each point once: u has its inactive coordinates
+  /// at their fixed values.
   void enumerate(const Vector& base, const Vector& lower, const Vector& upper,
                  const std::function<bool(const Vector&)>& f) const;
   /// The snapped points one step from u inside the box: an integer one value up or down, a
-  /// categorical any other value; continuous coordinates kept. Appended to out.
+  /// categorical any other value; continuous coordinates kept; inactive dimensions not moved and
+  /// the children a move deactivates set to their fixed values. Appended to out.
   void neighbors(const Vector& u, const Vector& lower, const Vector& upper, std::vector<Vector>& out) const;
   /// Distance used to rank free points: squared unit-cube distance over integer and continuous
   /// dimensions, plus (1/k)^2 for each categorical that differs.
@@ -73,6 +82,7 @@ class DiscreteDomain {
                                      std::size_t max_visits = 200000) const;
 
  private:
+  Space space_;                    // the conditions
   std::vector<Parameter> params_;  // each dimension's cell map
   std::vector<std::size_t> cardinality_;
   std::vector<char> categorical_;
