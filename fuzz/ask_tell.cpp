@@ -37,11 +37,16 @@ class Bytes {
 
 const std::vector<Space>& spaces() {
   static const std::vector<Space> all = [] {
-    std::vector<Space> s(4);
+    std::vector<Space> s(6);
     s[0].add_continuous("a", -1.0, 2.0).add_continuous("b", 1e-3, 10.0, true).add_integer("n", 0, 4).add_categorical("c", {"u", "v", "w"});
     s[1].add_integer("k", 0, 3).add_categorical("c", {"u", "v"}).add_integer("m", 1, 100, true);  // finite: 4 x 2 x 100
     s[2].add_integer("k", -1, 1).add_categorical("c", {"u", "v"});                               // finite: 6 points
     s[3].add_continuous("x", 0.0, 1.0);
+    // Conditional parameters: mixed, and finite (a: 1 point; b: n = 1, 2 with m's 3 values, n = 3..5: 9).
+    s[4].add_categorical("kernel", {"linear", "rbf", "poly"}).add_integer("degree", 2, 4).add_continuous("gamma", 1e-3, 1.0, true);
+    s[4].add_condition("degree", "kernel", {"poly"}).add_condition("gamma", "kernel", {"rbf", "poly"});
+    s[5].add_categorical("kind", {"a", "b"}).add_integer("n", 1, 5).add_integer("m", 0, 2);
+    s[5].add_condition("n", "kind", {"b"}).add_condition("m", "n", {"1", "2"});  // finite: 10 points
     return s;
   }();
   return all;

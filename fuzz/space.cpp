@@ -5,6 +5,8 @@
 
 #include "cli/config.hpp"
 #include "fuzz_support.hpp"
+#include "optimist/core/discrete_domain.hpp"
+#include "optimist/core/point_set.hpp"
 #include "optimist/core/space.hpp"
 
 using namespace optimist;
@@ -32,6 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } catch (const InvalidArgument& e) {
         fuzz::bug(std::string("to_user gave a point the space refuses: ") + e.what());
       }
+      OPTIMIST_FUZZ_CHECK(space.canonical(x) == x, "to_user gave an inactive parameter a value other than its fixed one");
       const Vector back = space.point_from_json(space.point_to_json(x));
       OPTIMIST_FUZZ_CHECK(back.size() == x.size(), "point_from_json changed the size");
       for (Eigen::Index i = 0; i < x.size(); ++i)
@@ -39,6 +42,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const Vector unit = space.to_unit(x);
       for (Eigen::Index i = 0; i < unit.size(); ++i)
         OPTIMIST_FUZZ_CHECK(std::isfinite(unit[i]) && unit[i] >= 0.0 && unit[i] <= 1.0, "to_unit left the unit cube");
+    }
+    // A small finite space: its size is the number of distinct points the enumeration yields
+    // (conditional spaces count each active part once).
+    const DiscreteDomain domain(space);
+    const Vector zero = Vector::Zero(static_cast<Eigen::Index>(space.dim())), one = Vector::Ones(zero.size());
+    if (const auto n = space.finite_size(); n && domain.count(zero, one) <= 20000) {
+      PointSet seen;
+      std::uint64_t calls = 0;
+      domain.enumerate(zero, zero, one, [&](const Vector& v) {
+        ++calls;
+        OPTIMIST_FUZZ_CHECK(seen.insert(space.to_user(v)), "the enumeration yielded a point twice");
+        return true;
+      });
+      OPTIMIST_FUZZ_CHECK(calls == *n, "finite_size() differs from the number of points enumerated");
     }
   });
   return 0;
