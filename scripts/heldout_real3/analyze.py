@@ -5,7 +5,7 @@ from scipy import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALGOS = ["auto", "random", "tpe"]
-TASKS = ["svc_digits", "gbm_wine", "kridge_diabetes", "mlp_digits", "et_breast_cancer", "pick_wine"]
+TASKS = os.environ.get("TASKS", "svc_digits,gbm_wine,kridge_diabetes,mlp_digits,et_breast_cancer,pick_wine").split(",")
 BUDGETS = [30, 50]
 
 

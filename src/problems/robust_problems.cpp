@@ -310,6 +310,23 @@ ProblemInfo conditional_mixed() {
        }});
 }
 
+/// conditional_mixed with its conditions declared (Space::add_condition): k only for 'periodic';
+/// s, u, v only for 'smooth' and 'periodic'. The same function and optimum; what declaring the
+/// conditions is worth (docs/discrete.md, "Conditional parameters").
+ProblemInfo conditional_mixed_declared() {
+  ProblemInfo info = conditional_mixed();
+  info.name = "conditional_mixed_declared";
+  info.summary = "robust: conditional_mixed with its conditions declared (k only for periodic; s, u, v not for flat)";
+  info.make = [make = info.make](std::size_t d) {
+    Problem p = make(d);
+    p.name = "conditional_mixed_declared";
+    p.space.add_condition("k", "kind", {"periodic"});
+    for (const char* name : {"s", "u", "v"}) p.space.add_condition(name, "kind", {"smooth", "periodic"});
+    return p;
+  };
+  return info;
+}
+
 /// Twelve mixed parameters: six integers in 0..9, three categoricals of four choices, three
 /// continuous in [0,1]; separable terms plus one interaction between x1, x2 and the integer i2.
 ProblemInfo mixed_int_12d() {
@@ -349,6 +366,7 @@ std::vector<ProblemInfo> robust_problems() {
   v.push_back(step_ellipsoid());
   v.push_back(sharp_ridge());
   v.push_back(conditional_mixed());
+  v.push_back(conditional_mixed_declared());
   v.push_back(illcond_ellipsoid());
   v.push_back(mixed_int_12d());
   return v;

@@ -16,7 +16,8 @@ using namespace optimist;
 namespace {
 
 const char* const kSynthetic[] = {"plateau_ridge",     "steps_1d",          "step_ellipsoid", "sharp_ridge",
-                                  "conditional_mixed", "illcond_ellipsoid", "mixed_int_12d"};
+                                  "conditional_mixed", "illcond_ellipsoid", "mixed_int_12d",
+                                  "conditional_mixed_declared"};
 const char* const kSklearn[] = {"svm_rbf_breast_cancer", "svm_kernel_wine",     "knn_wine",
                                 "logistic_breast_cancer", "tree_australian",     "elasticnet_diabetes",
                                 "sgd_breast_cancer",      "forest_australian",   "mlp_pima"};
