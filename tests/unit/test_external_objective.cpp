@@ -580,7 +580,7 @@ TEST(ExternalObjectiveCli, AConditionalParameterIsLeftOutWhereItsConditionDoesNo
                                    "    if p['kind'] == 'flat' and 'n' in p:\n"
                                    "        print(json.dumps({'error': 'n given for flat'}), flush=True)\n"
                                    "    else:\n"
-                                   "        print(json.dumps({'y': 1 if p['kind'] == 'flat' else (p['n'] - 4) ** 2}), flush=True)\n";
+                                   "        print(json.dumps({'y': -1 if p['kind'] == 'flat' else (p['n'] - 4) ** 2}), flush=True)\n";
   const CliResult ok = run_cli(dir, "--objective-command '/usr/bin/python3 obj.py' --space space.toml "
                                     "--direction minimize --algorithm gp-ei --budget 20 --out t.jsonl");
   ASSERT_EQ(ok.code, 0) << ok.out;
@@ -594,6 +594,7 @@ TEST(ExternalObjectiveCli, AConditionalParameterIsLeftOutWhereItsConditionDoesNo
       EXPECT_EQ(e.at("x")[1], 1) << e.dump();  // the fixed value: its lower bound
     }
   }
+  EXPECT_NE(ok.out.find("at [flat, -]"), std::string::npos) << ok.out;  // the summary marks n unused
   EXPECT_EQ(trace.meta.space.at("parameters")[1].at("condition"),
             (nlohmann::json{{"parent", "kind"}, {"values", {"bowl"}}}));
 }
