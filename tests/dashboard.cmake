@@ -21,4 +21,6 @@ if(NOT OPTIMIST_SANITIZE)
   add_test(NAME dashboard_js_trial_store
            COMMAND ${OPTIMIST_NODE} --test ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/trial_store.test.mjs)
   set_tests_properties(dashboard_js_trial_store PROPERTIES TIMEOUT 60)
+  add_test(NAME dashboard_js_format COMMAND ${OPTIMIST_NODE} --test ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/format.test.mjs)
+  set_tests_properties(dashboard_js_format PROPERTIES TIMEOUT 60)
 endif()

@@ -198,6 +198,28 @@ double parse_parameter(const Parameter& p, const std::string& text) {
   return *v;
 }
 
+namespace {
+
+// Conditional parameters left out (no --param, no CSV column, an empty cell) take their fixed
+// values where their conditions do not hold; one left out where its condition holds is named.
+void fill_left_out(Vector& x, const std::vector<bool>& left_out, const Space& space, const std::string& missing_text) {
+  for (std::size_t i = 0; i < space.dim(); ++i)
+    if (left_out[i]) x[static_cast<Eigen::Index>(i)] = space[i].lower;
+  const std::vector<bool> active = space.active(x);
+  for (std::size_t i = 0; i < space.dim(); ++i) {
+    if (!left_out[i] || !active[i]) continue;
+    const Parameter::Condition& c = *space[i].condition;
+    const Parameter& parent = space[c.parent];
+    const double v = x[static_cast<Eigen::Index>(c.parent)];
+    const std::string held = parent.kind == ParameterKind::Categorical ? parent.choices[static_cast<std::size_t>(v)] : format_double(v);
+    throw InvalidArgument(missing_text + printable(space[i].name) + " (it is used where " + printable(parent.name) + " is " +
+                          printable(held) + ")");
+  }
+  x = space.canonical(x);
+}
+
+}  // namespace
+
 Vector point_from_params(const std::vector<std::string>& params, const Space& space) {
   Vector x(static_cast<Eigen::Index>(space.dim()));
   std::vector<bool> given(space.dim(), false);
@@ -220,9 +242,14 @@ Vector point_from_params(const std::vector<std::string>& params, const Space& sp
       throw InvalidArgument("--param " + quoted(kv) + ": " + e.what());
     }
   }
-  for (std::size_t i = 0; i < space.dim(); ++i)
-    if (!given[i]) throw InvalidArgument("--param " + printable(space[i].name) + "=VALUE is missing (every parameter needs a value)");
-  space.validate(x);
+  std::vector<bool> left_out(space.dim(), false);
+  for (std::size_t i = 0; i < space.dim(); ++i) {
+    if (given[i]) continue;
+    if (!space[i].condition)
+      throw InvalidArgument("--param " + printable(space[i].name) + "=VALUE is missing (every parameter needs a value)");
+    left_out[i] = true;  // a conditional parameter: needed only where its condition holds
+  }
+  fill_left_out(x, left_out, space, "a --param is missing: ");  // validates x
   return x;
 }
 
@@ -286,8 +313,9 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
                           "takes this file); 'study add' records experiments no one asked");
   const CsvColumns columns = csv_columns(file, header, space, {"value", "error"}, ignore);
   std::string missing;
-  for (std::size_t i = 0; i < space.dim(); ++i)
-    if (columns.params[i] == header.size()) missing += (missing.empty() ? "" : ", ") + quoted(csv_parameter_header(space[i].name));
+  for (std::size_t i = 0; i < space.dim(); ++i)  // a conditional parameter's column may be left out
+    if (columns.params[i] == header.size() && !space[i].condition)
+      missing += (missing.empty() ? "" : ", ") + quoted(csv_parameter_header(space[i].name));
   if (columns.fields[0] == header.size()) missing += std::string(missing.empty() ? "" : ", ") + "'value'";
   if (!missing.empty()) {
     std::string names;
@@ -306,13 +334,24 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
       throw InvalidArgument(where + ": " + cell_count_text(row.cells.size(), header.size()) + " (nothing was added)");
     StudyEvaluation e;
     e.x.resize(static_cast<Eigen::Index>(space.dim()));
+    std::vector<bool> left_out(space.dim(), false);
     for (std::size_t i = 0; i < space.dim(); ++i) {
+      // A conditional parameter's empty cell (or absent column): used only where its condition holds.
+      if (space[i].condition && (param_col[i] == header.size() || trimmed(row.cells[param_col[i]]).empty())) {
+        left_out[i] = true;
+        continue;
+      }
       try {
         e.x[static_cast<Eigen::Index>(i)] = parse_parameter(space[i], row.cells[param_col[i]]);
       } catch (const InvalidArgument& ex) {
         throw InvalidArgument(where + ", column " + quoted(csv_parameter_header(space[i].name)) + ": " + ex.what() +
                               " (nothing was added)");
       }
+    }
+    try {
+      fill_left_out(e.x, left_out, space, "no value for ");
+    } catch (const InvalidArgument& ex) {
+      throw InvalidArgument(where + ": " + ex.what() + " (nothing was added)");
     }
     const std::string value = trimmed(row.cells[value_col]);
     const std::string error = error_col < header.size() ? trimmed(row.cells[error_col]) : "";

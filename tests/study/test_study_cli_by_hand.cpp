@@ -515,6 +515,60 @@ TEST_P(StudyCliByHand, ATrialThatWillNotBeRunIsGivenBack) {
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCliByHand, ::testing::ValuesIn(optimist::testing::study_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+namespace {
+
+// A catalyst's loading matters only with a catalyst (docs/discrete.md, "Conditional parameters").
+class StudyCliConditional : public optimist::testing::LabStudyCli {
+ protected:
+  StudyCliConditional()
+      : LabStudyCli("[[parameters]]\nname = \"catalyst\"\ntype = \"categorical\"\nchoices = [\"none\", \"pd\"]\n"
+                    "[[parameters]]\nname = \"loading\"\ntype = \"continuous\"\nlower = 0.1\nupper = 5\n"
+                    "condition = { parent = \"catalyst\", values = [\"pd\"] }\n"
+                    "[[parameters]]\nname = \"time_h\"\ntype = \"integer\"\nlower = 1\nupper = 24\n") {}
+};
+
+}  // namespace
+
+// `study add` takes an experiment without the parameters it did not use (--param left out, an
+// empty CSV cell or no column), names one missing where it was used, and sees an unused value as
+// the same experiment; `study ask` leaves unused parameters out of its params.
+TEST_P(StudyCliConditional, AnUnusedParameterMayBeLeftOut) {
+  create("--budget 30");
+  auto r = cli("study add " + s + "--param catalyst=none --param time_h=3 --value 0.2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli("study add " + s + "--param catalyst=none --param loading=2 --param time_h=3 --value 0.2");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("trial 0 was added with the same parameters and value"), std::string::npos) << r.err;
+  r = cli("study add " + s + "--param catalyst=pd --param time_h=3 --value 0.5");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("a --param is missing: loading (it is used where catalyst is pd)"), std::string::npos) << r.err;
+  write("rows.csv", "catalyst,loading,time_h,value\nnone,,5,0.3\npd,1.5,5,0.8\n");
+  r = cli("study add " + s + "--from rows.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  write("no_column.csv", "catalyst,time_h,value\nnone,7,0.35\n");
+  r = cli("study add " + s + "--from no_column.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  write("bad.csv", "catalyst,loading,time_h,value\nnone,,6,0.3\npd,,5,0.3\n");
+  r = cli("study add " + s + "--from bad.csv");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("line 3: no value for loading (it is used where catalyst is pd)"), std::string::npos) << r.err;
+  const auto added = trials();
+  ASSERT_EQ(added.size(), 4u);
+  EXPECT_DOUBLE_EQ(added[1].x[1], 0.1);  // an unused loading holds its fixed value, the lower bound
+  EXPECT_DOUBLE_EQ(added[2].x[1], 1.5);
+  r = cli("study ask " + s + "--count 6 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto asked = json_lines(r.out);
+  ASSERT_EQ(asked.size(), 6u) << r.out;
+  for (const auto& line : asked) {
+    const auto& p = line["params"];
+    EXPECT_EQ(p.contains("loading"), p["catalyst"] == "pd") << p.dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StudyCliConditional, ::testing::ValuesIn(optimist::testing::study_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
 // A study whose trials run (workers, or experiments asked by hand) is not deleted by mistake
 // (stop 68's probe: it was, with no word): refused naming them, deleted with --force.
 TEST_P(StudyCliByHand, DeletingAStudyWhoseTrialsRunNeedsForce) {

@@ -2,7 +2,7 @@
 // Each builder turns trials into an ECharts option; ChartPanel owns one chart on the page.
 // Tooltips use ECharts' rich-text mode: drawn on the canvas, so names in data never become HTML.
 
-import { fmtDuration, fmtNumber, fmtParam } from './format.js';
+import { activeTest, fmtDuration, fmtNumber, fmtParam } from './format.js';
 import { regretOf } from './table.js';
 
 const GOOD_TO_BAD = ['#1a5fb4', '#62a0ea', '#c0bfbc', '#f6a35c', '#c01c28'];
@@ -146,6 +146,13 @@ function gridLayout(count, columns, rowHeight, top = 28) {
  *  colour from 2,000 trials on, where ECharts' large mode draws points without per-point style).
  *  Drawn progressively: unlike the history's, its x is a parameter, not the trial number, and on
  *  20,000 trials it is the same picture to the pixel as drawn in one go (which froze the page 0.5 s). */
+// The trials whose parameter i matters: a conditional parameter's slice leaves out the trials
+// where it held its fixed value unused (they would pile up at its lower bound).
+function usedBy(trials, params, i) {
+  const active = activeTest(params, i);
+  return active === null ? trials : trials.filter((t) => active(t.params));
+}
+
 export function sliceOption(trials, study, { log }) {
   const params = study.space.parameters || [];
   const ok = completed(trials);
@@ -170,7 +177,7 @@ export function sliceOption(trials, study, { log }) {
         seriesIndex: params.map((_, i) => i), orient: 'horizontal', left: 'center', top: 0, itemWidth: 10,
         itemHeight: 160, text: ['late', 'early trials'], calculable: false },
       series: params.map((p, i) => ({ id: `slice-${i}`, type: 'scatter', xAxisIndex: i, yAxisIndex: i,
-        data: ok.map((t) => [t.params[i], t.value, t.number]), symbolSize: large ? 3 : 4,
+        data: usedBy(ok, params, i).map((t) => [t.params[i], t.value, t.number]), symbolSize: large ? 3 : 4,
         large, largeThreshold: BIG, itemStyle: large ? { color: STATE_COLORS.complete, opacity: 0.35 } : undefined,
         tooltip: { formatter: (q) => `trial ${q.value[2]}\n${p.name} ${fmtParam(q.value[0])}\nvalue ${fmtNumber(q.value[1])}` } })),
     },

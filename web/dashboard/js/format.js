@@ -53,6 +53,24 @@ export function fmtInteger(n) {
   return Number(n).toLocaleString('en-US');
 }
 
+/** For parameter i of a space (its JSON "parameters"), a test telling from a trial's values
+ *  whether the parameter is active: a conditional parameter ("condition": {parent, values}) is
+ *  when its parent holds one of the values, up the chain of parents. null for a parameter without
+ *  a condition (always active). An inactive parameter holds a fixed value the objective never saw. */
+export function activeTest(parameters, i) {
+  const byName = new Map(parameters.map((p, k) => [p.name, k]));
+  const chain = [];
+  for (let k = i; parameters[k] && parameters[k].condition && chain.length < parameters.length;) {
+    const c = parameters[k].condition;
+    const j = byName.get(c.parent);
+    if (j === undefined) break;
+    chain.push([j, new Set(c.values)]);
+    k = j;
+  }
+  if (chain.length === 0) return null;
+  return (values) => chain.every(([j, allowed]) => allowed.has(values[j]));
+}
+
 /** A parameter value as the user wrote it: numbers shortened, choices as they are. */
 export function fmtParam(v) {
   return typeof v === 'number' ? fmtNumber(v) : String(v);

@@ -2,7 +2,7 @@
 
 import { getJSON, TrialStore } from './api.js';
 import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
-import { algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtSince } from './format.js';
+import { activeTest, algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtSince } from './format.js';
 import { TrialsTable } from './table.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -245,8 +245,11 @@ function renderStudy() {
   $('#updated').textContent = `last change ${fmtAge(now - s.updated_at)}`;
   const at = s.best_number === null ? undefined : app.store.index.get(s.best_number);
   const params = study.space.parameters || [];
+  const values = at === undefined ? [] : app.store.trials[at].params;
   $('#best-point').textContent = at === undefined ? '' : `best point: ${params
-    .map((p, i) => `${p.name} = ${fmtParam(app.store.trials[at].params[i])}`).join(', ')}`;
+    .map((p, i) => [p, i, activeTest(params, i)])
+    .filter(([, , active]) => active === null || active(values))  // conditional parameters it does not use
+    .map(([p, i]) => `${p.name} = ${fmtParam(values[i])}`).join(', ')}`;
   showStudyError(s.error);
   app.table.render();
 }

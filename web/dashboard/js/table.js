@@ -1,7 +1,7 @@
 // The trials table: sortable by any column, filtered (filter.js), paged so that 10,000 trials
 // cost one page of rows in the document. Cells are text only.
 
-import { el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtTime } from './format.js';
+import { activeTest, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtTime } from './format.js';
 import { parseFilter } from './filter.js';
 
 export class TrialsTable {
@@ -160,11 +160,17 @@ export class TrialsTable {
 // heartbeat (running trials; the lease end of one asked by hand), error. value(t) sorts and
 // filters; text(t) is shown.
 function columnsFor(study, now) {
-  const params = (study.space.parameters || []).map((p, i) => ({
-    key: p.name, label: p.name, numeric: p.type !== 'categorical',
-    title: `${p.name} (${p.type}${p.log ? ', log scale' : ''})`,
-    value: (t) => t.params[i], text: (t) => fmtParam(t.params[i]),
-  }));
+  const parameters = study.space.parameters || [];
+  const params = parameters.map((p, i) => {
+    // A conditional parameter where it does not matter: '—', sorted with the absent values.
+    const active = activeTest(parameters, i);
+    const unused = (t) => active !== null && !active(t.params);
+    return {
+      key: p.name, label: p.name, numeric: p.type !== 'categorical',
+      title: `${p.name} (${p.type}${p.log ? ', log scale' : ''}${p.condition ? `, only when ${p.condition.parent} is ${p.condition.values.join(' or ')}` : ''})`,
+      value: (t) => (unused(t) ? null : t.params[i]), text: (t) => (unused(t) ? '—' : fmtParam(t.params[i])),
+    };
+  });
   const duration = (t) => {
     if (t.started_at === undefined) return null;
     const end = t.completed_at !== undefined ? t.completed_at : (t.state === 'running' ? now() : undefined);
