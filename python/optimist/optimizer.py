@@ -134,7 +134,7 @@ class History:
             data["id"] = self.extra["id"]
         rows = [self.space.to_dict(r) for r in self.X]
         for name in self.space.names:
-            data[name] = [r[name] for r in rows]
+            data[name] = [r.get(name) for r in rows]  # None (NaN): a conditional parameter it did not use
         data["y"] = self.y
         for k in _RUN_COLUMNS:
             if k in self.extra:

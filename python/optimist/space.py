@@ -80,11 +80,13 @@ def _condition(when: Any) -> Optional[Condition]:
     if not isinstance(when, Mapping) or len(when) != 1 or not isinstance(next(iter(when)), str):
         raise ValueError(f"when must be a dict naming one parent parameter, e.g. when={{'kernel': ['rbf', 'poly']}}; "
                          f"got {when!r}")
-    parent, values = next(iter(when.items()))
-    values = tuple(values) if isinstance(values, (list, tuple, set, frozenset)) else (values,)
+    parent, raw = next(iter(when.items()))
+    values = tuple(raw) if isinstance(raw, (list, tuple, set, frozenset)) else (raw,)
     if not values:
         raise ValueError(f"when={when!r}: lists no values of '{parent}'")
-    return Condition((parent, values))
+    condition = Condition((parent, values))
+    condition.raw = raw  # a tuple may be one choice of the parent (Space resolves it)
+    return condition
 
 
 def _call(kind: str, low: Any, high: Any, log: Any) -> str:
@@ -292,13 +294,29 @@ class Space:
         an integer parent's values in decimal. ValueError naming the parameter and the value."""
         parent = self._dims.get(when.parent)
         if isinstance(parent, Categorical):
-            return [labels[when.parent][self._choice_index(when.parent, parent, v)] for v in when.values]
+            values = when.values
+            raw = getattr(when, "raw", None)
+            if isinstance(raw, tuple) and any(c == raw for c in parent.choices if isinstance(c, tuple)):
+                values = (raw,)  # a tuple that is itself one of the choices, not a list of them
+            out = []
+            for v in values:
+                try:
+                    out.append(labels[when.parent][self._choice_index(when.parent, parent, v)])
+                except ValueError:
+                    raise ValueError(f"parameter '{name}': when={when!r}: {v!r} is not one of '{when.parent}''s "
+                                     f"choices {list(parent.choices)!r}") from None
+            return out
         if isinstance(parent, Int):
             out = []
             for v in when.values:
+                if isinstance(v, str) and v.strip().lstrip("+-").isdigit():  # a space file's "2"
+                    v = int(v)
                 if not _is_real(v) or not float(v).is_integer():
                     raise ValueError(f"parameter '{name}': when={when!r}: {v!r} is not a value of integer parameter "
                                      f"'{when.parent}'")
+                if not parent.low <= v <= parent.high:
+                    raise ValueError(f"parameter '{name}': when={when!r}: {v!r} is outside '{when.parent}''s range "
+                                     f"[{parent.low}, {parent.high}]")
                 out.append(str(int(v)))
             return out
         return [str(v) for v in when.values]  # unknown or continuous parent: the C++ space names the error
@@ -347,7 +365,7 @@ class Space:
 
     def __repr__(self) -> str:
         if not self._named:
-            return f"Space({[(d.low, d.high) if isinstance(d, Float) and not d.log else d for d in self._dims.values()]})"
+            return f"Space({[(d.low, d.high) if isinstance(d, Float) and not d.log and d.when is None else d for d in self._dims.values()]})"
         return f"Space({self._dims})"
 
     def to_json(self) -> dict:
@@ -374,22 +392,36 @@ class Space:
             if len(values) != self.dim:
                 raise ValueError(f"point {point!r} has {len(values)} values, the space has {self.dim}: {self.names}")
         x = np.empty(self.dim)
+        deferred: Dict[int, ValueError] = {}  # a conditional parameter's bad value: an error only where it is used
         for k, (name, d) in enumerate(self._dims.items()):
             v = values[k]
-            if isinstance(d, Categorical):
-                x[k] = self._choice_index(name, d, v)
-            else:
-                try:
-                    if isinstance(v, (str, bytes)):  # float("2") would take text, as told values do not
-                        raise TypeError
-                    x[k] = float(v)
-                except (TypeError, ValueError):
-                    raise ValueError(f"parameter '{name}': expected a number, got {v!r}") from None
+            try:
+                if isinstance(d, Categorical):
+                    x[k] = self._choice_index(name, d, v)
+                else:
+                    try:
+                        if isinstance(v, (str, bytes)):  # float("2") would take text, as told values do not
+                            raise TypeError
+                        x[k] = float(v)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"parameter '{name}': expected a number, got {v!r}") from None
+            except ValueError as e:
+                if d.when is None:
+                    raise
+                deferred[k], x[k] = e, self._fixed_value(d)
         if not self._conditional:
             self._core.validate(x)
             return x
+        # Where a conditional parameter is unused, any value (NaN, None, out of range: a data frame's
+        # empty cell) is replaced by its fixed value; where it is used, it must be given and valid.
+        on = self._core.active(np.where(np.isfinite(x), x, 0.0))
+        for k, (name, d) in enumerate(self._dims.items()):
+            if not on[k]:
+                x[k] = self._fixed_value(d)
+            elif k in deferred:
+                raise deferred[k]
         if isinstance(point, Mapping):
-            left_out = [n for n, on in zip(self._dims, self._core.active(x)) if on and n not in point]
+            left_out = [n for n, used in zip(self._dims, on) if used and n not in point]
             if left_out:
                 raise ValueError(f"point {dict(point)!r}: missing {left_out} (active: their conditions hold)")
         return np.asarray(self._core.canonical(x), dtype=float)  # inactive parameters at their fixed values

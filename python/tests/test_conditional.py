@@ -35,9 +35,9 @@ def test_bad_conditions_raise_value_error_naming_the_parameter():
         Float(0, 1, when="kernel")
     with pytest.raises(ValueError, match=r"parameter 'gamma': condition on unknown parameter 'kernal' \(did you mean 'kernel'\?\)"):
         Space({"kernel": Categorical(["a", "b"]), "gamma": Float(0, 1, when={"kernal": "a"})})
-    with pytest.raises(ValueError, match=r"parameter 'kernel': 'c' is not one of \['a', 'b'\]"):
+    with pytest.raises(ValueError, match=r"parameter 'gamma': when=\{'kernel': \['c'\]\}: 'c' is not one of 'kernel''s choices \['a', 'b'\]"):
         Space({"kernel": Categorical(["a", "b"]), "gamma": Float(0, 1, when={"kernel": "c"})})
-    with pytest.raises(ValueError, match="must be added before it"):
+    with pytest.raises(ValueError, match="must come before it"):
         Space({"gamma": Float(0, 1, when={"kernel": "a"}), "kernel": Categorical(["a", "b"])})
     with pytest.raises(ValueError, match="continuous parameter 'x'"):
         Space({"x": Float(0, 1), "y": Float(0, 1, when={"x": 0.5})})
@@ -114,3 +114,41 @@ def test_ask_tell_and_studies_keep_the_condition(tmp_path):
     for trial in loaded.trials():
         if trial.params["kernel"] == "linear":
             assert set(trial.params) == {"kernel", "C"}
+
+
+def test_unused_values_of_any_kind_are_replaced_and_data_frames_round_trip(tmp_path):
+    s = svm_space()
+    for junk in (float("nan"), None, 1e9, "text"):  # an empty data-frame cell, out of range, anything
+        np.testing.assert_array_equal(s.to_vector({"kernel": "linear", "C": 1.0, "gamma": junk, "degree": junk}),
+                                      [0, 1.0, 1e-4, 2])
+    with pytest.raises(ValueError, match="parameter 'gamma': value is not finite"):
+        s.to_vector({"kernel": "rbf", "C": 1.0, "gamma": float("nan")})
+    with pytest.raises(ValueError, match="parameter 'degree': expected a number, got None"):
+        s.to_vector({"kernel": "poly", "C": 1.0, "gamma": 0.1, "degree": None})
+    r = optimist.minimize(lambda p: p["C"], svm_space(), algorithm="random", budget=8, seed=1)
+    frame = r.history.to_pandas()  # one column per parameter, NaN where unused
+    assert list(frame.columns[:4]) == ["kernel", "C", "gamma", "degree"]
+    unused = frame["kernel"] == "linear"
+    assert unused.any() and frame.loc[unused, "gamma"].isna().all()
+    storage = f"sqlite:///{tmp_path / 'f.db'}"
+    source = optimist.Study.create(storage, "source", svm_space(), algorithm="random", seed=3)
+    source.optimize(lambda p: p["C"], n_trials=8)
+    df = source.trials_dataframe()
+    target = optimist.Study.create(storage, "target", svm_space(), algorithm="random", seed=3)
+    target.add(df[["kernel", "C", "gamma", "degree"]], df["value"])
+    assert [t.params for t in target.trials()] == [t.params for t in source.trials()]
+
+
+def test_when_errors_name_the_child_and_tuple_choices_are_one_value():
+    with pytest.raises(ValueError, match=r"parameter 'gamma': when=\{'kernel': \['rfb'\]\}: 'rfb' is not one of 'kernel''s choices"):
+        Space({"kernel": Categorical(["rbf", "poly"]), "gamma": Float(0, 1, when={"kernel": "rfb"})})
+    with pytest.raises(ValueError, match=r"outside 'n''s range \[1, 5\]"):
+        Space({"n": Int(1, 5), "w": Float(0, 1, when={"n": 10**30})})
+    s = Space({"shape": Categorical([(1, 2), (3, 4)]), "w": Float(0, 1, when={"shape": (1, 2)})})
+    assert s.to_dict(s.to_vector({"shape": (3, 4)})) == {"shape": (3, 4)}
+    assert "w" in s.to_dict(s.to_vector({"shape": (1, 2), "w": 0.5}))
+    assert "when" in repr(Space([Int(0, 2), Float(0.5, 1, when={"x1": 1})]))
+    # A space file's integer parent written as text, as the CLI takes it.
+    j = {"parameters": [{"name": "n", "type": "integer", "lower": 1, "upper": 3},
+                        {"name": "w", "type": "continuous", "lower": 0, "upper": 1, "condition": {"parent": "n", "values": ["2"]}}]}
+    assert Space.from_json(j).to_json()["parameters"][1]["condition"] == {"parent": "n", "values": [2]}

@@ -187,9 +187,13 @@ int tell_from_csv(const StudyCommand& cmd) {
       refuse("trial", "the study has no trial " + std::to_string(number) + " (its trials are numbered 0 to " +
                           std::to_string(trials.size()) + " - 1)");
     const TrialRecord& t = trials[number];
+    const std::vector<bool> active = space.active(t.x);
     for (std::size_t i = 0; i < space.dim(); ++i) {
-      // The parameters only check the trial number: an absent column or an emptied cell checks nothing.
-      if (columns.params[i] == header.size() || row.cells[columns.params[i]].find_first_not_of(" \t") == std::string::npos) continue;
+      // The parameters only check the trial number: an absent column, an emptied cell or a conditional
+      // parameter the trial does not use checks nothing.
+      if (!active[i] || columns.params[i] == header.size() ||
+          row.cells[columns.params[i]].find_first_not_of(" \t") == std::string::npos)
+        continue;
       double given = 0.0;
       try {
         // A float is compared, not bounds-checked: 0.0004 shown as "0.00" is its trial's own.

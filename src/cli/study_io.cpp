@@ -202,12 +202,15 @@ namespace {
 
 // Conditional parameters left out (no --param, no CSV column, an empty cell) take their fixed
 // values where their conditions do not hold; one left out where its condition holds is named.
-void fill_left_out(Vector& x, const std::vector<bool>& left_out, const Space& space, const std::string& missing_text) {
+// `bad[i]`: why a value given for conditional parameter i was refused (an error only where it is used).
+void fill_left_out(Vector& x, const std::vector<bool>& left_out, const Space& space, const std::string& missing_text,
+                   const std::vector<std::string>& bad) {
   for (std::size_t i = 0; i < space.dim(); ++i)
     if (left_out[i]) x[static_cast<Eigen::Index>(i)] = space[i].lower;
   const std::vector<bool> active = space.active(x);
   for (std::size_t i = 0; i < space.dim(); ++i) {
     if (!left_out[i] || !active[i]) continue;
+    if (!bad[i].empty()) throw InvalidArgument(bad[i]);
     const Parameter::Condition& c = *space[i].condition;
     const Parameter& parent = space[c.parent];
     const double v = x[static_cast<Eigen::Index>(c.parent)];
@@ -223,6 +226,7 @@ void fill_left_out(Vector& x, const std::vector<bool>& left_out, const Space& sp
 Vector point_from_params(const std::vector<std::string>& params, const Space& space) {
   Vector x(static_cast<Eigen::Index>(space.dim()));
   std::vector<bool> given(space.dim(), false);
+  std::vector<std::string> bad(space.dim());
   for (const std::string& kv : params) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw InvalidArgument("--param expects NAME=VALUE, got " + quoted(kv));
@@ -239,17 +243,18 @@ Vector point_from_params(const std::vector<std::string>& params, const Space& sp
     try {
       x[static_cast<Eigen::Index>(i)] = parse_parameter(space[i], kv.substr(eq + 1));
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument("--param " + quoted(kv) + ": " + e.what());
+      if (!space[i].condition) throw InvalidArgument("--param " + quoted(kv) + ": " + e.what());
+      bad[i] = "--param " + quoted(kv) + ": " + e.what();  // an error only where the parameter is used
     }
   }
   std::vector<bool> left_out(space.dim(), false);
   for (std::size_t i = 0; i < space.dim(); ++i) {
-    if (given[i]) continue;
+    if (given[i] && bad[i].empty()) continue;
     if (!space[i].condition)
       throw InvalidArgument("--param " + printable(space[i].name) + "=VALUE is missing (every parameter needs a value)");
     left_out[i] = true;  // a conditional parameter: needed only where its condition holds
   }
-  fill_left_out(x, left_out, space, "a --param is missing: ");  // validates x
+  fill_left_out(x, left_out, space, "a --param is missing: ", bad);  // validates x
   return x;
 }
 
@@ -335,6 +340,7 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
     StudyEvaluation e;
     e.x.resize(static_cast<Eigen::Index>(space.dim()));
     std::vector<bool> left_out(space.dim(), false);
+    std::vector<std::string> bad(space.dim());
     for (std::size_t i = 0; i < space.dim(); ++i) {
       // A conditional parameter's empty cell (or absent column): used only where its condition holds.
       if (space[i].condition && (param_col[i] == header.size() || trimmed(row.cells[param_col[i]]).empty())) {
@@ -344,12 +350,15 @@ std::vector<StudyEvaluation> read_evaluations_csv(const std::string& path, const
       try {
         e.x[static_cast<Eigen::Index>(i)] = parse_parameter(space[i], row.cells[param_col[i]]);
       } catch (const InvalidArgument& ex) {
-        throw InvalidArgument(where + ", column " + quoted(csv_parameter_header(space[i].name)) + ": " + ex.what() +
-                              " (nothing was added)");
+        if (!space[i].condition)
+          throw InvalidArgument(where + ", column " + quoted(csv_parameter_header(space[i].name)) + ": " + ex.what() +
+                                " (nothing was added)");
+        bad[i] = "column " + quoted(csv_parameter_header(space[i].name)) + ": " + ex.what();  // an error only where used
+        left_out[i] = true;
       }
     }
     try {
-      fill_left_out(e.x, left_out, space, "no value for ");
+      fill_left_out(e.x, left_out, space, "no value for ", bad);
     } catch (const InvalidArgument& ex) {
       throw InvalidArgument(where + ": " + ex.what() + " (nothing was added)");
     }
@@ -395,7 +404,9 @@ void print_asked(std::ostream& out, const Space& space, const std::vector<StudyT
   for (const auto& p : space.parameters()) table[0].push_back(csv_parameter_header(p.name));
   for (const StudyTrial& t : trials) {
     std::vector<std::string> row{std::to_string(t.number)};
-    for (std::size_t i = 0; i < space.dim(); ++i) row.push_back(parameter_text(space[i], t.x[static_cast<Eigen::Index>(i)]));
+    const std::vector<bool> active = space.active(t.x);  // an unused conditional parameter: an empty cell
+    for (std::size_t i = 0; i < space.dim(); ++i)
+      row.push_back(active[i] ? parameter_text(space[i], t.x[static_cast<Eigen::Index>(i)]) : "");
     table.push_back(std::move(row));
   }
   if (format == "csv") {

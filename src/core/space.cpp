@@ -401,6 +401,9 @@ Space Space::from_json(const nlohmann::json& j) {
   if (!params.is_array() || params.empty())
     throw InvalidArgument("a space must be a non-empty array of parameters, got " + params.dump());
   Space s;
+  // Conditions once every parameter is known: a parent written after its child is named as such,
+  // not as unknown.
+  std::vector<std::pair<std::string, nlohmann::json>> conditions;
   for (const auto& q : params) {
     if (!q.is_object() || !q.contains("name") || !q.at("name").is_string())
       throw InvalidArgument("a parameter needs a string \"name\", got " + q.dump());
@@ -444,11 +447,12 @@ Space Space::from_json(const nlohmann::json& j) {
         }
         s.add_categorical(name, names);
       }
-      if (q.contains("condition")) s.add_condition_from_json(name, q.at("condition"));
+      if (q.contains("condition")) conditions.emplace_back(name, q.at("condition"));
     } catch (const nlohmann::json::exception& e) {
       fail(name, std::string("malformed definition ") + q.dump() + ": " + e.what());
     }
   }
+  for (const auto& [child, condition] : conditions) s.add_condition_from_json(child, condition);
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -34,7 +35,7 @@ Space& Space::add_condition(const std::string& child, const std::string& parent,
   if (pp.kind == ParameterKind::Continuous)
     fail(child, "condition on continuous parameter '" + parent + "'; a parent must be an integer or a categorical");
   if (p >= c)
-    fail(child, "its condition's parent '" + parent + "' must be added before it" + (p == c ? " (it names itself)" : ""));
+    fail(child, "its condition's parent '" + parent + "' must come before it" + (p == c ? " (it names itself)" : ""));
   if (values.empty()) fail(child, "condition on '" + parent + "' lists no values");
   std::set<std::size_t> indices;
   for (const std::string& v : values) {
@@ -49,6 +50,9 @@ Space& Space::add_condition(const std::string& child, const std::string& parent,
       std::size_t used = 0;
       try {
         k = std::stoll(v, &used);
+      } catch (const std::out_of_range&) {
+        fail(child, "condition value " + printable(v) + " is outside '" + parent + "''s range [" + format_double(pp.lower) +
+                        ", " + format_double(pp.upper) + "]");
       } catch (const std::exception&) {
         used = 0;
       }
@@ -79,8 +83,10 @@ void Space::add_condition_from_json(const std::string& child, const nlohmann::js
       values.push_back(v.get<std::string>());
     else if (v.is_number_integer())
       values.push_back(v.dump());
-    else if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())))
-      values.push_back(std::to_string(static_cast<long long>(v.get<double>())));
+    else if (v.is_number_float() && std::abs(v.get<double>()) < 9e15 && v.get<double>() == std::floor(v.get<double>()))
+      values.push_back(std::to_string(static_cast<long long>(v.get<double>())));  // TOML's 2.0
+    else if (v.is_number())
+      values.push_back(v.dump());  // add_condition names what is wrong (a continuous parent, not an integer)
     else
       fail(child, "condition value " + v.dump() + " must be a choice (a string) or an integer");
   }

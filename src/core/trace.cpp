@@ -449,9 +449,16 @@ namespace {
 
 std::string described_parameter(const nlohmann::json& p) {
   const std::string type = p.value("type", std::string("?"));
-  if (type == "categorical") return "categorical " + p.value("choices", nlohmann::json::array()).dump();
+  // A conditional parameter says when it is used: a space differing only there reads as different.
+  std::string when;
+  if (const auto c = p.find("condition"); c != p.end() && c->is_object()) {
+    const auto parent = c->find("parent"), values = c->find("values");
+    when = " used when " + (parent != c->end() && parent->is_string() ? parent->get<std::string>() : std::string("?")) +
+           " is in " + (values != c->end() ? values->dump() : std::string("?"));
+  }
+  if (type == "categorical") return "categorical " + p.value("choices", nlohmann::json::array()).dump() + when;
   return type + " [" + p.value("lower", nlohmann::json()).dump() + ", " + p.value("upper", nlohmann::json()).dump() + "]" +
-         (p.value("log", false) ? " log" : "");
+         (p.value("log", false) ? " log" : "") + when;
 }
 
 // name -> parameter, in the space's order; nullopt for a space that is not a list of named parameters.

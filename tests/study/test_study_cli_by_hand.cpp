@@ -556,6 +556,9 @@ TEST_P(StudyCliConditional, AnUnusedParameterMayBeLeftOut) {
   ASSERT_EQ(added.size(), 4u);
   EXPECT_DOUBLE_EQ(added[1].x[1], 0.1);  // an unused loading holds its fixed value, the lower bound
   EXPECT_DOUBLE_EQ(added[2].x[1], 1.5);
+  // Any value where unused, even one the space refuses, is no error (a spreadsheet's leftover).
+  r = cli("study add " + s + "--param catalyst=none --param loading=99 --param time_h=9 --value 0.1");
+  ASSERT_EQ(r.code, 0) << r.err;
   r = cli("study ask " + s + "--count 6 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto asked = json_lines(r.out);
@@ -564,6 +567,23 @@ TEST_P(StudyCliConditional, AnUnusedParameterMayBeLeftOut) {
     const auto& p = line["params"];
     EXPECT_EQ(p.contains("loading"), p["catalyst"] == "pd") << p.dump();
   }
+  // CSV: an unused parameter's cell is empty; telling from it checks only the used ones.
+  r = cli("study ask " + s + "--count 4 --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string told = "trial,catalyst,loading,time_h,value\n";
+  const auto rows = text_lines(r.out);
+  ASSERT_EQ(rows.size(), 5u) << r.out;
+  for (std::size_t k = 1; k < rows.size(); ++k) {
+    const bool none = rows[k].find(",none,") != std::string::npos;
+    EXPECT_EQ(rows[k].find(",none,,") != std::string::npos, none) << rows[k];
+    // A stale value in an unused cell (as a copied row would have) does not stop the tell.
+    std::string row = rows[k];
+    if (none) row.replace(row.find(",none,,"), 7, ",none,3.3,");
+    told += row + ",0.5\n";
+  }
+  write("told.csv", told);
+  r = cli("study tell " + s + "--from told.csv");
+  EXPECT_EQ(r.code, 0) << r.err << told;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StudyCliConditional, ::testing::ValuesIn(optimist::testing::study_backends()),

@@ -11,6 +11,7 @@
 #include "optimist/core/point_set.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/space.hpp"
+#include "optimist/core/trace.hpp"
 #include "optimist/algorithms/registry.hpp"
 
 using namespace optimist;
@@ -150,7 +151,7 @@ TEST(ConditionalSpace, BadConditionsAreNamed) {
   EXPECT_NE(error_of([&] {
               Space s = base();
               s.add_integer("n", 1, 3).add_condition("C", "n", {"1"});
-            }).find("must be added before it"),
+            }).find("must come before it"),
             std::string::npos);
   EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernel", {"rbf"}).add_condition("gamma", "kernel", {"linear"}); })
                 .find("has a condition already"),
@@ -215,5 +216,27 @@ TEST(ConditionalSpace, PointsByNameMayLeaveOutInactiveParameters) {
             std::string::npos);
   EXPECT_NE(error_of([&] { s.point_from_json(nlohmann::json{{"kernel", "linear"}, {"flag", "no"}, {"gama", 1}}); })
                 .find("names unknown parameter 'gama'"),
+            std::string::npos);
+}
+
+// A space file may name a parent after its child: it is named as misplaced, not unknown. A resumed
+// run or a study whose space differs only in a condition says so.
+TEST(ConditionalSpace, FilesNameMisplacedParentsAndDifferencesNameConditions) {
+  const nlohmann::json later = nlohmann::json::parse(
+      R"({"parameters": [{"name": "gamma", "type": "continuous", "lower": 0.1, "upper": 1, "condition": {"parent": "kernel", "values": ["rbf"]}},
+                         {"name": "kernel", "type": "categorical", "choices": ["linear", "rbf"]}]})");
+  EXPECT_NE(error_of([&] { Space::from_json(later); }).find("parameter 'gamma': its condition's parent 'kernel' must come before it"),
+            std::string::npos);
+  const Space with = svm_space();
+  Space without;
+  without.add_categorical("kernel", {"linear", "rbf", "poly"}).add_integer("degree", 2, 5).add_integer("gamma", 1, 3).add_categorical("flag", {"no", "yes"});
+  without.add_condition("gamma", "kernel", {"rbf", "poly"});
+  EXPECT_EQ(space_difference(with.to_json(), without.to_json()),
+            "'degree' is integer [2, 5] used when kernel is in [\"poly\"] there, integer [2, 5] here");
+  nlohmann::json continuous_parent = later;
+  continuous_parent["parameters"] = {later["parameters"][1], later["parameters"][0]};
+  continuous_parent["parameters"][0] = {{"name", "kernel"}, {"type", "continuous"}, {"lower", 0}, {"upper", 1}};
+  continuous_parent["parameters"][1]["condition"]["values"] = {0.5};
+  EXPECT_NE(error_of([&] { Space::from_json(continuous_parent); }).find("condition on continuous parameter 'kernel'"),
             std::string::npos);
 }
