@@ -27,7 +27,7 @@ from ._minimize import _check_objective_timeout
 from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
 from ._worker import Raised, TimedOut, timed_call, timeout_error
 from .optimizer import _is_scalar, _rows, _several, check_seed, fresh_seed
-from .space import Categorical, Point, Space, as_space
+from .space import Categorical, Int, Point, Space, as_space
 
 
 @dataclass(frozen=True)
@@ -340,11 +340,18 @@ class Study:
         # (Optuna's column naming) instead of overwriting the column or being overwritten by it.
         fixed = ("number", "value", "state", "error", "worker", "origin", "started", "finished")
         rows = []
+        names = self.space.names
         for t in self.trials():
-            params = {(f"params_{k}" if k in fixed else k): v for k, v in t.params.items()}
+            # Every parameter in the space's order; None (NaN) where a conditional one is unused.
+            params = {(f"params_{k}" if k in fixed else k): t.params.get(k) for k in names}
             rows.append({"number": t.number, **params, "value": t.value, "state": t.state, "error": t.error,
                          "worker": t.worker, "origin": t.origin, "started": t.started, "finished": t.finished})
-        return pd.DataFrame(rows)
+        frame = pd.DataFrame(rows)
+        for k, d in self.space.items():  # an integer column with empty cells stays integer (pandas' Int64)
+            column = f"params_{k}" if k in fixed else k
+            if isinstance(d, Int) and d.when is not None and column in frame:
+                frame[column] = frame[column].astype("Int64")
+        return frame
 
     @property
     def best_trial(self) -> Optional[TrialRecord]:
