@@ -111,16 +111,16 @@ void DiscreteDomain::enumerate(const Vector& base, const Vector& lower, const Ve
 
 void DiscreteDomain::neighbors(const Vector& u, const Vector& lower, const Vector& upper, std::vector<Vector>& out) const {
   const Vector s = snap(u);
-  const std::vector<bool> on = space_.active_unit(s);
+  const std::vector<bool> on = space_.has_conditions() ? space_.active_unit(s) : std::vector<bool>();
   for (std::size_t i : discrete_) {
-    if (!on[i]) continue;
+    if (!on.empty() && !on[i]) continue;
     const auto ii = static_cast<Eigen::Index>(i);
     const std::size_t j = index(i, s[ii]);
     const auto [a, b] = index_range(i, lower[ii], upper[ii]);
     const auto emit = [&](std::size_t v) {
       Vector n = s;
       n[ii] = center(i, v);
-      space_.deactivate_unit(n);
+      space_.deactivate_unit(n);  // a parent's move resets the children it deactivates (no-op without conditions)
       out.push_back(std::move(n));
     };
     if (categorical_[i] && b - a < kMaxModelledCategories) {
