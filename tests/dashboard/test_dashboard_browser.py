@@ -376,6 +376,39 @@ class LiveStudy(Case):
         b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-study-top.png"))
         b.screenshot(os.path.join(ARGS.out, "dashboard-study.png"))
 
+    def test_unused_conditional_parameters_are_marked(self):
+        # A conditional parameter (docs/discrete.md): '—' in the table where unused, left out of the
+        # best point and of its slice plot.
+        url = "sqlite:///" + os.path.join(self.dir, "cond.db")
+        lab = ["--storage", url, "--name", "cond"]
+        space_file = os.path.join(self.dir, "space.json")
+        with open(space_file, "w") as f:
+            json.dump({"parameters": [
+                {"name": "kind", "type": "categorical", "choices": ["flat", "bowl"]},
+                {"name": "width", "type": "integer", "lower": 1, "upper": 5, "condition": {"parent": "kind", "values": ["bowl"]}},
+                {"name": "x", "type": "continuous", "lower": 0, "upper": 1}]}, f)
+        subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", space_file, "--direction", "minimize",
+                        "--algorithm", "random", "--budget", "10"], check=True, stdout=subprocess.DEVNULL)
+        for params, value in ((["kind=flat", "x=0.2"], "0.1"), (["kind=bowl", "width=4", "x=0.5"], "0.7"),
+                              (["kind=bowl", "width=2", "x=0.9"], "0.4")):
+            subprocess.run([ARGS.optimist, "study", "add", *lab, *[a for p in params for a in ("--param", p)], "--value", value],
+                           check=True, stdout=subprocess.DEVNULL)
+        self.dashboard = Dashboard(ARGS.optimist, ["--storage", url])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url + "#study=cond")
+        b.wait("the study to load", "return document.body.dataset.state === 'ready' && "
+               "document.querySelectorAll('#trials tbody tr').length === 3")
+        widths = b.js("const h = [...document.querySelectorAll('#trials thead th')].findIndex(th => th.textContent === 'width');"
+                      "return Object.fromEntries([...document.querySelectorAll('#trials tbody tr')]"
+                      "  .map(tr => [tr.cells[0].textContent, tr.cells[h].textContent]))")
+        self.assertEqual(widths, {"0": "—", "1": "4", "2": "2"})
+        self.assertEqual(b.js("return document.querySelector('#best-point').textContent"), "best point: kind = flat, x = 0.2")
+        b.js("document.getElementById('chart-slice').scrollIntoView({block: 'center'})")
+        slice_sizes = b.wait("the slice plots", "const c = echarts.getInstanceByDom(document.getElementById('chart-slice'));"
+                             "const o = c && c.getOption(); return o && o.series && o.series.map(s => s.data.length)")
+        self.assertEqual(slice_sizes, [3, 2, 3])  # width's plot: the two bowl trials
+        self.assertEqual(b.errors(), [])
+
     def test_hand_held_trials_show_their_lease(self):
         # Trials asked by hand (`study ask`) have no heartbeat: their lease end is shown instead.
         url = "sqlite:///" + os.path.join(self.dir, "lab.db")
