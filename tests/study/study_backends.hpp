@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "message_of.hpp"
 #include "temp_test_dir.hpp"
 
 namespace optimist::testing {
@@ -24,16 +25,6 @@ std::string fresh_storage_url(const std::string& backend);
 
 /// The backends every study test runs on.
 std::vector<std::string> study_backends();
-
-/// What `fn` threw (std::exception::what()), or "(no exception)".
-inline std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 }  // namespace optimist::testing
 

@@ -13,8 +13,10 @@
 #include "optimist/core/space.hpp"
 #include "optimist/core/trace.hpp"
 #include "optimist/algorithms/registry.hpp"
+#include "message_of.hpp"
 
 using namespace optimist;
+using optimist::testing::message_of;
 
 namespace {
 
@@ -30,15 +32,6 @@ Space svm_space() {
   return s;
 }
 constexpr std::uint64_t kSvmPoints = 32;
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 Vector vec(std::initializer_list<double> v) {
   Vector x(static_cast<Eigen::Index>(v.size()));
@@ -139,27 +132,27 @@ TEST(ConditionalSpace, BadConditionsAreNamed) {
     s.add_categorical("kernel", {"linear", "rbf"}).add_continuous("gamma", 1e-3, 1.0, true).add_continuous("C", 0.1, 10.0);
     return s;
   };
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernal", {"rbf"}); }).find("condition on unknown parameter 'kernal' (did you mean 'kernel'?)"),
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "kernal", {"rbf"}); }).find("condition on unknown parameter 'kernal' (did you mean 'kernel'?)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gama", "kernel", {"rbf"}); }).find("unknown parameter 'gama'"), std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernel", {"rbg"}); }).find("'rbg' is not a choice of 'kernel'"),
+  EXPECT_NE(message_of([&] { base().add_condition("gama", "kernel", {"rbf"}); }).find("unknown parameter 'gama'"), std::string::npos);
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "kernel", {"rbg"}); }).find("'rbg' is not a choice of 'kernel'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernel", {}); }).find("lists no values"), std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernel", {"rbf", "rbf"}); }).find("listed twice"), std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "C", {"1"}); }).find("continuous parameter 'C'"), std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("kernel", "kernel", {"rbf"}); }).find("names itself"), std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "kernel", {}); }).find("lists no values"), std::string::npos);
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "kernel", {"rbf", "rbf"}); }).find("listed twice"), std::string::npos);
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "C", {"1"}); }).find("continuous parameter 'C'"), std::string::npos);
+  EXPECT_NE(message_of([&] { base().add_condition("kernel", "kernel", {"rbf"}); }).find("names itself"), std::string::npos);
+  EXPECT_NE(message_of([&] {
               Space s = base();
               s.add_integer("n", 1, 3).add_condition("C", "n", {"1"});
             }).find("must come before it"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { base().add_condition("gamma", "kernel", {"rbf"}).add_condition("gamma", "kernel", {"linear"}); })
+  EXPECT_NE(message_of([&] { base().add_condition("gamma", "kernel", {"rbf"}).add_condition("gamma", "kernel", {"linear"}); })
                 .find("has a condition already"),
             std::string::npos);
   Space ints;
   ints.add_integer("n", 1, 3).add_continuous("x", 0.0, 1.0);
-  EXPECT_NE(error_of([&] { ints.add_condition("x", "n", {"4"}); }).find("outside 'n''s range [1, 3]"), std::string::npos);
-  EXPECT_NE(error_of([&] { ints.add_condition("x", "n", {"2.5"}); }).find("'2.5' of integer parameter 'n' is not an integer"),
+  EXPECT_NE(message_of([&] { ints.add_condition("x", "n", {"4"}); }).find("outside 'n''s range [1, 3]"), std::string::npos);
+  EXPECT_NE(message_of([&] { ints.add_condition("x", "n", {"2.5"}); }).find("'2.5' of integer parameter 'n' is not an integer"),
             std::string::npos);
 }
 
@@ -179,11 +172,11 @@ TEST(ConditionalSpace, JsonRoundTripKeepsConditions) {
   // Malformed conditions are named.
   nlohmann::json bad = j;
   bad["parameters"][1]["condition"] = {{"parent", "kernel"}, {"value", {"poly"}}};
-  EXPECT_NE(error_of([&] { Space::from_json(bad); }).find("parameter 'degree': 'condition' must be"), std::string::npos);
+  EXPECT_NE(message_of([&] { Space::from_json(bad); }).find("parameter 'degree': 'condition' must be"), std::string::npos);
   bad["parameters"][1]["condition"] = {{"parent", "kernel"}, {"values", {"poly"}}, {"when", 1}};
-  EXPECT_NE(error_of([&] { Space::from_json(bad); }).find("unknown key 'when' in its condition"), std::string::npos);
+  EXPECT_NE(message_of([&] { Space::from_json(bad); }).find("unknown key 'when' in its condition"), std::string::npos);
   bad["parameters"][1]["condition"] = {{"parent", "kernel"}, {"values", {true}}};
-  EXPECT_NE(error_of([&] { Space::from_json(bad); }).find("must be a choice (a string) or an integer"), std::string::npos);
+  EXPECT_NE(message_of([&] { Space::from_json(bad); }).find("must be a choice (a string) or an integer"), std::string::npos);
 }
 
 // Told points: a value given for an inactive parameter is replaced by its fixed value, so a point
@@ -209,12 +202,12 @@ TEST(ConditionalSpace, PointsByNameMayLeaveOutInactiveParameters) {
   const Space s = svm_space();
   EXPECT_EQ(s.point_from_json(nlohmann::json{{"kernel", "linear"}, {"flag", "yes"}}), vec({0, 2, 1, 1}));
   EXPECT_EQ(s.point_from_json(nlohmann::json{{"kernel", "rbf"}, {"gamma", 3}, {"flag", "no"}}), vec({1, 2, 3, 0}));
-  EXPECT_NE(error_of([&] { s.point_from_json(nlohmann::json{{"kernel", "poly"}, {"gamma", 3}, {"flag", "no"}}); })
+  EXPECT_NE(message_of([&] { s.point_from_json(nlohmann::json{{"kernel", "poly"}, {"gamma", 3}, {"flag", "no"}}); })
                 .find("parameter 'degree': missing from point"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { s.point_from_json(nlohmann::json{{"kernel", "linear"}}); }).find("parameter 'flag': missing"),
+  EXPECT_NE(message_of([&] { s.point_from_json(nlohmann::json{{"kernel", "linear"}}); }).find("parameter 'flag': missing"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { s.point_from_json(nlohmann::json{{"kernel", "linear"}, {"flag", "no"}, {"gama", 1}}); })
+  EXPECT_NE(message_of([&] { s.point_from_json(nlohmann::json{{"kernel", "linear"}, {"flag", "no"}, {"gama", 1}}); })
                 .find("names unknown parameter 'gama'"),
             std::string::npos);
 }
@@ -225,7 +218,7 @@ TEST(ConditionalSpace, FilesNameMisplacedParentsAndDifferencesNameConditions) {
   const nlohmann::json later = nlohmann::json::parse(
       R"({"parameters": [{"name": "gamma", "type": "continuous", "lower": 0.1, "upper": 1, "condition": {"parent": "kernel", "values": ["rbf"]}},
                          {"name": "kernel", "type": "categorical", "choices": ["linear", "rbf"]}]})");
-  EXPECT_NE(error_of([&] { Space::from_json(later); }).find("parameter 'gamma': its condition's parent 'kernel' must come before it"),
+  EXPECT_NE(message_of([&] { Space::from_json(later); }).find("parameter 'gamma': its condition's parent 'kernel' must come before it"),
             std::string::npos);
   const Space with = svm_space();
   Space without;
@@ -237,6 +230,6 @@ TEST(ConditionalSpace, FilesNameMisplacedParentsAndDifferencesNameConditions) {
   continuous_parent["parameters"] = {later["parameters"][1], later["parameters"][0]};
   continuous_parent["parameters"][0] = {{"name", "kernel"}, {"type", "continuous"}, {"lower", 0}, {"upper", 1}};
   continuous_parent["parameters"][1]["condition"]["values"] = {0.5};
-  EXPECT_NE(error_of([&] { Space::from_json(continuous_parent); }).find("condition on continuous parameter 'kernel'"),
+  EXPECT_NE(message_of([&] { Space::from_json(continuous_parent); }).find("condition on continuous parameter 'kernel'"),
             std::string::npos);
 }
