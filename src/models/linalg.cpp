@@ -160,8 +160,18 @@ void symmetric_product(const Eigen::Ref<const Matrix>& A, const Vector& x, Vecto
   }
   const int n = lapack_int(A.rows()), lda = lapack_int(A.outerStride()), one = 1;
   const double alpha = 1.0, beta = 0.0;
-  const SharedLock lock;
-  dsymv_("L", &n, &alpha, A.data(), &lda, x.data(), &one, &beta, y.data(), &one, 1);
+  // OpenBLAS 0.3.21's dsymv_L kernel (Debian 12, PRESCOTT target) reads past the end of its
+  // vectors: under ASan, a y of 176 doubles ending at a page boundary faulted at y[176]
+  // (GpScaling.ResumePastTheExplicitInverseContinuesExactly). It gets padded copies; O(n) next to
+  // the O(n^2) product.
+  constexpr Eigen::Index kPadding = 16;
+  Vector x_padded = Vector::Zero(x.size() + kPadding), y_padded(x.size() + kPadding);
+  x_padded.head(x.size()) = x;
+  {
+    const SharedLock lock;
+    dsymv_("L", &n, &alpha, A.data(), &lda, x_padded.data(), &one, &beta, y_padded.data(), &one, 1);
+  }
+  y = y_padded.head(x.size());
 }
 
 void lower_solve_in_place(const Eigen::Ref<const Matrix>& L, Eigen::Ref<Matrix> B) {
