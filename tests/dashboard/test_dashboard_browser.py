@@ -378,19 +378,22 @@ class LiveStudy(Case):
 
     def test_unused_conditional_parameters_are_marked(self):
         # A conditional parameter (docs/discrete.md): '—' in the table where unused, left out of the
-        # best point and of its slice plot.
+        # best point and of its slice plot, drawn on its own "— unused" place in parallel coordinates.
         url = "sqlite:///" + os.path.join(self.dir, "cond.db")
         lab = ["--storage", url, "--name", "cond"]
         space_file = os.path.join(self.dir, "space.json")
+        bowl = {"parent": "kind", "values": ["bowl"]}
         with open(space_file, "w") as f:
             json.dump({"parameters": [
                 {"name": "kind", "type": "categorical", "choices": ["flat", "bowl"]},
-                {"name": "width", "type": "integer", "lower": 1, "upper": 5, "condition": {"parent": "kind", "values": ["bowl"]}},
+                {"name": "width", "type": "integer", "lower": 1, "upper": 5, "condition": bowl},
+                {"name": "edge", "type": "categorical", "choices": ["soft", "hard"], "condition": bowl},
+                {"name": "rate", "type": "continuous", "lower": 1e-4, "upper": 0.1, "log": True, "condition": bowl},
                 {"name": "x", "type": "continuous", "lower": 0, "upper": 1}]}, f)
         subprocess.run([ARGS.optimist, "study", "create", *lab, "--space", space_file, "--direction", "minimize",
                         "--algorithm", "random", "--budget", "10"], check=True, stdout=subprocess.DEVNULL)
-        for params, value in ((["kind=flat", "x=0.2"], "0.1"), (["kind=bowl", "width=4", "x=0.5"], "0.7"),
-                              (["kind=bowl", "width=2", "x=0.9"], "0.4")):
+        for params, value in ((["kind=flat", "x=0.2"], "0.1"), (["kind=bowl", "width=4", "edge=hard", "rate=0.01", "x=0.5"], "0.7"),
+                              (["kind=bowl", "width=2", "edge=soft", "rate=0.001", "x=0.9"], "0.4")):
             subprocess.run([ARGS.optimist, "study", "add", *lab, *[a for p in params for a in ("--param", p)], "--value", value],
                            check=True, stdout=subprocess.DEVNULL)
         self.dashboard = Dashboard(ARGS.optimist, ["--storage", url])
@@ -406,7 +409,47 @@ class LiveStudy(Case):
         b.js("document.getElementById('chart-slice').scrollIntoView({block: 'center'})")
         slice_sizes = b.wait("the slice plots", "const c = echarts.getInstanceByDom(document.getElementById('chart-slice'));"
                              "const o = c && c.getOption(); return o && o.series && o.series.map(s => s.data.length)")
-        self.assertEqual(slice_sizes, [3, 2, 3])  # width's plot: the two bowl trials
+        self.assertEqual(slice_sizes, [3, 2, 2, 2, 3])  # width's, edge's and rate's plots: the two bowl trials
+
+        # Parallel coordinates: the flat trial's line goes through the "— unused" place of width,
+        # edge and rate (a log axis), under their ranges (it was drawn at width 1, edge "soft" and
+        # rate 1e-4, values it never had).
+        b.drawn("chart-parallel", 3)
+        drawn = b.js("""
+            const c = echarts.getInstanceByDom(document.getElementById('chart-parallel'));
+            const labels = [], lines = [];
+            c.getZr().storage.getDisplayList(true).forEach((e) => {
+              if (e.type === 'polyline') lines.push(e.shape.points.map(([x, y]) => [Math.round(x), Math.round(y)]));
+              const text = e.style && e.style.text;
+              if (e.type !== 'tspan' || text === undefined || text === '') return;  // a text's drawn part
+              const r = e.getBoundingRect().clone();
+              r.applyTransform(e.getComputedTransform());
+              labels.push([String(text), Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]);
+            });
+            return {labels, lines};""")
+        lines = sorted(drawn["lines"], key=lambda pts: pts[-1][1])  # by the value axis' y: 0.1 (flat) last
+        self.assertEqual(len(lines), 3)
+        self.assertEqual([len(pts) for pts in lines], [6, 6, 6])  # a point on every axis, none skipped
+        label_y = {}
+        for text, x, y in drawn["labels"]:
+            label_y.setdefault(text, []).append((x, y))
+        unused = sorted(label_y.get("— unused", []))
+        self.assertEqual(len(unused), 3, f"an '— unused' label on width's, edge's and rate's axes: {drawn['labels']}")
+        flat = lines[-1]
+        for axis, (x, y) in zip((1, 2, 3), unused):
+            self.assertLess(abs(flat[axis][0] - x), 40, "the label is by its axis")
+            self.assertLess(abs(flat[axis][1] - y), 4, f"the flat trial's line through axis {axis}'s '— unused'")
+            for bowl_line in lines[:2]:
+                self.assertLess(bowl_line[axis][1], y - 15, "the bowl trials' lines above it, in the range")
+        # Under the lower bound and the first choice: width 1 and "soft" are where no flat line goes.
+        one = [y for x, y in label_y["1"] if abs(x - unused[0][0]) < 40]
+        soft = [y for x, y in label_y["soft"] if abs(x - unused[1][0]) < 40]
+        lower_rate = [y for x, y in label_y["1e-4"] if abs(x - unused[2][0]) < 40]  # a decade tick at the lower bound
+        self.assertEqual((len(one), len(soft), len(lower_rate)), (1, 1, 1))
+        for (x, y), lowest in zip(unused, (one[0], soft[0], lower_rate[0])):
+            self.assertGreater(y, lowest + 10)
+        self.assertGreater(b.colored_pixels("chart-parallel"), 100)
+        b.screenshot(os.path.join(ARGS.out, "dashboard-conditional.png"))
         self.assertEqual(b.errors(), [])
 
     def test_hand_held_trials_show_their_lease(self):

@@ -98,7 +98,39 @@ function valueRange(ok) {
   return ok.length ? [lo, hi] : [0, 1];
 }
 
-/** One line per complete trial across the parameters' axes and the value's, coloured by value. */
+// A conditional parameter's axis has a place of its own for the trials that did not use it: they
+// hold a fixed value the objective never saw, drawn there as a pile of lines at the lower bound
+// (ECharts' own empty value, '-', is no better: the line skips the axis, crossing it in between).
+// A categorical axis gets a first category, under the choices; a numeric one a slot under its
+// range (a tenth of the axis below the lower bound, of its decades on a log axis), labelled so.
+export const UNUSED = '— unused';
+const UNUSED_COLOR = '#9a9996';
+const LABEL_COLOR = '#54555a';  // ECharts' own axis label colour
+
+function unusedSlot(p) {
+  if (p.log) return p.lower * Math.exp(-0.1 * (Math.log(p.upper / p.lower) || Math.LN10));
+  return p.lower - 0.1 * (p.upper - p.lower || Math.abs(p.lower) || 1);
+}
+
+function parallelParamAxis(p, conditional) {
+  if (!conditional) return paramAxis(p);
+  if (p.type === 'categorical') {
+    const data = [UNUSED, ...p.choices];
+    return { type: 'category', data, axisLabel: { interval: data.length <= 12 ? 0 : 'auto', overflow: 'truncate',
+      width: 110, color: (v) => (v === UNUSED ? UNUSED_COLOR : LABEL_COLOR) } };
+  }
+  const slot = unusedSlot(p);
+  // Ticks under the range: the slot itself (ECharts puts a tick at the axis' end), and round
+  // values between it and the lower bound, which no trial can hold.
+  const cut = p.log ? Math.sqrt(slot * p.lower) : (slot + p.lower) / 2;
+  const below = p.lower - 1e-9 * Math.abs(p.upper - p.lower);
+  return { ...paramAxis(p), min: slot,
+    axisLabel: { formatter: (v) => (v < cut ? UNUSED : v < below ? '' : fmtNumber(Number(v))),
+      color: (v) => (Number(v) < cut ? UNUSED_COLOR : LABEL_COLOR) } };
+}
+
+/** One line per complete trial across the parameters' axes and the value's, coloured by value.
+ *  A conditional parameter's unused trials go to its axis' "— unused" place. */
 export function parallelOption(trials, study, { log }) {
   const params = study.space.parameters || [];
   const ok = completed(trials);
@@ -106,10 +138,21 @@ export function parallelOption(trials, study, { log }) {
   const logValue = log && lo > 0;
   const k = params.length;
   const worstFirst = study.direction === 'minimize' ? (a, b) => b[k] - a[k] : (a, b) => a[k] - b[k];
-  const axes = params.map((p, i) => ({ dim: i, name: p.name, ...paramAxis(p) }));
+  const conditional = [];  // [index, its active test, where its unused trials go]
+  const axes = params.map((p, i) => {
+    const active = activeTest(params, i);
+    const axis = parallelParamAxis(p, active !== null);
+    if (active) conditional.push([i, active, axis.type === 'category' ? UNUSED : axis.min]);
+    return { dim: i, name: p.name, ...axis };
+  });
   axes.push({ dim: params.length, name: 'value', type: logValue ? 'log' : 'value', scale: true,
     nameTextStyle: { fontWeight: 'bold' } });
   const colors = study.direction === 'minimize' ? GOOD_TO_BAD : [...GOOD_TO_BAD].reverse();
+  const data = ok.map((t) => {
+    const row = [...t.params, t.value];
+    for (const [i, active, unused] of conditional) if (!active(t.params)) row[i] = unused;
+    return row;
+  });
   return {
     ...base(),
     parallel: { left: 48, right: 56, top: 78, bottom: 28,
@@ -121,7 +164,7 @@ export function parallelOption(trials, study, { log }) {
       itemWidth: 10, itemHeight: 220, text: ['', 'value '], formatter: (v) => fmtNumber(v) },
     // Drawn worst first, so that the best trials' lines lie on top.
     series: [{ id: 'trials', type: 'parallel',
-      data: ok.map((t) => [...t.params, t.value]).sort(worstFirst),
+      data: data.sort(worstFirst),
       lineStyle: { width: 1, opacity: ok.length >= BIG ? 0.25 : 0.55 }, inactiveOpacity: 0.03,
       progressive: 2500, progressiveThreshold: BIG, smooth: false,  // spread over frames: the page stays responsive
       tooltip: { show: false } }],

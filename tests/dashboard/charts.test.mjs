@@ -1,0 +1,99 @@
+// charts.js's option builders, with node's own test runner: node --test tests/dashboard/charts.test.mjs
+// (they are pure functions of the trials; drawing them is the browser test's part).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+const { parallelOption, UNUSED } = await import('../../web/dashboard/js/charts.js');
+
+// docs/discrete.md, "Conditional parameters": an unused parameter holds a fixed value (its lower
+// bound, its first choice) that the objective never saw.
+const parameters = [
+  { name: 'model', type: 'categorical', choices: ['tree', 'net'] },
+  { name: 'layers', type: 'integer', lower: 1, upper: 3, condition: { parent: 'model', values: ['net'] } },
+  { name: 'dropout', type: 'continuous', lower: 0, upper: 0.5, condition: { parent: 'layers', values: [2, 3] } },
+  { name: 'lr', type: 'continuous', lower: 1e-4, upper: 1e-1, log: true, condition: { parent: 'model', values: ['net'] } },
+  { name: 'split', type: 'categorical', choices: ['gini', 'entropy'], condition: { parent: 'model', values: ['tree'] } },
+  { name: 'x', type: 'continuous', lower: 0, upper: 1 },
+];
+const study = { direction: 'minimize', space: { parameters } };
+const trials = [
+  { number: 0, state: 'complete', value: 0.9, params: ['tree', 1, 0, 1e-4, 'entropy', 0.2] },
+  { number: 1, state: 'complete', value: 0.5, params: ['net', 1, 0, 3e-3, 'gini', 0.4] },
+  { number: 2, state: 'complete', value: 0.1, params: ['net', 3, 0.25, 1e-2, 'gini', 0.6] },
+  { number: 3, state: 'failed', params: ['net', 2, 0.1, 1e-3, 'gini', 0.8] },
+];
+
+test('parallel coordinates put unused conditional parameters on a place of their own', () => {
+  const option = parallelOption(trials, study, { log: false });
+  const axes = option.parallelAxis;
+  const rows = option.series[0].data;
+  assert.equal(rows.length, 3);  // complete trials only, worst first
+  assert.deepEqual(rows.map((r) => r[6]), [0.9, 0.5, 0.1]);
+  const [tree, shallow, deep] = rows;
+
+  // Unconditional axes as before: their range, their choices, their values.
+  assert.deepEqual(axes[0].data, ['tree', 'net']);
+  assert.equal(axes[5].min, 0);
+  assert.equal(axes[5].axisLabel, undefined);
+  assert.deepEqual(rows.map((r) => r[5]), [0.2, 0.4, 0.6]);
+
+  // A numeric axis: a slot under its range, where the unused trials go.
+  const layers = axes[1];
+  assert.ok(layers.min < 1 && layers.max === 3, `layers' axis from ${layers.min} to ${layers.max}`);
+  assert.equal(tree[1], layers.min);
+  assert.deepEqual([shallow[1], deep[1]], [1, 3]);  // the lower bound, used, stays at the lower bound
+  assert.equal(layers.axisLabel.formatter(String(layers.min)), UNUSED);
+  assert.equal(layers.axisLabel.formatter('1'), '1');
+  assert.equal(layers.axisLabel.formatter(2), '2');
+  assert.notEqual(layers.axisLabel.color(String(layers.min)), layers.axisLabel.color('2'));
+  // dropout: unused where its parent is unused, or used with another value (layers 1).
+  const dropout = axes[2];
+  assert.ok(dropout.min < 0);
+  assert.deepEqual(rows.map((r) => r[2]), [dropout.min, dropout.min, 0.25]);
+  assert.equal(dropout.axisLabel.formatter(String(dropout.min)), UNUSED);
+  assert.equal(dropout.axisLabel.formatter('0'), '0');
+  assert.equal(dropout.axisLabel.formatter(0.30000000000000004), '0.3');
+  // A round tick between the slot and the lower bound, which no trial can hold, is not labelled.
+  const shifted = parallelOption(trials, { ...study, space: { parameters: parameters.map((p) =>
+    (p.name === 'dropout' ? { ...p, lower: 0.02 } : p)) } }, { log: false }).parallelAxis[2];
+  assert.ok(shifted.min < 0, `slot ${shifted.min}`);
+  assert.equal(shifted.axisLabel.formatter('0'), '');
+  assert.equal(shifted.axisLabel.formatter(String(shifted.min)), UNUSED);
+
+  // A log axis: the slot is a tenth of its decades under the lower bound, still positive.
+  const lr = axes[3];
+  assert.equal(lr.type, 'log');
+  assert.ok(lr.min > 0 && lr.min < 1e-4, `lr's slot ${lr.min}`);
+  assert.ok(Math.abs(Math.log10(1e-4 / lr.min) - 0.3) < 1e-9);
+  assert.deepEqual(rows.map((r) => r[3]), [lr.min, 3e-3, 1e-2]);
+  assert.equal(lr.axisLabel.formatter(lr.min * (1 + 1e-12)), UNUSED);  // as ECharts gives it back
+  assert.equal(lr.axisLabel.formatter(1e-3), '0.001');
+
+  // A categorical axis: a first category, under the choices.
+  const split = axes[4];
+  assert.deepEqual(split.data, [UNUSED, 'gini', 'entropy']);
+  assert.deepEqual(rows.map((r) => r[4]), ['entropy', UNUSED, UNUSED]);
+  assert.notEqual(split.axisLabel.color(UNUSED), split.axisLabel.color('gini'));
+
+  // No unused trial anywhere in a conditional parameter's range or choices.
+  for (const i of [1, 2, 3, 4]) {
+    const axis = axes[i];
+    for (const r of rows) {
+      const unused = axis.type === 'category' ? r[i] === UNUSED : r[i] === axis.min;
+      if (!unused) continue;
+      assert.ok(axis.type === 'category' ? !parameters[i].choices.includes(r[i]) : r[i] < parameters[i].lower);
+    }
+  }
+});
+
+test('a space without conditions draws as before; 20,000 trials, half of them without a parameter', () => {
+  const plain = { direction: 'maximize', space: { parameters: [parameters[0], parameters[5]] } };
+  const option = parallelOption(trials.map((t) => ({ ...t, params: [t.params[0], t.params[5]] })), plain, { log: false });
+  assert.deepEqual(option.parallelAxis.map((a) => a.min), [undefined, 0, undefined]);
+  assert.deepEqual(option.series[0].data, [['net', 0.6, 0.1], ['net', 0.4, 0.5], ['tree', 0.2, 0.9]]);  // worst first
+  const many = Array.from({ length: 20000 }, (_, n) => ({ number: n, state: 'complete', value: n % 97,
+    params: [n % 2 ? 'net' : 'tree', 1 + (n % 3), 0.1, 1e-3, 'gini', 0.5] }));
+  const rows = parallelOption(many, study, { log: true }).series[0].data;
+  assert.equal(rows.length, 20000);
+  assert.equal(rows.filter((r) => r[4] === UNUSED).length, 10000);
+});
