@@ -416,7 +416,13 @@ def test_a_study_with_the_sampler_pickles_and_continues_alike():
     assert params_of(clone) == params_of(study)
 
 
-def test_conditional_and_dynamic_spaces_fall_back_to_the_independent_sampler():
+def _when(space, name):
+    """A parameter's condition as {parent: [values]}."""
+    when = space[name].when
+    return None if when is None else {when.parent: list(when.values)}
+
+
+def test_conditional_parameters_join_the_model_with_the_conditions_their_trials_show():
     def conditional(trial):
         kind = trial.suggest_categorical("kind", ["svm", "forest"])
         if kind == "svm":
@@ -429,17 +435,116 @@ def test_conditional_and_dynamic_spaces_fall_back_to_the_independent_sampler():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=5))
-        study.optimize(conditional, n_trials=25)
-    # Only the shared 'kind' is relative: its two values being used up must not stop the study
-    # (it once stopped after 3 of 25 trials, although 'svm_c' and 'depth' still varied).
-    assert len(study.trials) == 25 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
-    assert list(study.sampler.optimizer.space.names) == ["kind"]
-    assert any("sampled by RandomSampler" in str(w.message) for w in caught)
-    assert any("parameters shared by all trials (kind) has been evaluated" in str(w.message) for w in caught)
-    assert not any("the study stops" in str(w.message) for w in caught)
+        study.optimize(conditional, n_trials=30)
+    assert len(study.trials) == 30 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    # Before, only the shared 'kind' was in the model and the rest was random search; each
+    # branch's parameters now join it, used where their trials show them used.
+    space = study.sampler.optimizer.space
+    assert space.names == ["kind", "depth", "svm_c", "extra"]
+    assert _when(space, "svm_c") == {"kind": ["svm"]} and _when(space, "depth") == {"kind": ["forest"]}
+    assert _when(space, "extra") == {"kind": ["forest"]}
+    assert not any("has been evaluated" in str(w.message) for w in caught)  # 'kind' alone is not used up
+    # Every trial since 'extra' first appeared (trial 10) is in the model, both branches.
+    assert len(study.sampler.optimizer.history) == 30 - sum(
+        t.number < 10 and t.params["kind"] == "forest" for t in study.trials)
+    assert study.best_value < 0.05
     for t in study.trials:
-        if "svm_c" in t.params:
-            assert 1e-3 <= t.params["svm_c"] <= 1e3
+        assert ("svm_c" in t.params) == (t.params["kind"] == "svm")
+    # infer_conditions=False keeps the space of before: the shared 'kind' alone, used up after its
+    # two values, then every parameter random.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        flat = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=5, infer_conditions=False))
+        flat.optimize(conditional, n_trials=30)
+    assert flat.sampler.optimizer.space.names == ["kind"] and len(flat.trials) == 30
+    assert any("parameters shared by all trials (kind) has been evaluated" in str(w.message) for w in caught)
+
+
+def test_a_chain_of_conditions_and_an_integer_parent_are_inferred():
+    def nested(trial):
+        model = trial.suggest_categorical("model", ["svc", "knn"])
+        if model == "knn":
+            return abs(trial.suggest_int("k", 1, 30) - 7) / 10
+        kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+        value = 1.0 if kernel == "linear" else 0.5
+        if kernel != "linear":
+            value += (math.log10(trial.suggest_float("gamma", 1e-3, 10, log=True)) + 1) ** 2 / 10
+        if kernel == "poly":
+            value -= 0.1 * trial.suggest_int("degree", 2, 5)
+        return value
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study.optimize(nested, n_trials=30)
+    space = study.sampler.optimizer.space
+    assert _when(space, "kernel") == {"model": ["svc"]} and _when(space, "k") == {"model": ["knn"]}
+    assert _when(space, "gamma") == {"kernel": ["rbf", "poly"]} and _when(space, "degree") == {"kernel": ["poly"]}
+    assert space.names.index("kernel") < space.names.index("gamma")
+    assert study.best_value == pytest.approx(0.0, abs=0.02)
+
+    # An integer parent: layer i's width is used when n_layers > i.
+    def layers(trial):
+        n = trial.suggest_int("n_layers", 1, 3)
+        return sum((trial.suggest_int(f"width{i}", 4, 64, log=True) - 16) ** 2 / 1000 for i in range(n)) - n
+
+    deep = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        deep.optimize(layers, n_trials=30)
+    space = deep.sampler.optimizer.space
+    assert _when(space, "width0") is None
+    # (an Optuna int is the index of its value on its grid in the optimist space: n_layers 2, 3 are 1, 2)
+    assert _when(space, "width1") == {"n_layers": [1, 2]} and _when(space, "width2") == {"n_layers": [2]}
+    assert deep.best_params["n_layers"] == 3
+
+
+def test_a_finite_conditional_space_is_evaluated_once_then_the_study_stops():
+    # kernel x gamma x degree: linear 1 point, rbf 3, poly 3 x 4: 16 points, not 3 x 3 x 4 = 36.
+    def objective(trial):
+        kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+        gamma = trial.suggest_int("gamma", 1, 3) if kernel != "linear" else 0
+        degree = trial.suggest_int("degree", 2, 5) if kernel == "poly" else 0
+        return (kernel == "linear") + abs(gamma - 2) + abs(degree - 3)
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study.optimize(objective, n_trials=40)
+    points = [tuple(sorted(t.params.items())) for t in study.trials]
+    assert len(set(points)) == 16 and len(points) <= 17, points
+    assert any("every point of the search space has been evaluated" in str(w.message) for w in caught)
+
+
+def test_a_parameter_no_choice_explains_stays_with_the_independent_sampler():
+    # 'extra' is used on odd trial numbers: no parameter's values tell when, so it is sampled
+    # independently, as before; a float never explains another's presence.
+    def odd(trial):
+        x = trial.suggest_float("x", -2, 2)
+        trial.suggest_categorical("colour", ["red", "blue"])
+        if trial.number % 2:
+            x += trial.suggest_float("extra", 0, 1)
+        return x ** 2
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=2))
+    with pytest.warns(UserWarning, match="'extra'"):
+        study.optimize(odd, n_trials=16)
+    assert study.sampler.optimizer.space.names == ["colour", "x"]
+
+
+def test_a_fixed_parent_leaves_its_children_to_the_independent_sampler():
+    def objective(trial):
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        return trial.suggest_float("u", 0, 1) if kind == "a" else trial.suggest_float("v", 0, 1) + 1
+
+    sampler = OptimistSampler("gp-ei", seed=0, warn_independent_sampling=False)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(objective, n_trials=8)
+    assert _when(sampler.optimizer.space, "u") == {"kind": ["a"]}
+    study.sampler = optuna.samplers.PartialFixedSampler({"kind": "a"}, sampler)
+    study.optimize(objective, n_trials=6)
+    assert [t.params["kind"] for t in study.trials[8:]] == ["a"] * 6
+    assert all(0 <= t.params["u"] <= 1 for t in study.trials[8:])
 
 
 def test_a_parameter_added_after_some_trials_joins_the_model():
@@ -521,6 +626,8 @@ def test_bad_settings_raise_value_error_naming_them():
         OptimistSampler("gp-ei", n_startup_trials=True)
     with pytest.raises(ValueError, match="noisy must be True or False, got 'no'"):
         OptimistSampler("gp-ei", noisy="no")
+    with pytest.raises(ValueError, match="infer_conditions must be True or False, got 'yes'"):
+        OptimistSampler("gp-ei", infer_conditions="yes")
     with pytest.raises(ValueError, match="independent_sampler must be an Optuna sampler"):
         OptimistSampler("gp-ei", independent_sampler="tpe")
     with pytest.raises(ValueError, match="does not support constraints"):

@@ -1,13 +1,18 @@
 """Run auto / random (optimist) and Optuna TPE on one task, budgets 30 and 50, seeds 0-9.
 
-usage: PYTHONPATH=build/python nice -n 10 /usr/bin/python3 run_task.py TASK [seeds] [budgets]
+usage: PYTHONPATH=build/python nice -n 10 /usr/bin/python3 run_task.py TASK [seeds] [budgets] [methods]
+
+methods (comma-separated, default random,tpe,auto) may add `sampler`: OptimistSampler("auto") inside
+Optuna, with the space written define-by-run as TPE's (a conditional parameter is suggested only
+where its condition holds, so the sampler infers the conditions from the trials), and
+`sampler-flat`: the same with infer_conditions=False (the sampler before stop 70).
 
 Every run is a separate run (its own optimizer, its own budget).  The objective is
 deterministic, so its values are memoized on disk (cache/TASK.pkl, keyed on the exact
 parameter values): a point seen before by any run costs nothing; that changes no value
 any optimizer sees.  Results: results/TASK/ALGO-T<budget>-s<seed>.json
 """
-import json, os, pickle, sys, time, math
+import json, os, pickle, sys, time, math, warnings
 import numpy as np
 import optimist
 import optuna
@@ -68,7 +73,7 @@ def run_optimist(obj, space, algo, budget, seed):
                 tell_s=float(res.timings["tell_s"]))
 
 
-def run_tpe(obj, space, budget, seed):
+def run_tpe(obj, space, budget, seed, sampler=None):
     def f(trial):
         p = {}
         for name, par in space.items():
@@ -83,7 +88,7 @@ def run_tpe(obj, space, budget, seed):
                 p[name] = trial.suggest_categorical(name, list(par.choices))
         return obj(p)
     t = time.perf_counter()
-    st = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    st = optuna.create_study(direction="minimize", sampler=sampler or optuna.samplers.TPESampler(seed=seed))
     st.optimize(f, n_trials=budget)
     wall = time.perf_counter() - t
     ys = [float(tr.value) for tr in st.trials]
@@ -95,13 +100,14 @@ def main():
     task = sys.argv[1]
     seeds = range(int(sys.argv[2])) if len(sys.argv) > 2 else range(10)
     budgets = [int(b) for b in sys.argv[3].split(",")] if len(sys.argv) > 3 else [30, 50]
+    methods = sys.argv[4].split(",") if len(sys.argv) > 4 else ["random", "tpe", "auto"]
     space = TASKS[task][0](optimist)
     obj = Cached(task)
     out = os.path.join(os.getcwd(), "results", task)
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
     for budget in sorted(budgets, reverse=True):   # 50 first: the 30-runs of random/TPE then hit the cache
-        for algo in ["random", "tpe", "auto"]:
+        for algo in methods:
             for s in seeds:
                 fn = os.path.join(out, f"{algo}-T{budget}-s{s}.json")
                 if os.path.exists(fn):
@@ -109,6 +115,12 @@ def main():
                 h0, m0, e0 = obj.hits, obj.misses, obj.eval_time
                 if algo == "tpe":
                     r = run_tpe(obj, space, budget, s)
+                elif algo in ("sampler", "sampler-flat"):
+                    from optimist.integration import OptimistSampler
+                    sampler = OptimistSampler("auto", seed=s, budget=budget, infer_conditions=algo == "sampler")
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # parameters sampled independently, named once each
+                        r = run_tpe(obj, space, budget, s, sampler)
                 else:
                     r = run_optimist(obj, space, algo, budget, s)
                 r.update(task=task, algo=algo, budget=budget, seed=s, cache_hits=obj.hits - h0,

@@ -7,11 +7,13 @@
 
 The study keeps its own storage (in memory, SQLite, PostgreSQL...), pruners and visualization; the
 sampler keeps one optimist Optimizer for the study's relative search space (each parameter that
-every completed trial has since the first that had it, with its latest distribution) and feeds it
-every finished trial inside that space, its own asks and those of other workers sharing the
-storage. Parameters outside that space (conditional ones, or new ones before a trial with them
-completes) are sampled by an independent sampler (RandomSampler by default), as Optuna's own
-relative samplers do.
+every completed trial has since the first that had it, with its latest distribution, and each
+conditional parameter whose use one categorical or small integer parameter explains, with that
+condition: define-by-run branches become optimist's conditional parameters) and feeds it every
+finished trial inside that space, its own asks and those of other workers sharing the storage.
+Parameters outside that space (a conditional one no parameter explains, or a new one before a
+trial with it completes) are sampled by an independent sampler (RandomSampler by default), as
+Optuna's own relative samplers do.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Any, Callable, Dict, Optional, Sequence, Set, Tuple
+from dataclasses import replace
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
@@ -77,10 +80,16 @@ class _Param:
             raise ValueError(f"OptimistSampler: unsupported distribution {dist!r}")
 
     def contains(self, value: Any) -> bool:
-        try:
-            return bool(self.dist._contains(self.dist.to_internal_repr(value)))
-        except (ValueError, TypeError):
-            return False
+        return _contains(self.dist, value)
+
+    def conditional(self, parent_name: str, parent: "_Param", values: tuple) -> Any:
+        """This parameter's optimist dimension, used only where `parent` holds one of `values`
+        (Optuna values)."""
+        when = {parent_name: [parent.to_optimist(v) for v in values]}
+        d = self.dim
+        if isinstance(d, Categorical):
+            return Categorical(d.choices, when=when)
+        return replace(d, when=when)
 
 
 def _outer(study: optuna.Study) -> optuna.Study:
@@ -123,6 +132,38 @@ def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
     return None
 
 
+# A parent of an inferred condition: a categorical or an integer with at most this many values (an
+# integer with many values would explain a parameter's presence by chance after a few trials).
+_MAX_PARENT_VALUES = 32
+
+
+def _parent_values(dist: BaseDistribution) -> Optional[tuple]:
+    """The values of a distribution that may be a condition's parent, or None."""
+    if isinstance(dist, CategoricalDistribution):
+        return tuple(dist.choices) if len(dist.choices) <= _MAX_PARENT_VALUES else None
+    if isinstance(dist, IntDistribution):
+        if dist.log:
+            n = dist.high - dist.low + 1
+            return tuple(range(dist.low, dist.high + 1)) if n <= _MAX_PARENT_VALUES else None
+        n = (dist.high - dist.low) // dist.step + 1
+        return tuple(range(dist.low, dist.high + 1, dist.step)) if n <= _MAX_PARENT_VALUES else None
+    return None
+
+
+def _contains(dist: BaseDistribution, value: Any) -> bool:
+    try:
+        return bool(dist._contains(dist.to_internal_repr(value)))
+    except (ValueError, TypeError):
+        return False
+
+
+def _same_choice(a: Any, b: Any) -> bool:
+    """Equal as Optuna choices (1 and True are different choices; NaN is itself)."""
+    if type(a) is not type(b):
+        return False
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
 class _LatestSpace:
     """The relative search space: each parameter that every completed trial has since the first
     that had it (numbered from the first), with the distribution of the latest completed trial
@@ -135,6 +176,7 @@ class _LatestSpace:
 
     def __init__(self) -> None:
         self._names_of: Dict[int, Set[str]] = {}  # completed trial number -> its parameters
+        self._params_of: Dict[int, Dict[str, Any]] = {}  # completed trial number -> its parameters' values
         self._first: Dict[str, int] = {}  # parameter -> the first completed trial that has it
         self._dropped: Set[str] = set()  # lacked by a trial after its first: conditional
         self._latest: Dict[str, Tuple[int, BaseDistribution]] = {}
@@ -144,6 +186,7 @@ class _LatestSpace:
             if t.number in self._names_of:
                 continue
             names = self._names_of[t.number] = set(t.distributions)
+            self._params_of[t.number] = dict(t.params)
             for name in self._first.keys() - names - self._dropped:
                 if t.number > self._first[name]:
                     self._dropped.add(name)  # for good: this trial stays after the first
@@ -156,6 +199,68 @@ class _LatestSpace:
                     if any(number > t.number and name not in other for number, other in self._names_of.items()):
                         self._dropped.add(name)
         return {name: self._latest[name][1] for name in sorted(self._first) if name not in self._dropped}
+
+    def conditional(self, relative: Dict[str, BaseDistribution],
+                    usable: Callable[[str, BaseDistribution], bool]) -> List[Tuple[str, BaseDistribution, str, tuple]]:
+        """The conditional parameters whose presence one earlier categorical or small integer
+        parameter explains, as (name, distribution, parent, the parent's values where it is used),
+        parents before children. A parameter C is explained by P when, in every completed trial
+        since C's first, C is present exactly when P is present and holds one of a set of values:
+        the condition lists every value of P's latest distribution not yet seen without C (a value
+        not tried yet counts as using C; one trial showing otherwise changes the condition). Of
+        several such parents the one splitting the trials (some present without C) wins, then the
+        one with fewer values, then the later first, then the name: deterministic from the trials."""
+        resolved: Dict[str, BaseDistribution] = dict(relative)
+        out: List[Tuple[str, BaseDistribution, str, tuple]] = []
+        candidates = sorted((n for n in self._dropped if usable(n, self._latest[n][1])),
+                            key=lambda n: (self._first[n], n))
+        progress = True
+        while candidates and progress:  # a parent may be a conditional parameter resolved first
+            progress = False
+            for name in list(candidates):
+                best = None
+                for parent, dist in resolved.items():
+                    values = _parent_values(dist)
+                    if values is None:
+                        continue
+                    split = self._split(name, parent, dist)
+                    if split is None:
+                        continue
+                    with_c, without_c = split
+                    key = (not without_c, len(values), -self._first[parent], parent)
+                    if best is None or key < best[0]:
+                        active = tuple(v for v in values if not any(_same_choice(v, w) for w in without_c))
+                        best = (key, parent, active)
+                if best is not None:
+                    dist = self._latest[name][1]
+                    out.append((name, dist, best[1], best[2]))
+                    resolved[name] = dist
+                    candidates.remove(name)
+                    progress = True
+        return out
+
+    def _split(self, child: str, parent: str, dist: BaseDistribution) -> Optional[Tuple[list, list]]:
+        """The parent's values in the trials since the child's first with and without the child, or
+        None when the parent does not explain the child's presence."""
+        with_c: list = []
+        without_c: list = []
+        for number, params in self._params_of.items():
+            if number < self._first[child]:
+                continue
+            has_child, has_parent = child in params, parent in params
+            if has_child and not has_parent:
+                return None
+            if not has_parent:
+                continue  # neither: the parent itself unused
+            value = params[parent]
+            if not _contains(dist, value):
+                continue  # a value of an older distribution of the parent
+            side, other = (with_c, without_c) if has_child else (without_c, with_c)
+            if any(_same_choice(value, v) for v in other):
+                return None
+            if not any(_same_choice(value, v) for v in side):
+                side.append(value)
+        return (with_c, without_c) if with_c else None
 
 
 class _StudyKey:
@@ -181,14 +286,48 @@ def _same_study(key: Optional[_StudyKey], study: optuna.Study) -> bool:
     return key is not None and key.of(study)
 
 
+class _RelativeSpace(dict):
+    """The relative search space Optuna holds for a trial and gives back to sample_relative, with
+    the inferred conditions of its conditional parameters (name -> (parent, Optuna values))."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.conditions: Dict[str, Tuple[str, tuple]] = {}
+
+
+def _without_orphans(search_space: Dict[str, BaseDistribution]) -> _RelativeSpace:
+    """The relative space without the parameters whose parent is not in it (fixed by
+    PartialFixedSampler, say): those are sampled independently."""
+    conditions = getattr(search_space, "conditions", {})
+    out = _RelativeSpace()
+    for name, d in search_space.items():
+        if name in conditions:
+            if conditions[name][0] not in out:
+                continue
+            out.conditions[name] = conditions[name]
+        out[name] = d
+    return out
+
+
 class _Model:
     """The optimizer of one relative search space and which trials it has seen."""
 
-    def __init__(self, study_key: _StudyKey, search_space: Dict[str, BaseDistribution], optimizer: Optimizer):
+    def __init__(self, study_key: _StudyKey, search_space: Dict[str, BaseDistribution],
+                 conditions: Dict[str, Tuple[str, tuple]], direction: str, make: Callable[[Space, str], Optimizer]):
         self.study_key = study_key
-        self.search_space = search_space
+        self.search_space = dict(search_space)
+        self.conditions = conditions
         self.params = {name: _Param(d) for name, d in search_space.items()}
-        self.optimizer = optimizer
+        dims: Dict[str, Any] = {}
+        self.used_when: Dict[str, Tuple[str, list]] = {}  # name -> (parent, its optimist values)
+        for name, p in self.params.items():
+            if name in conditions:
+                parent, values = conditions[name]
+                dims[name] = p.conditional(parent, self.params[parent], values)
+                self.used_when[name] = (parent, [self.params[parent].to_optimist(v) for v in values])
+            else:
+                dims[name] = p.dim
+        self.optimizer = make(Space(dims), direction)
         self.asked: Dict[int, Trial] = {}  # Optuna trial number -> pending optimist trial
         self.told: Set[int] = set()
         self.relative_exhausted = False  # the finite relative space is used up (conditional study)
@@ -226,10 +365,21 @@ class _Model:
         return params
 
     def point(self, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-        """The optimist point of a trial's parameters, None when it does not cover this space."""
-        if any(name not in params or not p.contains(params[name]) for name, p in self.params.items()):
-            return None
-        return {name: p.to_optimist(params[name]) for name, p in self.params.items()}
+        """The optimist point of a trial's parameters, None when it does not cover this space (a
+        parameter unused by the trial's values of its parent may be absent)."""
+        point: Dict[str, Any] = {}
+        for name, p in self.params.items():
+            if name in params and p.contains(params[name]):
+                point[name] = p.to_optimist(params[name])
+            elif self._used(name, point):
+                return None
+        return point
+
+    def _used(self, name: str, point: Dict[str, Any]) -> bool:
+        if name not in self.used_when:
+            return True
+        parent, values = self.used_when[name]
+        return parent in point and self._used(parent, point) and any(_same_choice(point[parent], v) for v in values)
 
     def optuna_params(self, trial: Trial) -> Dict[str, Any]:
         return {name: self.params[name].to_optuna(v) for name, v in trial.params.items()}
@@ -247,8 +397,9 @@ class OptimistSampler(BaseSampler):
         n_startup_trials: trials sampled by the independent sampler before the algorithm takes over
             (0: from the first trial whose search space is known; the algorithm has its own initial
             design, e.g. gp-ei's Sobol points).
-        independent_sampler: samples what the relative search space does not hold (conditional or
-            dynamic parameters, and the first trial); default RandomSampler(seed).
+        independent_sampler: samples what the relative search space does not hold (a conditional
+            parameter whose condition the trials do not show yet, a new parameter, and the first
+            trial); default RandomSampler(seed).
         warn_independent_sampling: warn once per parameter sampled independently after startup.
         budget: the number of trials planned, for algorithms that plan with it (go-ucb).
         model: your own parametric model for GO-UCB (see ``optimist.ParametricModel``).
@@ -257,17 +408,24 @@ class OptimistSampler(BaseSampler):
             point of a finite space (integers and categoricals only) has been evaluated the sampler
             stops the study (``study.stop()``, as Optuna's GridSampler does) after that trial, which
             its independent sampler fills.
+        infer_conditions: put conditional parameters in the model with the condition their trials
+            show (a categorical or small integer parent, see the module's doc); False samples them
+            independently, as before stop 70 and as Optuna's relative samplers do.
         **options: the algorithm's options, as for ``optimist.Optimizer``; a bad name, key or value
             raises ValueError here, naming it.
     """
 
     def __init__(self, algorithm: str = "auto", *, seed: Optional[int] = None, n_startup_trials: int = 0,
                  independent_sampler: Optional[BaseSampler] = None, warn_independent_sampling: bool = True,
-                 budget: Optional[int] = None, model: Any = None, noisy: bool = False, **options: Any):
+                 budget: Optional[int] = None, model: Any = None, noisy: bool = False, infer_conditions: bool = True,
+                 **options: Any):
         if isinstance(n_startup_trials, bool) or not isinstance(n_startup_trials, int) or n_startup_trials < 0:
             raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
         if not isinstance(noisy, bool):
             raise ValueError(f"noisy must be True or False, got {noisy!r}")
+        if not isinstance(infer_conditions, bool):
+            raise ValueError(f"infer_conditions must be True or False, got {infer_conditions!r}")
+        self._infer_conditions = infer_conditions
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError("independent_sampler must be an Optuna sampler (e.g. optuna.samplers.TPESampler()), "
                              f"got {independent_sampler!r}")
@@ -306,6 +464,7 @@ class OptimistSampler(BaseSampler):
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         state.setdefault("_own_independent", False)  # pickled before it existed: reseeded as then
+        state.setdefault("_infer_conditions", False)  # pickled before stop 70: its space as then
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
@@ -329,7 +488,7 @@ class OptimistSampler(BaseSampler):
             if not _same_study(self._space_key, study):  # the space of one study
                 self._space, self._space_key = _LatestSpace(), _StudyKey(study)
             space = self._space.calculate(study)
-            relative = {}
+            relative = _RelativeSpace()
             for name, d in space.items():
                 if d.single():
                     continue
@@ -340,6 +499,11 @@ class OptimistSampler(BaseSampler):
                     self._unrepresentable.add(name)
                     warnings.warn(f"OptimistSampler: parameter '{name}' is sampled by "
                                   f"{type(self._independent).__name__}: {why}", stacklevel=2)
+            usable = lambda name, d: not d.single() and _unrepresentable(name, d) is None  # noqa: E731
+            inferred = self._space.conditional(dict(relative), usable) if self._infer_conditions else []
+            for name, d, parent, values in inferred:
+                relative[name] = d
+                relative.conditions[name] = (parent, values)
         return relative
 
     def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
@@ -409,8 +573,9 @@ class OptimistSampler(BaseSampler):
             # would not run could only be told as a failure); the parameters it leaves free are
             # sampled independently, and the trial is told as a user point when it finishes.
             return {}
+        search_space = _without_orphans(search_space)
         trials = study.get_trials(deepcopy=False)
-        if sum(t.state == TrialState.COMPLETE for t in trials) < self._n_startup_trials:
+        if not search_space or sum(t.state == TrialState.COMPLETE for t in trials) < self._n_startup_trials:
             return {}
         with self._lock:
             model = self._model_for(search_space, study)
@@ -454,8 +619,10 @@ class OptimistSampler(BaseSampler):
                 and param_name not in self._model.search_space):
             self._warned.add(param_name)
             warnings.warn(f"OptimistSampler: parameter '{param_name}' (trial {trial.number}) is sampled by "
-                          f"{type(self._independent).__name__}: it is not in every completed trial since its first (a "
-                          "conditional parameter, or a new one before a trial with it completes). Pass warn_independent_sampling=False if this is intended.",
+                          f"{type(self._independent).__name__}: it is not in every completed trial since its first, and no "
+                          "categorical or small integer parameter's values tell when it is used (a conditional parameter "
+                          "before its trials show that, or a new one before a trial with it completes). Pass "
+                          "warn_independent_sampling=False if this is intended.",
                           stacklevel=2)
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
@@ -474,12 +641,14 @@ class OptimistSampler(BaseSampler):
         self._independent.after_trial(study, trial, state, values)
 
     # ---- the optimizer of the current relative search space ----
-    def _model_for(self, search_space: Dict[str, BaseDistribution], study: optuna.Study) -> _Model:
-        # A sampler used for another study starts afresh (_StudyKey).
-        if self._model is None or not _same_study(self._model.study_key, study) or self._model.search_space != search_space:
-            params = {name: _Param(d).dim for name, d in search_space.items()}
+    def _model_for(self, search_space: _RelativeSpace, study: optuna.Study) -> _Model:
+        # A sampler used for another study starts afresh (_StudyKey); a new condition (a parent
+        # value seen with or without its child for the first time) rebuilds the optimizer too.
+        conditions = search_space.conditions
+        if (self._model is None or not _same_study(self._model.study_key, study)
+                or self._model.search_space != search_space or self._model.conditions != conditions):
             direction = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
-            self._model = _Model(_StudyKey(study), dict(search_space), self._make_optimizer(Space(params), direction))
+            self._model = _Model(_StudyKey(study), search_space, conditions, direction, self._make_optimizer)
         return self._model
 
     def _sync(self, model: _Model, trials: Sequence[FrozenTrial], exclude: int) -> None:
@@ -502,7 +671,8 @@ class OptimistSampler(BaseSampler):
         value = values[0] if state == TrialState.COMPLETE and values else None
         ok = value is not None and not math.isnan(value)  # +-inf completes an Optuna trial
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
-        if asked is not None and model.optuna_params(asked) == {k: params.get(k) for k in model.params}:
+        ran = asked is not None and all(k in params and params[k] == v for k, v in model.optuna_params(asked).items())
+        if ran:
             model.optimizer.tell(asked, model.told_value(value)) if ok else model.optimizer.tell_failed(asked, why)
             return
         if asked is not None:
