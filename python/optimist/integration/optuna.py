@@ -176,7 +176,8 @@ class _LatestSpace:
 
     def __init__(self) -> None:
         self._names_of: Dict[int, Set[str]] = {}  # completed trial number -> its parameters
-        self._params_of: Dict[int, Dict[str, Any]] = {}  # completed trial number -> its parameters' values
+        self._completed: List[Tuple[int, Dict[str, Any]]] = []  # (number, parameters) as seen completed
+        self._splits: Dict[Tuple[str, str], _Split] = {}  # (child, parent) -> what the trials show
         self._first: Dict[str, int] = {}  # parameter -> the first completed trial that has it
         self._dropped: Set[str] = set()  # lacked by a trial after its first: conditional
         self._latest: Dict[str, Tuple[int, BaseDistribution]] = {}
@@ -186,7 +187,7 @@ class _LatestSpace:
             if t.number in self._names_of:
                 continue
             names = self._names_of[t.number] = set(t.distributions)
-            self._params_of[t.number] = dict(t.params)
+            self._completed.append((t.number, dict(t.params)))
             for name in self._first.keys() - names - self._dropped:
                 if t.number > self._first[name]:
                     self._dropped.add(name)  # for good: this trial stays after the first
@@ -241,26 +242,47 @@ class _LatestSpace:
 
     def _split(self, child: str, parent: str, dist: BaseDistribution) -> Optional[Tuple[list, list]]:
         """The parent's values in the trials since the child's first with and without the child, or
-        None when the parent does not explain the child's presence."""
-        with_c: list = []
-        without_c: list = []
-        for number, params in self._params_of.items():
-            if number < self._first[child]:
+        None when the parent does not explain the child's presence. Kept per pair and brought up to
+        date with the trials completed since (0.7 s a trial at 3,000 trials when recounted)."""
+        split = self._splits.get((child, parent))
+        if split is None or split.first != self._first[child] or split.dist != dist:
+            split = self._splits[(child, parent)] = _Split(self._first[child], dist)
+        split.update(child, parent, self._completed)
+        return None if split.broken or not split.with_c else (split.with_c, split.without_c)
+
+
+class _Split:
+    """The values a parent holds in the completed trials since a child's first, with the child
+    and without it, read up to `seen` trials; `broken` once a trial shows the parent does not
+    explain the child (the child without the parent, or one value both with and without it)."""
+
+    def __init__(self, first: int, dist: BaseDistribution) -> None:
+        self.first, self.dist = first, dist
+        self.seen = 0
+        self.with_c: list = []
+        self.without_c: list = []
+        self.broken = False
+
+    def update(self, child: str, parent: str, completed: List[Tuple[int, Dict[str, Any]]]) -> None:
+        for number, params in completed[self.seen:]:
+            if self.broken:
+                break
+            if number < self.first:
                 continue
             has_child, has_parent = child in params, parent in params
             if has_child and not has_parent:
-                return None
+                self.broken = True
             if not has_parent:
                 continue  # neither: the parent itself unused
             value = params[parent]
-            if not _contains(dist, value):
+            if not _contains(self.dist, value):
                 continue  # a value of an older distribution of the parent
-            side, other = (with_c, without_c) if has_child else (without_c, with_c)
+            side, other = (self.with_c, self.without_c) if has_child else (self.without_c, self.with_c)
             if any(_same_choice(value, v) for v in other):
-                return None
-            if not any(_same_choice(value, v) for v in side):
+                self.broken = True
+            elif not any(_same_choice(value, v) for v in side):
                 side.append(value)
-        return (with_c, without_c) if with_c else None
+        self.seen = len(completed)
 
 
 class _StudyKey:
