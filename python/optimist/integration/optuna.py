@@ -176,18 +176,30 @@ class _LatestSpace:
 
     def __init__(self) -> None:
         self._names_of: Dict[int, Set[str]] = {}  # completed trial number -> its parameters
-        self._completed: List[Tuple[int, Dict[str, Any]]] = []  # (number, parameters) as seen completed
-        self._splits: Dict[Tuple[str, str], _Split] = {}  # (child, parent) -> what the trials show
+        self._completed: List[Tuple[int, Dict[str, Any]]] = []  # (number, parameters), completed or pruned
+        self._pruned: Set[int] = set()
+        self._low = math.inf  # the first completed trial's number
+        self._held: Dict[str, int] = {}  # parameter -> how many completed trials hold it
+        self._splits: Dict[Tuple[str, str, bool], _Split] = {}  # (child, parent, from the first trial) -> what they show
         self._first: Dict[str, int] = {}  # parameter -> the first completed trial that has it
         self._dropped: Set[str] = set()  # lacked by a trial after its first: conditional
         self._latest: Dict[str, Tuple[int, BaseDistribution]] = {}
 
     def calculate(self, study: optuna.Study) -> Dict[str, BaseDistribution]:
-        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            if t.number in self._names_of:
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)):
+            if t.number in self._names_of or t.number in self._pruned:
                 continue
-            names = self._names_of[t.number] = set(t.distributions)
+            # A pruned trial (pruned after it reported, so after it suggested what its branch uses)
+            # shows which parameters its branch uses: without it a branch whose trials are all
+            # pruned was never learnt, and its asked point, given back each time, was asked forever.
             self._completed.append((t.number, dict(t.params)))
+            if t.state == TrialState.PRUNED:
+                self._pruned.add(t.number)
+                continue
+            self._low = min(self._low, t.number)
+            names = self._names_of[t.number] = set(t.distributions)
+            for name in names:
+                self._held[name] = self._held.get(name, 0) + 1
             for name in self._first.keys() - names - self._dropped:
                 if t.number > self._first[name]:
                     self._dropped.add(name)  # for good: this trial stays after the first
@@ -205,50 +217,73 @@ class _LatestSpace:
                     usable: Callable[[str, BaseDistribution], bool]) -> List[Tuple[str, BaseDistribution, str, tuple]]:
         """The conditional parameters whose presence one earlier categorical or small integer
         parameter explains, as (name, distribution, parent, the parent's values where it is used),
-        parents before children. A parameter C is explained by P when, in every completed trial
-        since C's first, C is present exactly when P is present and holds one of a set of values:
-        the condition lists every value of P's latest distribution not yet seen without C (a value
-        not tried yet counts as using C; one trial showing otherwise changes the condition). Of
-        several such parents the one splitting the trials (some present without C) wins, then the
-        one with fewer values, then the later first, then the name: deterministic from the trials."""
-        resolved: Dict[str, BaseDistribution] = dict(relative)
+        parents before children. A parameter C is explained by P when, in every completed (or
+        pruned) trial since C's first, C is present exactly when P is present and holds one of a set
+        of values: the condition lists every value of P's latest distribution not yet seen without C
+        (a value not tried yet counts as using C; one trial showing otherwise changes the condition).
+        A parameter of the relative space that the trials before its first lack (it appeared late)
+        is conditional when a parent explains it over every trial, before its first too: else the
+        trials before a branch's first trial, lacking its parameter, were left out of the model and
+        their points asked again. Of several parents the one splitting the trials (some present
+        without C) wins, then the one present in more of them, then in more trials in all (a
+        parent with fewer values explained a layer's width by the width before it), then the one
+        with fewer values, then the later first, then the name: a function of the trials, so
+        deterministic."""
+        late = {n for n, d in relative.items() if self._first[n] > self._low and usable(n, d)}
+        settled: Dict[str, BaseDistribution] = {n: d for n, d in relative.items() if n not in late}
         out: List[Tuple[str, BaseDistribution, str, tuple]] = []
-        candidates = sorted((n for n in self._dropped if usable(n, self._latest[n][1])),
-                            key=lambda n: (self._first[n], n))
-        progress = True
-        while candidates and progress:  # a parent may be a conditional parameter resolved first
+        pending = sorted(late, key=lambda n: (self._first[n], n)) + sorted(
+            (n for n in self._dropped if usable(n, self._latest[n][1])), key=lambda n: (self._first[n], n))
+        while pending:
             progress = False
-            for name in list(candidates):
+            for name in list(pending):
+                # A dropped parameter's parent is chosen from the trials since its first (those
+                # before may lack it because it was added to the objective later: a parent chosen
+                # over them explained that by chance); a late one's over every trial.
+                since = -1 if name in late else self._first[name]
                 best = None
-                for parent, dist in resolved.items():
+                for parent, dist in settled.items():
                     values = _parent_values(dist)
-                    if values is None:
-                        continue
-                    split = self._split(name, parent, dist)
+                    split = self._split(name, since, parent, dist) if values is not None else None
                     if split is None:
                         continue
-                    with_c, without_c = split
-                    key = (not without_c, len(values), -self._first[parent], parent)
+                    key = (not split.without_c, -split.support, -self._held[parent], len(values), -self._first[parent], parent)
                     if best is None or key < best[0]:
-                        active = tuple(v for v in values if not any(_same_choice(v, w) for w in without_c))
-                        best = (key, parent, active)
+                        best = (key, parent, values, split)
                 if best is not None:
+                    _, parent, values, split = best
+                    # The trials before its first tell the parent's values that do not use it too,
+                    # when they agree (a layer's width is unused by the smaller n_layers seen before).
+                    wider = self._split(name, -1, parent, settled[parent]) if since >= 0 else None
+                    without = (wider or split).without_c
+                    best = (None, parent, tuple(v for v in values if not any(_same_choice(v, w) for w in without)))
                     dist = self._latest[name][1]
                     out.append((name, dist, best[1], best[2]))
-                    resolved[name] = dist
-                    candidates.remove(name)
+                    settled[name] = dist
+                    pending.remove(name)
                     progress = True
+            if not progress:
+                # Late parameters no parent explains stay unconditional (added to the objective
+                # after some trials); the others may have them as parents.
+                stay = [n for n in pending if n in late]
+                if not stay:
+                    break
+                for n in stay:
+                    settled[n] = relative[n]
+                    pending.remove(n)
         return out
 
-    def _split(self, child: str, parent: str, dist: BaseDistribution) -> Optional[Tuple[list, list]]:
-        """The parent's values in the trials since the child's first with and without the child, or
-        None when the parent does not explain the child's presence. Kept per pair and brought up to
-        date with the trials completed since (0.7 s a trial at 3,000 trials when recounted)."""
-        split = self._splits.get((child, parent))
-        if split is None or split.first != self._first[child] or split.dist != dist:
-            split = self._splits[(child, parent)] = _Split(self._first[child], dist)
+    def _split(self, child: str, since: int, parent: str, dist: BaseDistribution) -> Optional["_Split"]:
+        """What the trials numbered from `since` show of the parent's values with and without the
+        child, or None when the parent does not explain the child's presence. Kept per pair and
+        brought up to date with the trials completed since (0.7 s a trial at 3,000 trials when
+        recounted)."""
+        key = (child, parent, since < 0)
+        split = self._splits.get(key)
+        if split is None or split.first != since or split.dist != dist:
+            split = self._splits[key] = _Split(since, dist)
         split.update(child, parent, self._completed)
-        return None if split.broken or not split.with_c else (split.with_c, split.without_c)
+        return None if split.broken or not split.with_c else split
 
 
 class _Split:
@@ -261,6 +296,7 @@ class _Split:
         self.seen = 0
         self.with_c: list = []
         self.without_c: list = []
+        self.support = 0  # trials holding the parent (a value of its distribution)
         self.broken = False
 
     def update(self, child: str, parent: str, completed: List[Tuple[int, Dict[str, Any]]]) -> None:
@@ -277,6 +313,7 @@ class _Split:
             value = params[parent]
             if not _contains(self.dist, value):
                 continue  # a value of an older distribution of the parent
+            self.support += 1
             side, other = (self.with_c, self.without_c) if has_child else (self.without_c, self.with_c)
             if any(_same_choice(value, v) for v in other):
                 self.broken = True
@@ -317,18 +354,32 @@ class _RelativeSpace(dict):
         self.conditions: Dict[str, Tuple[str, tuple]] = {}
 
 
-def _without_orphans(search_space: Dict[str, BaseDistribution]) -> _RelativeSpace:
-    """The relative space without the parameters whose parent is not in it (fixed by
-    PartialFixedSampler, say): those are sampled independently."""
+def _without_orphans(search_space: Dict[str, BaseDistribution], fixed: Dict[str, Any]) -> _RelativeSpace:
+    """The relative space for the model, where a parameter whose parent is not in it (fixed by
+    PartialFixedSampler) is unconditional when the fixed value uses it, and left out (sampled
+    independently, if ever suggested) when not."""
     conditions = getattr(search_space, "conditions", {})
     out = _RelativeSpace()
     for name, d in search_space.items():
         if name in conditions:
-            if conditions[name][0] not in out:
+            parent, values = conditions[name]
+            if parent in out:
+                out.conditions[name] = conditions[name]
+            elif not (parent in fixed and any(_same_choice(fixed[parent], v) for v in values)):
                 continue
-            out.conditions[name] = conditions[name]
         out[name] = d
     return out
+
+
+def _fixed_params(study: optuna.Study, sampler: BaseSampler) -> Dict[str, Any]:
+    """The parameters a PartialFixedSampler wrapping `sampler` fixes (its private _fixed_params:
+    Optuna 3.1 shows the wrapped sampler nothing else)."""
+    fixed: Dict[str, Any] = {}
+    outer = getattr(study, "sampler", None)
+    while outer is not None and outer is not sampler:
+        fixed.update(getattr(outer, "_fixed_params", None) or {})
+        outer = getattr(outer, "_base_sampler", None)
+    return fixed
 
 
 class _Model:
@@ -352,6 +403,7 @@ class _Model:
         self.optimizer = make(Space(dims), direction)
         self.asked: Dict[int, Trial] = {}  # Optuna trial number -> pending optimist trial
         self.told: Set[int] = set()
+        self.given_back: Set[str] = set()  # asked points given back by a trial that started on them
         self.relative_exhausted = False  # the finite relative space is used up (conditional study)
         self.low = math.inf  # the smallest and largest finite values told
         self.high = -math.inf
@@ -524,6 +576,7 @@ class OptimistSampler(BaseSampler):
             usable = lambda name, d: not d.single() and _unrepresentable(name, d) is None  # noqa: E731
             inferred = self._space.conditional(dict(relative), usable) if self._infer_conditions else []
             for name, d, parent, values in inferred:
+                relative.pop(name, None)  # a late parameter: after its parent
                 relative[name] = d
                 relative.conditions[name] = (parent, values)
         return relative
@@ -595,7 +648,7 @@ class OptimistSampler(BaseSampler):
             # would not run could only be told as a failure); the parameters it leaves free are
             # sampled independently, and the trial is told as a user point when it finishes.
             return {}
-        search_space = _without_orphans(search_space)
+        search_space = _without_orphans(search_space, _fixed_params(study, self))
         trials = study.get_trials(deepcopy=False)
         if not search_space or sum(t.state == TrialState.COMPLETE for t in trials) < self._n_startup_trials:
             return {}
@@ -690,6 +743,11 @@ class OptimistSampler(BaseSampler):
               values: Optional[Sequence[float]]) -> None:
         model.told.add(number)
         asked = model.asked.pop(number, None)
+        if asked is not None and not any(t.id == asked.id for t in model.optimizer.pending):
+            # Another trial's tell of the same point settled this ask (a told point settles a
+            # pending one equal to it: two threads, or an enqueued trial, ran one point); this one
+            # is told as a point. Its tell raised "trial N is not pending" out of study.optimize.
+            asked = None
         value = values[0] if state == TrialState.COMPLETE and values else None
         ok = value is not None and not math.isnan(value)  # +-inf completes an Optuna trial
         why = "pruned" if state == TrialState.PRUNED else f"trial {number} failed ({state.name})"
@@ -700,6 +758,15 @@ class OptimistSampler(BaseSampler):
         if asked is not None:
             # The trial ran other values (fixed or enqueued parameters), or ended before its
             # objective suggested them all: the asked point was not evaluated, and is given back.
+            # Given back a second time by a trial that had started on it, it fails for good: a
+            # branch failing after its first parameters had it asked again for every trial.
+            key = repr(sorted(model.optuna_params(asked).items()))
+            started = any(k in params for k in model.optuna_params(asked))
+            if state != TrialState.COMPLETE and started and key in model.given_back:
+                model.optimizer.tell_failed(asked, f"{why}, twice before suggesting every asked value")
+                return
+            if started:
+                model.given_back.add(key)
             model.optimizer.withdraw(asked)
         point = model.point(params)
         if point is not None:
