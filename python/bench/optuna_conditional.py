@@ -6,7 +6,7 @@ is used). Each sampler runs `--trials` trials over seeds 0..`--seeds`-1; the fig
 final regret (best value minus the known minimum), and the paired difference against the first
 sampler with its 95% t interval. Deterministic for the seeds.
 
-    /usr/bin/python3 python/bench/optuna_conditional.py [--trials 40] [--seeds 20]
+    /usr/bin/python3 python/bench/optuna_conditional.py [--trials 40] [--seeds 20] [--algorithm auto]
 """
 import argparse
 import math
@@ -61,14 +61,32 @@ def layers(trial):
     return value + (trial.suggest_float("dropout", 0, 0.5) - 0.2) ** 2
 
 
+def classifier(trial):
+    """SVC (kernel, C, gamma, degree), a forest or logistic regression; the forest's best, 1.0,
+    beats most first SVC trials, the SVC's best is 0."""
+    name = trial.suggest_categorical("classifier", ["SVC", "RF", "LR"])
+    if name == "SVC":
+        kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+        value = (math.log10(trial.suggest_float("svc_C", 1e-3, 1e3, log=True)) - 1) ** 2
+        if kernel in ("rbf", "poly"):
+            value += (math.log10(trial.suggest_float("gamma", 1e-4, 1, log=True)) + 2) ** 2
+        if kernel == "poly":
+            value += (trial.suggest_int("degree", 2, 5) - 3) ** 2
+        return value
+    if name == "RF":
+        return 1 + (math.log(trial.suggest_int("n_estimators", 10, 500, log=True)) - 5) ** 2 / 10 \
+            + (math.log2(trial.suggest_int("max_depth", 2, 32, log=True)) - 3) ** 2 / 10
+    return 2 + math.log10(trial.suggest_float("lr_C", 1e-3, 1e3, log=True)) ** 2
+
+
 PROBLEMS = [("branches", branches, 0.0), ("optimizer choice", optimizer_choice, 0.0), ("nested", nested, -0.5),
-            ("layers", layers, -3.0)]
+            ("layers", layers, -3.0), ("classifier", classifier, 0.0)]
 
 
-def samplers(seed):
+def samplers(seed, algorithm="auto"):
     return {
-        "OptimistSampler (inferred conditions)": OptimistSampler("auto", seed=seed),
-        "OptimistSampler infer_conditions=False": OptimistSampler("auto", seed=seed, infer_conditions=False),
+        "OptimistSampler (inferred conditions)": OptimistSampler(algorithm, seed=seed),
+        "OptimistSampler infer_conditions=False": OptimistSampler(algorithm, seed=seed, infer_conditions=False),
         "TPESampler": optuna.samplers.TPESampler(seed=seed),
         "TPESampler multivariate group": optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True),
         "RandomSampler": optuna.samplers.RandomSampler(seed=seed),
@@ -88,10 +106,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--algorithm", default="auto", help="OptimistSampler's algorithm (default auto)")
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")  # independent sampling and experimental-option warnings
-    names = list(samplers(0))
+    names = list(samplers(0, args.algorithm))
     print(f"mean final regret after {args.trials} trials, seeds 0-{args.seeds - 1}; in brackets the paired "
           f"difference from {names[0]} (95% t interval; positive: worse than it)")
     print("| problem | " + " | ".join(names) + " |")
@@ -99,7 +118,7 @@ def main():
     for title, objective, minimum in PROBLEMS:
         regrets = {name: [] for name in names}
         for seed in range(args.seeds):
-            for name, sampler in samplers(seed).items():
+            for name, sampler in samplers(seed, args.algorithm).items():
                 study = optuna.create_study(sampler=sampler)
                 study.optimize(objective, n_trials=args.trials)
                 regrets[name].append(study.best_value - minimum)
