@@ -550,6 +550,36 @@ def test_a_fixed_parent_that_uses_its_children_keeps_them_in_the_model():
     assert min(t.value for t in study.trials[8:]) < 1e-4
 
 
+def test_choices_optuna_cannot_run_are_left_out_with_a_warning():
+    # Optuna stores a choice as its list.index: 1 after True is stored as True. The sampler counted
+    # three points and asked for 1, which came back as the True already run.
+    got = []
+
+    def objective(trial):
+        p = trial.suggest_categorical("p", [True, 1, "a"])
+        got.append(p)
+        return 0.0 if p == "a" else 1.0
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
+    with pytest.warns(UserWarning, match=r"parameter 'p': Optuna never runs the choices 1, equal in Python"):
+        study.optimize(objective, n_trials=10)
+    # Two points, each once (the first trial is the independent sampler's: Optuna hands the
+    # objective its 1 and stores it as True); before, a third trial repeated one.
+    assert len(got) == 2 and "a" in got
+    assert study.sampler.optimizer.space["p"].choices == (True, "a")
+
+    # As a parent: the condition names only choices Optuna runs (1 made the space raise).
+    def branch(trial):
+        p = trial.suggest_categorical("p", [True, 1, "a", "b"])
+        return trial.suggest_float("x", 0, 1) if p == "a" else 1.0
+
+    study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0, warn_independent_sampling=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study.optimize(branch, n_trials=12)
+    assert _when(study.sampler.optimizer.space, "x") == {"p": ["a"]}
+
+
 def test_a_point_two_trials_ran_is_told_for_both_without_raising():
     # A running trial's point run by an enqueued trial too: the enqueued one, told as a point,
     # settled the running one's ask, whose study.tell then raised "trial N is not pending" (with

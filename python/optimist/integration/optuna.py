@@ -55,7 +55,7 @@ class _Param:
     def __init__(self, dist: BaseDistribution):
         self.dist = dist
         if isinstance(dist, CategoricalDistribution):
-            self.dim: Any = Categorical(dist.choices)
+            self.dim: Any = Categorical(_reachable_choices(dist))
             self.to_optuna: Callable[[Any], Any] = lambda v: v
             self.to_optimist: Callable[[Any], Any] = lambda v: v
         elif isinstance(dist, IntDistribution) and dist.log:  # Optuna's log ints have step 1
@@ -132,6 +132,20 @@ def _unrepresentable(name: str, dist: BaseDistribution) -> Optional[str]:
     return None
 
 
+def _reachable_choices(dist: CategoricalDistribution) -> tuple:
+    """The choices Optuna can run: it stores a choice as its list.index, so a choice equal to an
+    earlier one (1 after True, 1.0 after 1) comes back as that one, and is never run."""
+    out = []
+    for i, c in enumerate(dist.choices):
+        try:
+            if dist.choices.index(c) != i:
+                continue
+        except ValueError:  # an object not equal to itself (NaN): only its own slot holds it
+            pass
+        out.append(c)
+    return tuple(out)
+
+
 # A parent of an inferred condition: a categorical or an integer with at most this many values (an
 # integer with many values would explain a parameter's presence by chance after a few trials).
 _MAX_PARENT_VALUES = 32
@@ -140,7 +154,8 @@ _MAX_PARENT_VALUES = 32
 def _parent_values(dist: BaseDistribution) -> Optional[tuple]:
     """The values of a distribution that may be a condition's parent, or None."""
     if isinstance(dist, CategoricalDistribution):
-        return tuple(dist.choices) if len(dist.choices) <= _MAX_PARENT_VALUES else None
+        choices = _reachable_choices(dist)
+        return choices if len(choices) <= _MAX_PARENT_VALUES else None
     if isinstance(dist, IntDistribution):
         if dist.log:
             n = dist.high - dist.low + 1
@@ -518,6 +533,7 @@ class OptimistSampler(BaseSampler):
         self._warn_independent = warn_independent_sampling
         self._warned: Set[str] = set()
         self._unrepresentable: Set[str] = set()
+        self._shadowed: Set[str] = set()
         self._space, self._space_key = _LatestSpace(), None
         self._model: Optional[_Model] = None
         self._lock = threading.Lock()
@@ -539,6 +555,7 @@ class OptimistSampler(BaseSampler):
     def __setstate__(self, state: Dict[str, Any]) -> None:
         state.setdefault("_own_independent", False)  # pickled before it existed: reseeded as then
         state.setdefault("_infer_conditions", False)  # pickled before stop 70: its space as then
+        state.setdefault("_shadowed", set())
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
@@ -566,6 +583,14 @@ class OptimistSampler(BaseSampler):
             for name, d in space.items():
                 if d.single():
                     continue
+                if isinstance(d, CategoricalDistribution) and name not in self._shadowed:
+                    shadowed = [c for c in d.choices if not any(c is r for r in _reachable_choices(d))]
+                    if shadowed:
+                        self._shadowed.add(name)
+                        warnings.warn(f"OptimistSampler: parameter '{name}': Optuna never runs the choices "
+                                      f"{', '.join(map(repr, shadowed))}, equal in Python to earlier ones "
+                                      f"(it stores a choice as its list.index); they are left out of the search",
+                                      stacklevel=2)
                 why = _unrepresentable(name, d)
                 if why is None:
                     relative[name] = d
