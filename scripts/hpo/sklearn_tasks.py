@@ -8,6 +8,11 @@ stdout, until stdin closes.
     in:  {"params": {"C": 12.5, "kernel": "rbf", ...}}     (names and values of the task's space)
     out: {"y": 0.9634}     or     {"error": "what went wrong"}
 
+A conditional parameter may be left out of "params" where it is unused (the `_declared` problems
+declare their conditions, and optimist sends only the active parameters): gamma for a linear
+kernel, degree for every kernel but poly, l1_ratio for every penalty but elasticnet, max_samples
+without bootstrap. Its value there changes nothing, so the score is the one of any value.
+
 Each task fixes its data set, model, folds and every random_state, so equal parameters give
 bit-identical scores (the objectives are deterministic). The search spaces are declared in
 src/problems/robust_problems.cpp; docs/robust.md says what each task stresses. Data sets: those
@@ -49,6 +54,16 @@ def scaled(model):
     return make_pipeline(StandardScaler(), model)
 
 
+def conditional(p, name, used, default):
+    """p[name]; a parameter not used by the model may be left out, and `default` (which changes
+    nothing there) stands in. Left out where it is used: an error naming it."""
+    if name in p:
+        return p[name]
+    if used:
+        raise ValueError(f"the parameter '{name}' is missing (it is used here)")
+    return default
+
+
 # ---- models: params (a dict as the space names them) -> an unfitted estimator ----
 
 def svm_rbf(p, seed):
@@ -58,9 +73,11 @@ def svm_rbf(p, seed):
 
 def svm_kernel(p, seed):
     from sklearn.svm import SVC
-    # gamma is unused by the linear kernel, degree by every kernel but poly: conditional parameters.
-    return scaled(SVC(kernel=p["kernel"], C=p["C"], gamma=p["gamma"], degree=int(p["degree"]), coef0=1.0,
-                      max_iter=200000))
+    # gamma is unused by the linear kernel, degree by every kernel but poly: conditional parameters,
+    # left out where unused when declared (scikit-learn's defaults stand in: they change nothing).
+    kernel = p["kernel"]
+    return scaled(SVC(kernel=kernel, C=p["C"], gamma=conditional(p, "gamma", kernel != "linear", "scale"),
+                      degree=int(conditional(p, "degree", kernel == "poly", 3)), coef0=1.0, max_iter=200000))
 
 
 def knn(p, seed):
@@ -87,8 +104,10 @@ def elastic_net(p, seed):
 
 def sgd(p, seed):
     from sklearn.linear_model import SGDClassifier
-    # l1_ratio matters only for the elasticnet penalty.
-    return scaled(SGDClassifier(loss=p["loss"], penalty=p["penalty"], alpha=p["alpha"], l1_ratio=p["l1_ratio"],
+    # l1_ratio matters only for the elasticnet penalty (scikit-learn sets it to 0 for l2, 1 for l1);
+    # left out there when declared, scikit-learn's default stands in.
+    l1_ratio = conditional(p, "l1_ratio", p["penalty"] == "elasticnet", 0.15)
+    return scaled(SGDClassifier(loss=p["loss"], penalty=p["penalty"], alpha=p["alpha"], l1_ratio=l1_ratio,
                                 max_iter=200, tol=1e-4, random_state=seed))
 
 
@@ -99,7 +118,8 @@ def random_forest(p, seed):
         n_estimators=int(p["n_estimators"]), criterion=p["criterion"], max_depth=int(p["max_depth"]),
         min_samples_split=int(p["min_samples_split"]), min_samples_leaf=int(p["min_samples_leaf"]),
         max_features=p["max_features"], bootstrap=bootstrap,
-        max_samples=p["max_samples"] if bootstrap else None,  # only with bootstrap: conditional
+        # max_samples only with bootstrap: conditional, left out without it when declared
+        max_samples=conditional(p, "max_samples", True, None) if bootstrap else None,
         class_weight=None if p["class_weight"] == "none" else p["class_weight"], ccp_alpha=p["ccp_alpha"],
         random_state=seed, n_jobs=1)
 

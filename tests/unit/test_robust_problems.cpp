@@ -1,11 +1,15 @@
 // The `robust` suite's tasks: the synthetic ones attain f* at their optimizer and nowhere beat it,
 // and show the difficulty they are named for; the scikit-learn ones evaluate through their worker,
-// deterministically, with every parameter type of their spaces.
+// deterministically, with every parameter type of their spaces; their `_declared` variants
+// declare the conditions and score as they do.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "optimist/core/rng.hpp"
 #include "optimist/problems/hpo_problems.hpp"
@@ -130,5 +134,127 @@ TEST(RobustProblems, AWorkerErrorNamesTheTask) {
     FAIL() << "no error for n_neighbors = 1000";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("n_neighbors"), std::string::npos) << e.what();
+  }
+}
+
+namespace {
+
+/// A scikit-learn task and its `_declared` variant, or nothing (skipped) without its data set.
+std::optional<std::pair<Problem, Problem>> task_pair(const std::string& name) {
+  try {
+    return std::make_pair(make_problem(name), make_problem(name + "_declared"));
+  } catch (const InvalidArgument& e) {
+    if (std::string(e.what()).find("not found") != std::string::npos) return std::nullopt;
+    throw;
+  }
+}
+
+/// The number of distinct canonical points of `space` over the grid that varies dimensions
+/// dims[k] over grids[k] (every other coordinate as in `base`).
+std::size_t distinct_points(const Space& space, const Vector& base, const std::vector<std::size_t>& dims,
+                            const std::vector<std::vector<double>>& grids) {
+  std::set<std::vector<double>> seen;
+  std::vector<std::size_t> at(dims.size(), 0);
+  for (;;) {
+    Vector x = base;
+    for (std::size_t k = 0; k < dims.size(); ++k) x[static_cast<Eigen::Index>(dims[k])] = grids[k][at[k]];
+    const Vector c = space.canonical(x);
+    seen.insert(std::vector<double>(c.data(), c.data() + c.size()));
+    std::size_t k = 0;
+    while (k < dims.size() && ++at[k] == grids[k].size()) at[k++] = 0;
+    if (k == dims.size()) break;
+  }
+  return seen.size();
+}
+
+}  // namespace
+
+// The declared variants: the same parameters, the conditions their tasks' summaries name, one
+// point per active part, and the same objective (an inactive parameter changes nothing).
+TEST(RobustProblems, DeclaredScikitLearnTasksDeclareTheConditionsOfTheirTasks) {
+  for (const char* name : {"svm_kernel_wine", "sgd_breast_cancer", "forest_australian"}) {
+    SCOPED_TRACE(name);
+    const Space plain = make_problem(name).space;
+    const Problem declared = make_problem(std::string(name) + "_declared");
+    EXPECT_EQ(declared.name, std::string(name) + "_declared");
+    EXPECT_FALSE(plain.has_conditions());
+    EXPECT_TRUE(declared.space.has_conditions());
+    ASSERT_EQ(declared.space.dim(), plain.dim());
+    for (std::size_t i = 0; i < plain.dim(); ++i) {
+      EXPECT_EQ(declared.space[i].name, plain[i].name);
+      EXPECT_EQ(declared.space[i].kind, plain[i].kind);
+      EXPECT_EQ(declared.space[i].lower, plain[i].lower);
+      EXPECT_EQ(declared.space[i].upper, plain[i].upper);
+      EXPECT_EQ(declared.space[i].log_scale, plain[i].log_scale);
+      EXPECT_EQ(declared.space[i].choices, plain[i].choices);
+    }
+    EXPECT_EQ(problem_info(std::string(name) + "_declared").summary.find("robust: " + std::string(name) +
+                                                                          " with its condition"),
+              0u);
+  }
+
+  // svm_kernel_wine (kernel, C, gamma, degree): gamma for all kernels but linear, degree for poly.
+  const Space svm = make_problem("svm_kernel_wine_declared").space;
+  const std::vector<bool> active_by_kernel[4] = {
+      {true, true, false, false}, {true, true, true, false}, {true, true, true, true}, {true, true, true, false}};
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(svm.active(Vector{{double(k), 1.0, 0.1, 3.0}}), active_by_kernel[k]) << k;
+  EXPECT_EQ(svm.canonical(Vector{{0.0, 1.0, 0.1, 4.0}}), (Vector{{0.0, 1.0, 1e-4, 2.0}}));
+  // kernel x degree: 16 points undeclared, 1 + 1 + 4 + 1 declared.
+  const Vector svm_base{{0.0, 1.0, 0.1, 2.0}};
+  const std::vector<std::vector<double>> kernel_degree = {{0, 1, 2, 3}, {2, 3, 4, 5}};
+  EXPECT_EQ(distinct_points(make_problem("svm_kernel_wine").space, svm_base, {0, 3}, kernel_degree), 16u);
+  EXPECT_EQ(distinct_points(svm, svm_base, {0, 3}, kernel_degree), 7u);
+
+  // sgd_breast_cancer (loss, penalty, alpha, l1_ratio): l1_ratio for elasticnet only.
+  const Space sgd = make_problem("sgd_breast_cancer_declared").space;
+  for (int pen = 0; pen < 3; ++pen)
+    EXPECT_EQ(sgd.active(Vector{{0.0, double(pen), 1e-3, 0.5}}), (std::vector<bool>{true, true, true, pen == 2}));
+  // loss x penalty x three values of l1_ratio: 36 points undeclared, 4 x (1 + 1 + 3) declared.
+  const Vector sgd_base{{0.0, 0.0, 1e-3, 0.0}};
+  const std::vector<std::vector<double>> sgd_grid = {{0, 1, 2, 3}, {0, 1, 2}, {0.0, 0.5, 1.0}};
+  EXPECT_EQ(distinct_points(make_problem("sgd_breast_cancer").space, sgd_base, {0, 1, 3}, sgd_grid), 36u);
+  EXPECT_EQ(distinct_points(sgd, sgd_base, {0, 1, 3}, sgd_grid), 20u);
+
+  // forest_australian: max_samples (7) only with bootstrap (6) = "true" (choice 0).
+  const Space forest = make_problem("forest_australian_declared").space;
+  const Vector forest_base{{50, 0, 10, 2, 1, 0.5, 0, 0.5, 0, 1e-3}};
+  for (int b = 0; b < 2; ++b) {
+    Vector x = forest_base;
+    x[6] = b;
+    const std::vector<bool> active = forest.active(x);
+    for (std::size_t i = 0; i < forest.dim(); ++i) EXPECT_EQ(active[i], i != 7 || b == 0) << i;
+  }
+  const std::vector<std::vector<double>> bootstrap_samples = {{0, 1}, {0.1, 0.5, 1.0}};
+  EXPECT_EQ(distinct_points(make_problem("forest_australian").space, forest_base, {6, 7}, bootstrap_samples), 6u);
+  EXPECT_EQ(distinct_points(forest, forest_base, {6, 7}, bootstrap_samples), 4u);
+}
+
+TEST(RobustProblems, DeclaredScikitLearnTasksScoreAsTheirTasks) {
+  // One point per branch, the inactive parameters away from their fixed values: the declared
+  // problem's worker gets them left out, the undeclared one's gets them, and the scores are equal.
+  const std::pair<const char*, std::vector<Vector>> cases[] = {
+      {"svm_kernel_wine",
+       {Vector{{0.0, 3.0, 0.5, 4.0}}, Vector{{1.0, 3.0, 0.05, 4.0}}, Vector{{2.0, 0.3, 0.05, 3.0}},
+        Vector{{3.0, 3.0, 0.01, 5.0}}}},
+      {"sgd_breast_cancer",
+       {Vector{{1.0, 0.0, 1e-3, 0.7}}, Vector{{0.0, 1.0, 1e-3, 0.7}}, Vector{{2.0, 2.0, 1e-3, 0.7}}}},
+      {"forest_australian",
+       {Vector{{20, 0, 8, 4, 2, 0.4, 0, 0.6, 1, 1e-4}}, Vector{{20, 1, 8, 4, 2, 0.4, 1, 0.6, 0, 1e-4}}}},
+  };
+  for (const auto& [name, points] : cases) {
+    SCOPED_TRACE(name);
+    const auto pair = task_pair(name);
+    if (!pair) GTEST_SKIP() << name << ": data set not found";
+    const auto& [plain, declared] = *pair;
+    for (const Vector& x : points) {
+      SCOPED_TRACE(::testing::PrintToString(std::vector<double>(x.data(), x.data() + x.size())));
+      const double v = plain.f(x);
+      EXPECT_TRUE(std::isfinite(v));
+      EXPECT_GT(v, 0.5);
+      EXPECT_EQ(declared.f(x), v);
+      EXPECT_EQ(declared.f(declared.space.canonical(x)), v);
+      // The inactive parameter changes nothing in the undeclared task either.
+      EXPECT_EQ(plain.f(declared.space.canonical(x)), v);
+    }
   }
 }
