@@ -11,7 +11,7 @@ import warnings
 
 import optuna
 
-from optimist.integration.optuna import _LatestSpace
+from optimist.integration._optuna_space import _LatestSpace
 
 
 def objective(trial):
