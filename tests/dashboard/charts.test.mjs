@@ -1,9 +1,23 @@
 // charts.js's option builders, with node's own test runner: node --test tests/dashboard/charts.test.mjs
-// (they are pure functions of the trials; drawing them is the browser test's part).
+// (they are pure functions of the trials; drawing them is the browser test's part), ChartPanel's
+// resizing with a stand-in chart (the redraws' pacing: pacing.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-const { parallelOption, UNUSED } = await import('../../web/dashboard/js/charts.js');
+const { historyOption, parallelOption, sliceOption, UNUSED } = await import('../../web/dashboard/js/charts.js');
+
+// A series' data is one Float64Array (ECharts takes it without copying it): its rows, with a
+// categorical axis' index read back as the choice it names, as ECharts draws it.
+function rowsOf(data, axes) {
+  assert.ok(data instanceof Float64Array, 'flat data');
+  const width = axes.length;
+  assert.equal(data.length % width, 0);
+  return Array.from({ length: data.length / width }, (_, r) => axes.map((a, i) => {
+    const v = data[r * width + i];
+    return a.type === 'category' ? a.data[v] : v;
+  }));
+}
+const parallelRows = (option) => rowsOf(option.series[0].data, option.parallelAxis);
 
 // docs/discrete.md, "Conditional parameters": an unused parameter holds a fixed value (its lower
 // bound, its first choice) that the objective never saw.
@@ -26,7 +40,7 @@ const trials = [
 test('parallel coordinates put unused conditional parameters on a place of their own', () => {
   const option = parallelOption(trials, study, { log: false });
   const axes = option.parallelAxis;
-  const rows = option.series[0].data;
+  const rows = parallelRows(option);
   assert.equal(rows.length, 3);  // complete trials only, worst first
   assert.deepEqual(rows.map((r) => r[6]), [0.9, 0.5, 0.1]);
   const [tree, shallow, deep] = rows;
@@ -90,10 +104,59 @@ test('a space without conditions draws as before; 20,000 trials, half of them wi
   const plain = { direction: 'maximize', space: { parameters: [parameters[0], parameters[5]] } };
   const option = parallelOption(trials.map((t) => ({ ...t, params: [t.params[0], t.params[5]] })), plain, { log: false });
   assert.deepEqual(option.parallelAxis.map((a) => a.min), [undefined, 0, undefined]);
-  assert.deepEqual(option.series[0].data, [['net', 0.6, 0.1], ['net', 0.4, 0.5], ['tree', 0.2, 0.9]]);  // worst first
+  assert.deepEqual(parallelRows(option), [['net', 0.6, 0.1], ['net', 0.4, 0.5], ['tree', 0.2, 0.9]]);  // worst first
   const many = Array.from({ length: 20000 }, (_, n) => ({ number: n, state: 'complete', value: n % 97,
     params: [n % 2 ? 'net' : 'tree', 1 + (n % 3), 0.1, 1e-3, 'gini', 0.5] }));
-  const rows = parallelOption(many, study, { log: true }).series[0].data;
+  const rows = parallelRows(parallelOption(many, study, { log: true }));
   assert.equal(rows.length, 20000);
   assert.equal(rows.filter((r) => r[4] === UNUSED).length, 10000);
+});
+
+test('history and slice plots: flat data, categorical choices by their place, tooltips by name', () => {
+  const history = historyOption(trials, study, { mode: 'value', log: false }).series;
+  assert.deepEqual(rowsOf(history[0].data, [{}, {}]), [[0, 0.9], [1, 0.5], [2, 0.1]]);
+  assert.deepEqual(history[1].data, [[0, 0.9], [1, 0.5], [2, 0.1], [2, 0.1]]);  // the best so far
+  // Choices that are numbers are found by value (as a number, ECharts would read an index).
+  const numeric = { direction: 'minimize', space: { parameters: [{ name: 'batch', type: 'categorical', choices: [64, 16, 32] }] } };
+  const option = sliceOption([
+    { number: 4, state: 'complete', value: 2, params: [32] },
+    { number: 5, state: 'complete', value: 1, params: [64] },
+  ], numeric, { log: false }).option;
+  const [series] = option.series;
+  assert.deepEqual(series.dimensions, ['param', 'value', 'trial']);  // the trial number: the colour's dimension
+  assert.equal(option.visualMap.dimension, 2);
+  const rows = rowsOf(series.data, [option.xAxis[0], {}, {}]);
+  assert.deepEqual(rows, [[32, 2, 4], [64, 1, 5]]);
+  assert.equal(series.tooltip.formatter({ value: [2, 2, 4] }), 'trial 4\nbatch 32\nvalue 2');
+  // A conditional parameter's slice leaves its unused trials out.
+  const slices = sliceOption(trials, study, { log: false }).option;
+  assert.deepEqual(rowsOf(slices.series[1].data, [slices.xAxis[1], {}, {}]), [[1, 0.5, 1], [3, 0.1, 2]]);
+  assert.deepEqual(rowsOf(slices.series[4].data, [slices.xAxis[4], {}, {}]), [['entropy', 0.9, 0]]);
+});
+
+test('a chart is resized only when its size changed (a resize draws it all again)', async () => {
+  const { ChartPanel } = await import('../../web/dashboard/js/charts.js');
+  const calls = [];
+  globalThis.IntersectionObserver = class { observe() {} };
+  let resized = null;
+  globalThis.ResizeObserver = class { constructor(f) { resized = f; } observe() {} };
+  globalThis.window = { echarts: { init: () => ({ on() {}, hideLoading() {}, resize: () => calls.push('resize'),
+    setOption: (o) => calls.push(o.series[0].data.length) }) } };
+  globalThis.performance.measure = () => {};
+  const container = { id: 'chart-history', clientWidth: 800, clientHeight: 300, style: {}, dataset: {} };
+  const panel = new ChartPanel(container);
+  panel.visible = true;
+  const draw = () => panel.update(() => ({ option: historyOption(trials, study, { mode: 'value', log: false }) }), { items: 3 });
+  draw();
+  draw();
+  resized();  // the observer's first call, at the size the chart was made at
+  assert.deepEqual(calls, [6, 6]);
+  container.clientWidth = 600;  // the window narrowed: the observer resizes at once, an update does not again
+  resized();
+  draw();
+  assert.deepEqual(calls, [6, 6, 'resize', 6]);
+  container.clientHeight = 500;  // changed before an update (its height set): resized before drawing
+  draw();
+  resized();
+  assert.deepEqual(calls, [6, 6, 'resize', 6, 'resize', 6]);
 });

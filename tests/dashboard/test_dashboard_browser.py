@@ -408,7 +408,8 @@ class LiveStudy(Case):
         self.assertEqual(b.js("return document.querySelector('#best-point').textContent"), "best point: kind = flat, x = 0.2")
         b.js("document.getElementById('chart-slice').scrollIntoView({block: 'center'})")
         slice_sizes = b.wait("the slice plots", "const c = echarts.getInstanceByDom(document.getElementById('chart-slice'));"
-                             "const o = c && c.getOption(); return o && o.series && o.series.map(s => s.data.length)")
+                             "const o = c && c.getOption();"  # flat data: a point's 3 values one after the other
+                             "return o && o.series && o.series.map(s => s.data.length / s.dimensions.length)")
         self.assertEqual(slice_sizes, [3, 2, 2, 2, 3])  # width's, edge's and rate's plots: the two bowl trials
 
         # Parallel coordinates: the flat trial's line goes through the "— unused" place of width,

@@ -16,6 +16,12 @@ const BIG = 2000;  // from here on: large-mode scatter, progressive lines, no an
 
 export const chartsAvailable = () => typeof window.echarts !== 'undefined';
 
+// FLAT: a large series' data is one Float64Array, its points' values one after the other. ECharts
+// deep-copies an option twice at each setOption and keeps copies, but takes a typed array as it
+// is: on 20,000 trials of 30 parameters the copies of arrays of arrays held 150 MB of the page's
+// heap, and as much was collected again after each redraw. A categorical value is then its
+// choice's index on the axis.
+
 const completed = (trials) => trials.filter((t) => t.state === 'complete' && typeof t.value === 'number');
 const better = (study) => (study.direction === 'minimize' ? (a, b) => a < b : (a, b) => a > b);
 
@@ -34,7 +40,8 @@ export function historyOption(trials, study, { mode, log }) {
   const regret = mode === 'regret';
   const y = regret ? (t) => regretOf(t, study) : (t) => t.value;
   const isBetter = regret ? (a, b) => a < b : better(study);
-  const points = [];
+  const points = new Float64Array(2 * ok.length);  // [trial, value] pairs, flat (see FLAT)
+  let n = 0;
   const best = [];
   let current = null;
   let hidden = 0;
@@ -46,7 +53,10 @@ export function historyOption(trials, study, { mode, log }) {
       if (!(log && v <= 0)) best.push([t.number, v]);
     }
     if (log && v <= 0) hidden++;
-    else points.push([t.number, v]);
+    else {
+      points[n++] = t.number;
+      points[n++] = v;
+    }
   }
   if (best.length && ok.length) best.push([ok[ok.length - 1].number, best[best.length - 1][1]]);
   const name = regret ? 'regret' : 'value';
@@ -66,7 +76,7 @@ export function historyOption(trials, study, { mode, log }) {
     series: [
       // Drawn in one go: ECharts' progressive drawing of a large scatter drew its chunks' edges as
       // dark vertical stripes (at trials 5,000, 10,000, ...) where translucent points overlapped.
-      { id: 'values', name, type: 'scatter', data: points, symbolSize: 5, large: points.length >= BIG,
+      { id: 'values', name, type: 'scatter', data: points.subarray(0, n), symbolSize: 5, large: n / 2 >= BIG,
         largeThreshold: BIG, progressive: 0, itemStyle: { color: STATE_COLORS.complete, opacity: 0.65 },
         tooltip: { formatter: (p) => `trial ${p.value[0]}\n${name} ${fmtNumber(p.value[1])}` } },
       { id: 'best', name: 'best so far', type: 'line', step: 'end', data: best, showSymbol: false,
@@ -86,6 +96,12 @@ function paramAxis(p) {
   const axis = { type: p.log ? 'log' : 'value', min: p.lower, max: p.upper };
   if (p.type === 'integer') axis.minInterval = 1;
   return axis;
+}
+
+// A categorical value's place on its axis (FLAT); not a choice: NaN, drawn nowhere.
+function choiceIndex(choices) {
+  const at = new Map(choices.map((c, j) => [c, j]));
+  return (v) => at.get(v) ?? NaN;
 }
 
 function valueRange(ok) {
@@ -137,7 +153,7 @@ export function parallelOption(trials, study, { log }) {
   const [lo, hi] = valueRange(ok);
   const logValue = log && lo > 0;
   const k = params.length;
-  const worstFirst = study.direction === 'minimize' ? (a, b) => b[k] - a[k] : (a, b) => a[k] - b[k];
+  const worstFirst = study.direction === 'minimize' ? (a, b) => b.value - a.value : (a, b) => a.value - b.value;
   const conditional = [];  // [index, its active test, where its unused trials go]
   const axes = params.map((p, i) => {
     const active = activeTest(params, i);
@@ -148,10 +164,13 @@ export function parallelOption(trials, study, { log }) {
   axes.push({ dim: params.length, name: 'value', type: logValue ? 'log' : 'value', scale: true,
     nameTextStyle: { fontWeight: 'bold' } });
   const colors = study.direction === 'minimize' ? GOOD_TO_BAD : [...GOOD_TO_BAD].reverse();
-  const data = ok.map((t) => {
-    const row = [...t.params, t.value];
-    for (const [i, active, unused] of conditional) if (!active(t.params)) row[i] = unused;
-    return row;
+  const codes = axes.map((a) => (a.type === 'category' ? choiceIndex(a.data) : null));
+  const data = new Float64Array(ok.length * (k + 1));  // rows of k parameters and the value (FLAT)
+  [...ok].sort(worstFirst).forEach((t, r) => {
+    const row = r * (k + 1);
+    for (let i = 0; i < k; i++) data[row + i] = codes[i] ? codes[i](t.params[i]) : t.params[i];
+    data[row + k] = t.value;
+    for (const [i, active, unused] of conditional) if (!active(t.params)) data[row + i] = codes[i] ? codes[i](unused) : unused;
   });
   return {
     ...base(),
@@ -163,8 +182,7 @@ export function parallelOption(trials, study, { log }) {
       inRange: { color: colors }, calculable: true, orient: 'horizontal', left: 'center', top: 0,
       itemWidth: 10, itemHeight: 220, text: ['', 'value '], formatter: (v) => fmtNumber(v) },
     // Drawn worst first, so that the best trials' lines lie on top.
-    series: [{ id: 'trials', type: 'parallel',
-      data: data.sort(worstFirst),
+    series: [{ id: 'trials', type: 'parallel', data,
       lineStyle: { width: 1, opacity: ok.length >= BIG ? 0.25 : 0.55 }, inactiveOpacity: 0.03,
       progressive: 2500, progressiveThreshold: BIG, smooth: false,  // spread over frames: the page stays responsive
       tooltip: { show: false } }],
@@ -196,6 +214,18 @@ function usedBy(trials, params, i) {
   return active === null ? trials : trials.filter((t) => active(t.params));
 }
 
+// [parameter i, value, trial number] of each trial, flat (FLAT).
+function slicePoints(trials, i, p) {
+  const code = p.type === 'categorical' ? choiceIndex(p.choices) : null;
+  const out = new Float64Array(3 * trials.length);
+  trials.forEach((t, r) => {
+    out[3 * r] = code ? code(t.params[i]) : t.params[i];
+    out[3 * r + 1] = t.value;
+    out[3 * r + 2] = t.number;
+  });
+  return out;
+}
+
 export function sliceOption(trials, study, { log }) {
   const params = study.space.parameters || [];
   const ok = completed(trials);
@@ -220,9 +250,10 @@ export function sliceOption(trials, study, { log }) {
         seriesIndex: params.map((_, i) => i), orient: 'horizontal', left: 'center', top: 0, itemWidth: 10,
         itemHeight: 160, text: ['late', 'early trials'], calculable: false },
       series: params.map((p, i) => ({ id: `slice-${i}`, type: 'scatter', xAxisIndex: i, yAxisIndex: i,
-        data: usedBy(ok, params, i).map((t) => [t.params[i], t.value, t.number]), symbolSize: large ? 3 : 4,
+        data: slicePoints(usedBy(ok, params, i), i, p), dimensions: ['param', 'value', 'trial'], symbolSize: large ? 3 : 4,
         large, largeThreshold: BIG, itemStyle: large ? { color: STATE_COLORS.complete, opacity: 0.35 } : undefined,
-        tooltip: { formatter: (q) => `trial ${q.value[2]}\n${p.name} ${fmtParam(q.value[0])}\nvalue ${fmtNumber(q.value[1])}` } })),
+        tooltip: { formatter: (q) => `trial ${q.value[2]}\n${p.name} ${fmtParam(p.type === 'categorical' ? p.choices[q.value[0]] : q.value[0])}`
+          + `\nvalue ${fmtNumber(q.value[1])}` } })),
     },
   };
 }
@@ -361,6 +392,14 @@ export function diagnosticsOption(trials, study) {
   };
 }
 
+// ECharts' 'finished' comes when its last chunk of a progressive drawing is handed to the canvas,
+// whose painting goes on for frames (15 ms of strokes a frame, each rastered in ~0.1 s: 1 to 2 s
+// more on 20,000 lines of parallel coordinates, which the redraws' pacing did not count). done()
+// is called at the first frame that comes within 50 ms of the one before.
+function afterPainting(done, prev = performance.now(), frames = 0) {
+  requestAnimationFrame((t) => (t - prev < 50 || frames >= 300 ? done() : afterPainting(done, t, frames + 1)));
+}
+
 /** One ECharts chart in a page element. It draws only while on screen (or about to be): a chart
  *  further down draws when scrolled to, so a large study's first screen comes sooner and live
  *  updates cost nothing for charts nobody looks at. data-drawn tells tests (and people) it drew. */
@@ -386,18 +425,36 @@ export class ChartPanel {
   ensure() {
     if (this.chart || !chartsAvailable()) return this.chart;
     this.chart = window.echarts.init(this.container, null, { renderer: 'canvas' });
-    new ResizeObserver(() => this.chart.resize()).observe(this.container);
+    this.size = this.sizeNow();
+    new ResizeObserver(() => this.fit()).observe(this.container);
     // 'finished': all drawn, ECharts' progressive drawing over later frames included (it also
-    // comes after a tooltip or a zoom redraws; only an update's is counted).
+    // comes after a tooltip or a zoom redraws; only an update's is counted), then the canvas'.
     this.chart.on('finished', () => {
       if (this.container.dataset.drawn === undefined) performance.mark(`optimist-drawn-${this.container.id}`);
       this.container.dataset.drawn = String(this.items ?? 0);
-      if (this.drawing === null) return;
-      this.cost = performance.now() - this.drawing;
-      this.drawing = null;
-      if (this.onDrawn) this.onDrawn(this.cost);
+      const drawing = this.drawing;
+      if (drawing === null || this.settling === drawing) return;
+      this.settling = drawing;
+      afterPainting(() => {
+        if (this.drawing !== drawing) return;  // a newer update started meanwhile: its own counts
+        this.cost = performance.now() - drawing;
+        this.drawing = null;
+        if (this.onDrawn) this.onDrawn(this.cost);
+      });
     });
     return this.chart;
+  }
+
+  sizeNow() {
+    return `${this.container.clientWidth}x${this.container.clientHeight}`;
+  }
+
+  // Only when the size changed: resize() draws the whole chart again (before, each update drew
+  // it twice, the first time with the old data).
+  fit() {
+    if (this.sizeNow() === this.size) return;
+    this.size = this.sizeNow();
+    this.chart.resize();
   }
 
   /** Whether an update is still being drawn (progressive drawing runs over several frames). */
@@ -432,7 +489,7 @@ export class ChartPanel {
     }
     this.items = empty ? 0 : items;
     this.drawing = started;
-    this.chart.resize();
+    this.fit();
     this.chart.setOption(option, { notMerge: Boolean(replace), lazyUpdate: false });
     this.chart.hideLoading();
     // The first drawing is measured (the browser test reports it).

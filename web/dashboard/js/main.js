@@ -3,10 +3,10 @@
 import { getJSON, TrialStore } from './api.js';
 import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
 import { activeTest, algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtSince } from './format.js';
+import { RedrawPacer } from './pacing.js';
 import { TrialsTable } from './table.js';
 
 const $ = (selector) => document.querySelector(selector);
-const BIG = 2000;  // from this many trials on, charts redraw at most every few seconds
 const LIVE_S = 30;  // a study changed in the last 30 s is live, else idle
 
 const app = {
@@ -19,10 +19,7 @@ const app = {
   store: null,
   table: new TrialsTable($('#trials')),
   charts: {},
-  lastDraw: 0,
-  drawCost: 0,
-  drawTimer: null,
-  drawStarted: 0,
+  pacer: null,
   drawOpen: false,  // a redraw whose plots are still being drawn
   drawHidden: false,
   readyMarked: false,
@@ -279,35 +276,24 @@ function drawCharts(replace) {
     diagnostics: () => diagnosticsOption(trials, study),
   };
   for (const [name, build] of Object.entries(builders)) app.charts[name].update(build, { items, replace });
-  app.drawStarted = started;
-  app.lastDraw = performance.now();
-  app.drawCost = app.lastDraw - started;  // so far: drawn() adds the frames the plots take to draw
-  app.drawOpen = Object.values(app.charts).some((c) => c.busy());
+  app.pacer.drew(started, performance.now());  // so far: drawn() adds the frames the plots take to draw
+  app.drawOpen = chartsBusy();
 }
+
+const chartsBusy = () => Object.values(app.charts).some((c) => c.busy());
 
 // A chart finished drawing: once all those of the redraw have, its cost is known. (A chart
 // scrolled into view draws on its own, outside of any redraw.)
 function drawn() {
-  if (!app.drawOpen || Object.values(app.charts).some((c) => c.busy())) return;
+  if (!app.drawOpen || chartsBusy()) return;
   app.drawOpen = false;
-  app.lastDraw = performance.now();
-  app.drawCost = app.lastDraw - app.drawStarted;
+  app.pacer.drew(app.pacer.started, performance.now());
 }
 for (const chart of Object.values(app.charts)) chart.onDrawn = drawn;
 
-function scheduleDraw() {
-  if (app.drawTimer) return;
-  // From the end of the last redraw: 4 times its cost, at least 2 s for a large study.
-  const spacing = app.store.trials.length >= BIG ? Math.max(2000, 4 * app.drawCost) : 0;
-  const wait = Math.max(0, app.lastDraw + spacing - performance.now());
-  app.drawTimer = setTimeout(() => {
-    app.drawTimer = null;
-    if (!app.study) return;
-    // Never a new redraw over one still being drawn: wait until it is done (and spaced after it).
-    if (Object.values(app.charts).some((c) => c.busy())) setTimeout(scheduleDraw, 100);
-    else drawCharts(false);
-  }, wait);
-}
+app.pacer = new RedrawPacer({ draw: () => { if (app.study) drawCharts(false); }, busy: chartsBusy,
+  size: () => app.store?.trials.length ?? 0 });
+const scheduleDraw = () => app.pacer.schedule();
 
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden && app.drawHidden && app.study) drawCharts(false);
