@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string_view>
 
 #include "core/text.hpp"
@@ -217,7 +218,8 @@ void TraceFollower::consume_line(const std::string& text, std::size_t line_numbe
 
 void TraceFollower::add_evaluation(const nlohmann::json& line) {
   // A line --resume refuses (x of another length, a text y) is the file's error, not a trial.
-  if (space_) (void)evaluation_from_json(line, *space_);
+  std::optional<EvaluationRecord> read;
+  if (space_) read = evaluation_from_json(line, *space_);
   Trial t;
   const auto& i = line.at("i");
   if (!i.is_number_unsigned()) throw InvalidArgument("\"i\" must be a positive integer, got " + json_text(i));
@@ -230,7 +232,9 @@ void TraceFollower::add_evaluation(const nlohmann::json& line) {
   if (status != "ok" && status != "failed")
     throw InvalidArgument("\"status\" must be \"ok\" or \"failed\", got \"" + status + "\"");
   t.state = status == "ok" ? TrialState::Complete : TrialState::Failed;
-  t.params = line.value("x", nlohmann::json::array());
+  // As the API promises, a categorical as its choice: a trace may give the choice's index
+  // (docs/trace-format.md, Points), which the page drew nowhere on the axis and showed as a number.
+  t.params = read ? space_->point_to_json(read->x) : line.value("x", nlohmann::json::array());
   t.value = number_at(line, "y");
   t.f = number_at(line, "f");
   t.regret = number_at(line, "regret");

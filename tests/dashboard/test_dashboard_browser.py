@@ -212,6 +212,43 @@ class LiveTrace(Case):
                "document.querySelector('#study-error').hidden")
         self.assertEqual(b.errors(), [])
 
+    def test_categorical_indexes_in_a_trace(self):
+        # A trace may give a categorical value as its choice's 0-based index (docs/trace-format.md,
+        # "Points": readers take it; a trace written by hand or by another tool). The server passed
+        # it on, though the API gives choices: the plots (a categorical value as its choice's place
+        # in one Float64Array) drew such a trial nowhere on the axis, the table showed the index.
+        written = os.path.join(self.dir, "written.jsonl")
+        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space_plain.json",
+                     "--direction", "minimize", "--algorithm", "random", "--budget", "12", "--on-failure", "mark-failed",
+                     "--out", written)
+        lines = [json.loads(line) for line in trace_lines(written)]
+        choices = lines[0]["meta"]["space"]["parameters"][2]["choices"]
+        names = []
+        indexed = os.path.join(self.dir, "indexed.jsonl")
+        with open(indexed, "w") as f:
+            for line in lines:
+                if "i" in line:
+                    names.append(line["x"][2])
+                    line["x"][2] = choices.index(line["x"][2])
+                f.write(json.dumps(line) + "\n")
+        complete = sum(1 for line in lines if line.get("status") == "ok")
+        self.dashboard = Dashboard(ARGS.optimist, [indexed])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        cells = b.js("const h = [...document.querySelectorAll('#trials thead th')].findIndex(th => th.textContent === 'activation');"
+                     "return [...document.querySelectorAll('#trials tbody tr')].map(tr => tr.cells[h].textContent).reverse()")
+        self.assertEqual(cells, names)
+        self.assertRegex(b.js("return document.querySelector('#best-point').textContent"), r"activation = (relu|tanh|gelu)")
+        b.drawn("chart-parallel", complete)
+        self.assertEqual(b.js("const d = echarts.getInstanceByDom(document.getElementById('chart-parallel')).getOption()"
+                              ".series[0].data; return Array.from(d).filter(Number.isNaN).length"), 0)
+        b.drawn("chart-slice", complete)
+        self.assertEqual(b.js("const d = echarts.getInstanceByDom(document.getElementById('chart-slice')).getOption()"
+                              ".series[2].data; return [Array.from(d).filter(Number.isNaN).length, d.length / 3]"), [0, complete])
+        self.assertGreater(b.colored_pixels("chart-slice"), 100)
+        self.assertEqual(b.errors(), [])
+
     def test_failed_first_load_recovers(self):
         # The first load of a study fails (the server restarting, the database busy, the network):
         # the page said "Failed to fetch" and stayed loading for ever; the poll now tries again.

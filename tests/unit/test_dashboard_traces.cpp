@@ -102,6 +102,25 @@ TEST_F(TraceFollowerTest, FailedEvaluationsAndBestByDirection) {
   EXPECT_EQ(s.budget, 10u);
 }
 
+TEST_F(TraceFollowerTest, ACategoricalGivenAsItsIndexIsReadAsItsChoice) {
+  // docs/trace-format.md: a reader takes a categorical as its choice or its 0-based index; the API
+  // gives the choice (the page drew an index nowhere on the categorical axis).
+  const fs::path file = dir() / "indexes.jsonl";
+  write(file, meta_line() + eval_line(1, 2.0, R"({"x": [0.01, 1]})") + eval_line(2, 3.0, R"({"x": [0.25, "rbf"]})"));
+  TraceFollower f(file.string());
+  f.keep_trials();
+  f.refresh();
+  ASSERT_EQ(f.trials().size(), 2u);
+  EXPECT_EQ(f.trials()[0].params, json::parse(R"([0.01, "matern"])"));
+  EXPECT_EQ(f.trials()[1].params, json::parse(R"([0.25, "rbf"])"));
+  // An index past the choices is the file's error, named (as --resume names it).
+  write(file, meta_line() + eval_line(1, 2.0, R"({"x": [0.01, 2]})"));
+  TraceFollower g(file.string());
+  g.keep_trials();
+  g.refresh();
+  EXPECT_NE(g.summary().error.find("kernel"), std::string::npos) << g.summary().error;
+}
+
 TEST_F(TraceFollowerTest, StartsOverWhenTheFileIsReplaced) {
   const fs::path file = dir() / "run.jsonl";
   write(file, meta_line() + eval_line(1, 2.0) + eval_line(2, 1.0) + eval_line(3, 0.9));
