@@ -177,6 +177,105 @@ class LiveTrace(Case):
         b.driver.save_screenshot(os.path.join(ARGS.out, "dashboard-live-top.png"))
         b.screenshot(os.path.join(ARGS.out, "dashboard-live.png"))
 
+    def test_brush_filters_the_table(self):
+        # Brushing parallel coordinates' axes lists the selected trials in the table, with their
+        # count; the text filter applies too; trials arriving later are judged by the same
+        # intervals; a redraw keeps the brush; clearing it (the note's button, or in the chart) clears both.
+        full = os.path.join(self.dir, "full.jsonl")
+        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space_plain.json",
+                     "--direction", "minimize", "--algorithm", "random", "--budget", "90", "--seed", "3",
+                     "--on-failure", "mark-failed", "--out", full)
+        lines = trace_lines(full)
+        evals = [json.loads(line) for line in lines[1:-1]]
+        live = os.path.join(self.dir, "live.jsonl")
+        with open(live, "w") as f:
+            f.writelines(lines[:61])  # meta and 60 evaluations
+        self.dashboard = Dashboard(ARGS.optimist, [live, "--poll-ms", "250"])
+        self.browser = b = Browser(1400, 1000)
+        b.driver.get(self.dashboard.url)
+        b.wait("the study to load", "return document.body.dataset.state === 'ready'")
+        b.js("const s = document.querySelector('#page-size'); s.value = '100'; s.dispatchEvent(new Event('change'))")
+        chart = "echarts.getInstanceByDom(document.getElementById('chart-parallel'))"
+
+        def brush(axis, intervals):
+            b.js(f"{chart}.dispatchAction({{type: 'axisAreaSelect', parallelAxisIndex: arguments[0], intervals: arguments[1]}})",
+                 axis, intervals)
+
+        def listed(count):
+            return b.wait(f"{count} trials listed", "const n = [...document.querySelectorAll('#trials tbody tr')]"
+                          ".map(tr => Number(tr.dataset.number)).sort((a, b) => a - b);"
+                          "return n.length === arguments[0] && n", count)
+
+        def chosen(upto, test):
+            return sorted(e["i"] for e in evals[:upto] if e["status"] == "ok" and test(e))
+
+        def intervals():
+            return b.js(f"const m = {chart}.getModel(); return [0, 1, 2, 3, 4].map(i => m.getComponent('parallelAxis', i).activeIntervals)")
+
+        note = "document.querySelector('#trials .brush-note')"
+        complete = sum(e["status"] == "ok" for e in evals[:60])
+        b.drawn("chart-parallel", complete)
+        # "learning_rate between 1e-3 and 1e-2 and value < 0.3" (axis 4: the value's).
+        brush(0, [[1e-3, 1e-2]])
+        brush(4, [[0, 0.3]])
+        expected = chosen(60, lambda e: 1e-3 <= e["x"][0] <= 1e-2 and e["y"] <= 0.3)
+        self.assertGreaterEqual(len(expected), 3, "the fixture has trials to select")
+        self.assertLess(len(expected), complete - 10)
+        self.assertEqual(listed(len(expected)), expected)
+        self.assertEqual(b.js(f"return {note}.hidden"), False)
+        self.assertEqual(b.js(f"return [{note}.dataset.selected, {note}.dataset.lines]"), [str(len(expected)), str(complete)])
+        self.assertEqual(b.js(f"return {note}.querySelector('.brush-text').textContent"),
+                         f"{len(expected)} of {complete} complete trials selected in the parallel coordinates: "
+                         "learning_rate 0.001–0.01, value 0–0.3")
+        # A categorical axis holds the choice's index: relu or tanh.
+        brush(2, [[0, 1]])
+        expected = chosen(60, lambda e: 1e-3 <= e["x"][0] <= 1e-2 and e["y"] <= 0.3 and e["x"][2] in ("relu", "tanh"))
+        self.assertEqual(listed(len(expected)), expected)
+        # With the text filter: both apply.
+        b.js("const f = document.querySelector('#trial-filter'); f.value = 'layers>=2'; f.dispatchEvent(new Event('input'))")
+        by_number = {e["i"]: e for e in evals}  # a trace's trial numbers: its lines' "i"
+        both = [n for n in expected if by_number[n]["x"][1] >= 2]
+        self.assertNotEqual(both, expected)
+        self.assertEqual(listed(len(both)), both)
+        self.assertEqual(b.js(f"return {note}.dataset.selected"), str(len(expected)))
+        b.js("const f = document.querySelector('#trial-filter'); f.value = ''; f.dispatchEvent(new Event('input'))")
+        self.assertEqual(listed(len(expected)), expected)
+
+        # New trials, while the table is on screen and the plot not: judged by the same intervals.
+        b.js("document.getElementById('trials').scrollIntoView()")
+        self.append(live, "".join(lines[61:]))
+        b.wait("the run to finish", "return document.querySelector('#run-state').textContent === 'finished'")
+        selects = lambda e: 1e-3 <= e["x"][0] <= 1e-2 and e["y"] <= 0.3 and e["x"][2] in ("relu", "tanh")  # noqa: E731
+        later = chosen(90, selects)
+        self.assertGreater(len(later), len(expected), "some later trials are selected")
+        self.assertEqual(listed(len(later)), later)
+        complete = sum(e["status"] == "ok" for e in evals)
+        self.assertEqual(b.js(f"return {note}.dataset.lines"), str(complete))
+        # The plot redrawn with them (its option merged) keeps the brush.
+        b.drawn("chart-parallel", complete)
+        kept = [[[1e-3, 1e-2]], [], [[0, 1]], [], [[0, 0.3]]]
+        self.assertEqual(intervals(), kept)
+        # ...and a redraw that replaces its option (the log scale) gets it back, covers drawn.
+        b.js("document.querySelector('#log-scale').click()")
+        b.wait("the value axis on a log scale", f"return {chart}.getOption().parallelAxis[4].type === 'log'")
+        self.assertEqual(intervals(), kept)
+        self.assertEqual(listed(len(later)), later)
+        # Clearing in the chart (a click on an axis) clears the table's filter too.
+        for axis in (0, 2, 4):
+            brush(axis, [])
+        b.wait("the note gone", f"return {note}.hidden")
+        self.assertEqual(listed(90), sorted(by_number))
+        # The note's clear button clears the chart's brush and the table's filter.
+        brush(1, [[3, 4]])
+        expected = chosen(90, lambda e: e["x"][1] >= 3)
+        self.assertEqual(listed(len(expected)), expected)
+        b.js(f"{note}.querySelector('button').click()")
+        b.wait("the note gone", f"return {note}.hidden")
+        self.assertEqual(listed(90), sorted(by_number))
+        self.assertEqual(intervals(), [[], [], [], [], []])
+        b.js("document.querySelector('#log-scale').click()")
+        self.assertEqual(b.errors(), [])
+
     def test_replaced_trace(self):
         # A trace replaced under the open page (a new run over the same --out): the page held the
         # old run's trials, asked only for those after them, and showed them under the new run's counts.
@@ -487,6 +586,20 @@ class LiveStudy(Case):
         for (x, y), lowest in zip(unused, (one[0], soft[0], lower_rate[0])):
             self.assertGreater(y, lowest + 10)
         self.assertGreater(b.colored_pixels("chart-parallel"), 100)
+        # Brushing an "— unused" place lists the trials without the parameter: edge's first
+        # category, width's slot under its range (the chart's own axis minimum).
+        chart = "echarts.getInstanceByDom(document.getElementById('chart-parallel'))"
+        listed = "return [...document.querySelectorAll('#trials tbody tr')].map(tr => tr.dataset.number).join()"
+        b.js(f"{chart}.dispatchAction({{type: 'axisAreaSelect', parallelAxisIndex: 2, intervals: [[0, 0]]}})")
+        b.wait("the flat trial alone", f"{listed.replace('return ', 'return (')}) === '0'")
+        self.assertIn("1 of 3 complete trials selected in the parallel coordinates: edge — unused",
+                      b.js("return document.querySelector('#trials .brush-note').textContent"))
+        b.js(f"const c = {chart}; c.dispatchAction({{type: 'axisAreaSelect', parallelAxisIndex: 2, intervals: []}});"
+             "const slot = c.getModel().getComponent('parallelAxis', 1).axis.scale.getExtent()[0];"
+             "c.dispatchAction({type: 'axisAreaSelect', parallelAxisIndex: 1, intervals: [[slot, 3]]})")
+        b.wait("the flat trial and width 2", f"{listed.replace('return ', 'return (')}) === '2,0'")
+        b.js("document.querySelector('#trials .brush-note button').click()")
+        b.wait("all three again", f"{listed.replace('return ', 'return (')}) === '2,1,0'")
         b.screenshot(os.path.join(ARGS.out, "dashboard-conditional.png"))
         self.assertEqual(b.errors(), [])
 

@@ -145,6 +145,24 @@ function parallelParamAxis(p, conditional) {
       color: (v) => (Number(v) < cut ? UNUSED_COLOR : LABEL_COLOR) } };
 }
 
+// The axes, and each one's value of a trial (FLAT; "— unused" places): the lines are drawn from it
+// and the brush judges trials by it (brush.js), so the table selects what the plot does.
+function parallelParamAxes(params) {
+  const encode = [];
+  const axes = params.map((p, i) => {
+    const active = activeTest(params, i);
+    const axis = parallelParamAxis(p, active !== null);
+    const code = axis.type === 'category' ? choiceIndex(axis.data) : (v) => v;
+    const unused = active && (axis.type === 'category' ? code(UNUSED) : axis.min);
+    encode.push(active ? (t) => (active(t.params) ? code(t.params[i]) : unused) : (t) => code(t.params[i]));
+    return { dim: i, name: p.name, ...axis };
+  });
+  return { axes, encode };
+}
+
+/** Each parallel axis' value of a trial, the value's axis last. */
+export const parallelEncoders = (study) => [...parallelParamAxes(study.space.parameters || []).encode, (t) => t.value];
+
 /** One line per complete trial across the parameters' axes and the value's, coloured by value.
  *  A conditional parameter's unused trials go to its axis' "— unused" place. */
 export function parallelOption(trials, study, { log }) {
@@ -154,23 +172,15 @@ export function parallelOption(trials, study, { log }) {
   const logValue = log && lo > 0;
   const k = params.length;
   const worstFirst = study.direction === 'minimize' ? (a, b) => b.value - a.value : (a, b) => a.value - b.value;
-  const conditional = [];  // [index, its active test, where its unused trials go]
-  const axes = params.map((p, i) => {
-    const active = activeTest(params, i);
-    const axis = parallelParamAxis(p, active !== null);
-    if (active) conditional.push([i, active, axis.type === 'category' ? UNUSED : axis.min]);
-    return { dim: i, name: p.name, ...axis };
-  });
+  const { axes, encode } = parallelParamAxes(params);
   axes.push({ dim: params.length, name: 'value', type: logValue ? 'log' : 'value', scale: true,
     nameTextStyle: { fontWeight: 'bold' } });
   const colors = study.direction === 'minimize' ? GOOD_TO_BAD : [...GOOD_TO_BAD].reverse();
-  const codes = axes.map((a) => (a.type === 'category' ? choiceIndex(a.data) : null));
   const data = new Float64Array(ok.length * (k + 1));  // rows of k parameters and the value (FLAT)
   [...ok].sort(worstFirst).forEach((t, r) => {
     const row = r * (k + 1);
-    for (let i = 0; i < k; i++) data[row + i] = codes[i] ? codes[i](t.params[i]) : t.params[i];
+    for (let i = 0; i < k; i++) data[row + i] = encode[i](t);
     data[row + k] = t.value;
-    for (const [i, active, unused] of conditional) if (!active(t.params)) data[row + i] = codes[i] ? codes[i](unused) : unused;
   });
   return {
     ...base(),
@@ -412,6 +422,7 @@ export class ChartPanel {
     this.drawing = null;  // when the update being drawn started (null: none is)
     this.cost = 0;        // ms from the last update's start until it was all drawn
     this.onDrawn = null;  // called with that cost when an update is all drawn
+    this.afterUpdate = null;  // called with the chart after each setOption (brush.js puts the brush back)
     new IntersectionObserver((entries) => {
       this.visible = entries[entries.length - 1].isIntersecting;
       if (this.visible && this.pending) {
@@ -491,6 +502,7 @@ export class ChartPanel {
     this.drawing = started;
     this.fit();
     this.chart.setOption(option, { notMerge: Boolean(replace), lazyUpdate: false });
+    this.afterUpdate?.(this.chart);
     this.chart.hideLoading();
     // The first drawing is measured (the browser test reports it).
     if (!this.measured) performance.measure(`optimist-draw-${this.container.id}`, { start: started, end: performance.now() });

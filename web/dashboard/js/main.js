@@ -1,6 +1,7 @@
 // The dashboard page: the study list, one study's views, and live updates by polling the API.
 
 import { getJSON, TrialStore } from './api.js';
+import { describeBrush, ParallelBrush, selectTrials } from './brush.js';
 import { ChartPanel, diagnosticsOption, historyOption, parallelOption, sliceOption, timelineOption } from './charts.js';
 import { activeTest, algorithmLabel, el, fmtAge, fmtDuration, fmtInteger, fmtNumber, fmtParam, fmtSince } from './format.js';
 import { RedrawPacer } from './pacing.js';
@@ -29,6 +30,19 @@ const app = {
 };
 for (const name of ['history', 'parallel', 'slice', 'timeline', 'diagnostics'])
   app.charts[name] = new ChartPanel($(`#chart-${name}`));
+
+// The parallel coordinates' brush filters the trials table, with its text and state filters. A
+// drag reports its intervals at every move: the table follows once a frame.
+let brushFrame = 0;
+const brush = new ParallelBrush(() => {
+  brushFrame ||= requestAnimationFrame(() => {
+    brushFrame = 0;
+    const intervals = brush.intervals;
+    app.table.setSelection(brush.active() && app.study ? { what: describeBrush(app.study, intervals),
+      select: (trials) => selectTrials(trials, app.study, intervals) } : null);
+  });
+});
+app.charts.parallel.afterUpdate = (chart) => brush.updated(chart);
 
 // ---------------------------------------------------------------- study list
 
@@ -152,6 +166,7 @@ function select(id) {
   history.replaceState(null, '', `#study=${encodeURIComponent(id)}`);
   renderStudies();
   app.study = null;
+  brush.reset();
   $('#study').hidden = false;
   $('#study-name').textContent = id;
   showStudyError('');
@@ -336,8 +351,10 @@ async function poll() {
           setupStudy(app.study, store);
         }
         renderStudy();
-        if (restarted) drawCharts(true);
-        else if (changed) scheduleDraw();
+        if (restarted) {
+          brush.reset();  // another run: its axes may be others
+          drawCharts(true);
+        } else if (changed) scheduleDraw();
       }
     }
     setStatus(true);
@@ -363,6 +380,7 @@ async function start() {
   });
   $('#trial-filter').addEventListener('input', (e) => app.table.setFilter(e.target.value));
   $('#state-filter').addEventListener('change', (e) => app.table.setStateFilter(e.target.value));
+  $('#trials .brush-clear').addEventListener('click', () => brush.clear());
   $('#page-size').addEventListener('change', (e) => app.table.setPageSize(Number(e.target.value)));
   for (const control of ['#log-scale', '#history-mode'])
     $(control).addEventListener('change', () => { if (app.study && app.store.summary) drawCharts(true); });

@@ -10,9 +10,11 @@ export class TrialsTable {
     this.table = root.querySelector('table');
     this.info = root.querySelector('.table-info');
     this.pager = root.querySelector('.pager');
+    this.brushNote = root.querySelector('.brush-note');
     this.sort = { key: 'number', descending: true };
     this.filterText = '';
     this.stateFilter = '';
+    this.selection = null;  // the parallel coordinates' brush: {select(trials) -> {selected, lines}, what}
     this.page = 0;
     this.pageSize = 50;
     this.store = null;
@@ -38,6 +40,15 @@ export class TrialsTable {
 
   setStateFilter(state) {
     this.stateFilter = state;
+    this.page = 0;
+    this.viewVersion = -1;
+    this.render();
+  }
+
+  /** Shows only the trials the parallel coordinates' brush selects (null: all); the state and
+   *  text filters apply as well. */
+  setSelection(selection) {
+    this.selection = selection;
     this.page = 0;
     this.viewVersion = -1;
     this.render();
@@ -88,6 +99,11 @@ export class TrialsTable {
     if (this.viewVersion === this.store.version) return;
     this.viewVersion = this.store.version;
     let rows = this.store.trials;
+    if (this.selection) {
+      const { selected, lines } = this.selection.select(rows);
+      rows = selected;
+      this.selectionCount = [selected.length, lines];
+    }
     if (this.stateFilter) rows = rows.filter((t) => t.state === this.stateFilter);
     if (this.filterText.trim()) {
       const keep = parseFilter(this.filterText, this.columns);
@@ -131,6 +147,19 @@ export class TrialsTable {
       : `no trials${filtered}`;
     this.info.dataset.count = this.view.length;
     this.renderPager(pages);
+    this.renderSelection();
+  }
+
+  // "12 of 40 complete trials selected in the parallel coordinates: lr 0.001–0.01 [clear]"
+  renderSelection() {
+    const note = this.brushNote;
+    if (note.hidden !== !this.selection) note.hidden = !this.selection;  // (rendered at every poll)
+    if (!this.selection) return;
+    const [n, lines] = this.selectionCount;
+    note.dataset.selected = n;
+    note.dataset.lines = lines;
+    note.querySelector('.brush-text').textContent =
+      `${fmtInteger(n)} of ${fmtInteger(lines)} complete trials selected in the parallel coordinates: ${this.selection.what}`;
   }
 
   renderPager(pages) {
