@@ -7,22 +7,11 @@ import assert from 'node:assert/strict';
 const { parallelOption, UNUSED } = await import('../../web/dashboard/js/charts.js');
 const { brushTest, describeBrush, ParallelBrush, selectTrials } = await import('../../web/dashboard/js/brush.js');
 
-// A conditional space (docs/discrete.md), as charts.test.mjs's: axes 0 model, 1 layers (its
-// "— unused" slot under 1), 2 dropout, 3 lr (log), 4 split ("— unused" its first category), 5 x, 6 value.
-const parameters = [
-  { name: 'model', type: 'categorical', choices: ['tree', 'net'] },
-  { name: 'layers', type: 'integer', lower: 1, upper: 3, condition: { parent: 'model', values: ['net'] } },
-  { name: 'dropout', type: 'continuous', lower: 0, upper: 0.5, condition: { parent: 'layers', values: [2, 3] } },
-  { name: 'lr', type: 'continuous', lower: 1e-4, upper: 1e-1, log: true, condition: { parent: 'model', values: ['net'] } },
-  { name: 'split', type: 'categorical', choices: ['gini', 'entropy'], condition: { parent: 'model', values: ['tree'] } },
-  { name: 'x', type: 'continuous', lower: 0, upper: 1 },
-];
-const study = { direction: 'minimize', space: { parameters } };
+// conditional_study.mjs's space and trials (axes 0-5, the value's 6), with more of them.
+const shared = await import('./conditional_study.mjs');
+const { study } = shared;
 const trials = [
-  { number: 0, state: 'complete', value: 0.9, params: ['tree', 1, 0, 1e-4, 'entropy', 0.2] },
-  { number: 1, state: 'complete', value: 0.5, params: ['net', 1, 0, 3e-3, 'gini', 0.4] },
-  { number: 2, state: 'complete', value: 0.1, params: ['net', 3, 0.25, 1e-2, 'gini', 0.6] },
-  { number: 3, state: 'failed', params: ['net', 2, 0.1, 1e-3, 'gini', 0.8] },
+  ...shared.trials,
   { number: 4, state: 'running', params: ['net', 2, 0.1, 5e-3, 'gini', 0.3] },
   { number: 5, state: 'complete', value: 0.25, params: ['net', 2, 0.4, 2e-2, 'gini', 0.7] },
   { number: 6, state: 'complete', value: 0.3, params: ['tree', 1, 0, 1e-4, 'gini', 0.1] },

@@ -19,23 +19,7 @@ function rowsOf(data, axes) {
 }
 const parallelRows = (option) => rowsOf(option.series[0].data, option.parallelAxis);
 
-// docs/discrete.md, "Conditional parameters": an unused parameter holds a fixed value (its lower
-// bound, its first choice) that the objective never saw.
-const parameters = [
-  { name: 'model', type: 'categorical', choices: ['tree', 'net'] },
-  { name: 'layers', type: 'integer', lower: 1, upper: 3, condition: { parent: 'model', values: ['net'] } },
-  { name: 'dropout', type: 'continuous', lower: 0, upper: 0.5, condition: { parent: 'layers', values: [2, 3] } },
-  { name: 'lr', type: 'continuous', lower: 1e-4, upper: 1e-1, log: true, condition: { parent: 'model', values: ['net'] } },
-  { name: 'split', type: 'categorical', choices: ['gini', 'entropy'], condition: { parent: 'model', values: ['tree'] } },
-  { name: 'x', type: 'continuous', lower: 0, upper: 1 },
-];
-const study = { direction: 'minimize', space: { parameters } };
-const trials = [
-  { number: 0, state: 'complete', value: 0.9, params: ['tree', 1, 0, 1e-4, 'entropy', 0.2] },
-  { number: 1, state: 'complete', value: 0.5, params: ['net', 1, 0, 3e-3, 'gini', 0.4] },
-  { number: 2, state: 'complete', value: 0.1, params: ['net', 3, 0.25, 1e-2, 'gini', 0.6] },
-  { number: 3, state: 'failed', params: ['net', 2, 0.1, 1e-3, 'gini', 0.8] },
-];
+const { parameters, study, trials } = await import('./conditional_study.mjs');
 
 test('parallel coordinates put unused conditional parameters on a place of their own', () => {
   const option = parallelOption(trials, study, { log: false });
