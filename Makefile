@@ -16,7 +16,7 @@ SAN_FLAGS      := -DCMAKE_CXX_COMPILER=$(SAN_CXX) -DCMAKE_BUILD_TYPE=RelWithDebI
 # make fuzz: seconds per target, the targets, and libFuzzer's limits (a slower input is a hang, a
 # larger one unbounded memory).
 FUZZ_SECONDS   ?= 60
-FUZZ_TARGETS   ?= config space trace answer options storage_url http ask_tell
+FUZZ_TARGETS   ?= config space trace answer options storage_url http ask_tell trace_view
 FUZZ_ARGS      ?=
 FUZZ_JOBS      ?= $(JOBS)
 # make tsan: the tests of the concurrent parts (studies, workers, parallel runs, the dashboard).

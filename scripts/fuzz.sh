@@ -13,7 +13,7 @@ extra=("$@")
 
 run_one() {
   local t=$1 max_len=4096
-  case $t in trace|config|space|http) max_len=16384;; storage_url) max_len=1024;; esac
+  case $t in trace|trace_view|config|space|http) max_len=16384;; storage_url) max_len=1024;; esac
   local dict=()
   [[ -f fuzz/dict/$t.dict ]] && dict=(-dict=fuzz/dict/$t.dict)
   mkdir -p "$asan_dir/fuzz/corpus/$t"
