@@ -7,15 +7,13 @@ import time
 
 from browser import Browser, Dashboard
 from browser_args import ARGS
-from test_dashboard_browser import CHARTS, HERE, Case, best, hold_lock, run_optimist, trace_lines
+from test_dashboard_browser import CHARTS, Case, best, hold_lock, run_fixture, run_optimist, trace_lines
 
 
 class LiveTrace(Case):
     def test_live_trace(self):
         full = os.path.join(self.dir, "full.jsonl")
-        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space.json",
-                     "--direction", "minimize", "--algorithm", "gp-ei", "--budget", "40", "--seed", "1",
-                     "--on-failure", "mark-failed", "--out", full)
+        run_fixture(full, "space.json", "gp-ei", 40, "--seed", "1")
         lines = trace_lines(full)
         evals = [json.loads(line) for line in lines[1:-1]]
         self.assertEqual(len(evals), 40)
@@ -114,9 +112,7 @@ class LiveTrace(Case):
         # count; the text filter applies too; trials arriving later are judged by the same
         # intervals; a redraw keeps the brush; clearing it (the note's button, or in the chart) clears both.
         full = os.path.join(self.dir, "full.jsonl")
-        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space_plain.json",
-                     "--direction", "minimize", "--algorithm", "random", "--budget", "90", "--seed", "3",
-                     "--on-failure", "mark-failed", "--out", full)
+        run_fixture(full, "space_plain.json", "random", 90, "--seed", "3")
         lines = trace_lines(full)
         evals = [json.loads(line) for line in lines[1:-1]]
         live = os.path.join(self.dir, "live.jsonl")
@@ -249,9 +245,7 @@ class LiveTrace(Case):
         # it on, though the API gives choices: the plots (a categorical value as its choice's place
         # in one Float64Array) drew such a trial nowhere on the axis, the table showed the index.
         written = os.path.join(self.dir, "written.jsonl")
-        run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/space_plain.json",
-                     "--direction", "minimize", "--algorithm", "random", "--budget", "12", "--on-failure", "mark-failed",
-                     "--out", written)
+        run_fixture(written, "space_plain.json", "random", 12)
         lines = [json.loads(line) for line in trace_lines(written)]
         choices = lines[0]["meta"]["space"]["parameters"][2]["choices"]
         names = []

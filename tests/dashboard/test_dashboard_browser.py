@@ -37,6 +37,13 @@ def run_optimist(*args):
     subprocess.run([ARGS.optimist, "run", "-q", *args], check=True, stdout=subprocess.DEVNULL)
 
 
+def run_fixture(out, space, algorithm, budget, *seed):
+    """A trace of the fixture objective (objective.py: some points fail) on `space`, minimized."""
+    run_optimist("--objective-command", f"/usr/bin/python3 {HERE}/objective.py", "--space", f"{HERE}/{space}",
+                 "--direction", "minimize", "--algorithm", algorithm, "--budget", str(budget), *seed,
+                 "--on-failure", "mark-failed", "--out", out)
+
+
 def hold_lock(path):
     """A process holding a lock on the trace, as its writer does (a classic POSIX lock, which the
     writer's kind conflicts with and the server sees); it holds it until killed."""
