@@ -87,7 +87,7 @@ def finite_or_none(v):
 
 def run(args):
     problem = optimist.problems.Problem(args.problem, args.dim, noise=args.noise)
-    observed = problem._objective_for_run(args.seed)  # the CLI's noise stream for this seed
+    observed = problem.objective_for_run(args.seed)  # the CLI's noise stream for this seed
     space = problem._core.space.to_json()
     parameters = space["parameters"]
     direction = problem.direction
@@ -102,7 +102,7 @@ def run(args):
         "noisy": args.noise > 0.0, "direction": direction, "f_star": problem.f_star, "budget": args.budget,
         "horizon": None, "space": space,
         "run": {"time_limit_s": None, "target": None, "batch": 1, "on_failure": "stop"},
-        "version": optimist.__version__,
+        "version": optimist.__version__, "revision": optimist.__revision__,
     }
     tmp = args.out + ".tmp"
     out = open(tmp, "w", encoding="utf-8")

@@ -27,10 +27,11 @@ from . import problems
 NumericalError = _optimist.NumericalError
 SpaceExhausted = _optimist.SpaceExhausted
 __version__ = _optimist.__version__
+__revision__ = _optimist.__revision__
 
 __all__ = [
     "Categorical", "Evaluation", "ExecutorStopped", "Float", "History", "Int", "NumericalError", "ObjectiveError", "ObjectiveTimeout", "Observation",
     "OptimizeResult", "Optimizer", "ParametricModel", "Space", "SpaceExhausted", "Study", "StudyTrial", "Trace", "Trial", "TrialRecord",
     "algorithm_names", "algorithms",
-    "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__version__",
+    "check_gradients", "check_model", "maximize", "minimize", "problems", "read_trace", "__revision__", "__version__",
 ]

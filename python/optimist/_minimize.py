@@ -311,7 +311,7 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         problem_core, noise = func._core, func.noise
         # Inline, the C++ objective with the CLI's noise stream; on an executor, the picklable Problem
         # (noisy: one draw of that stream per evaluation, function_for below).
-        function = func._objective_for_run(seed) if executor is None else func
+        function = func.objective_for_run(seed) if executor is None else func
     else:
         if space is None:
             raise ValueError("a search space is needed: a dict of optimist.Float/Int/Categorical or a list of (low, high)")
@@ -330,7 +330,7 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
     if earlier is not None:
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
         if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
-            function = func._objective_for_run(seed, first_draw=len(earlier))
+            function = func.objective_for_run(seed, first_draw=len(earlier))
     # A noisy problem on an executor: the k-th evaluation asked gets the k-th draw of the run's noise
     # stream, wherever it runs (a pickled Problem would restart its stream at every evaluation).
     function_for = None

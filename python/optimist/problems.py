@@ -59,9 +59,12 @@ class Problem:
         """Noise-free value at x; ValueError when x is not in the domain."""
         return self._core.f(np.asarray(x, dtype=float))
 
-    def _objective_for_run(self, seed: int, first_draw: int = 0):
-        """The observed function of a run with this seed: the CLI's noise stream unless noise_seed
-        is set (first_draw > 0: a resumed run's stream, continued)."""
+    def objective_for_run(self, seed: int, first_draw: int = 0):
+        """The observed function of a run with this seed, as ``optimist run --problem NAME --noise b
+        --seed SEED`` and ``minimize(problem, seed=SEED)`` observe it: its k-th call gets the k-th
+        draw of the CLI's noise stream for the seed (unless noise_seed is set). For a loop of your
+        own compared with ours on the same noise, seed by seed. first_draw > 0: a resumed run's
+        stream, continued."""
         if self.noise == 0.0:
             return self._observed
         noise_seed = _optimist._noise_seed(seed) if self.noise_seed is None else int(self.noise_seed)
@@ -69,7 +72,7 @@ class Problem:
 
     def _draw_for_run(self, seed: int, draw: int) -> "_Draw":
         """The observed function of the evaluation that gets draw `draw` of the run's noise stream (that
-        of _objective_for_run): picklable, so that an evaluation in a worker process gets its own draw,
+        of objective_for_run): picklable, so that an evaluation in a worker process gets its own draw,
         the one a sequential run would give the same evaluation."""
         noise_seed = _optimist._noise_seed(seed) if self.noise_seed is None else int(self.noise_seed)
         return _Draw(self, noise_seed, draw)

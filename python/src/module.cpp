@@ -11,6 +11,7 @@ namespace py = pybind11;
 PYBIND11_MODULE(_optimist, m) {
   m.doc() = "optimist's C++ core (use the package optimist, not this module directly)";
   m.attr("__version__") = optimist::version();
+  m.attr("__revision__") = optimist::revision();  // the git commit it was built from (a trace's meta "revision")
   // Bad input raises ValueError with the library's message (it names the value and what is allowed).
   py::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -128,7 +128,7 @@ def test_a_failure_on_dask_is_not_returned_again_by_a_later_run(dask_client, tmp
 
 def noise_stream(problem, seed, n):
     x = np.array([1.0, 2.0])
-    observed = problem._objective_for_run(seed)
+    observed = problem.objective_for_run(seed)
     return [observed(x) - problem.f(x) for _ in range(n)]
 
 

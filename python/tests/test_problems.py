@@ -4,6 +4,7 @@ import pickle
 import numpy as np
 import pytest
 
+import optimist
 from optimist import problems
 
 
@@ -47,3 +48,14 @@ def test_attribute_access_pickling_and_errors():
         problems.branin([1.0, 2.0, 3.0])  # wrong dimension, never a read out of range
     with pytest.raises(AttributeError):
         problems.no_such_problem
+
+
+def test_objective_for_run_gives_a_runs_noise_draw_by_draw():
+    # A user's own loop, compared with ours on the same noise: the k-th call gets what the k-th
+    # evaluation of minimize(problem, seed=...) observed.
+    problem = problems.get("branin", noise=0.5)
+    res = optimist.minimize(problem, budget=6, seed=11, algorithm="random")
+    observed = problem.objective_for_run(11)
+    ys = [observed(x) for x in res.x_iters]
+    assert ys == list(res.func_vals)
+    assert ys != [problem(x) for x in res.x_iters]  # the problem itself draws from another stream

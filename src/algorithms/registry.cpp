@@ -3,12 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <new>
+#include <set>
 #include <shared_mutex>
+#include <stdexcept>
 
 #include "algorithms/builtin.hpp"
 #include "core/text.hpp"
@@ -88,8 +92,34 @@ const AlgorithmInfo& algorithm_info(const std::string& name) {
   throw InvalidArgument("unknown algorithm '" + name + "'" + did_you_mean(name, names) + "; valid algorithms: " + join_names(r.entries));
 }
 
+namespace {
+
+// A user's definition, checked once at registration rather than met as a puzzle at some later run.
+void check_definition(const AlgorithmInfo& info) {
+  const std::string who = "register_algorithm: '" + info.name + "': ";
+  // The name becomes a folder (bench), a flag value and a trace field.
+  const bool safe = info.name != "." && info.name != ".." && std::all_of(info.name.begin(), info.name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+  });
+  if (!safe) throw InvalidArgument(who + "a name is letters, digits, - _ . + (it names folders and traces)");
+  std::set<std::string> keys;
+  for (const OptionSpec& o : info.options) {
+    const std::string option = who + "option '" + o.key + "': ";
+    if (o.key.empty() || o.key == "name") throw InvalidArgument(who + "an option may not be named '" + o.key + "'");
+    if (o.key == "seed" || o.key == "budget")
+      throw InvalidArgument(option + "the run's " + o.key + " reaches the factory in its RunContext, not as an option");
+    if (!keys.insert(o.key).second) throw InvalidArgument(option + "declared twice");
+    if (!o.allowed.empty() && (!o.default_value.is_string() ||
+                               std::find(o.allowed.begin(), o.allowed.end(), o.default_value.get<std::string>()) == o.allowed.end()))
+      throw InvalidArgument(option + "its default " + o.default_value.dump() + " is not among its allowed values");
+  }
+}
+
+}  // namespace
+
 void register_algorithm(AlgorithmInfo info) {
   if (info.name.empty() || !info.create) throw InvalidArgument("register_algorithm: a name and a factory are required");
+  check_definition(info);
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
   for (const auto& a : r.entries)
@@ -199,7 +229,17 @@ std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& spec, const Spac
   if (const std::string& cap = info.limits.model_cap_option; !cap.empty() && resolved.contains(cap) && resolved.at(cap).is_number_unsigned())
     model_cap = resolved.at(cap).get<std::size_t>();
   check_limits(info, space.dim(), context.horizon.value_or(0), model_cap);
-  std::unique_ptr<Optimizer> optimizer = info.create(space, direction, OptionValues(info.name, resolved), context);
+  std::unique_ptr<Optimizer> optimizer;
+  try {
+    optimizer = info.create(space, direction, OptionValues(info.name, resolved), context);
+  } catch (const InvalidArgument&) {
+    throw;  // names its value already
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A user's factory failing otherwise: said with the algorithm's name.
+    throw std::runtime_error("algorithm '" + info.name + "': creating the optimizer failed: " + e.what());
+  }
   // A factory registered by a user that returns nothing: said here, not a crash at the first ask.
   if (!optimizer) throw InvalidArgument("algorithm '" + info.name + "': its factory returned no optimizer (a null pointer)");
   return optimizer;

@@ -13,6 +13,26 @@ constexpr std::uint64_t kFallbackStream = 0x66616c6c6261636bULL;
 // A finite space is scanned in full for a free point when the breadth-first search gives up, up
 // to this size.
 constexpr std::uint64_t kFullScanLimit = 10'000'000;
+// How far outside [0, 1] a proposed coordinate may lie (an inner solver's round-off) before it
+// is an error: a point in user coordinates, not a clipped boundary point.
+constexpr double kUnitSlack = 1e-6;
+
+// Throws std::logic_error naming what is wrong with a point an algorithm gave (`what`: "propose()"
+// or "recommend_unit()"); a defect of the algorithm, not of the user's input.
+void check_unit_point(const std::string& algorithm, const char* what, const Vector& u, const Space& space) {
+  const std::string who = algorithm + ": " + what + " returned ";
+  if (static_cast<std::size_t>(u.size()) != space.dim())
+    throw std::logic_error(who + "a point of " + std::to_string(u.size()) + " coordinates; the space has " +
+                           std::to_string(space.dim()));
+  for (std::size_t i = 0; i < space.dim(); ++i) {
+    const double v = u[static_cast<Eigen::Index>(i)];
+    const std::string at = " for parameter '" + space[i].name + "' (coordinate " + std::to_string(i) + ")";
+    if (!std::isfinite(v)) throw std::logic_error(who + format_double(v) + at);
+    if (v < -kUnitSlack || v > 1.0 + kUnitSlack)
+      throw std::logic_error(who + format_double(v) + at + ", outside the unit cube [0, 1]: points are unit-cube "
+                             "coordinates (Space::to_unit maps a user point there)");
+  }
+}
 }  // namespace
 
 Optimizer::Optimizer(std::string name, Space space, Direction direction, const RunContext& context)
@@ -42,8 +62,7 @@ std::vector<Trial> Optimizer::ask(std::size_t n) {
   trials.reserve(units.size());
   PointSet batch;
   for (auto& u : units) {
-    if (static_cast<std::size_t>(u.size()) != space_.dim() || !u.allFinite())
-      throw std::logic_error(name_ + ": propose() returned a malformed point");
+    check_unit_point(name_, "propose()", u, space_);
     Trial t;
     t.x = user_point(u);
     if (avoids_repeats() && (is_taken_user(t.x) || batch.contains(t.x))) {
@@ -291,8 +310,7 @@ Vector Optimizer::recommend_unit() const {
 
 Vector Optimizer::recommend() const {
   const Vector raw = recommend_unit();
-  if (static_cast<std::size_t>(raw.size()) != space_.dim() || !raw.allFinite())
-    throw std::logic_error(name_ + ": recommend_unit() returned a malformed point");
+  check_unit_point(name_, "recommend_unit()", raw, space_);
   const Vector unit = space_.snap_unit(raw);
   // An evaluated point is returned as it was told: the unit cube's round trip moves user values
   // (a warm start's 0.1 came back as 0.10000000000000009).

@@ -427,9 +427,12 @@ void TraceWriter::write_recommend(const Vector& x, std::optional<double> f,
   ordered_json line;
   line["recommend"] = std::move(r);
   write_line(line.dump());
+  ended_ = true;
 }
 
 void TraceWriter::write_line(const std::string& text) {
+  if (ended_)
+    throw std::logic_error("trace '" + path_ + "' already ends with its recommend line (optimize() and minimize() write it): nothing more is written");
   // Flushed per line: a killed run keeps every line written so far.
   const std::streamoff complete = out_.tellp();  // the file's length up to its last complete line
   errno = 0;

@@ -226,7 +226,7 @@ json summarize(const SweepSpec& spec, const std::string& out_dir) {
           d.suggest_s.push_back(get_number(e, "suggest_s").value_or(kNaN) + get_number(e, "tell_s").value_or(0.0));
         }
         if (!meta_of[i]) meta_of[i] = d.trace.meta;
-        ++revisions[d.trace.meta.revision.empty() ? "unrecorded (before stop 68)" : d.trace.meta.revision];
+        ++revisions[d.trace.meta.revision.empty() ? "unrecorded (a trace written before stop 68 or by another program)" : d.trace.meta.revision];
         const bool maximize = d.trace.meta.direction == Direction::Maximize;
         auto [it, fresh] = best_seen.try_emplace(task_key(spec.problems[i]), kNaN);
         (void)fresh;

@@ -411,6 +411,10 @@ TEST(BenchCli, OptunaPeersRunQuietlyAndTheWrittenSweepIsAConfig) {
   EXPECT_EQ(b.err.find("Warning"), std::string::npos) << b.err;
   for (const std::string label : {"optuna-cmaes", "optuna-qmc"})
     EXPECT_TRUE(fs::exists(dir / "out/traces/mixed_separable" / label / "seed-0.jsonl")) << label;
+  // The peers' traces name the build that ran them, as ours do: one revision, not "mixed".
+  const std::string summary = slurp(dir / "out/summary.md");
+  EXPECT_NE(summary.find("its runs were made by revision "), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("(mixed:"), std::string::npos) << summary;
   const Result again = cli("bench --config out/sweep.json --out out --jobs 1 --no-plot");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.err.find("6 already done"), std::string::npos) << again.err;

@@ -223,6 +223,8 @@ TEST_F(Trace, NullRecommendWhenThereIsNoAnswer) {
     m.f_star.reset();
     TraceWriter w(path, m, space);
     w.write_recommend(Vector(), std::nullopt, std::nullopt);
+    // A second recommend line (a caller writing its own after optimize()'s) made an unreadable trace.
+    EXPECT_THROW(w.write_recommend(Vector(), std::nullopt, std::nullopt), std::logic_error);
   }
   const optimist::Trace t = optimist::read_trace(path);
   EXPECT_FALSE(t.meta.f_star.has_value());

@@ -20,7 +20,7 @@ struct OptionSpec {
   std::string key;
   nlohmann::json default_value;
   std::string help;
-  std::vector<std::string> allowed;  ///< for string options: the accepted values
+  std::vector<std::string> allowed{};  ///< for string options: the accepted values (empty: any)
 };
 
 /// Validated options of one algorithm: defaults merged with what the user gave.

@@ -111,6 +111,8 @@ class TraceWriter {
   /// system's reason, and leaves the file ending at its last complete line.
   void write(const EvaluationRecord& record);
   /// The final line; x empty when the algorithm has no answer. stop_reason as to_string(StopReason).
+  /// optimize() and minimize() write it themselves. After it, any further write throws
+  /// std::logic_error: a trace ends at its recommend line.
   void write_recommend(const Vector& x, std::optional<double> f, std::optional<double> simple_regret,
                        const std::string& stop_reason = "budget");
   const std::string& path() const { return path_; }
@@ -124,6 +126,7 @@ class TraceWriter {
   Space space_;
   std::optional<TraceLock> lock_;
   std::ofstream out_;
+  bool ended_ = false;  // the recommend line is written
 };
 
 /// A trace read back.
