@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from . import _optimist, _worker
-from ._values import ObjectiveError, described, seconds_text, shown, shown_point
+from ._values import ObjectiveError, described, is_truth_value, not_a_number, seconds_text, shown, shown_point
 from ._worker import (Raised, RemoteTraceback, StartTime, TimedOut, driver_identity, raised_by_objective,
                       timed_call, timeout_error)
 
@@ -240,14 +240,14 @@ class _Books:
 
     def _value(self, entry: _InFlight, value: Any, eval_s: float) -> Dict[str, Any]:
         trial = entry.trial
-        if isinstance(value, (str, bytes, bytearray)):
-            problem = f"a non-number {shown(value)} of type {type(value).__name__}"
+        if isinstance(value, (str, bytes, bytearray)) or is_truth_value(value):
+            problem = not_a_number(value)
         else:
             try:
                 y = float(value)
                 problem = None if math.isfinite(y) else repr(y)
             except (TypeError, ValueError, OverflowError):
-                problem = f"a non-number {shown(value)} of type {type(value).__name__}"
+                problem = not_a_number(value)
             except Exception as e:  # noqa: BLE001 - a __float__ that breaks: the value is not a number
                 problem = f"{shown(value)} of type {type(value).__name__}, whose float() raised {described(e)}"
         if problem is not None:
@@ -450,7 +450,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
 
     def told(record: Dict[str, Any], entry: _InFlight) -> None:
         if progress:
-            _show(record, budget)
+            _show(record, budget, books.at(entry.trial) if record["failed"] else "")
         if callback is not None:
             evaluation = Evaluation(record["i"], argument_of(entry.trial), record["y"], record["failed"],
                                     record["error"], record["best_f"])
@@ -621,7 +621,19 @@ def _wait_for_workers(running: List[str], timeout: float = 2.0) -> None:
         pass
 
 
-def _show(record: Dict[str, Any], budget: int) -> None:
-    y = "failed" if record["failed"] else f"y = {record['y']:.6g}"
+def _reason(error: Optional[str], at: str, limit: int = 60) -> str:
+    """A failure's reason for a progress line: its message without the point (`at`, as the message
+    shows it) on one line, cut to `limit` characters ("RuntimeError: solver diverged", "returned nan")."""
+    text = (error or "").replace(f"evaluating x = {at} ", "").replace(f" at x = {at}", "")
+    for prefix in ("objective threw: ", "objective "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def _show(record: Dict[str, Any], budget: int, at: str = "") -> None:
+    y = f"failed ({_reason(record['error'], at)})" if record["failed"] else f"y = {record['y']:.6g}"
     best = "" if record["best_f"] is None else f"  best = {record['best_f']:.6g}"
     print(f"optimist: {record['i']:>5}/{budget}  {y}{best}", file=sys.stderr, flush=True)

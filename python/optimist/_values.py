@@ -23,11 +23,25 @@ def seconds_text(seconds: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def is_truth_value(value: Any) -> bool:
+    """True for a bool, numpy's bool_ or a numpy array of bools: float() takes them as 1.0 and 0.0,
+    but an objective returning one almost surely returns a comparison by mistake."""
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == np.bool_)
+
+
+def not_a_number(value: Any) -> str:
+    """How a value that is not a number is named in a failure: "a non-number (1, 2) of type tuple"."""
+    text = f"a non-number {shown(value)} of type {type(value).__name__}"
+    if is_truth_value(value):
+        text += " (return the value, not a comparison)"
+    return text
+
+
 def as_number(value: Any) -> Optional[float]:
     """An objective value as a float, or None when it is not a number: text ("1.5" is not read as
-    a number), None, an integer too large for a float (10**400), or an object whose float() raises.
-    NaN and infinity are returned: each caller fails them in its own way."""
-    if isinstance(value, (str, bytes, bytearray)):
+    a number), a bool (see is_truth_value), None, an integer too large for a float (10**400), or an
+    object whose float() raises. NaN and infinity are returned: each caller fails them in its own way."""
+    if isinstance(value, (str, bytes, bytearray)) or is_truth_value(value):
         return None
     try:
         return float(value)
@@ -39,7 +53,10 @@ def told_value(y: Any) -> float:
     """A value given to tell() or add(): a number (see as_number) or TypeError naming it."""
     value = as_number(y)
     if value is None:
-        what = "a number that fits a float" if isinstance(y, numbers.Integral) else "a number"
+        if is_truth_value(y):  # a bool is an Integral, but not a number an objective returns
+            what = "a number (not a truth value)"
+        else:
+            what = "a number that fits a float" if isinstance(y, numbers.Integral) else "a number"
         raise TypeError(f"an objective value must be {what}, got {shown(y)} of type {type(y).__name__}")
     return value
 

@@ -133,7 +133,7 @@ class History:
         if "id" in self.extra:
             data["id"] = self.extra["id"]
         rows = [self.space.to_dict(r) for r in self.X]
-        for name in self.space.names:
+        for name in self.space.point_names:  # fixed parameters included, as the objective saw them
             data[name] = [r.get(name) for r in rows]  # None (NaN): a conditional parameter it did not use
         data["y"] = self.y
         for k in _RUN_COLUMNS:

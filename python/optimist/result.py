@@ -12,7 +12,8 @@ class OptimizeResult(dict):
     ``x_iters``, ``func_vals``  every evaluated point and its value (NaN when it failed), in order
     ``recommended_x``         the algorithm's answer (``Optimizer.recommend``; by default ``x``)
     ``recommended_f``         its noise-free value for a benchmark problem, else its observed value
-                              when it was evaluated, else None
+                              when it was evaluated (the mean of its values when a noisy objective
+                              was evaluated there several times), else None
     ``nfev``, ``n_failed``    evaluations (failed ones included) and failed evaluations
     ``success``, ``status``,  False when the objective failed; why the run ended: "budget",
     ``message``               "time limit", "target reached", "objective failed", "cancelled", "space exhausted"

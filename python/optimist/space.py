@@ -11,30 +11,23 @@ import numpy as np
 from . import _optimist
 
 
-def _g(value: Any) -> str:
-    """A bound as the C++ messages print it (%g)."""
-    try:
-        return f"{float(value):g}"
-    except (TypeError, ValueError, OverflowError):
-        return repr(value)
-
-
-def _bad_float(low: Any, high: Any, log: Any) -> Optional[str]:
-    """Why Float(low, high, log) is not a parameter (the C++ space's words), or None."""
+def _bad_float(low: Any, high: Any, log: Any, given: str = "a Float") -> Optional[str]:
+    """Why Float(low, high, log) is not a parameter (the C++ space's words), or None. `given`: what
+    the user wrote, for the hint that a plain value fixes a parameter."""
     for bound in (low, high):
         if not _is_real(bound):
             return f"Float bounds must be numbers, got {bound!r}"
     if not isinstance(log, (bool, np.bool_)):
         return f"log must be True or False, got {log!r}"
-    lo, hi = float(low), float(high)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"bounds must be finite, got [{_g(lo)}, {_g(hi)}]"
-    if not lo < hi:
-        return f"empty or inverted bounds [{_g(lo)}, {_g(hi)}]; need lower < upper"
-    if log and lo <= 0:
-        return f"log scale needs positive bounds, got lower = {_g(lo)}"
-    if not math.isfinite(hi - lo):
-        return f"the width of [{_g(lo)}, {_g(hi)}] overflows a double; narrow the bounds or rescale the parameter"
+    # The C++ space's own checks (finite, ordered, wide enough to hold 2^20 doubles, ...), so that a
+    # Float that is made is one that minimize takes.
+    try:
+        _optimist._Space().add_continuous("_", float(low), float(high), bool(log))
+    except ValueError as e:
+        problem = str(e).removeprefix("parameter '_': ")
+        if float(low) == float(high):
+            problem += f"; to fix a parameter at {low!r}, give the plain value {low!r} instead of {given}"
+        return problem
     return None
 
 
@@ -97,7 +90,9 @@ def _call(kind: str, low: Any, high: Any, log: Any) -> str:
 class Float:
     """A continuous parameter in [low, high]; ``log=True`` searches log(x) uniformly (low > 0).
     ``when={"kernel": ["rbf", "poly"]}`` makes it conditional (see Space).
-    Bad bounds (NaN or infinite, low >= high, low <= 0 with log) raise ValueError when it is made."""
+    Bad bounds (NaN or infinite, low >= high, low <= 0 with log, too narrow to hold 2^20 doubles)
+    raise ValueError when it is made, in minimize's words. To fix a parameter, give a plain value
+    in the space's dict instead (see Space)."""
 
     low: float
     high: float
@@ -202,16 +197,21 @@ def _check_distinct(name: str, choices: Tuple[Any, ...]) -> None:
             raise ValueError(f"parameter '{name}': duplicate choice {c!r}")
 
 
+def _is_fixed(spec: Any) -> bool:
+    """A plain value in a dict of parameters: a fixed parameter (a number, a bool or a string)."""
+    return _is_real(spec) or isinstance(spec, (str, bool, np.bool_))
+
+
 def _dimension(name: str, spec: Any) -> Dimension:
     if isinstance(spec, (Float, Int, Categorical)):
         return spec
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and all(isinstance(v, (int, float, np.number)) for v in spec):
-        problem = _bad_float(float(spec[0]), float(spec[1]), False)
+        problem = _bad_float(spec[0], spec[1], False, "a (low, high) pair")
         if problem is not None:
             raise ValueError(f"parameter '{name}': {problem}")
         return Float(float(spec[0]), float(spec[1]))
-    raise ValueError(
-        f"parameter '{name}': expected optimist.Float, Int, Categorical or a (low, high) pair, got {spec!r}")
+    raise ValueError(f"parameter '{name}': expected optimist.Float, Int, Categorical, a (low, high) pair or (in a "
+                     f"dict of parameters) a plain number or string, which fixes the parameter; got {spec!r}")
 
 
 class Space:
@@ -229,20 +229,28 @@ class Space:
     fixed value (its lower bound; a Categorical's first choice): two points that differ only in
     unused parameters are one point, never evaluated twice, and the models see them as one.
 
+    Fixed parameters: a plain number, bool or string in a dict (``{"T": 70.0, "x": Float(0, 1)}``)
+    is not searched (``names``, ``dim``, ``bounds`` and the trace's space leave it out), but every
+    point the objective receives or a result shows holds it (``fixed`` lists them).
+
     Bad bounds raise ValueError when a Float or Int is made (naming the call and the value); bad
     (low, high) pairs, duplicate names or empty choices raise ValueError naming the parameter.
     """
 
     def __init__(self, dimensions: Union[Mapping[str, Any], Sequence[Any], np.ndarray, "Space"]):
+        self._fixed: Dict[str, Any] = {}
         if isinstance(dimensions, Space):
             self._dims, self._named = dict(dimensions._dims), dimensions._named
+            self._fixed, self._order = dict(dimensions._fixed), list(dimensions._order)
         elif isinstance(dimensions, Mapping):
             for k in dimensions:
                 # str(k) would rename it (the objective got {'1': ...} for {1: ...}) and could merge
                 # two parameters into one ({1: ..., "1": ...}).
                 if not isinstance(k, str):
                     raise ValueError(f"parameter names must be strings, got {k!r} of type {type(k).__name__}")
-            self._dims = {k: _dimension(k, v) for k, v in dimensions.items()}
+            self._fixed = {k: v for k, v in dimensions.items() if _is_fixed(v)}
+            self._dims = {k: _dimension(k, v) for k, v in dimensions.items() if k not in self._fixed}
+            self._order = list(dimensions)  # the user's order, fixed parameters included
             self._named = True
         elif isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Iterable):
             raise TypeError("a search space is a dict of parameters, a list of (low, high) bounds or an "
@@ -251,11 +259,13 @@ class Space:
             rows = [tuple(r) if isinstance(r, np.ndarray) else r for r in dimensions]
             self._dims = {f"x{k + 1}": _dimension(f"x{k + 1}", d) for k, d in enumerate(rows)}
             self._named = False
+            self._order = list(self._dims)
             for name, d in self._dims.items():
                 if isinstance(d, Categorical):
                     raise ValueError(f"parameter '{name}': a Categorical needs a named space (a dict of parameters)")
         if not self._dims:
-            raise ValueError("the search space has no parameters")
+            raise ValueError("the search space has no parameters" + (
+                f" to search: every one is fixed ({self._fixed!r})" if self._fixed else ""))
         self._core = _optimist._Space()
         labels: Dict[str, List[str]] = {}  # a categorical's choices as the C++ space names them
         for name, d in self._dims.items():
@@ -285,6 +295,10 @@ class Space:
                 self._core.add_categorical(name, names)
                 labels[name] = names
         for name, d in self._dims.items():
+            if d.when is not None and d.when.parent in self._fixed:
+                raise ValueError(f"parameter '{name}': when={d.when!r} names '{d.when.parent}', which is fixed at "
+                                 f"{self._fixed[d.when.parent]!r}: the condition always or never holds; leave it out, "
+                                 "or leave out the parameter")
             if d.when is not None:
                 self._core.add_condition(name, d.when.parent, self._condition_labels(name, d.when, labels))
         self._conditional = self._core.has_conditions
@@ -332,6 +346,16 @@ class Space:
         return list(self._dims)
 
     @property
+    def fixed(self) -> Dict[str, Any]:
+        """The fixed parameters (plain values in a dict of parameters): never searched, in every point."""
+        return dict(self._fixed)
+
+    @property
+    def point_names(self) -> List[str]:
+        """The names a point dict holds, in the order given: the searched parameters and the fixed ones."""
+        return list(self._order)
+
+    @property
     def dim(self) -> int:
         return len(self._dims)
 
@@ -361,15 +385,20 @@ class Space:
         return self._dims.items()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Space) and self._dims == other._dims and self._named == other._named
+        return (isinstance(other, Space) and self._dims == other._dims and self._named == other._named
+                and self._fixed == other._fixed and self._order == other._order)
 
     def __repr__(self) -> str:
         if not self._named:
             return f"Space({[(d.low, d.high) if isinstance(d, Float) and not d.log and d.when is None else d for d in self._dims.values()]})"
-        return f"Space({self._dims})"
+        return f"Space({self._given()})"
+
+    def _given(self) -> Dict[str, Any]:
+        """The dict the space was made from: its parameters and fixed values, in the order given."""
+        return {n: self._fixed[n] if n in self._fixed else self._dims[n] for n in self._order}
 
     def to_json(self) -> dict:
-        """The space as in a trace's meta line (docs/trace-format.md)."""
+        """The space as in a trace's meta line (docs/trace-format.md): the searched parameters."""
         return self._core.to_json()
 
     # ---- points: the C++ vector (a categorical as its choice index) <-> the user's form ----
@@ -380,9 +409,12 @@ class Space:
         ValueError naming the parameter when a value is missing or outside the space.
         """
         if isinstance(point, Mapping):
+            for n, fixed in self._fixed.items():  # a fixed parameter may be left out, or hold its value
+                if n in point and not (_equal(point[n], fixed) or _both_nan(point[n], fixed)):
+                    raise ValueError(f"point {dict(point)!r}: parameter '{n}' is fixed at {fixed!r}, got {point[n]!r}")
             # A conditional parameter may be left out; it must be where it is active (checked below).
             missing = [n for n, d in self._dims.items() if n not in point and d.when is None]
-            extra = [n for n in point if n not in self._dims]
+            extra = [n for n in point if n not in self._dims and n not in self._fixed]
             if missing or extra:
                 raise ValueError(f"point {dict(point)!r}: " + "; ".join(
                     s for s in (missing and f"missing {missing}", extra and f"unknown {extra} (parameters: {self.names})") if s))
@@ -433,7 +465,8 @@ class Space:
         return self.to_dict(x)
 
     def to_dict(self, x: np.ndarray) -> Dict[str, Any]:
-        """The point as a dict; a conditional parameter that is inactive at x is left out."""
+        """The point as a dict, fixed parameters included (in the order given); a conditional
+        parameter that is inactive at x is left out."""
         out: Dict[str, Any] = {}
         on = self.active(x)
         for k, (v, (name, d)) in enumerate(zip(x, self._dims.items())):
@@ -445,6 +478,9 @@ class Space:
                 out[name] = int(v)
             else:
                 out[name] = float(v)
+        if self._fixed:
+            out = {n: self._fixed[n] if n in self._fixed else out[n] for n in self._order
+                   if n in out or n in self._fixed}
         return out
 
     @staticmethod
@@ -480,7 +516,7 @@ class Space:
         return _rebuild_space(dims, named)
 
     def __reduce__(self):
-        return (_rebuild_space, (self._dims, self._named))
+        return (_rebuild_space, (self._given(), self._named))
 
 
 def _rebuild_space(dims: Dict[str, Dimension], named: bool) -> Space:

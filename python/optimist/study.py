@@ -24,7 +24,7 @@ import numpy as np
 from . import _optimist
 from ._loop import Interrupts, _is_true
 from ._minimize import _check_objective_timeout
-from ._values import ObjectiveError, as_number, described, shown, shown_point, told_value
+from ._values import ObjectiveError, as_number, described, not_a_number, shown_point, told_value
 from ._worker import Raised, TimedOut, timed_call, timeout_error
 from .optimizer import _is_scalar, _rows, _several, check_seed, fresh_seed
 from .space import Categorical, Int, Point, Space, as_space
@@ -137,6 +137,11 @@ class Study:
         point of a finite space has been evaluated. ValueError if the name is taken (unless
         load_if_exists), or for a bad algorithm, option or space, naming it."""
         space = as_space(space)
+        if space.fixed:
+            # A study stores its searched space only: the workers that load it would not see them.
+            raise ValueError(f"a study stores the searched parameters only, not fixed ones ({space.fixed!r}): the "
+                             "workers that load it would not see them. Leave them out of the space and give them "
+                             "to your objective yourself (functools.partial, or a constant in its module)")
         for pname, dim in space.items():
             if isinstance(dim, Categorical) and not all(isinstance(c, str) for c in dim.choices):
                 raise ValueError(f"parameter '{pname}': a study stores categorical choices as strings, "
@@ -463,7 +468,9 @@ class Study:
             raise
         y = as_number(value)
         if y is None or not math.isfinite(y):
-            error = ObjectiveError(f"objective returned {shown(value)} at trial {trial.number} (x = {shown_point(trial.x)})")
+            returned = not_a_number(value) if y is None else repr(y)
+            error = ObjectiveError(f"objective returned {returned} at trial {trial.number} "
+                                   f"(x = {shown_point(trial.x)})")
             self.tell_failed(trial, str(error))
             return None, error
         self.tell(trial, y)

@@ -240,8 +240,7 @@ void bind_run(py::module_& m) {
       .def("record_failure", &PyRun::record_failure, py::arg("trial"), py::arg("error"), py::arg("suggest_s"),
            py::arg("eval_s"))
       .def("abandon", &PyRun::abandon, py::arg("trial"))
-      .def("finish", &PyRun::finish)
-      .def_static("thrown", &RunRecorder::thrown, py::arg("x"), py::arg("what"));
+      .def("finish", &PyRun::finish);
   m.def("_read_trace", &trace_dict, py::arg("path"),
         "A trace file read back: {'meta': ..., 'evaluations': [...], 'recommend': ... or None}.");
 }

@@ -131,6 +131,32 @@ def test_text_and_unrepresentable_values_are_failures_not_crashes(bad):
         optimist.minimize(lambda x: bad, [(0, 1)], algorithm="random", budget=3)
 
 
+@pytest.mark.parametrize("bad", [True, False, np.True_, np.array(False), np.array([True])],
+                         ids=["True", "False", "np.True_", "0-d bool array", "bool array"])
+def test_a_bool_is_a_failure_not_one_or_zero(tmp_path, bad):
+    # float(True) is 1.0: an objective returning a comparison was silently minimized as 1/0.
+    with pytest.raises(optimist.ObjectiveError, match=re.escape(f"objective returned a non-number {bad!r} of type "
+                                                                f"{type(bad).__name__} (return the value, not a "
+                                                                "comparison) at x = ")):
+        optimist.minimize(lambda p: bad, {"x": Float(0, 1)}, algorithm="random", budget=3)
+    res = optimist.minimize(lambda p: bad, {"x": Float(0, 1)}, algorithm="random", budget=3, on_failure="mark-failed")
+    assert res.n_failed == 3 and res.fun is None
+    with pytest.raises(TypeError, match=re.escape(f"an objective value must be a number (not a truth value), got "
+                                                  f"{bad!r} of type {type(bad).__name__}")):
+        opt = optimist.Optimizer({"x": Float(0, 1)}, "random")
+        opt.tell(opt.ask(), bad)
+    study = optimist.Study.create(f"sqlite:///{tmp_path / 's.db'}", "s", {"x": Float(0, 1)}, "random", budget=2)
+    with pytest.raises(optimist.ObjectiveError, match=re.escape(f"objective returned a non-number {bad!r} of type")):
+        study.optimize(lambda p: bad)
+
+
+@pytest.mark.parametrize("good", [np.float32(0.5), np.array(0.5), np.array([0.5]), np.int64(2), 3],
+                         ids=["float32", "0-d array", "1-element array", "int64", "int"])
+def test_numbers_of_numpy_and_python_types_are_values(good):
+    res = optimist.minimize(lambda p: good, {"x": Float(0, 1)}, algorithm="random", budget=2)
+    assert res.n_failed == 0 and res.fun == float(np.asarray(good).ravel()[0])
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"target": float("nan")}, "target must be a finite number, got nan"),
     ({"target": "0.5"}, "target must be a number, got '0.5' of type str"),
@@ -280,6 +306,57 @@ def test_progress_lines_and_bad_arguments(capsys):
         optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, name=5)
     with pytest.raises(TypeError, match="trace must be a path"):
         optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, trace=3)
+
+
+def test_progress_shows_why_an_evaluation_failed(capsys):
+    # A failed evaluation printed "5/6  failed  best = ..." with no reason.
+    def simulate(p):
+        if p["x"] > 0.8:
+            raise RuntimeError("solver diverged: too many steps")
+        if p["x"] > 0.5:
+            raise RuntimeError("the adaptive integrator gave up at t = 3.5 after 100000 steps of size 1e-12")
+        return float("nan") if p["x"] > 0.3 else p["x"]
+
+    optimist.minimize(simulate, {"x": Float(0, 1), "y": Float(0, 1)}, algorithm="sobol", budget=12,
+                      on_failure="mark-failed", progress=True)
+    lines = capsys.readouterr().err.splitlines()[1:]
+    assert "optimist:     1/12  failed (RuntimeError: solver diverged: too many steps)" in lines
+    assert "optimist:     4/12  failed (RuntimeError: the adaptive integrator gave up at t = 3.5...)  best = " \
+        "0.0156933" in lines
+    assert any(re.fullmatch(r"optimist: +\d+/12  failed \(returned nan\)  best = [0-9.e-]+", line) for line in lines)
+
+
+def test_plain_values_in_a_space_are_fixed_parameters(tmp_path):
+    # A calibration fixes some of a model's parameters: {"T": 70.0} was refused ("expected
+    # optimist.Float, Int, Categorical or a (low, high) pair").
+    seen = []
+
+    def model(p):
+        seen.append(dict(p))
+        return (p["x"] - 0.3) ** 2 + p["T"] / 1000 + (p["solver"] == "rk4")
+
+    space = {"T": 70.0, "x": Float(0, 1), "solver": "bdf", "n": Int(1, 3)}
+    trace = str(tmp_path / "t.jsonl")
+    res = optimist.minimize(model, space, algorithm="random", budget=6, trace=trace)
+    assert all(list(p) == ["T", "x", "solver", "n"] and p["T"] == 70.0 and p["solver"] == "bdf" for p in seen)
+    assert res.x["T"] == 70.0 and res.x["solver"] == "bdf" and list(res.x) == ["T", "x", "solver", "n"]
+    assert res.x_iters == seen and res.space.names == ["x", "n"] and res.space.fixed == {"T": 70.0, "solver": "bdf"}
+    frame = res.history.to_pandas()
+    assert list(frame.columns[:4]) == ["T", "x", "solver", "n"] and (frame["T"] == 70.0).all()
+    # The trace holds the searched parameters; a resume with the same space goes on from it.
+    assert [p["name"] for p in optimist.read_trace(trace).meta["space"]["parameters"]] == ["x", "n"]
+    resumed = optimist.minimize(model, space, algorithm="random", budget=9, trace=trace, resume=trace)
+    assert resumed.nfev == 9 and len(seen) == 9 and resumed.x_iters[:6] == seen[:6] and resumed.x["T"] == 70.0
+    # Ask/tell: asked points hold them; told points may leave them out, not give another value.
+    opt = optimist.Optimizer(space, "random")
+    assert opt.ask().params["T"] == 70.0
+    opt.tell({"x": 0.5, "n": 2}, 1.0)
+    opt.tell({"T": 70.0, "x": 0.6, "solver": "bdf", "n": 2}, 1.0)
+    with pytest.raises(ValueError, match=re.escape("parameter 'T' is fixed at 70.0, got 80")):
+        opt.tell({"T": 80, "x": 0.5, "n": 2}, 1.0)
+    # A study's workers load its space from storage, where a fixed value would be lost: refused.
+    with pytest.raises(ValueError, match="a study stores the searched parameters only, not fixed ones"):
+        optimist.Study.create(f"sqlite:///{tmp_path / 's.db'}", "s", space)
 
 
 def test_seed_none_draws_a_fresh_seed_recorded_in_the_result_and_the_trace(tmp_path):

@@ -40,11 +40,15 @@ def test_bounds_list_gives_array_points_named_x1_x2():
     ({"c": Categorical([])}, "parameter 'c': a categorical parameter needs at least one choice"),
     ([(2, 1)], "parameter 'x1': empty or inverted bounds [2, 1]; need lower < upper"),
     ([(0, float("nan"))], "parameter 'x1': bounds must be finite, got [0, nan]"),
-    ({"n": "big"}, "parameter 'n': expected optimist.Float, Int, Categorical"),
+    ({"n": [1, 2, 3]}, "parameter 'n': expected optimist.Float, Int, Categorical"),
+    ({"n": None}, "a plain number or string, which fixes the parameter; got None"),
+    ([(0, 1), 5.0], "parameter 'x2': expected optimist.Float"),  # a bounds list has no fixed parameters
+    ({"T": 70.0}, "the search space has no parameters to search: every one is fixed ({'T': 70.0})"),
+    ({"T": 70, "x": Float(0, 1, when={"T": 70})}, "parameter 'x': when={'T': [70]} names 'T', which is fixed at 70"),
     ([(0, 1), Categorical(["a"])], "parameter 'x2': a Categorical needs a named space"),
     ({}, "no parameters"),
     ({"c": Categorical(["a", "b", "a"])}, "parameter 'c': duplicate choice 'a'"),
-    ({"x": Float(1.0, 1.0 + 1e-15)}, "parameter 'x': bounds [1, 1.000000000000001] hold only 6 distinct"),
+    ({"x": (1.0, 1.0 + 1e-15)}, "parameter 'x': bounds [1, 1.000000000000001] hold only 6 distinct"),
     ({"c": Categorical([[1], [2], [1]])}, "parameter 'c': duplicate choice [1]"),
     ({"c": Categorical([f"c{i}" for i in range(100_000)] + ["c0"])}, "parameter 'c': duplicate choice 'c0'"),
 ])
@@ -69,6 +73,17 @@ def test_bad_spaces_raise_value_error_naming_the_parameter(spec, message):
     (lambda: Int(True, 3), "Int bounds must be integers, got True"),
     (lambda: Int(0, 2**70), "integer bounds must be below 2^53 in magnitude"),
     (lambda: Int(1, 2**41, log=True), "a log-scale integer needs upper <= 2^40"),
+    # Made, then refused by minimize: bounds too narrow for a continuous parameter, or too close to 0.
+    (lambda: Float(1.0, 1.0 + 1e-15), "Float(1.0, 1.000000000000001): bounds [1, 1.000000000000001] hold only 6 "
+                                      "distinct floating-point values; a continuous parameter needs at least 2^20"),
+    (lambda: Float(1e8, 1e8 + 1e-7, log=True), "bounds [1e+08, 100000000.0000001] hold only 8 distinct"),
+    (lambda: Float(1e-310, 1e-309, log=True), "bounds [1e-310, 1e-309] are too close to zero to scale"),
+    (lambda: Float(0, 1e-310), "bounds [0, 1e-310] are too close to zero to scale"),
+    # A fixed parameter is a plain value: the error says so.
+    (lambda: Float(70, 70), "Float(70, 70): empty or inverted bounds [70, 70]; need lower < upper; to fix a "
+                            "parameter at 70, give the plain value 70 instead of a Float"),
+    (lambda: Space({"T": (0.5, 0.5)}), "parameter 'T': empty or inverted bounds [0.5, 0.5]; need lower < upper; to "
+                                       "fix a parameter at 0.5, give the plain value 0.5 instead of a (low, high) pair"),
 ])
 def test_bad_bounds_raise_when_the_parameter_is_made(make, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -107,6 +122,21 @@ def test_bad_points_name_the_parameter():
         s.to_vector([1e-3, 3])
     with pytest.raises(ValueError, match="parameter 'layers': integer value 2.5 is not integral"):
         s.to_vector({**good, "layers": 2.5})
+
+
+def test_a_plain_value_in_a_dict_is_a_fixed_parameter():
+    s = Space({"T": 70.0, "x": Float(0, 1), "solver": "rk4", "n": Int(1, 3), "on": True, "k": np.int64(4)})
+    assert s.names == ["x", "n"] and s.dim == 2 and s.bounds.tolist() == [[0, 1], [1, 3]]
+    assert s.fixed == {"T": 70.0, "solver": "rk4", "on": True, "k": 4}
+    assert s.point_names == ["T", "x", "solver", "n", "on", "k"]
+    assert [p["name"] for p in s.to_json()["parameters"]] == ["x", "n"]
+    p = s.to_point(np.array([0.25, 2.0]))
+    assert p == {"T": 70.0, "x": 0.25, "solver": "rk4", "n": 2, "on": True, "k": 4} and list(p) == s.point_names
+    assert s.to_vector(p).tolist() == [0.25, 2.0] and s.to_vector({"x": 0.25, "n": 2}).tolist() == [0.25, 2.0]
+    with pytest.raises(ValueError, match=re.escape("parameter 'solver' is fixed at 'rk4', got 'bdf'")):
+        s.to_vector({**p, "solver": "bdf"})
+    assert pickle.loads(pickle.dumps(s)) == s and Space(s) == s and s != Space({"x": Float(0, 1), "n": Int(1, 3)})
+    assert "'T': 70.0" in repr(s)
 
 
 def test_choices_of_any_type_and_alike_strings_stay_distinct():

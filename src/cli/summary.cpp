@@ -59,7 +59,10 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   const EvaluationLog& log = run.evaluations;
   for (std::size_t k = 0; k < log.size(); ++k)
     if (run.best_y && run.best_x && log.y(k) == run.best_y && log.x_equals(k, *run.best_x)) f_at_best = log.f(k);
-  std::string best = "y = " + num(run.best_y) + " (noise-free f = " + num(f_at_best) + ")";
+  // The noise-free value only where there is one that can differ (a problem with noise): an
+  // objective program's f is its y.
+  std::string best = "y = " + num(run.best_y);
+  if (objective.noise_free && f_at_best && run.best_y && *f_at_best != *run.best_y) best += " (noise-free f = " + num(f_at_best) + ")";
   if (run.best_x) best += "  at " + fmt_point(*run.best_x, problem.space);
   row(out, "best observed", best);
   if (objective.optimum && run.best_f)

@@ -113,10 +113,10 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       try {
         y = objective.function(trial.x);
       } catch (const std::exception& e) {
-        error = RunRecorder::thrown(trial.x, e.what());
+        error = RunRecorder::thrown(trial.x, e.what(), optimizer.space());
         thrown = std::current_exception();
       } catch (...) {
-        error = "objective threw a non-standard exception at x = " + RunRecorder::describe_point(trial.x);
+        error = "objective threw a non-standard exception at x = " + RunRecorder::describe_point(trial.x, optimizer.space());
         thrown = std::current_exception();
       }
       const double eval_s = seconds(te, Clock::now());

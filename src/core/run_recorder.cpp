@@ -17,19 +17,32 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 
 }  // namespace
 
-std::string RunRecorder::describe_point(const Vector& x) {
+std::string RunRecorder::describe_point(const Vector& x, const Space& space) {
   std::ostringstream os;
   os.precision(6);
-  os << "[";
-  const Eigen::Index shown = std::min<Eigen::Index>(x.size(), 6);
-  for (Eigen::Index i = 0; i < shown; ++i) os << (i ? ", " : "") << x[i];
-  if (x.size() > shown) os << ", ... (" << x.size() << " values)";
-  os << "]";
+  if (static_cast<std::size_t>(x.size()) != space.dim()) {  // not a point of this space: the numbers
+    os << "[";
+    for (Eigen::Index i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
+    return os.str() + "]";
+  }
+  const std::vector<bool> active = space.active(x);
+  const std::size_t n = space.dim(), shown = n <= 12 ? n : 10;
+  os << "{";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Parameter& p = space[i];
+    os << (i ? ", " : "") << p.name << ": ";
+    const double v = x[static_cast<Eigen::Index>(i)];
+    if (!active[i]) os << "unused";
+    else if (p.kind == ParameterKind::Categorical && v >= 0 && v < static_cast<double>(p.choices.size())) os << p.choices[static_cast<std::size_t>(v)];
+    else os << v;
+  }
+  if (shown < n) os << ", ... (" << n << " parameters)";
+  os << "}";
   return os.str();
 }
 
-std::string RunRecorder::thrown(const Vector& x, const std::string& what) {
-  return "objective threw at x = " + describe_point(x) + ": " + what;
+std::string RunRecorder::thrown(const Vector& x, const std::string& what, const Space& space) {
+  return "objective threw at x = " + describe_point(x, space) + ": " + what;
 }
 
 RunRecorder::RunRecorder(Optimizer& optimizer, const Objective& objective, const RunOptions& options)
@@ -69,7 +82,7 @@ void RunRecorder::replay(const EvaluationRecord& earlier) {
       optimizer_.tell(rec.x, *rec.y);
     }
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument("optimize: resumed evaluation " + std::to_string(rec.i) + " at x = " + describe_point(rec.x) +
+    throw InvalidArgument("optimize: resumed evaluation " + std::to_string(rec.i) + " at x = " + describe_point(rec.x, optimizer_.space()) +
                           ": " + e.what());
   }
   if (!rec.failed) {
@@ -119,7 +132,7 @@ void RunRecorder::stop(StopReason reason) {
 const EvaluationRecord& RunRecorder::record(const Trial& trial, double y, double suggest_s, double eval_s) {
   if (!std::isfinite(y)) {
     std::ostringstream os;
-    os << "objective returned " << y << " at x = " << describe_point(trial.x);
+    os << "objective returned " << y << " at x = " << describe_point(trial.x, optimizer_.space());
     return record_failure(trial, os.str(), suggest_s, eval_s);
   }
   rec_.x = trial.x;
@@ -236,7 +249,9 @@ RunSummary RunRecorder::finish() {
     try {
       summary_.recommended_x = optimizer_.recommend();
       // Never spend a paid evaluation on the answer: use the noise-free value when the objective
-      // has one, else the observed value if the point was evaluated.
+      // has one, else the observed value if the point was evaluated (with a noisy objective
+      // evaluated there several times, the mean of its values: the last one was a lucky or
+      // unlucky draw like the others).
       std::optional<double> f;
       if (objective_.noise_free) {
         try {
@@ -245,8 +260,14 @@ RunSummary RunRecorder::finish() {
         } catch (...) {
         }
       } else {
+        double sum = 0.0;
+        std::size_t count = 0;
         for (const auto& obs : optimizer_.history())
-          if (!obs.failed && obs.trial.x == *summary_.recommended_x) f = obs.value;
+          if (!obs.failed && obs.trial.x == *summary_.recommended_x) {
+            sum += obs.value;
+            ++count;
+          }
+        if (count > 0) f = sum / static_cast<double>(count);
       }
       summary_.recommended_f = f;
       if (f && objective_.optimum) summary_.simple_regret = objective_.regret(*f);

@@ -154,6 +154,8 @@ struct RunSummary {
   std::optional<double> best_f;
   std::optional<double> cum_regret;
   std::optional<Vector> recommended_x;  ///< optimizer.recommend()
+  /// Its noise-free value when the objective has one (a benchmark problem), else the mean of the
+  /// values observed there (one value on a deterministic objective), else none: never a new evaluation.
   std::optional<double> recommended_f;
   std::optional<double> simple_regret;  ///< regret of recommended_f
   double total_s = 0.0;

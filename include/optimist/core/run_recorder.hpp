@@ -61,10 +61,11 @@ class RunRecorder {
   /// run's trace is always complete). Call once, last.
   RunSummary finish();
 
-  /// The message of an objective that threw `what` at x: "objective threw at x = [...]: what".
-  static std::string thrown(const Vector& x, const std::string& what);
-  /// A point for messages: "[0.1, 2, ...]", the first six values.
-  static std::string describe_point(const Vector& x);
+  /// The message of an objective that threw `what` at x: "objective threw at x = {...}: what".
+  static std::string thrown(const Vector& x, const std::string& what, const Space& space);
+  /// A point for messages, named and with choices as written: "{lr: 0.01, kernel: rbf}" (6
+  /// significant digits; beyond 12 parameters the first 10 and the count).
+  static std::string describe_point(const Vector& x, const Space& space);
 
  private:
   using Clock = std::chrono::steady_clock;
