@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "optimist/core/normal_quantile.hpp"
@@ -101,8 +102,26 @@ Vector half_rank_warp(const Vector& y) {
   return w;
 }
 
+Vector compress_warp(const Vector& y) {
+  const Vector h = half_rank_warp(y);  // y itself for fewer than 3 values or a plateau
+  if (h == y) return y;
+  const double m = median(y);
+  Vector w = y;
+  // Below the median h = m + sigma z: the value's distance shrunk by kCompressFactor, and no
+  // further than the half-rank warp puts it. Both terms increase with y: so does their max.
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    if (y[i] < m) w[i] = std::max(h[i], m + (y[i] - m) / kCompressFactor);
+  return w;
+}
+
 Vector warp_outputs(const Vector& y, OutputWarp warp) {
-  return warp == OutputWarp::HalfRank ? half_rank_warp(y) : y;
+  switch (warp) {
+    case OutputWarp::HalfRank: return half_rank_warp(y);
+    case OutputWarp::Compress: return compress_warp(y);
+    case OutputWarp::None: break;
+    case OutputWarp::Auto: throw std::logic_error("warp_outputs: output_warp auto was not resolved");
+  }
+  return y;
 }
 
 }  // namespace optimist

@@ -563,6 +563,29 @@ TEST(GpBo, HalfRankWarpKeepsTheModelOnTheWarpedValues) {
   }
 }
 
+// output_warp auto (the default): compress for gp-ei on 1-12 parameters without a categorical,
+// none otherwise (docs/gp-bo.md, "Outliers"); the resolution is in the run's decisions.
+TEST(GpBo, OutputWarpAutoIsCompressForGpEiOnUpToTwelveNonCategoricalParameters) {
+  const auto resolved = [](const std::string& name, const Space& space) {
+    const auto opt = make_optimizer({{"name", name}}, space, Direction::Maximize, RunContext{.seed = 1});
+    return dynamic_cast<const GpBo&>(*opt).decisions().at("resolved").at("output_warp").get<std::string>();
+  };
+  EXPECT_EQ(resolved("gp-ei", Space::box(1, 0, 1)), "compress");
+  EXPECT_EQ(resolved("gp-ei", Space::box(12, 0, 1)), "compress");
+  EXPECT_EQ(resolved("gp-ei", Space::box(13, 0, 1)), "none");
+  EXPECT_EQ(resolved("gp-ucb", Space::box(4, 0, 1)), "none");
+  EXPECT_EQ(resolved("gp-pi", Space::box(4, 0, 1)), "none");
+  Space integers;
+  integers.add_continuous("a", 0, 1).add_integer("variant", 1, 3);
+  EXPECT_EQ(resolved("gp-ei", integers), "compress");
+  Space with_choice;
+  with_choice.add_continuous("a", 0, 1).add_categorical("kernel", {"rbf", "linear"});
+  EXPECT_EQ(resolved("gp-ei", with_choice), "none");
+  // A warp named by the user is not resolved (no "output_warp" in the decisions).
+  const auto named = make_optimizer({{"name", "gp-ei"}, {"output_warp", "none"}}, Space::box(2, 0, 1));
+  EXPECT_FALSE(dynamic_cast<const GpBo&>(*named).decisions().at("resolved").contains("output_warp"));
+}
+
 // A region where the objective fails (Branin's fifth x1 > 7, holding its third minimum): left out
 // of the model, gp-ei learns nothing there and kept returning (32 of 40 evaluations failed, worse
 // than random search); at the worst value so far (the default) it leaves and solves the rest.
@@ -603,8 +626,10 @@ TEST(GpBo, FailingRegionIsNotSampledAgainAndAgain) {
 // move with it, and failures told before any success wait for one.
 TEST(GpBo, FailedPointsHoldTheWorstValueSoFar) {
   const Space space = Space::box(2, 0.0, 1.0);
-  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}}, space, Direction::Maximize,
-                            RunContext{.seed = 2});
+  // The values as the model holds them before any warp (output_warp none; the default's compress
+  // warp would move the worse half).
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"output_warp", "none"}}, space,
+                            Direction::Maximize, RunContext{.seed = 2});
   const auto& gp_bo = dynamic_cast<const GpBo&>(*opt);
   const std::vector<std::optional<double>> values = {std::nullopt, 3.0, 5.0, std::nullopt, 1.0, 4.0, std::nullopt, -2.0};
   for (const auto& v : values) {
@@ -618,7 +643,7 @@ TEST(GpBo, FailedPointsHoldTheWorstValueSoFar) {
   const std::vector<double> expected = {3.0, -2.0, 5.0, -2.0, 1.0, 4.0, -2.0, -2.0};
   for (Eigen::Index k = 0; k < 8; ++k) EXPECT_EQ(outputs[k], expected[static_cast<std::size_t>(k)]) << k;
   // "ignore" leaves them out.
-  auto ignoring = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"failed_points", "ignore"}},
+  auto ignoring = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"failed_points", "ignore"}, {"output_warp", "none"}},
                                  space, Direction::Maximize, RunContext{.seed = 2});
   for (const auto& v : values) {
     const Trial t = ignoring->ask();

@@ -1,7 +1,9 @@
 // The shared outcome transform (models/outcome_transform.hpp): both rules, and constant outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -120,4 +122,36 @@ TEST(HalfRankWarp, LeavesPlateausAndTinySamplesAlone) {
   two << 1.0, -1e9;
   EXPECT_EQ(half_rank_warp(two), two);
   EXPECT_EQ(warp_outputs(two, OutputWarp::None), two);
+}
+
+// ---- compress warping ----
+
+// The worse half pulled halfway to the median, never further out than half-rank puts it; the
+// better half and the order kept; a narrow worse half (Ackley's plateau) is not spread out.
+TEST(CompressWarp, PullsTheWorseHalfHalfwayAndNoFurtherThanHalfRank) {
+  Vector y(7);
+  y << 3.0, -1e6, 2.0, 5.0, 1.0, 4.0, 0.5;  // median 2
+  const Vector w = compress_warp(y), h = half_rank_warp(y);
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    if (y[i] >= 2.0) {
+      EXPECT_EQ(w[i], y[i]);
+    } else {
+      EXPECT_DOUBLE_EQ(w[i], std::max(h[i], 2.0 + (y[i] - 2.0) / kCompressFactor)) << i;
+    }
+    for (Eigen::Index j = 0; j < y.size(); ++j) {
+      if (y[i] < y[j]) {
+        EXPECT_LT(w[i], w[j]) << i << " " << j;
+      }
+    }
+  }
+  EXPECT_DOUBLE_EQ(w[1], h[1]);                    // the outlier: where half-rank puts it
+  EXPECT_DOUBLE_EQ(w[4], 2.0 + (1.0 - 2.0) / 2.0);  // a near value: half its distance
+  // A narrow worse half: half-rank spreads it to normal quantiles, compress only halves it.
+  Vector narrow(6);
+  narrow << 10.0, 9.9, 9.8, 0.0, 1.0, 2.0;  // median 5.9; the worse half 0, 1, 2
+  const Vector c = compress_warp(narrow);
+  const double m = 0.5 * (2.0 + 9.8);
+  for (const Eigen::Index i : {3, 4, 5}) EXPECT_DOUBLE_EQ(c[i], std::max(half_rank_warp(narrow)[i], m + (narrow[i] - m) / 2));
+  EXPECT_EQ(warp_outputs(y, OutputWarp::Compress), w);
+  EXPECT_THROW(warp_outputs(y, OutputWarp::Auto), std::logic_error);
 }

@@ -52,11 +52,16 @@ class RunningMoments {
 
 /// A monotone warp of the outputs applied before standardization (larger is better).
 enum class OutputWarp {
+  Auto,      ///< chosen by the algorithm for the run (gp-*: GpBo::resolved_output_warp)
   None,      ///< the values as observed
   HalfRank,  ///< half_rank_warp: the worse half mapped to normal quantiles (Vizier's half-rank warping)
+  Compress,  ///< compress_warp: the worse half's distances to the median halved, none beyond half_rank_warp's
 };
 
-inline constexpr EnumNames<OutputWarp, 2> kOutputWarpNames{{{{OutputWarp::None, "none"}, {OutputWarp::HalfRank, "half-rank"}}}};
+inline constexpr EnumNames<OutputWarp, 4> kOutputWarpNames{{{{OutputWarp::Auto, "auto"},
+                                                              {OutputWarp::None, "none"},
+                                                              {OutputWarp::HalfRank, "half-rank"},
+                                                              {OutputWarp::Compress, "compress"}}}};
 
 /// How a failed evaluation (an objective that raised, returned NaN, or timed out) enters a model.
 enum class FailedPoints {
@@ -76,7 +81,17 @@ inline constexpr EnumNames<FailedPoints, 2> kFailedPointsNames{{{{FailedPoints::
 /// to m (a plateau), are returned unchanged.
 Vector half_rank_warp(const Vector& y);
 
-/// y warped by the rule.
+/// The worse half pulled towards the median: a value below the median m moves to
+/// max(m + (y - m) / kCompressFactor, half_rank_warp(y)), the values at or above m are kept. Like
+/// half_rank_warp it keeps catastrophic values from flattening the rest (none lands further from
+/// m than that warp puts it), but it never spreads a worse half that is already narrow (half-rank
+/// pushes a light tail, such as Ackley's plateau, out to normal quantiles), and it keeps the
+/// worse half's own shape at half scale. Measured in docs/gp-bo.md, "Outliers". Fewer than 3
+/// values, or a plateau, are returned unchanged.
+Vector compress_warp(const Vector& y);
+inline constexpr double kCompressFactor = 2.0;
+
+/// y warped by the rule (Auto must have been resolved: std::logic_error).
 Vector warp_outputs(const Vector& y, OutputWarp warp);
 
 }  // namespace optimist
