@@ -97,10 +97,7 @@ def test_log_scale_integers_are_not_suggested_twice(algorithm):
     def objective(trial):
         return abs(math.log(trial.suggest_int("k", 1, 1000, log=True)) - 0.2)
 
-    # gp-ei without its default warp: the compress warp spreads it a little (10-11 of the 20 among
-    # the 14 best over seeds 0-7, 11-12 without), too close to random search's 4-10 for this check.
-    options = {"output_warp": "none"} if algorithm == "gp-ei" else {}
-    study = optuna.create_study(sampler=OptimistSampler(algorithm, seed=0, budget=20, **options))
+    study = optuna.create_study(sampler=OptimistSampler(algorithm, seed=0, budget=20))
     study.optimize(objective, n_trials=20)
     ks = [t.params["k"] for t in study.trials]
     assert len(set(ks)) == 20, ks

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 #include <vector>
 
 #include "optimist/core/normal_quantile.hpp"
@@ -119,7 +118,6 @@ Vector warp_outputs(const Vector& y, OutputWarp warp) {
     case OutputWarp::HalfRank: return half_rank_warp(y);
     case OutputWarp::Compress: return compress_warp(y);
     case OutputWarp::None: break;
-    case OutputWarp::Auto: throw std::logic_error("warp_outputs: output_warp auto was not resolved");
   }
   return y;
 }

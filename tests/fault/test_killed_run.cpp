@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -68,9 +69,31 @@ std::vector<pid_t> children_named(pid_t parent, const std::string& name) {
   return found;
 }
 
+// `optimist run` of a one-parameter space with `sh SCRIPT` as the objective, in dir (its output in
+// out.txt), started in the background (with --jobs when jobs > 0): its pid.
+pid_t start_run(const fs::path& dir, const std::string& script, int budget, int jobs) {
+  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
+  std::vector<std::string> args = {"optimist", "run", "--objective-command", "sh " + script, "--space", "space.json",
+                                   "--direction", "minimize", "--algorithm", "random", "--budget", std::to_string(budget), "-q"};
+  if (jobs > 0) args.insert(args.end(), {"--jobs", std::to_string(jobs)});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t run = fork();
+  if (run == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int fd = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    execv(OPTIMIST_CLI_PATH, argv.data());
+    _exit(127);
+  }
+  return run;
+}
+
 struct KillCase {
   const char* name;
-  int jobs;            // evaluations in flight
+  int jobs;            // --jobs (0: a plain run, one evaluation in flight)
   bool term_first;     // SIGTERM, then SIGKILL 200 ms later (`timeout -k 0.2`)
 };
 
@@ -84,22 +107,11 @@ class KilledRun : public ::testing::TestWithParam<KillCase> {};
 TEST_P(KilledRun, LeavesNoObjectiveProgramRunning) {
   const KillCase c = GetParam();
   const fs::path dir = optimist::testing::test_dir(std::string("optimist_killed_run_") + c.name);
-  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
   // Answers once, then starts a grandchild, writes both pids and waits inside its second evaluation.
   std::ofstream(dir / "hang.sh") << "n=0; while read line; do n=$((n+1)); if [ $n -eq 2 ]; then sleep 1000 & "
                                     "echo $$ $! > pid.$$.tmp; mv pid.$$.tmp pid.$$; wait; fi; echo '{\"y\": 1}'; done\n";
-  const pid_t run = fork();
+  const pid_t run = start_run(dir, "hang.sh", 20, c.jobs);
   ASSERT_GE(run, 0);
-  if (run == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    const int fd = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    const std::string jobs = std::to_string(c.jobs);
-    execl(OPTIMIST_CLI_PATH, "optimist", "run", "--objective-command", "sh hang.sh", "--space", "space.json", "--direction",
-          "minimize", "--algorithm", "random", "--budget", "20", "--jobs", jobs.c_str(), "-q", static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Wait for `jobs` programs to hang (each wrote "its pid, its grandchild's pid").
   std::vector<pid_t> hung;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -112,10 +124,10 @@ TEST_P(KilledRun, LeavesNoObjectiveProgramRunning) {
       pid_t program = 0, grandchild = 0;
       if (pids >> program >> grandchild) hung.insert(hung.end(), {program, grandchild});
     }
-    if (hung.size() >= 2 * static_cast<std::size_t>(c.jobs)) break;
+    if (hung.size() >= 2 * static_cast<std::size_t>(std::max(c.jobs, 1))) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ASSERT_GE(hung.size(), 2 * static_cast<std::size_t>(c.jobs)) << slurp(dir / "out.txt");
+  ASSERT_GE(hung.size(), 2 * static_cast<std::size_t>(std::max(c.jobs, 1))) << slurp(dir / "out.txt");
   for (const pid_t p : hung) ASSERT_TRUE(running(p)) << p;
   const std::vector<pid_t> guards = children_named(run, "optimist-guard");
   EXPECT_EQ(guards.size(), 1u) << "one guard per run";
@@ -134,27 +146,17 @@ TEST_P(KilledRun, LeavesNoObjectiveProgramRunning) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, KilledRun,
-                         ::testing::Values(KillCase{"sigkill", 1, false}, KillCase{"term_then_kill", 1, true},
+                         ::testing::Values(KillCase{"sigkill", 0, false}, KillCase{"term_then_kill", 0, true},
                                            KillCase{"jobs", 3, false}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // A run that ends normally leaves no guard behind.
 TEST(KilledRunGuard, EndsWithItsRun) {
   const fs::path dir = optimist::testing::test_dir("optimist_guard_ends");
-  std::ofstream(dir / "space.json") << R"({"parameters": [{"name": "a", "type": "continuous", "lower": 0, "upper": 1}]})";
   // Its second answer is late, long enough to find the guard while the run is alive.
   std::ofstream(dir / "slow.sh") << "n=0; while read line; do n=$((n+1)); if [ $n -eq 2 ]; then sleep 1; fi; echo '{\"y\": 1}'; done\n";
-  const pid_t run = fork();
+  const pid_t run = start_run(dir, "slow.sh", 3, 0);
   ASSERT_GE(run, 0);
-  if (run == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    const int fd = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    execl(OPTIMIST_CLI_PATH, "optimist", "run", "--objective-command", "sh slow.sh", "--space", "space.json", "--direction",
-          "minimize", "--algorithm", "random", "--budget", "3", "-q", static_cast<char*>(nullptr));
-    _exit(127);
-  }
   std::vector<pid_t> guards;
   for (int k = 0; k < 500 && guards.empty(); ++k) {
     guards = children_named(run, "optimist-guard");

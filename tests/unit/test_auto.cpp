@@ -34,10 +34,10 @@ TEST(Auto, RunsItsChoiceAndNamesIt) {
   EXPECT_EQ(opt->diagnostics().at("auto_algorithm"), "gp-ei");
   EXPECT_EQ(opt->decisions().at("algorithm"), "gp-ei");
   EXPECT_NE(opt->decisions().at("reason").get<std::string>().find("20 parameters"), std::string::npos);
-  // The chosen algorithm's own "auto" options, as resolved for this space (gp-ei's prior and warp above 12 parameters).
-  EXPECT_EQ(opt->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "gamma", "output_warp": "none"})"));
+  // The chosen algorithm's own "auto" options, as resolved for this space (gp-ei's prior above 12 parameters).
+  EXPECT_EQ(opt->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "gamma"})"));
   auto in_4d = make_optimizer({{"name", "auto"}}, Space::box(4, -5.0, 5.0), Direction::Minimize, {.seed = 3, .horizon = 40});
-  EXPECT_EQ(in_4d->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "botorch", "output_warp": "compress"})"));
+  EXPECT_EQ(in_4d->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "botorch"})"));
 }
 
 }  // namespace

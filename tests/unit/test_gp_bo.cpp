@@ -542,48 +542,28 @@ TEST(GpBo, HalfRankWarpSolvesBraninWithCatastrophicValues) {
 
 // The structure behind the test above (cheap enough for the sanitizer suite): with output_warp the
 // GP holds the warped values of every observation, at each ask and after a refit.
-TEST(GpBo, HalfRankWarpKeepsTheModelOnTheWarpedValues) {
+TEST(GpBo, AWarpKeepsTheModelOnTheWarpedValues) {
   const Problem branin = make_problem("branin");
-  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"output_warp", "half-rank"}},
-                            branin.space, Direction::Maximize, RunContext{.seed = 3});
-  const auto& gp_bo = dynamic_cast<const GpBo&>(*opt);
-  Vector told(0);
-  for (int i = 0; i < 14; ++i) {
-    const Trial t = opt->ask();
-    const double y = i % 5 == 4 ? -1e6 : -branin.f(t.x);  // maximized: the outliers are the worst values
-    opt->tell(t, y);
-    told.conservativeResize(i + 1);
-    told[i] = y;
-    const Vector expected = half_rank_warp(told);
-    ASSERT_EQ(gp_bo.model().outputs().size(), expected.size());
-    for (Eigen::Index k = 0; k < expected.size(); ++k) EXPECT_EQ(gp_bo.model().outputs()[k], expected[k]) << "step " << i;
-    if (i >= 4) {
-      EXPECT_GT(gp_bo.model().outputs().minCoeff(), -1e5) << "step " << i;  // the -1e6 lands near the others
+  for (const std::string warp : {"half-rank", "compress"}) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"output_warp", warp}},
+                              branin.space, Direction::Maximize, RunContext{.seed = 3});
+    const auto& gp_bo = dynamic_cast<const GpBo&>(*opt);
+    Vector told(0);
+    for (int i = 0; i < 14; ++i) {
+      const Trial t = opt->ask();
+      const double y = i % 5 == 4 ? -1e6 : -branin.f(t.x);  // maximized: the outliers are the worst values
+      opt->tell(t, y);
+      told.conservativeResize(i + 1);
+      told[i] = y;
+      const Vector expected = warp == "half-rank" ? half_rank_warp(told) : compress_warp(told);
+      ASSERT_EQ(gp_bo.model().outputs().size(), expected.size());
+      for (Eigen::Index k = 0; k < expected.size(); ++k)
+        EXPECT_EQ(gp_bo.model().outputs()[k], expected[k]) << warp << ", step " << i;
+      if (i >= 4) {
+        EXPECT_GT(gp_bo.model().outputs().minCoeff(), -1e5) << warp << ", step " << i;  // the -1e6 lands near the others
+      }
     }
   }
-}
-
-// output_warp auto (the default): compress for gp-ei on 1-12 parameters without a categorical,
-// none otherwise (docs/gp-bo.md, "Outliers"); the resolution is in the run's decisions.
-TEST(GpBo, OutputWarpAutoIsCompressForGpEiOnUpToTwelveNonCategoricalParameters) {
-  const auto resolved = [](const std::string& name, const Space& space) {
-    const auto opt = make_optimizer({{"name", name}}, space, Direction::Maximize, RunContext{.seed = 1});
-    return dynamic_cast<const GpBo&>(*opt).decisions().at("resolved").at("output_warp").get<std::string>();
-  };
-  EXPECT_EQ(resolved("gp-ei", Space::box(1, 0, 1)), "compress");
-  EXPECT_EQ(resolved("gp-ei", Space::box(12, 0, 1)), "compress");
-  EXPECT_EQ(resolved("gp-ei", Space::box(13, 0, 1)), "none");
-  EXPECT_EQ(resolved("gp-ucb", Space::box(4, 0, 1)), "none");
-  EXPECT_EQ(resolved("gp-pi", Space::box(4, 0, 1)), "none");
-  Space integers;
-  integers.add_continuous("a", 0, 1).add_integer("variant", 1, 3);
-  EXPECT_EQ(resolved("gp-ei", integers), "compress");
-  Space with_choice;
-  with_choice.add_continuous("a", 0, 1).add_categorical("kernel", {"rbf", "linear"});
-  EXPECT_EQ(resolved("gp-ei", with_choice), "none");
-  // A warp named by the user is not resolved (no "output_warp" in the decisions).
-  const auto named = make_optimizer({{"name", "gp-ei"}, {"output_warp", "none"}}, Space::box(2, 0, 1));
-  EXPECT_FALSE(dynamic_cast<const GpBo&>(*named).decisions().at("resolved").contains("output_warp"));
 }
 
 // A region where the objective fails (Branin's fifth x1 > 7, holding its third minimum): left out
@@ -626,10 +606,8 @@ TEST(GpBo, FailingRegionIsNotSampledAgainAndAgain) {
 // move with it, and failures told before any success wait for one.
 TEST(GpBo, FailedPointsHoldTheWorstValueSoFar) {
   const Space space = Space::box(2, 0.0, 1.0);
-  // The values as the model holds them before any warp (output_warp none; the default's compress
-  // warp would move the worse half).
-  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"output_warp", "none"}}, space,
-                            Direction::Maximize, RunContext{.seed = 2});
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}}, space, Direction::Maximize,
+                            RunContext{.seed = 2});
   const auto& gp_bo = dynamic_cast<const GpBo&>(*opt);
   const std::vector<std::optional<double>> values = {std::nullopt, 3.0, 5.0, std::nullopt, 1.0, 4.0, std::nullopt, -2.0};
   for (const auto& v : values) {
@@ -643,7 +621,7 @@ TEST(GpBo, FailedPointsHoldTheWorstValueSoFar) {
   const std::vector<double> expected = {3.0, -2.0, 5.0, -2.0, 1.0, 4.0, -2.0, -2.0};
   for (Eigen::Index k = 0; k < 8; ++k) EXPECT_EQ(outputs[k], expected[static_cast<std::size_t>(k)]) << k;
   // "ignore" leaves them out.
-  auto ignoring = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"failed_points", "ignore"}, {"output_warp", "none"}},
+  auto ignoring = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"failed_points", "ignore"}},
                                  space, Direction::Maximize, RunContext{.seed = 2});
   for (const auto& v : values) {
     const Trial t = ignoring->ask();

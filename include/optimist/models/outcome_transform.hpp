@@ -52,16 +52,13 @@ class RunningMoments {
 
 /// A monotone warp of the outputs applied before standardization (larger is better).
 enum class OutputWarp {
-  Auto,      ///< chosen by the algorithm for the run (gp-*: GpBo::resolved_output_warp)
   None,      ///< the values as observed
   HalfRank,  ///< half_rank_warp: the worse half mapped to normal quantiles (Vizier's half-rank warping)
   Compress,  ///< compress_warp: the worse half's distances to the median halved, none beyond half_rank_warp's
 };
 
-inline constexpr EnumNames<OutputWarp, 4> kOutputWarpNames{{{{OutputWarp::Auto, "auto"},
-                                                              {OutputWarp::None, "none"},
-                                                              {OutputWarp::HalfRank, "half-rank"},
-                                                              {OutputWarp::Compress, "compress"}}}};
+inline constexpr EnumNames<OutputWarp, 3> kOutputWarpNames{
+    {{{OutputWarp::None, "none"}, {OutputWarp::HalfRank, "half-rank"}, {OutputWarp::Compress, "compress"}}}};
 
 /// How a failed evaluation (an objective that raised, returned NaN, or timed out) enters a model.
 enum class FailedPoints {
@@ -91,7 +88,7 @@ Vector half_rank_warp(const Vector& y);
 Vector compress_warp(const Vector& y);
 inline constexpr double kCompressFactor = 2.0;
 
-/// y warped by the rule (Auto must have been resolved: std::logic_error).
+/// y warped by the rule.
 Vector warp_outputs(const Vector& y, OutputWarp warp);
 
 }  // namespace optimist

@@ -118,26 +118,11 @@ GpPrior GpBo::resolved_prior(const GpBoOptions& options, std::size_t dim) {
   return botorch ? GpPrior::Botorch : GpPrior::Gamma;
 }
 
-OutputWarp GpBo::resolved_output_warp(const GpBoOptions& options, const Space& space) {
-  if (options.output_warp != OutputWarp::Auto) return options.output_warp;
-  // The compress warp keeps a misfit spanning decades (a calibration's sum of squares) or a
-  // quartic bowl from flattening the good values: gp-ei better on 27 of 60 rows of 1-12
-  // parameters (30 seeds), worse on 4, ~10x better on a simulator calibration. Not with a
-  // categorical (a choice between landscapes: conditional_mixed lost its lead over random
-  // search), above 12 parameters, or for gp-ucb and gp-pi: not measured better there
-  // (docs/gp-bo.md, "Outliers").
-  bool categorical = false;
-  for (std::size_t i = 0; i < space.dim(); ++i) categorical = categorical || space[i].kind == ParameterKind::Categorical;
-  const bool compress = options.acquisition == Acquisition::Ei && space.dim() <= kCompressWarpUpTo && !categorical;
-  return compress ? OutputWarp::Compress : OutputWarp::None;
-}
-
 std::size_t GpBo::default_n_init(std::size_t dim) { return std::max<std::size_t>(2, std::min<std::size_t>(dim + 1, 10)); }
 
 GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const RunContext& context)
     : Optimizer(gp_bo_name(options.acquisition), space, direction, context),
       options_(std::move(options)),
-      output_warp_(resolved_output_warp(options_, space)),
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
       design_(options_.init, space.dim(), n_init_, derive_seed(context.seed, kDesignStream)),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
@@ -178,11 +163,8 @@ double GpBo::beta(double t) const {
 Vector GpBo::design_point(std::uint64_t index, Rng& rng) const { return design_.point(index, rng); }
 
 nlohmann::json GpBo::decisions() const {
-  nlohmann::json resolved = nlohmann::json::object();
-  if (options_.prior == GpPrior::Auto) resolved["prior"] = kGpPriorNames.name(resolved_prior(options_, space().dim()));
-  if (options_.output_warp == OutputWarp::Auto) resolved["output_warp"] = kOutputWarpNames.name(output_warp_);
-  if (resolved.empty()) return nlohmann::json::object();
-  return {{"resolved", resolved}};
+  if (options_.prior != GpPrior::Auto) return nlohmann::json::object();
+  return {{"resolved", {{"prior", kGpPriorNames.name(resolved_prior(options_, space().dim()))}}}};
 }
 
 nlohmann::json GpBo::diagnostics() const {
@@ -261,7 +243,7 @@ void GpBo::update_imputed() const {
   if (!imputed_stale_) return;
   imputed_stale_ = false;
   for (const Eigen::Index k : failed_indices_) data_y_[k] = *worst_;
-  if (output_warp_ == OutputWarp::None) gp_.set_outputs(data_y_(model_points_));  // else: apply_output_warp
+  if (options_.output_warp == OutputWarp::None) gp_.set_outputs(data_y_(model_points_));  // else: apply_output_warp
 }
 
 void GpBo::append(const Vector& u, double y, bool failed) const {
@@ -295,7 +277,7 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
         kernel_detail::subset_indices(data_X_, data_X_.col(best), gp_.hyperparameters().lengthscales, cap, cap / 2, rng);
     GaussianProcess sub(gp_.dim(), gp_.options());
     sub.set_hyperparameters(gp_.hyperparameters());
-    sub.set_data(data_X_(Eigen::all, idx), warp_outputs(data_y_, output_warp_)(idx));
+    sub.set_data(data_X_(Eigen::all, idx), warp_outputs(data_y_, options_.output_warp)(idx));
     gp_ = std::move(sub);
     model_points_ = idx;
   }
@@ -316,8 +298,8 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
 void GpBo::apply_output_warp() const {
   // A rank warp moves earlier values too when a new one arrives: the model's outputs are replaced
   // before each fit and once per sync, O(n^2) with the same factor.
-  if (output_warp_ == OutputWarp::None) return;
-  gp_.set_outputs(warp_outputs(data_y_, output_warp_)(model_points_));
+  if (options_.output_warp == OutputWarp::None) return;
+  gp_.set_outputs(warp_outputs(data_y_, options_.output_warp)(model_points_));
 }
 
 Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chosen) const {

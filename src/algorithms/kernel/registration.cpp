@@ -47,10 +47,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
                "past this many observations the GP conditions on a subset (half nearest the best point, half random) "
                "chosen at each refit; 0: all")
       .choice("output_warp", &GpBoOptions::output_warp, kOutputWarpNames,
-              "warp of the observed values before the GP: compress (the worse half pulled halfway to the median, none "
-              "further out than half-rank puts it: a misfit spanning decades or a few catastrophic values do not flatten "
-              "the good values), half-rank (Vizier's: the worse half mapped to normal quantiles), none; auto: compress "
-              "for gp-ei up to 12 parameters none of them categorical, else none")
+              "warp of the observed values before the GP: none; compress (the worse half pulled halfway to the median, "
+              "none further out than half-rank puts it: a misfit spanning decades, such as a calibration's sum of "
+              "squares, or a few catastrophic values do not flatten the good values); half-rank (Vizier's: the worse half "
+              "mapped to normal quantiles)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")

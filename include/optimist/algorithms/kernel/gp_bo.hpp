@@ -101,9 +101,8 @@ struct GpBoOptions {
   std::optional<double> noise_sd{};
   /// A monotone warp of the observed values before the GP sees them (models/outcome_transform.hpp):
   /// none, half-rank (the worse half mapped to normal quantiles, against outliers) or compress
-  /// (the worse half pulled halfway to the median, no further out than half-rank); auto:
-  /// resolved_output_warp.
-  OutputWarp output_warp = OutputWarp::Auto;
+  /// (the worse half pulled halfway to the median, no further out than half-rank).
+  OutputWarp output_warp = OutputWarp::None;
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
   /// docs/gp-bo.md, "Failed evaluations").
@@ -133,10 +132,6 @@ class GpBo : public Optimizer {
   static std::size_t default_n_init(std::size_t dim);
   /// `prior: auto` resolved: Botorch for gp-ei from 2 to kBotorchNoisePriorUpTo parameters, else Gamma.
   static GpPrior resolved_prior(const GpBoOptions& options, std::size_t dim);
-  /// `output_warp: auto` resolved: Compress for gp-ei on up to kCompressWarpUpTo parameters none of
-  /// which is categorical, else None.
-  static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
-  static constexpr std::size_t kCompressWarpUpTo = 12;
   static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
 
  protected:
@@ -172,12 +167,11 @@ class GpBo : public Optimizer {
   void sync() const;
 
   GpBoOptions options_;
-  OutputWarp output_warp_;  // options_.output_warp resolved for this space
   std::size_t n_init_;
   double log_domain_size_ = 0.0;  // log |D| when every parameter is discrete
   bool finite_domain_ = false;
   DesignSequence design_;
-  void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (output_warp_)
+  void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (options_.output_warp)
   /// Appends one observation to the data and the model (a failed one at the worst value), then
   /// fits when the schedule says so.
   void append(const Vector& u, double y, bool failed) const;
