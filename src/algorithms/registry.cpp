@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -98,10 +97,7 @@ namespace {
 void check_definition(const AlgorithmInfo& info) {
   const std::string who = "register_algorithm: '" + info.name + "': ";
   // The name becomes a folder (bench), a flag value and a trace field.
-  const bool safe = info.name != "." && info.name != ".." && std::all_of(info.name.begin(), info.name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
-  });
-  if (!safe) throw InvalidArgument(who + "a name is letters, digits, - _ . + (it names folders and traces)");
+  if (!folder_safe_name(info.name)) throw InvalidArgument(who + "a name is letters, digits, - _ . + (it names folders and traces)");
   std::set<std::string> keys;
   for (const OptionSpec& o : info.options) {
     const std::string option = who + "option '" + o.key + "': ";

@@ -109,4 +109,11 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
   return hint;
 }
 
+bool folder_safe_name(std::string_view name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+  });
+}
+
 }  // namespace optimist

@@ -25,6 +25,10 @@ std::string shell_word(std::string_view text);
 /// gp-ei), within a third of the name's length (at least 1, at most 3). "" when none is that close.
 std::string closest_name(std::string_view name, const std::vector<std::string>& valid);
 
+/// Whether `name` can name a folder and a file as it is (an algorithm, a sweep's label): letters,
+/// digits, - _ . +, and neither "", "." nor "..". No separators, nothing a shell would mangle.
+bool folder_safe_name(std::string_view name);
+
 /// " (did you mean 'branin'?)" for closest_name's answer, "" when there is none.
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& valid);
 

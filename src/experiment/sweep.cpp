@@ -75,13 +75,8 @@ std::string short_number(double v) {
   return buf;
 }
 
-bool safe_label(const std::string& s) {
-  // Labels become folder names: no separators, no "..", nothing a shell would mangle.
-  if (s.empty() || s == "." || s == "..") return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
-  });
-}
+// Labels become folder names.
+bool safe_label(const std::string& s) { return folder_safe_name(s); }
 
 std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) {
   if (!list.is_array() || list.empty()) p.bad("algorithms", list, "a non-empty array of algorithms");
