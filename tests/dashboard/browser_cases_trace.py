@@ -230,14 +230,20 @@ class LiveTrace(Case):
         evals = [json.loads(line) for line in trace_lines(second)[1:-1]]
         self.assert_best(best(evals))
         b.drawn("chart-history", 5)
-        # Deleted: the page says the run is gone (it said "disconnected" and logged 404s).
+        self.assertEqual(b.errors(), [])
+        # Deleted: the page says the run is gone (it said "disconnected" and logged a 404 every poll).
         os.remove(live)
         b.wait("the run gone", "return document.querySelector('#study-error').textContent.includes('no longer served')")
         self.assertRegex(b.js("return document.querySelector('#status').textContent"), "^live")
         shutil.copy(first, live)
         b.wait("the run back", "return document.querySelectorAll('#trials tbody tr').length === 12 && "
                "document.querySelector('#study-error').hidden")
-        self.assertEqual(b.errors(), [])
+        # One poll may list the study and then ask for its trials after the deletion: that one 404
+        # is the server's right answer (the browser logs it); more would be the old every-poll 404s.
+        errors = b.errors()
+        raced = [e for e in errors if "/api/trials?study=live&" in e and "404" in e]
+        self.assertLessEqual(len(raced), 1, errors)
+        self.assertEqual([e for e in errors if e not in raced], [])
 
     def test_categorical_indexes_in_a_trace(self):
         # A trace may give a categorical value as its choice's 0-based index (docs/trace-format.md,
