@@ -18,7 +18,7 @@ import shutil
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -420,7 +420,7 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
           remote_cause: bool = False, exit_code_of: Optional[Callable[[int], Optional[int]]] = None,
           closed: Optional[Callable[[], bool]] = None, objective_timeout: Optional[float] = None,
           in_threads: bool = False, start_times: bool = False,
-          workers: Optional[int] = None) -> Optional[BaseException]:
+          workers: Optional[int] = None, starts: Sequence[np.ndarray] = ()) -> Optional[BaseException]:
     """Runs until the run stops and nothing is in flight. Returns the first objective failure (the
     exception to re-raise when on_failure="stop" ended the run), None otherwise. On any exception of
     its own (a second Ctrl-C, a callback that raises, an executor that broke or was shut down) it
@@ -436,10 +436,11 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
     (timed_call); on an executor, the _Backstop fails an evaluation not done in time. in_threads: the
     executor runs evaluations in threads (a thread pool, Dask: no grace after the timeout);
     start_times: in threads of this process (a thread pool: they note when they start); workers: the
-    executor's, when known.
+    executor's, when known. starts: stored vectors to evaluate first, in order (minimize's x0).
     `lock` is the optimizer's (held around every call into it)."""
     in_flight: Dict[cf.Future, _InFlight] = {}  # in submission order
     asked: List[Any] = []  # asked, not yet submitted
+    starts = list(starts)
     books = _Books(run, interrupts, argument_of, submit is None, remote_cause, exit_code_of)
     folder = tempfile.mkdtemp(prefix="optimist-started-") if started_files and submit is not None else None
     submitted_count = 0
@@ -470,13 +471,20 @@ def drive(optimizer: "_optimist._Optimizer", run: "_optimist._Run", function: Ca
                     run.stop("time limit")
                     break
                 start = time.perf_counter()
+                n = min(room - len(in_flight), run.remaining - len(in_flight))
                 with lock:
-                    try:
-                        asked = optimizer.ask(min(room - len(in_flight), run.remaining - len(in_flight)))
-                    except _optimist.SpaceExhausted:
-                        # Every point left is in flight (a deterministic objective on a finite space):
-                        # wait for them; the run then stops as "space exhausted".
-                        asked = []
+                    if starts:
+                        # Points the algorithm did not ask: pending as its own (as a study's queued
+                        # points), so that they are recorded, told and given back like them.
+                        asked = [optimizer.add_pending(x) for x in starts[:n]]
+                        del starts[:n]
+                    else:
+                        try:
+                            asked = optimizer.ask(n)
+                        except _optimist.SpaceExhausted:
+                            # Every point left is in flight (a deterministic objective on a finite space):
+                            # wait for them; the run then stops as "space exhausted".
+                            asked = []
                 if not asked:
                     break
                 suggest_s = (time.perf_counter() - start) / len(asked)

@@ -11,7 +11,8 @@ import sys
 import threading
 import time
 import warnings
-from typing import Any, Callable, Optional
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
              name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
-             objective_timeout: Optional[float] = None, **options: Any) -> OptimizeResult:
+             objective_timeout: Optional[float] = None, x0: Any = None, **options: Any) -> OptimizeResult:
     """Minimizes ``func`` over ``space`` with one optimist algorithm; returns an OptimizeResult.
 
     func: takes a dict of named parameters (a space given as a dict of Float/Int/Categorical) or a
@@ -77,6 +78,14 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         is not interrupted: a process pool's evaluation still running 5 s + 10% later is abandoned;
         a thread pool's or Dask's, which nothing can interrupt, at the timeout (its thread goes on,
         its result is ignored). See docs/python.md.
+    x0: starting points, evaluated first and in order before any point the algorithm asks (a known
+        good guess): one point or a list of points, each in the form func receives (a dict, or a
+        sequence of numbers). They count against the budget and are recorded and told to the
+        algorithm as its own evaluations (trace, history, callback, progress, on_failure). Checked
+        before anything runs: ValueError naming the point and parameter (missing or unknown names,
+        wrong length, outside the bounds, not a choice, NaN, not a number), or when there are more
+        points than the budget. A deterministic func evaluates a point given twice once; with
+        ``resume``, the points the trace holds already are not evaluated again.
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
@@ -87,7 +96,7 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
     return _run(func, space, "minimize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                noisy=noisy, objective_timeout=objective_timeout, options=options)
+                noisy=noisy, objective_timeout=objective_timeout, x0=x0, options=options)
 
 
 def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str = "auto", budget: int = 100,
@@ -96,13 +105,14 @@ def maximize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
              executor: Optional[cf.Executor] = None, n_parallel: Optional[int] = None,
              callback: Optional[Callable[[Evaluation], Any]] = None, progress: bool = False, model: Any = None,
              name: Optional[str] = None, resume: Optional[str] = None, noisy: Optional[bool] = None,
-             objective_timeout: Optional[float] = None, **options: Any) -> OptimizeResult:
+             objective_timeout: Optional[float] = None, x0: Any = None, **options: Any) -> OptimizeResult:
     """As :func:`minimize`, maximizing func: ``fun`` is the largest value observed, ``target`` is
-    reached from below, and a model of your own describes func itself."""
+    reached from below, and a model of your own describes func itself. ``x0``: starting points,
+    evaluated first, as in minimize."""
     return _run(func, space, "maximize", algorithm=algorithm, budget=budget, seed=seed, trace=trace,
                 on_failure=on_failure, time_limit=time_limit, target=target, executor=executor,
                 n_parallel=n_parallel, callback=callback, progress=progress, model=model, name=name, resume=resume,
-                noisy=noisy, objective_timeout=objective_timeout, options=options)
+                noisy=noisy, objective_timeout=objective_timeout, x0=x0, options=options)
 
 
 def _check_positive_int(what: str, value: Any) -> int:
@@ -247,11 +257,64 @@ def _check_picklable(func: Any, space: Any, executor: Any) -> None:
                     from None
 
 
+def _starting_points(x0: Any, space: Space, noisy: bool, budget: int, earlier: Any, resume: Any) -> List[np.ndarray]:
+    """x0 as stored vectors, all checked before anything runs (space.to_vector's errors, prefixed
+    with which point): a deterministic objective's repeats once, and with resume, without those the
+    trace holds (as many times as it holds them)."""
+    if x0 is None:
+        return []
+    # Several points: a 2-d array, or a list of dicts or sequences (a list of numbers is one point).
+    several = (isinstance(x0, np.ndarray) and x0.ndim > 1) or (isinstance(x0, (list, tuple)) and (
+        not x0 or any(isinstance(p, (Mapping, list, tuple, np.ndarray)) for p in x0)))
+    given = list(x0) if several else [x0]
+    vectors = []
+    for k, point in enumerate(given):
+        try:
+            vectors.append(space.to_vector(point))
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"x0{f'[{k}]' if several else ''}: {e}") from None
+    if not noisy:  # a deterministic objective's value is known after one evaluation
+        unique: Dict[tuple, np.ndarray] = {}
+        for v in vectors:
+            unique.setdefault(tuple(v), v)
+        vectors = list(unique.values())
+    held = None if earlier is None else _trace_points(earlier, space)
+    if held is not None:
+        left = []
+        for v in vectors:
+            if held.get(tuple(v), 0) > 0:
+                held[tuple(v)] -= 1
+            else:
+                left.append(v)
+        vectors = left
+    done = 0 if earlier is None or held is None else len(earlier)  # (another space: the resume says so)
+    if done + len(vectors) > budget:
+        raise ValueError(f"x0 has {len(vectors)} point(s) to evaluate" + (
+            f" besides the {done} evaluations of the resumed trace '{os.fspath(resume)}'" if done else "")
+            + f", more than budget={budget}: give fewer points or a larger budget")
+    return vectors
+
+
+def _trace_points(trace: Any, space: Space) -> Optional[Dict[tuple, int]]:
+    """How many times a resumed trace holds each stored vector; None when the trace is not of this
+    space (the resume itself then says so)."""
+    if (trace.meta.get("space") or {}).get("parameters") != space.to_json()["parameters"]:
+        return None
+    held: Dict[tuple, int] = {}
+    for x in trace.x:
+        try:
+            key = tuple(space.to_vector(x))  # the trace's values in the space's order, choices as labels
+        except (ValueError, TypeError):
+            continue  # a point written otherwise (by hand, another tool): not one of x0's
+        held[key] = held.get(key, 0) + 1
+    return held
+
+
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: Optional[int], trace: Optional[str],
          on_failure: str, time_limit: Optional[float], target: Optional[float], executor: Optional[cf.Executor],
          n_parallel: Optional[int], callback: Any, progress: bool, model: Any, name: Optional[str],
          resume: Optional[str], noisy: Optional[bool], options: dict,
-         objective_timeout: Optional[float] = None) -> OptimizeResult:
+         objective_timeout: Optional[float] = None, x0: Any = None) -> OptimizeResult:
     if budget is None:  # Optuna's n_trials=None: a run of optimist plans with its budget
         raise ValueError("budget must be a positive integer, got None: every run has a budget (algorithms plan with "
                          "it); to stop on time, give time_limit and a budget larger than what fits in it "
@@ -331,6 +394,7 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
         if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
             function = func.objective_for_run(seed, first_draw=len(earlier))
+    starts = _starting_points(x0, space, optimizer.noisy, budget, earlier, resume)
     # A noisy problem on an executor: the k-th evaluation asked gets the k-th draw of the run's noise
     # stream, wherever it runs (a pickled Problem would restart its stream at every evaluation).
     function_for = None
@@ -360,7 +424,7 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                             closed=_closed_check(executor), objective_timeout=objective_timeout,
                             in_threads=isinstance(executor, cf.ThreadPoolExecutor) or _is_dask_executor(executor),
                             start_times=isinstance(executor, cf.ThreadPoolExecutor),
-                            workers=getattr(executor, "_max_workers", None))
+                            workers=getattr(executor, "_max_workers", None), starts=starts)
         except BaseException as e:
             # The callback or the executor raised, or a second Ctrl-C; drive closed the run: the
             # evaluations so far travel with the exception, as for an objective failure.
