@@ -96,6 +96,8 @@ METHODS = {
     "gpei-warp": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="half-rank"),
     "gpei-noise0": lambda s, b: run_optimist(s, b, algorithm="gp-ei", noise_sd=0),
     "gpei-compress": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="compress"),
+    "gpei-power": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="power"),
+    "gpei-select": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="select"),
     "turbo": lambda s, b: run_optimist(s, b, algorithm="turbo"),
     "random": lambda s, b: run_optimist(s, b, algorithm="random"),
     "scipy-de": run_scipy_de,

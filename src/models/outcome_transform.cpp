@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -113,8 +114,61 @@ Vector compress_warp(const Vector& y) {
   return w;
 }
 
+double yeo_johnson(double x, double lambda) {
+  constexpr double kTiny = 1e-10;
+  if (x >= 0.0) return std::abs(lambda) < kTiny ? std::log1p(x) : std::expm1(lambda * std::log1p(x)) / lambda;
+  const double mu = 2.0 - lambda;
+  return std::abs(mu) < kTiny ? -std::log1p(-x) : -std::expm1(mu * std::log1p(-x)) / mu;
+}
+
+namespace {
+
+// The Yeo-Johnson profile log-likelihood of lambda (Yeo & Johnson, eq. 3.1, up to constants):
+// -n/2 log(variance of the transformed values) + (lambda - 1) sum sign(x) log1p(|x|).
+double yeo_johnson_log_likelihood(const Vector& x, double lambda) {
+  const Eigen::Index n = x.size();
+  Vector t(n);
+  double jacobian = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    t[i] = yeo_johnson(x[i], lambda);
+    jacobian += std::copysign(std::log1p(std::abs(x[i])), x[i]);
+  }
+  const double variance = (t.array() - t.mean()).square().mean();
+  if (!(variance > 0.0) || !std::isfinite(variance)) return -std::numeric_limits<double>::infinity();
+  return -0.5 * static_cast<double>(n) * std::log(variance) + (lambda - 1.0) * jacobian;
+}
+
+}  // namespace
+
+Vector power_warp(const Vector& y) {
+  const Eigen::Index n = y.size();
+  if (n < 3) return y;
+  const double mean = stable_mean(y), sd = rms_about(y, mean, static_cast<double>(n));
+  if (!(sd > 0.0) || !std::isfinite(sd)) return y;
+  const Vector loss = -(y.array() - mean) / sd;
+  // Golden-section search of the (unimodal in practice) likelihood over lambda in [-2, 4].
+  constexpr double kGolden = 0.6180339887498949;
+  double a = -2.0, b = 4.0;
+  double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
+  double fc = yeo_johnson_log_likelihood(loss, c), fd = yeo_johnson_log_likelihood(loss, d);
+  while (b - a > 1e-4) {
+    if (fc >= fd) {
+      b = d, d = c, fd = fc;
+      c = b - kGolden * (b - a), fc = yeo_johnson_log_likelihood(loss, c);
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + kGolden * (b - a), fd = yeo_johnson_log_likelihood(loss, d);
+    }
+  }
+  const double lambda = 0.5 * (a + b);
+  Vector w(n);
+  for (Eigen::Index i = 0; i < n; ++i) w[i] = -yeo_johnson(loss[i], lambda);
+  return w;
+}
+
 Vector warp_outputs(const Vector& y, OutputWarp warp) {
   switch (warp) {
+    case OutputWarp::Power: return power_warp(y);
     case OutputWarp::HalfRank: return half_rank_warp(y);
     case OutputWarp::Compress: return compress_warp(y);
     case OutputWarp::None: break;

@@ -544,7 +544,7 @@ TEST(GpBo, HalfRankWarpSolvesBraninWithCatastrophicValues) {
 // GP holds the warped values of every observation, at each ask and after a refit.
 TEST(GpBo, AWarpKeepsTheModelOnTheWarpedValues) {
   const Problem branin = make_problem("branin");
-  for (const std::string warp : {"half-rank", "compress"}) {
+  for (const std::string warp : {"half-rank", "compress", "power"}) {
     auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}, {"output_warp", warp}},
                               branin.space, Direction::Maximize, RunContext{.seed = 3});
     const auto& gp_bo = dynamic_cast<const GpBo&>(*opt);
@@ -555,7 +555,7 @@ TEST(GpBo, AWarpKeepsTheModelOnTheWarpedValues) {
       opt->tell(t, y);
       told.conservativeResize(i + 1);
       told[i] = y;
-      const Vector expected = warp == "half-rank" ? half_rank_warp(told) : compress_warp(told);
+      const Vector expected = warp_outputs(told, kOutputWarpNames.parse(warp, "output_warp"));
       ASSERT_EQ(gp_bo.model().outputs().size(), expected.size());
       for (Eigen::Index k = 0; k < expected.size(); ++k)
         EXPECT_EQ(gp_bo.model().outputs()[k], expected[k]) << warp << ", step " << i;

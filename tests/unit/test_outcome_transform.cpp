@@ -153,3 +153,49 @@ TEST(CompressWarp, PullsTheWorseHalfHalfwayAndNoFurtherThanHalfRank) {
   for (const Eigen::Index i : {3, 4, 5}) EXPECT_DOUBLE_EQ(c[i], std::max(half_rank_warp(narrow)[i], m + (narrow[i] - m) / 2));
   EXPECT_EQ(warp_outputs(y, OutputWarp::Compress), w);
 }
+
+// ---- power (Yeo-Johnson) warping ----
+
+TEST(YeoJohnson, IdentityAtOneLogsAtTheEndsAndIncreasing) {
+  for (const double x : {-3.0, -0.5, 0.0, 0.7, 4.0}) {
+    EXPECT_NEAR(yeo_johnson(x, 1.0), x, 1e-15);
+    if (x >= 0.0) {
+      EXPECT_NEAR(yeo_johnson(x, 0.0), std::log1p(x), 1e-15);
+    } else {
+      EXPECT_NEAR(yeo_johnson(x, 2.0), -std::log1p(-x), 1e-15);
+    }
+  }
+  for (const double lambda : {-2.0, -0.5, 0.0, 0.5, 1.5, 2.0, 4.0}) {
+    double previous = -INFINITY;
+    for (double x = -5.0; x <= 5.0; x += 0.25) {
+      const double t = yeo_johnson(x, lambda);
+      EXPECT_GT(t, previous) << lambda << " " << x;
+      previous = t;
+    }
+    // Smooth at 0: slope 1 from both sides.
+    EXPECT_NEAR((yeo_johnson(1e-7, lambda) - yeo_johnson(-1e-7, lambda)) / 2e-7, 1.0, 1e-6) << lambda;
+  }
+}
+
+// The exponent is the maximum-likelihood one: scipy.stats.yeojohnson_normmax gives -0.48325 on the
+// standardized losses below (log-normal quantiles), and power_warp is their transform, negated.
+TEST(PowerWarp, MatchesScipysMaximumLikelihoodTransform) {
+  const int n = 20;
+  Vector loss(n);
+  for (int i = 0; i < n; ++i) loss[i] = std::exp(normal_quantile((i + 0.5) / n));
+  const Vector y = -loss;  // maximized: the lower tail is the heavy one
+  const double mean = loss.mean(), sd = std::sqrt((loss.array() - mean).square().mean());
+  const Vector w = power_warp(y);
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(w[i], -yeo_johnson((loss[i] - mean) / sd, -0.4832496), 2e-4) << i;
+  // The warped values are nearly symmetric: the tail that dominated the raw values is gone.
+  const auto skewness = [](const Vector& v) {
+    const Vector c = v.array() - v.mean();
+    return c.array().cube().mean() / std::pow(c.array().square().mean(), 1.5);
+  };
+  EXPECT_LT(skewness(y), -1.5);
+  EXPECT_LT(std::abs(skewness(w)), 0.3);  // 0.26, from below -1.5
+  EXPECT_EQ(warp_outputs(y, OutputWarp::Power), w);
+  // Fewer than 3 values, or all equal: unchanged.
+  EXPECT_EQ(power_warp(Vector::Constant(5, 2.0)), Vector::Constant(5, 2.0));
+  EXPECT_EQ(power_warp(y.head(2)), y.head(2));
+}

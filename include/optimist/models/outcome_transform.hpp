@@ -55,10 +55,13 @@ enum class OutputWarp {
   None,      ///< the values as observed
   HalfRank,  ///< half_rank_warp: the worse half mapped to normal quantiles (Vizier's half-rank warping)
   Compress,  ///< compress_warp: the worse half's distances to the median halved, none beyond half_rank_warp's
+  Power,     ///< power_warp: a Yeo-Johnson power transform fitted by maximum likelihood (HEBO's)
 };
 
-inline constexpr EnumNames<OutputWarp, 3> kOutputWarpNames{
-    {{{OutputWarp::None, "none"}, {OutputWarp::HalfRank, "half-rank"}, {OutputWarp::Compress, "compress"}}}};
+inline constexpr EnumNames<OutputWarp, 4> kOutputWarpNames{{{{OutputWarp::None, "none"},
+                                                             {OutputWarp::HalfRank, "half-rank"},
+                                                             {OutputWarp::Compress, "compress"},
+                                                             {OutputWarp::Power, "power"}}}};
 
 /// How a failed evaluation (an objective that raised, returned NaN, or timed out) enters a model.
 enum class FailedPoints {
@@ -87,6 +90,19 @@ Vector half_rank_warp(const Vector& y);
 /// values, or a plateau, are returned unchanged.
 Vector compress_warp(const Vector& y);
 inline constexpr double kCompressFactor = 2.0;
+
+/// The Yeo-Johnson transform (Yeo & Johnson, Biometrika 2000, eq. 2.1) of x with exponent lambda:
+/// ((x + 1)^lambda - 1) / lambda for x >= 0, -((1 - x)^(2 - lambda) - 1) / (2 - lambda) for x < 0
+/// (log1p at lambda = 0, resp. 2). Increasing in x for every lambda, and smooth at 0.
+double yeo_johnson(double x, double lambda);
+
+/// HEBO's output transform (Cowen-Rivers et al., JAIR 2022, sec. 4.1) in our orientation (larger
+/// is better): the losses -y, standardized, are Yeo-Johnson transformed with the lambda in
+/// [-2, 4] that maximizes the normal log-likelihood of the result (Yeo & Johnson, eq. 3.1; scikit-
+/// learn's PowerTransformer), and negated back. A heavy tail of bad values is compressed smoothly
+/// (lambda < 1) with no kink anywhere; near-normal values keep lambda near 1, nearly unchanged.
+/// Increasing in y. Fewer than 3 values, or all equal, are returned unchanged.
+Vector power_warp(const Vector& y);
 
 /// y warped by the rule.
 Vector warp_outputs(const Vector& y, OutputWarp warp);

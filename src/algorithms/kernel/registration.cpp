@@ -50,7 +50,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "warp of the observed values before the GP: none; compress (the worse half pulled halfway to the median, "
               "none further out than half-rank puts it: a misfit spanning decades, such as a calibration's sum of "
               "squares, or a few catastrophic values do not flatten the good values); half-rank (Vizier's: the worse half "
-              "mapped to normal quantiles)")
+              "mapped to normal quantiles); power (HEBO's: a Yeo-Johnson transform fitted by maximum likelihood)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")
