@@ -151,6 +151,10 @@ void add_run_command(CLI::App& parent, RunCommand& cmd) {
   cmd.app->add_option("--set", cmd.set, "algorithm option (repeatable); VALUE is parsed as JSON if it can be")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
+  cmd.app->add_option("--x0", cmd.x0, "a start point, evaluated first (repeatable, in order): a JSON array in "
+                                     "parameter order or an object by name, e.g. '{\"lr\": 0.01, \"layers\": 3}'")
+      ->type_name("POINT")
+      ->allow_extra_args(false);
   cmd.config_flag = cmd.app->add_option("--config", cmd.config,
                                         "settings file (.json or .toml): the flags' keys with '_' and an "
                                         "'options' table; flags override it, paths in it are relative to "
@@ -206,6 +210,17 @@ int run_command(const RunCommand& cmd) {
   if (cmd.jobs_flag->count() > 0) flags["jobs"] = std::to_string(cmd.jobs);
   if (cmd.storage_flag->count() > 0) flags["storage"] = cmd.storage;
   if (cmd.study_flag->count() > 0) flags["study"] = cmd.study;
+  if (!cmd.x0.empty()) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const std::string& text : cmd.x0) {
+      nlohmann::json point = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (point.is_discarded() || !(point.is_array() || point.is_object()))
+        throw InvalidArgument("--x0 got '" + printable(text) + "'; expected a point: a JSON array in parameter order "
+                              "(e.g. '[0.5, 3, \"relu\"]') or an object by name");
+      points.push_back(std::move(point));
+    }
+    flags["x0"] = points.dump();
+  }
   std::optional<std::string> config;
   if (cmd.config_flag->count() > 0) config = cmd.config;
   if (cmd.trust_command && cmd.resume_flag->count() == 0)
@@ -255,6 +270,9 @@ int run_command(const RunCommand& cmd) {
   options.target = s.target;
   options.batch_size = s.batch;
   options.on_failure = s.on_failure;
+  options.start_points = start_points(s, problem.space);
+  // Checked before the trace is opened (optimize checks them again): a refused run writes nothing.
+  (void)start_points_left(problem.space, s.noisy || s.noise > 0.0, options.start_points, options.resume_from, options.budget);
   const experiment::RunSpec spec = run_spec(s);
   // The same construction as the bench runner's: optimizer, noise stream (the k-th evaluation gets
   // the k-th draw, resumed runs included) and trace meta.

@@ -21,6 +21,7 @@ struct RunCommand {
   std::map<std::string, std::string> values;   ///< config key -> flag text
   std::map<std::string, CLI::Option*> given;   ///< config key -> its flag
   std::vector<std::string> set;
+  std::vector<std::string> x0;  ///< --x0 POINT (repeatable), JSON texts
   std::string config;
   CLI::Option* config_flag = nullptr;
   std::string resume;  ///< trace of an interrupted run to continue

@@ -175,12 +175,21 @@ int run_in_study(const RunSettings& s, const Problem& problem, const StudyRunFla
     for (const auto& t : done) earlier.push_back(trace_record(t, record, &objective, totals));
   }
 
+  // Start points before the algorithm's: queued, those evaluated already (or queued: a continued
+  // study) not again.
+  if (!s.x0.empty()) {
+    const std::vector<Vector> given = start_points(s, record.space);
+    for (const Vector& x : start_points_left(record.space, config.settings.noisy, given, earlier, s.budget))
+      study.enqueue(x, /*skip_if_exists=*/!config.settings.noisy);
+  }
+
   std::unique_ptr<TraceWriter> trace;
   if (!s.out.empty()) {
     TraceMeta meta = study_trace_meta(record, &objective);
     meta.run = {{"batch", 1}, {"on_failure", s.on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"},
                 {"time_limit_s", s.time_limit ? nlohmann::json(*s.time_limit) : nlohmann::json()},
                 {"target", s.target ? nlohmann::json(*s.target) : nlohmann::json()}, {"jobs", flags.jobs}};
+    if (!s.x0.empty()) meta.run["x0"] = s.x0;
     if (flags.resumed_meta) record_resume(meta, *flags.resumed_meta, earlier.size());
     // Resumed in place (however spelled): the writer takes over the lock on the trace read. A study
     // continued without --resume writes its trials over --out when that is its own earlier trace;

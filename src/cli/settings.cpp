@@ -154,6 +154,24 @@ std::string output_path_from_file(const Value& v) {
   return path;
 }
 
+// One point (an object by name, or an array of numbers and choice strings) or a list of points:
+// the list of points. A flag's text is JSON (run_command joins repeated --x0 into a list).
+nlohmann::json as_points(const Value& v) {
+  const std::string expected = "a point (a JSON array in parameter order, or an object by name) or a list of points";
+  nlohmann::json j = v.json;
+  if (!v.from_file && j.is_string()) {
+    j = nlohmann::json::parse(j.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) bad(v, expected);
+  }
+  const auto scalar = [](const nlohmann::json& e) { return e.is_number() || e.is_string(); };
+  if (j.is_object() || (j.is_array() && !j.empty() && std::all_of(j.begin(), j.end(), scalar)))
+    return nlohmann::json::array({j});
+  if (!j.is_array()) bad(v, expected);
+  for (const auto& point : j)
+    if (!point.is_object() && !point.is_array()) bad(v, expected);
+  return j;
+}
+
 // The settings of the driver and the trace path, the same for a new and a resumed run.
 void apply_driver_settings(const Sources& src, RunSettings& s) {
   if (auto v = src.get("out")) s.out = v->from_file ? output_path_from_file(*v) : as_string(*v);
@@ -161,6 +179,7 @@ void apply_driver_settings(const Sources& src, RunSettings& s) {
   if (auto v = src.get("target")) s.target = as_finite(*v, "a finite number");
   if (auto v = src.get("batch")) s.batch = as_positive(*v);
   if (auto v = src.get("on_failure")) s.on_failure = parse_failure_policy(*v);
+  if (auto v = src.get("x0")) s.x0 = as_points(*v);
 }
 
 // --jobs, --storage, --study and --quiet: how the run is carried out, not what it computes.
@@ -194,7 +213,7 @@ const std::vector<std::string>& config_keys() {
                                                 "seed",    "noise",  "noisy",     "out",       "time_limit",
                                                 "target",  "batch",  "on_failure", "options",
                                                 "objective_command", "space", "direction", "objective_timeout",
-                                                "jobs", "storage", "study", "quiet"};
+                                                "jobs", "storage", "study", "quiet", "x0"};
   return keys;
 }
 
@@ -308,7 +327,7 @@ namespace optimist::cli {
 RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, std::string>& flags,
                             const std::string& trace_path) {
   const std::string origin = "the trace '" + trace_path + "'";
-  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction", "batch"})
+  for (const char* key : {"problem", "dim", "algorithm", "seed", "noise", "noisy", "space", "direction", "batch", "x0"})
     if (flags.count(key) > 0)
       throw InvalidArgument(flag_name(key) + " cannot be combined with --resume: " + origin + " fixes it");
   if (!meta.has_seed)
@@ -353,6 +372,7 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   const Sources trace_run(no_flags, meta.run, "the meta of " + origin);
   if (auto v = trace_run.get("batch")) s.batch = as_positive(*v);
   if (auto v = trace_run.get("on_failure")) s.on_failure = parse_failure_policy(*v);
+  if (auto v = trace_run.get("x0")) s.x0 = as_points(*v);
   // A run with K evaluations in flight continues with K (its trace's "jobs"); --jobs changes K, and
   // continues a sequential or batch run with K in flight.
   if (auto v = trace_run.get("jobs")) {
@@ -368,6 +388,18 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
   s.objective_timeout = positive_seconds(src, "objective_timeout");
   apply_driver_settings(src, s);
   return s;
+}
+
+std::vector<Vector> start_points(const RunSettings& s, const Space& space) {
+  std::vector<Vector> points;
+  for (std::size_t k = 0; k < s.x0.size(); ++k) {
+    try {
+      points.push_back(space.point_from_json(s.x0[k]));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("x0[" + std::to_string(k) + "] " + s.x0[k].dump() + ": " + e.what());
+    }
+  }
+  return points;
 }
 
 }  // namespace optimist::cli

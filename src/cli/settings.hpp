@@ -44,7 +44,13 @@ struct RunSettings {
   std::string storage;              ///< the study's storage URL; empty: a temporary one (with `jobs`)
   std::string study = "run";        ///< the study's name in `storage`
   bool quiet = false;               ///< no progress display
+  /// Start points (--x0, 'x0'), as given: JSON points (an array in parameter order or an object by
+  /// name), evaluated first; start_points() reads them in the run's space.
+  nlohmann::json x0 = nlohmann::json::array();
 };
+
+/// s.x0 as points of `space` (Space::point_from_json); InvalidArgument naming the point.
+std::vector<Vector> start_points(const RunSettings& s, const Space& space);
 
 /// Keys a config file may hold (also the keys of `flags`, which use them with '_').
 const std::vector<std::string>& config_keys();

@@ -81,8 +81,52 @@ nlohmann::json RunOptions::settings_json() const {
           {"on_failure", on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"}};
 }
 
+std::vector<Vector> start_points_left(const Space& space, bool noisy, const std::vector<Vector>& given,
+                                      const std::vector<EvaluationRecord>& done, std::size_t budget) {
+  std::vector<Vector> left;
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    Vector x;
+    try {
+      if (given[k].size() != static_cast<Eigen::Index>(space.dim()))
+        throw InvalidArgument("it has " + std::to_string(given[k].size()) + " values, the space has " +
+                              std::to_string(space.dim()));
+      x = space.canonical(given[k]);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("x0[" + std::to_string(k) + "]: " + e.what());
+    }
+    // A deterministic objective's value is known after one evaluation.
+    if (!noisy && std::find(left.begin(), left.end(), x) != left.end()) continue;
+    left.push_back(std::move(x));
+  }
+  std::vector<bool> used(done.size(), false);  // each earlier evaluation stands for one start point
+  std::erase_if(left, [&](const Vector& x) {
+    for (std::size_t k = 0; k < done.size(); ++k) {
+      if (used[k] || done[k].x.size() != x.size()) continue;
+      bool same = false;
+      try {
+        same = space.canonical(done[k].x) == x;
+      } catch (const InvalidArgument&) {  // not a point of this space: not one of the start points
+      }
+      if (same) {
+        used[k] = true;
+        return true;
+      }
+    }
+    return false;
+  });
+  if (done.size() + left.size() > budget)
+    throw InvalidArgument("x0 has " + std::to_string(left.size()) + " point(s) to evaluate" +
+                          (done.empty() ? "" : " besides the " + std::to_string(done.size()) + " evaluations made already") +
+                          ", more than the budget of " + std::to_string(budget) + ": give fewer points or a larger budget");
+  return left;
+}
+
 RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunOptions& options) {
   if (!objective.function) throw InvalidArgument("optimize: the objective has no function");
+  std::vector<Vector> starts;
+  if (!options.start_points.empty())
+    starts = start_points_left(optimizer.space(), optimizer.noisy(), options.start_points, options.resume_from, options.budget);
+  std::size_t next_start = 0;
   RunRecorder run(optimizer, objective, options);
   std::exception_ptr stopping_exception;  // the throw that stopped the run, for RunSummary::objective_exception
   using Clock = std::chrono::steady_clock;
@@ -97,7 +141,13 @@ RunSummary optimize(Optimizer& optimizer, const Objective& objective, const RunO
       break;
     }
     const auto ta = Clock::now();
-    std::vector<Trial> trials = optimizer.ask(std::min(options.batch_size, run.remaining()));
+    const std::size_t n = std::min(options.batch_size, run.remaining());
+    std::vector<Trial> trials;
+    if (next_start < starts.size()) {  // the start points first, as pending trials the algorithm did not ask
+      while (trials.size() < n && next_start < starts.size()) trials.push_back(optimizer.add_pending(starts[next_start++]));
+    } else {
+      trials = optimizer.ask(n);
+    }
     const auto mark = Clock::now();  // the first point's evaluation starts right after the ask
     const double suggest_each = seconds(ta, mark) / static_cast<double>(trials.size());
     for (std::size_t k = 0; k < trials.size(); ++k) {

@@ -456,6 +456,56 @@ TEST_F(Cli, ResumeContinuesAKilledRunExactly) {
   EXPECT_EQ(a, b);
 }
 
+// --x0 (repeatable) and 'x0' in a config file: evaluated first, recorded in the trace's meta, so a
+// resume evaluates those still missing and ends as the uninterrupted run; with --jobs they are the
+// first trials; bad points are named.
+TEST_F(Cli, StartPointsRunFirstAndResume) {
+  const fs::path dir = test_dir();
+  const fs::path full = dir / "full.jsonl", cut = dir / "cut.jsonl", jobs = dir / "jobs.jsonl";
+  const std::string x0 = "--x0 '[3.14159, 2.275]' --x0 '{\"x1\": 0, \"x2\": 5}' --x0 '[9, 1]'";
+  ASSERT_EQ(cli("run -q --problem branin --algorithm gp-ei --seed 2 --budget 7 " + x0 + " --out '" + full.string() + "'").code, 0);
+  const auto lines = json_lines(full);
+  ASSERT_EQ(lines.size(), 9u);
+  EXPECT_EQ(lines[0].at("meta").at("run").at("x0"), nlohmann::json::parse("[[3.14159, 2.275], [0.0, 5.0], [9.0, 1.0]]"));
+  EXPECT_EQ(lines[1].at("x"), nlohmann::json::parse("[3.14159, 2.275]"));
+  EXPECT_EQ(lines[2].at("x"), nlohmann::json::parse("[0.0, 5.0]"));
+  EXPECT_EQ(lines[3].at("x"), nlohmann::json::parse("[9.0, 1.0]"));
+  EXPECT_NEAR(lines[1].at("y").get<double>(), 0.397887, 1e-6);
+  // Cut after the first evaluation: the resume evaluates x0[1] and x0[2], then as before.
+  std::istringstream text(slurp(full));
+  std::string kept, line;
+  for (int k = 0; k < 2 && std::getline(text, line); ++k) kept += line + "\n";
+  write_file(cut, kept);
+  const Result r = cli("run -q --resume '" + cut.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto a = without_timing(json_lines(full)), b = without_timing(json_lines(cut));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 1; k < a.size(); ++k) EXPECT_EQ(a[k], b[k]) << k;
+  EXPECT_EQ(cli("run -q --resume '" + cut.string() + "' --x0 '[1, 1]'").code, 2);  // the trace fixes them
+  // A config file's list; with --jobs the first trials.
+  write_file(dir / "run.toml", "problem = \"branin\"\nalgorithm = \"gp-ei\"\nbudget = 6\nx0 = [[3.14159, 2.275], [9, 1]]\n");
+  const Result j = cli("run -q --config run.toml --jobs 2 --out '" + jobs.string() + "'", dir);
+  ASSERT_EQ(j.code, 0) << j.err;
+  std::size_t found = 0;  // lines in completion order: each once, wherever it finished
+  for (const auto& l : json_lines(jobs))
+    found += l.contains("x") && (l.at("x") == nlohmann::json::parse("[3.14159, 2.275]") || l.at("x") == nlohmann::json::parse("[9.0, 1.0]"));
+  EXPECT_EQ(found, 2u);
+  // Bad points, named; nothing evaluated.
+  for (const auto& [args, mention] : std::vector<std::pair<std::string, std::string>>{
+           {"--x0 '[3.14159]'", "x0[0] [3.14159]: point [3.14159] has 1 values, the space has 2"},
+           {"--x0 abc", "--x0 got 'abc'; expected a point"},
+           {"--x0 '{\"x1\": 100, \"x2\": 3}'", "parameter 'x1': value 100 is outside [-5, 10]"},
+           {"--x0 '{\"y\": 1, \"x2\": 3}'", "names unknown parameter 'y'"},
+           {"--budget 1 --x0 '[1, 2]' --x0 '[2, 3]'", "x0 has 2 point(s) to evaluate, more than the budget of 1"},
+           {"--jobs 2 --x0 '[1, 2]' --x0 '[2, 3]' --x0 '[3, 3]' --budget 2", "more than the budget of 2"}}) {
+    const std::string budget = args.find("--budget") == std::string::npos ? " --budget 3" : "";
+    const Result bad = cli("run -q --problem branin " + args + budget + " --out '" + (dir / "bad.jsonl").string() + "'");
+    EXPECT_EQ(bad.code, 2) << args;
+    EXPECT_NE(bad.err.find(mention), std::string::npos) << args << ": " << bad.err;
+    EXPECT_FALSE(fs::exists(dir / "bad.jsonl")) << args;
+  }
+}
+
 // Running the same command again instead of resuming once overwrote the evaluations a crashed run
 // had paid for; resuming in place made a private trace world-readable and replaced a symlink.
 // `--out` named the run's own program or space file and replaced it by a trace, and a rerun wrote

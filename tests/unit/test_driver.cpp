@@ -292,3 +292,58 @@ TEST(Driver, AToldPointIsRecommendedExactlyAsTold) {
   EXPECT_EQ(opt->best()->value, 1.7e308);
   EXPECT_EQ(opt->recommend(), b.x);
 }
+
+// Start points (RunOptions::start_points, `optimist run --x0`): evaluated first, in order, in
+// batches too, told as the run's own; a deterministic objective's repeats once; a resume skips
+// those it holds; a bad or excess point is refused before anything is evaluated.
+TEST(Driver, StartPointsAreEvaluatedFirstInOrder) {
+  for (const std::string algorithm : {"random", "gp-ei", "sequool", "turbo"}) {
+    SCOPED_TRACE(algorithm);
+    auto opt = make_optimizer({{"name", algorithm}}, Space::box(2, -1, 1), Direction::Minimize, RunContext{.seed = 4});
+    RunOptions ro;
+    ro.budget = 8;
+    ro.batch_size = 2;
+    ro.start_points = {Vector::Constant(2, 0.5), Vector::Zero(2), Vector::Constant(2, 0.5), Vector::Constant(2, -0.25)};
+    const RunSummary s = optimize(*opt, sphere(), ro);
+    ASSERT_EQ(s.evaluations.size(), 8u);
+    EXPECT_EQ(s.evaluations[0].x, Vector::Constant(2, 0.5));
+    EXPECT_EQ(s.evaluations[1].x, Vector::Zero(2));
+    EXPECT_EQ(s.evaluations[2].x, Vector::Constant(2, -0.25));  // the repeat of x0[0] evaluated once
+    EXPECT_EQ(*s.best_y, 0.0);
+    EXPECT_EQ(opt->history().size(), 8u);
+    for (std::size_t k = 3; k < 8; ++k) EXPECT_NE(s.evaluations[k].x, Vector::Zero(2)) << k;  // nothing asked twice
+  }
+}
+
+TEST(Driver, StartPointsSkipWhatAResumeHoldsAndRefuseBadOnes) {
+  auto first = random_opt();
+  RunOptions ro;
+  ro.budget = 6;
+  ro.start_points = {Vector::Constant(2, 0.5), Vector::Constant(2, 0.25), Vector::Constant(2, -0.5)};
+  const RunSummary full = optimize(*first, sphere(), ro);
+  // The first two evaluations done: the resumed run evaluates x0[2] next and ends as the full run.
+  auto second = random_opt();
+  RunOptions resumed = ro;
+  for (std::size_t k = 0; k < 2; ++k) resumed.resume_from.push_back(full.evaluations[k]);
+  const RunSummary rest = optimize(*second, sphere(), resumed);
+  ASSERT_EQ(rest.evaluations.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) EXPECT_EQ(rest.evaluations[k].x, full.evaluations[k].x) << k;
+  // Refused before any evaluation, naming the point.
+  const auto refused = [](std::vector<Vector> points, std::size_t budget, const std::string& mention) {
+    auto opt = random_opt();
+    RunOptions bad;
+    bad.budget = budget;
+    bad.start_points = std::move(points);
+    try {
+      optimize(*opt, sphere(), bad);
+      ADD_FAILURE() << "accepted; expected an error mentioning " << mention;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(opt->history().empty());
+  };
+  refused({Vector::Zero(2), Vector::Constant(2, 3.0)}, 5, "x0[1]: parameter 'x1': value 3 is outside [-1, 1]");
+  refused({Vector::Zero(3)}, 5, "x0[0]: it has 3 values, the space has 2");
+  refused({Vector::Constant(2, NAN)}, 5, "x0[0]");
+  refused({Vector::Zero(2), Vector::Constant(2, 0.5)}, 1, "x0 has 2 point(s) to evaluate, more than the budget of 1");
+}

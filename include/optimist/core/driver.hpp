@@ -137,6 +137,10 @@ struct RunOptions {
   /// re-written to `trace`. Only x, y (absent: failed), f and error are used; f* - f gives the
   /// regret. With batch_size 1 the resumed run continues exactly as the uninterrupted one would.
   std::vector<EvaluationRecord> resume_from{};
+  /// Points (user coordinates) evaluated first, in order, before any ask: a known good guess
+  /// (`optimist run --x0`). Handed out as trials the algorithm did not ask (Optimizer::add_pending)
+  /// and recorded, told and written like its own. See start_points_left for those skipped.
+  std::vector<Vector> start_points{};
 
   /// The settings that shape a run besides the budget, for the trace's meta "run" object:
   /// {"time_limit_s", "target" (numbers or null), "batch", "on_failure" ("stop" | "mark-failed")}.
@@ -168,6 +172,14 @@ struct RunSummary {
 
   bool ok() const { return reason != StopReason::ObjectiveFailed; }
 };
+
+/// The start points still to evaluate, canonical (inactive conditional coordinates at their
+/// fixed values): a deterministic objective's repeats once, and without those `done` holds (as
+/// many times as it holds them: a resumed run, a continued study). InvalidArgument naming the
+/// point (its index k as "x0[k]") when one is outside the space, or when more are left than the
+/// budget after `done`.
+std::vector<Vector> start_points_left(const Space& space, bool noisy, const std::vector<Vector>& given,
+                                      const std::vector<EvaluationRecord>& done, std::size_t budget);
 
 /// Runs ask -> evaluate -> tell until the budget, time limit or target is reached, the objective
 /// fails under FailurePolicy::Stop, or every point of a finite space has been evaluated
