@@ -97,7 +97,9 @@ METHODS = {
     "gpei-noise0": lambda s, b: run_optimist(s, b, algorithm="gp-ei", noise_sd=0),
     "gpei-compress": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="compress"),
     "gpei-power": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="power"),
-    "gpei-select": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="select"),
+    "gpei-gamma": lambda s, b: run_optimist(s, b, algorithm="gp-ei", prior="gamma"),
+    "gpei-alt": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="alternate"),
+    "gpei-none": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="none"),  # the default before stop 73
     "turbo": lambda s, b: run_optimist(s, b, algorithm="turbo"),
     "random": lambda s, b: run_optimist(s, b, algorithm="random"),
     "scipy-de": run_scipy_de,

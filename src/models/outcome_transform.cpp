@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "optimist/core/normal_quantile.hpp"
@@ -171,9 +173,12 @@ Vector warp_outputs(const Vector& y, OutputWarp warp) {
     case OutputWarp::Power: return power_warp(y);
     case OutputWarp::HalfRank: return half_rank_warp(y);
     case OutputWarp::Compress: return compress_warp(y);
-    case OutputWarp::None: break;
+    case OutputWarp::None: return y;
+    case OutputWarp::Alternate:
+    case OutputWarp::Auto: break;
   }
-  return y;
+  throw std::logic_error("warp_outputs: output warp '" + std::string(kOutputWarpNames.name(warp)) +
+                         "' is a rule, resolve it to a warp first");
 }
 
 }  // namespace optimist

@@ -431,7 +431,8 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("auto opts  {\"prior\":\"botorch\"}"), std::string::npos) << r.out;  // what gp-ei's prior: auto became
+  // What gp-ei's prior: auto and output_warp: auto became.
+  EXPECT_NE(r.out.find("auto opts  {\"output_warp\":\"alternate\",\"prior\":\"botorch\"}"), std::string::npos) << r.out;
 }
 
 // `study show` prints the algorithm's answer (Study::recommend with its value, as the summary of

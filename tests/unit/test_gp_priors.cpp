@@ -132,6 +132,20 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(GpBo::resolved_prior(ei, 13), GpPrior::Gamma);
   EXPECT_EQ(GpBo::resolved_prior(ei, 1), GpPrior::Gamma);  // precision on smooth 1-D functions
   EXPECT_EQ(GpBo::resolved_prior(ucb, 3), GpPrior::Gamma);
+  // output_warp auto: alternate for gp-ei with 2 to 12 parameters, none of them categorical.
+  EXPECT_EQ(GpBoOptions{}.output_warp, OutputWarp::Auto);
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(12, 0.0, 1.0)), OutputWarp::Alternate);
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(13, 0.0, 1.0)), OutputWarp::None);
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(1, 0.0, 1.0)), OutputWarp::None);  // the 1-D workshop tasks
+  EXPECT_EQ(GpBo::resolved_output_warp(ucb, space), OutputWarp::None);
+  Space mixed;
+  mixed.add_continuous("a", 0.0, 1.0).add_integer("b", 0, 9);
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::Alternate);
+  mixed.add_categorical("c", {"x", "y"});
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::None);  // a choice between landscapes
+  ei.output_warp = OutputWarp::Compress;
+  EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::Compress);
+  ei.output_warp = OutputWarp::Auto;
   ei.prior = GpPrior::Classic;
   EXPECT_EQ(GpBo::resolved_prior(ei, 3), GpPrior::Classic);
   auto in_3d = make_optimizer({{"name", "gp-ei"}}, space, Direction::Maximize, RunContext{.seed = 2});
@@ -140,9 +154,11 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(dynamic_cast<GpBo&>(*in_20d).model().options().min_noise_variance, 1e-6);
   // What auto resolved to is the run's decision (trace meta, summary, res.decisions); a prior the
   // user named is not a decision.
-  EXPECT_EQ(in_3d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "botorch"}})"));
-  EXPECT_EQ(in_20d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "gamma"}})"));
-  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}}, space)->decisions().empty());
+  EXPECT_EQ(in_3d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate"}})"));
+  EXPECT_EQ(in_20d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));
+  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}}, space)->decisions().empty());
+  EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));  // gp-ei's rules only
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

@@ -56,12 +56,18 @@ enum class OutputWarp {
   HalfRank,  ///< half_rank_warp: the worse half mapped to normal quantiles (Vizier's half-rank warping)
   Compress,  ///< compress_warp: the worse half's distances to the median halved, none beyond half_rank_warp's
   Power,     ///< power_warp: a Yeo-Johnson power transform fitted by maximum likelihood (HEBO's)
+  // Rules of a model's user that choose one of the warps above at each step (GpBo); warp_outputs
+  // refuses them.
+  Alternate,  ///< Compress at two steps of three, None at the third (gp-*: docs/gp-bo.md, "Outliers")
+  Auto,       ///< resolved by the algorithm (gp-ei: Alternate with 2-12 parameters, else None)
 };
 
-inline constexpr EnumNames<OutputWarp, 4> kOutputWarpNames{{{{OutputWarp::None, "none"},
+inline constexpr EnumNames<OutputWarp, 6> kOutputWarpNames{{{{OutputWarp::None, "none"},
                                                              {OutputWarp::HalfRank, "half-rank"},
                                                              {OutputWarp::Compress, "compress"},
-                                                             {OutputWarp::Power, "power"}}}};
+                                                             {OutputWarp::Power, "power"},
+                                                             {OutputWarp::Alternate, "alternate"},
+                                                             {OutputWarp::Auto, "auto"}}}};
 
 /// How a failed evaluation (an objective that raised, returned NaN, or timed out) enters a model.
 enum class FailedPoints {
@@ -104,7 +110,8 @@ double yeo_johnson(double x, double lambda);
 /// Increasing in y. Fewer than 3 values, or all equal, are returned unchanged.
 Vector power_warp(const Vector& y);
 
-/// y warped by the rule.
+/// y warped by the rule (None, HalfRank, Compress or Power; std::logic_error for Alternate and
+/// Auto, which name no warp until resolved).
 Vector warp_outputs(const Vector& y, OutputWarp warp);
 
 }  // namespace optimist

@@ -47,10 +47,12 @@ OptionTable<GpBoOptions> gp_bo_table() {
                "past this many observations the GP conditions on a subset (half nearest the best point, half random) "
                "chosen at each refit; 0: all")
       .choice("output_warp", &GpBoOptions::output_warp, kOutputWarpNames,
-              "warp of the observed values before the GP: none; compress (the worse half pulled halfway to the median, "
-              "none further out than half-rank puts it: a misfit spanning decades, such as a calibration's sum of "
-              "squares, or a few catastrophic values do not flatten the good values); half-rank (Vizier's: the worse half "
-              "mapped to normal quantiles); power (HEBO's: a Yeo-Johnson transform fitted by maximum likelihood)")
+              "warp of the observed values before the GP: auto (alternate for gp-ei with 2-12 parameters, else none); "
+              "alternate (compress at two steps of three, none at the third: the good region of a misfit spanning "
+              "decades is resolved, the global trend kept); none; compress (the worse half pulled halfway to the "
+              "median, none further out than half-rank puts it: a calibration's sum of squares, or a few catastrophic "
+              "values, do not flatten the good values); half-rank (Vizier's: the worse half mapped to normal quantiles); "
+              "power (HEBO's: a Yeo-Johnson transform fitted by maximum likelihood)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")

@@ -100,9 +100,12 @@ struct GpBoOptions {
   /// allowed (deterministic objective; the Cholesky's adaptive jitter keeps it factorizable).
   std::optional<double> noise_sd{};
   /// A monotone warp of the observed values before the GP sees them (models/outcome_transform.hpp):
-  /// none, half-rank (the worse half mapped to normal quantiles, against outliers) or compress
-  /// (the worse half pulled halfway to the median, no further out than half-rank).
-  OutputWarp output_warp = OutputWarp::None;
+  /// none, half-rank (the worse half mapped to normal quantiles, against outliers), compress (the
+  /// worse half pulled halfway to the median, no further out than half-rank), power (HEBO's
+  /// Yeo-Johnson), or alternate (compress at two steps of three, none at the third). auto:
+  /// alternate for gp-ei with 2 to kAlternateWarpUpTo parameters and no categorical one, none
+  /// otherwise.
+  OutputWarp output_warp = OutputWarp::Auto;
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
   /// docs/gp-bo.md, "Failed evaluations").
@@ -132,7 +135,11 @@ class GpBo : public Optimizer {
   static std::size_t default_n_init(std::size_t dim);
   /// `prior: auto` resolved: Botorch for gp-ei from 2 to kBotorchNoisePriorUpTo parameters, else Gamma.
   static GpPrior resolved_prior(const GpBoOptions& options, std::size_t dim);
+  /// options.output_warp, with auto resolved (see GpBoOptions::output_warp).
+  static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
   static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
+  static constexpr std::size_t kAlternateWarpUpTo = 12;
+  static constexpr Eigen::Index kAlternatePeriod = 3;
 
  protected:
   std::vector<Vector> propose(std::size_t n) override;
@@ -171,7 +178,11 @@ class GpBo : public Optimizer {
   double log_domain_size_ = 0.0;  // log |D| when every parameter is discrete
   bool finite_domain_ = false;
   DesignSequence design_;
-  void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (options_.output_warp)
+  OutputWarp output_warp_;  // options_.output_warp resolved
+  void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (warp_now())
+  /// The warp of this step: output_warp_, or for alternate compress unless the number of values
+  /// applied is a multiple of kAlternatePeriod.
+  OutputWarp warp_now() const;
   /// Appends one observation to the data and the model (a failed one at the worst value), then
   /// fits when the schedule says so.
   void append(const Vector& u, double y, bool failed) const;
