@@ -100,6 +100,8 @@ METHODS = {
     "gpei-gamma": lambda s, b: run_optimist(s, b, algorithm="gp-ei", prior="gamma"),
     "gpei-alt": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="alternate"),
     "gpei-none": lambda s, b: run_optimist(s, b, algorithm="gp-ei", output_warp="none"),  # the default before stop 73
+    "gppi-none": lambda s, b: run_optimist(s, b, algorithm="gp-pi", output_warp="none"),
+    "gppi-alt": lambda s, b: run_optimist(s, b, algorithm="gp-pi", output_warp="alternate"),
     "turbo": lambda s, b: run_optimist(s, b, algorithm="turbo"),
     "random": lambda s, b: run_optimist(s, b, algorithm="random"),
     "scipy-de": run_scipy_de,

@@ -132,12 +132,16 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(GpBo::resolved_prior(ei, 13), GpPrior::Gamma);
   EXPECT_EQ(GpBo::resolved_prior(ei, 1), GpPrior::Gamma);  // precision on smooth 1-D functions
   EXPECT_EQ(GpBo::resolved_prior(ucb, 3), GpPrior::Gamma);
-  // output_warp auto: alternate for gp-ei with 2 to 12 parameters, none of them categorical.
+  // output_warp auto: alternate for gp-ei and gp-pi with 2 to 12 parameters, none of them categorical.
   EXPECT_EQ(GpBoOptions{}.output_warp, OutputWarp::Auto);
   EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(12, 0.0, 1.0)), OutputWarp::Alternate);
   EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(13, 0.0, 1.0)), OutputWarp::None);
   EXPECT_EQ(GpBo::resolved_output_warp(ei, Space::box(1, 0.0, 1.0)), OutputWarp::None);  // the 1-D workshop tasks
   EXPECT_EQ(GpBo::resolved_output_warp(ucb, space), OutputWarp::None);
+  GpBoOptions pi;
+  pi.acquisition = Acquisition::Pi;
+  EXPECT_EQ(GpBo::resolved_output_warp(pi, space), OutputWarp::Alternate);
+  EXPECT_EQ(GpBo::resolved_output_warp(pi, Space::box(13, 0.0, 1.0)), OutputWarp::None);
   Space mixed;
   mixed.add_continuous("a", 0.0, 1.0).add_integer("b", 0, 9);
   EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::Alternate);
@@ -158,7 +162,9 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(in_20d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));
   EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}}, space)->decisions().empty());
   EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));  // gp-ei's rules only
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));  // neither of gp-ei's rules
+  EXPECT_EQ(make_optimizer({{"name", "gp-pi"}}, space)->decisions(),
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate"}})"));  // the warp's rule only
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

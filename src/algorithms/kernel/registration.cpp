@@ -47,7 +47,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
                "past this many observations the GP conditions on a subset (half nearest the best point, half random) "
                "chosen at each refit; 0: all")
       .choice("output_warp", &GpBoOptions::output_warp, kOutputWarpNames,
-              "warp of the observed values before the GP: auto (alternate for gp-ei with 2-12 parameters, else none); "
+              "warp of the observed values before the GP: auto (alternate for gp-ei and gp-pi with 2-12 parameters, none categorical; else none); "
               "alternate (compress at two steps of three, none at the third: the good region of a misfit spanning "
               "decades is resolved, the global trend kept); none; compress (the worse half pulled halfway to the "
               "median, none further out than half-rank puts it: a calibration's sum of squares, or a few catastrophic "

@@ -103,8 +103,8 @@ struct GpBoOptions {
   /// none, half-rank (the worse half mapped to normal quantiles, against outliers), compress (the
   /// worse half pulled halfway to the median, no further out than half-rank), power (HEBO's
   /// Yeo-Johnson), or alternate (compress at two steps of three, none at the third). auto:
-  /// alternate for gp-ei with 2 to kAlternateWarpUpTo parameters and no categorical one, none
-  /// otherwise.
+  /// alternate for gp-ei and gp-pi with 2 to kAlternateWarpUpTo parameters and no categorical
+  /// one, none otherwise.
   OutputWarp output_warp = OutputWarp::Auto;
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
