@@ -12,7 +12,7 @@ import threading
 import time
 import warnings
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 
@@ -84,8 +84,9 @@ def minimize(func: Callable[[Any], float], space: Any = None, *, algorithm: str 
         algorithm as its own evaluations (trace, history, callback, progress, on_failure). Checked
         before anything runs: ValueError naming the point and parameter (missing or unknown names,
         wrong length, outside the bounds, not a choice, NaN, not a number), or when there are more
-        points than the budget. A deterministic func evaluates a point given twice once; with
-        ``resume``, the points the trace holds already are not evaluated again.
+        points than the budget. A deterministic func evaluates a point given twice once. The
+        trace records them: ``resume`` evaluates those it does not hold yet (without x0 it takes
+        the recorded ones; an x0 given with resume replaces them).
 
     Ctrl-C stops after the evaluations under way and returns what was done (status "cancelled");
     a second Ctrl-C aborts them. Nothing evaluated is lost: it is in the result and the trace.
@@ -257,12 +258,12 @@ def _check_picklable(func: Any, space: Any, executor: Any) -> None:
                     from None
 
 
-def _starting_points(x0: Any, space: Space, noisy: bool, budget: int, earlier: Any, resume: Any) -> List[np.ndarray]:
-    """x0 as stored vectors, all checked before anything runs (space.to_vector's errors, prefixed
-    with which point): a deterministic objective's repeats once, and with resume, without those the
-    trace holds (as many times as it holds them)."""
+def _x0_vectors(x0: Any, space: Space) -> Optional[List[np.ndarray]]:
+    """x0 as stored vectors, each checked by space.to_vector (its error prefixed with which point);
+    None when x0 is not given. Which of them run (a deterministic objective's repeats once; with
+    resume, not those the trace holds; within the budget) the run decides: _Run.start_points."""
     if x0 is None:
-        return []
+        return None
     # Several points: a 2-d array, or a list of dicts or sequences (a list of numbers is one point).
     several = (isinstance(x0, np.ndarray) and x0.ndim > 1) or (isinstance(x0, (list, tuple)) and (
         not x0 or any(isinstance(p, (Mapping, list, tuple, np.ndarray)) for p in x0)))
@@ -273,41 +274,7 @@ def _starting_points(x0: Any, space: Space, noisy: bool, budget: int, earlier: A
             vectors.append(space.to_vector(point))
         except (ValueError, TypeError) as e:
             raise type(e)(f"x0{f'[{k}]' if several else ''}: {e}") from None
-    if not noisy:  # a deterministic objective's value is known after one evaluation
-        unique: Dict[tuple, np.ndarray] = {}
-        for v in vectors:
-            unique.setdefault(tuple(v), v)
-        vectors = list(unique.values())
-    held = None if earlier is None else _trace_points(earlier, space)
-    if held is not None:
-        left = []
-        for v in vectors:
-            if held.get(tuple(v), 0) > 0:
-                held[tuple(v)] -= 1
-            else:
-                left.append(v)
-        vectors = left
-    done = 0 if earlier is None or held is None else len(earlier)  # (another space: the resume says so)
-    if done + len(vectors) > budget:
-        raise ValueError(f"x0 has {len(vectors)} point(s) to evaluate" + (
-            f" besides the {done} evaluations of the resumed trace '{os.fspath(resume)}'" if done else "")
-            + f", more than budget={budget}: give fewer points or a larger budget")
     return vectors
-
-
-def _trace_points(trace: Any, space: Space) -> Optional[Dict[tuple, int]]:
-    """How many times a resumed trace holds each stored vector; None when the trace is not of this
-    space (the resume itself then says so)."""
-    if (trace.meta.get("space") or {}).get("parameters") != space.to_json()["parameters"]:
-        return None
-    held: Dict[tuple, int] = {}
-    for x in trace.x:
-        try:
-            key = tuple(space.to_vector(x))  # the trace's values in the space's order, choices as labels
-        except (ValueError, TypeError):
-            continue  # a point written otherwise (by hand, another tool): not one of x0's
-        held[key] = held.get(key, 0) + 1
-    return held
 
 
 def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, seed: Optional[int], trace: Optional[str],
@@ -392,9 +359,10 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
                           **options)
     if earlier is not None:
         _check_same_run(os.fspath(resume), earlier.meta, optimizer, noise)
+        _check_same_fixed(os.fspath(resume), earlier.meta, space)
         if isinstance(func, Problem) and executor is None:  # the k-th evaluation gets the k-th noise draw
             function = func.objective_for_run(seed, first_draw=len(earlier))
-    starts = _starting_points(x0, space, optimizer.noisy, budget, earlier, resume)
+    x0_vectors = _x0_vectors(x0, space)
     # A noisy problem on an executor: the k-th evaluation asked gets the k-th draw of the run's noise
     # stream, wherever it runs (a pickled Problem would restart its stream at every evaluation).
     function_for = None
@@ -407,7 +375,9 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         if parent:
             os.makedirs(parent, exist_ok=True)
     run = _optimist._Run(optimizer._core, problem_core, optimizer.options, budget, noise, time_limit, target,
-                         on_failure, trace, n_parallel, None if resume is None else os.fspath(resume))
+                         on_failure, trace, n_parallel, None if resume is None else os.fspath(resume), x0_vectors,
+                         space.fixed)
+    starts = run.start_points
     if run.kept_trace:  # a finished run of this objective was at `trace`: its evaluations were paid for
         warnings.warn(f"optimist: {trace!r} held a finished run of your objective; it is kept as {run.kept_trace!r}",
                       stacklevel=3)
@@ -516,6 +486,37 @@ def _check_same_run(path: str, meta: dict, optimizer: Optimizer, noise: float) -
     recorded_noisy = meta.get("noisy", (meta.get("noise") or 0.0) > 0.0)  # older traces: noise > 0
     if recorded_noisy != optimizer.noisy:
         raise ValueError(f"resume: '{path}' is a run with noisy={recorded_noisy}, this run has noisy={optimizer.noisy}")
+
+
+def _as_written(value: Any) -> Any:
+    """A fixed value as a trace's meta holds it (JSON: a non-finite number is null)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        return value
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return int(value) if isinstance(value, numbers.Integral) else number
+
+
+def _check_same_fixed(path: str, meta: dict, space: Space) -> None:
+    """ValueError unless the trace at `path` was run with the fixed parameters of `space` (run.fixed
+    in its meta). A trace that records none was run without any, or written before optimist recorded
+    them: resuming it with fixed parameters warns that they are unchecked."""
+    here = {k: _as_written(v) for k, v in space.fixed.items()}
+    run = meta.get("run") or {}
+    if "fixed" not in run:
+        if here:
+            warnings.warn(f"resume: '{path}' records no fixed parameters (a run without them, or a trace written "
+                          f"before optimist recorded them): resuming with {here!r} unchecked", stacklevel=4)
+        return
+    there = run["fixed"] if isinstance(run["fixed"], dict) else {}
+    differ = [k for k in list(there) + [k for k in here if k not in there] if there.get(k, ...) != here.get(k, ...)]
+    if differ:
+        shown = lambda d, k: repr(d[k]) if k in d else "not fixed"  # noqa: E731
+        raise ValueError(f"resume: '{path}' was run with other fixed parameters: " + ", ".join(
+            f"{k} = {shown(there, k)} there, {shown(here, k)} here" for k in differ))
 
 
 def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[str]) -> OptimizeResult:

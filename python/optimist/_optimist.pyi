@@ -83,8 +83,11 @@ def _derive_seed(seed: int, stream: int) -> int: ...
 class _Run:
     def __init__(self, optimizer: _Optimizer, problem: _Problem, options: Dict[str, Any], budget: int, noise: float,
                  time_limit: Optional[float], target: Optional[float], on_failure: str, trace: Optional[str],
-                 parallel: int, resume: Optional[str]) -> None: ...
+                 parallel: int, resume: Optional[str], x0: Optional[List[np.ndarray]] = None,
+                 fixed: Dict[str, Any] = ...) -> None: ...
     resumed: int
+    start_points: List[np.ndarray]
+    kept_trace: str
     stopped: bool
     remaining: int
     done: int

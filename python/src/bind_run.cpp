@@ -89,7 +89,8 @@ class PyRun {
  public:
   PyRun(std::shared_ptr<Optimizer> optimizer, Problem problem, py::dict resolved_options, std::size_t budget,
         double noise, std::optional<double> time_limit, std::optional<double> target, const std::string& on_failure,
-        std::optional<std::string> trace, std::size_t parallel, std::optional<std::string> resume)
+        std::optional<std::string> trace, std::size_t parallel, std::optional<std::string> resume,
+        std::optional<std::vector<Vector>> x0, py::dict fixed)
       : optimizer_(std::move(optimizer)), problem_(std::move(problem)) {
     objective_.direction = problem_.direction;
     objective_.optimum = problem_.f_star;
@@ -101,6 +102,22 @@ class PyRun {
     options_.on_failure = parse_policy(on_failure);
     std::optional<Trace> earlier;
     if (resume) earlier = earlier_run(*resume);
+    // x0 not given: a resumed run's start points are those its trace records (as `optimist run
+    // --resume` takes them). Checked (and filtered) before the trace is opened.
+    if (x0) {
+      options_.start_points = std::move(*x0);
+    } else if (earlier) {
+      try {
+        options_.start_points = recorded_start_points(earlier->meta, problem_.space);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument("resume: '" + *resume + "': " + e.what());
+      }
+    }
+    try {
+      start_points_ = start_points_left(problem_.space, optimizer_->noisy(), options_.start_points, options_.resume_from, budget);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string(e.what()) + (resume ? " (resuming '" + *resume + "')" : ""));
+    }
     if (trace) {
       const nlohmann::json resolved = to_json(resolved_options, "options");
       TraceMeta meta = problem_.trace_meta(resolved.at("name").get<std::string>(), resolved, optimizer_->seed(), noise, budget);
@@ -109,6 +126,10 @@ class PyRun {
       meta.noisy = optimizer_->noisy();
       meta.run = options_.settings_json();
       if (parallel > 1) meta.run["parallel"] = parallel;
+      record_start_points(meta, problem_.space, options_.start_points);
+      // The Python space's fixed parameters, which the objective receives and the optimizer's space
+      // does not hold: a resume with other values is refused (optimist/_minimize.py).
+      if (!fixed.empty()) meta.run["fixed"] = to_json(fixed, "fixed");
       if (earlier) record_resume(meta, earlier->meta, options_.resume_from.size());
       // Resuming in place rewrites the trace through a temporary file (TraceWriter).
       trace_ = std::make_unique<TraceWriter>(*trace, meta, problem_.space, options_.resume_from, nullptr, resume.value_or(""));
@@ -118,6 +139,7 @@ class PyRun {
   }
 
   std::size_t resumed() const { return options_.resume_from.size(); }
+  const std::vector<Vector>& start_points() const { return start_points_; }
   std::string kept_trace() const { return trace_ ? trace_->kept_as() : std::string(); }
   bool stopped() const { return recorder_->stopped(); }
   std::size_t remaining() const { return recorder_->remaining(); }
@@ -194,6 +216,7 @@ class PyRun {
   Problem problem_;
   Objective objective_;
   RunOptions options_;
+  std::vector<Vector> start_points_;  // the x0 points still to evaluate, in order (start_points_left)
   std::unique_ptr<TraceWriter> trace_;
   std::unique_ptr<RunRecorder> recorder_;
   bool finished_ = false;
@@ -225,11 +248,14 @@ void bind_run(py::module_& m) {
   py::class_<PyRun>(m, "_Run", "The books of one run (C++ RunRecorder) and its trace.")
       .def(py::init<std::shared_ptr<Optimizer>, Problem, py::dict, std::size_t, double, std::optional<double>,
                     std::optional<double>, const std::string&, std::optional<std::string>, std::size_t,
-                    std::optional<std::string>>(),
+                    std::optional<std::string>, std::optional<std::vector<Vector>>, py::dict>(),
            py::arg("optimizer"), py::arg("problem"), py::arg("options"), py::arg("budget"), py::arg("noise"),
            py::arg("time_limit"), py::arg("target"), py::arg("on_failure"), py::arg("trace"), py::arg("parallel"),
-           py::arg("resume"))
+           py::arg("resume"), py::arg("x0") = py::none(), py::arg("fixed") = py::dict())
       .def_property_readonly("resumed", &PyRun::resumed)
+      .def_property_readonly("start_points", &PyRun::start_points,
+                             "The x0 points still to evaluate, in order: a deterministic objective's repeats "
+                             "once, and without those the resumed trace holds (core start_points_left).")
       .def_property_readonly("kept_trace", &PyRun::kept_trace)
       .def_property_readonly("stopped", &PyRun::stopped)
       .def_property_readonly("remaining", &PyRun::remaining)

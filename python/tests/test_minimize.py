@@ -347,6 +347,23 @@ def test_plain_values_in_a_space_are_fixed_parameters(tmp_path):
     assert [p["name"] for p in optimist.read_trace(trace).meta["space"]["parameters"]] == ["x", "n"]
     resumed = optimist.minimize(model, space, algorithm="random", budget=9, trace=trace, resume=trace)
     assert resumed.nfev == 9 and len(seen) == 9 and resumed.x_iters[:6] == seen[:6] and resumed.x["T"] == 70.0
+    # The trace records the fixed values: a resume with others (or without them) is refused, naming them.
+    assert optimist.read_trace(trace).meta["run"]["fixed"] == {"T": 70.0, "solver": "bdf"}
+    for other, message in (({"T": 80.0}, "T = 70.0 there, 80.0 here"),
+                           ({"solver": "rk4", "tol": 1e-6}, "solver = 'bdf' there, 'rk4' here, tol = not fixed there, "
+                                                            "1e-06 here"),
+                           ({"T": Float(60, 80)}, "T = 70.0 there, not fixed here")):
+        with pytest.raises(ValueError, match=re.escape(f"resume: '{trace}' was run with other fixed parameters: {message}")):
+            optimist.minimize(model, dict(space, **other), algorithm="random", budget=12, trace=trace, resume=trace)
+    assert len(seen) == 9 and len(optimist.read_trace(trace)) == 9  # nothing ran, the trace is whole
+    # A trace that records none (a run without fixed parameters, or an older trace): resumed with a warning.
+    plain = str(tmp_path / "plain.jsonl")
+    optimist.minimize(lambda p: p["x"], {"x": Float(0, 1)}, algorithm="random", budget=2, trace=plain)
+    assert "fixed" not in optimist.read_trace(plain).meta["run"]
+    with pytest.warns(UserWarning, match=r"records no fixed parameters .* resuming with \{'T': 70.0\} unchecked"):
+        again = optimist.minimize(lambda p: p["x"], {"T": 70.0, "x": Float(0, 1)}, algorithm="random", budget=3,
+                                  trace=plain, resume=plain)
+    assert again.nfev == 3 and again.x["T"] == 70.0
     # Ask/tell: asked points hold them; told points may leave them out, not give another value.
     opt = optimist.Optimizer(space, "random")
     assert opt.ask().params["T"] == 70.0

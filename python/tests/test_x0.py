@@ -96,7 +96,7 @@ def test_an_x0_at_the_optimum_is_the_best_from_the_first_evaluation():
                           "unknown ['depth']"),
     ([1e-3, 3], "x0: point [0.001, 3] has 2 values, the space has 3"),
     ([GOOD, GOOD, {"lr": 1e-3, "layers": 1, "activation": "relu"}, {"lr": 1e-4, "layers": 1, "activation": "relu"}],
-     "x0 has 3 point(s) to evaluate, more than budget=2"),
+     "x0 has 3 point(s) to evaluate, more than the budget of 2"),
 ])
 def test_a_bad_x0_is_refused_before_anything_runs_naming_the_value(tmp_path, x0, message):
     f = Calls(loss)
@@ -178,10 +178,38 @@ def test_a_resume_does_not_evaluate_again_the_x0_points_its_trace_holds(tmp_path
     f = Calls(quadratic)
     res = optimist.minimize(f, [(-1, 1)] * 2, algorithm="gp-ei", budget=9, x0=[x0[0], [0.3, 0.3]], resume=path)
     assert [p.tolist() for p in f.points] == [[0.3, 0.3]] and res.nfev == 9 and res.fun == 0.0
-    with pytest.raises(ValueError, match=r"x0 has 2 point\(s\) to evaluate besides the 8 evaluations of the resumed "
-                                         r"trace '.*run.jsonl', more than budget=9"):
+    with pytest.raises(ValueError, match=r"x0 has 2 point\(s\) to evaluate besides the 8 evaluations made already, "
+                                         r"more than the budget of 9: .* \(resuming '.*run.jsonl'\)"):
         optimist.minimize(quadratic, [(-1, 1)] * 2, algorithm="gp-ei", budget=9, x0=[[0.3, 0.3], [0.2, 0.2]],
                           resume=path)
+
+
+def test_the_trace_records_x0_and_a_resume_without_x0_evaluates_those_it_does_not_hold(tmp_path):
+    x0 = [{"lr": 1e-3, "layers": 2, "activation": "relu"}, GOOD, {"lr": 0.05, "layers": 6, "activation": "gelu"}]
+    full = optimist.minimize(loss, SPACE, algorithm="gp-ei", budget=7, seed=3, x0=x0)
+    path = tmp_path / "run.jsonl"
+    part = optimist.minimize(loss, SPACE, algorithm="gp-ei", budget=7, seed=3, x0=x0, trace=path,
+                             callback=lambda e: e.i >= 1)
+    assert part.nfev == 1
+    # As `optimist run --x0` writes it: each point in parameter order, choices by label.
+    written = trace_lines(path)[0]["meta"]["run"]["x0"]
+    assert written == [[p["lr"], p["layers"], p["activation"]] for p in x0]
+    f = Calls(loss)
+    res = optimist.minimize(f, SPACE, algorithm="gp-ei", budget=7, seed=3, trace=path, resume=path)
+    assert f.points[:2] == x0[1:] and len(f.points) == 6
+    assert res.x_iters == full.x_iters  # the uninterrupted run
+    assert trace_lines(path)[0]["meta"]["run"]["x0"] == written  # so that a second resume still knows them
+    # An x0 given with resume replaces the recorded one.
+    f = Calls(loss)
+    other = {"lr": 1e-4, "layers": 1, "activation": "tanh"}
+    res = optimist.minimize(f, SPACE, algorithm="gp-ei", budget=8, seed=3, x0=[GOOD, other], trace=path, resume=path)
+    assert f.points == [other] and res.nfev == 8
+    assert trace_lines(path)[0]["meta"]["run"]["x0"] == [[GOOD["lr"], 3, "tanh"], [1e-4, 1, "tanh"]]
+
+
+def test_a_run_without_x0_records_no_x0(tmp_path):
+    optimist.minimize(loss, SPACE, algorithm="random", budget=2, trace=tmp_path / "t.jsonl")
+    assert "x0" not in trace_lines(tmp_path / "t.jsonl")[0]["meta"]["run"]
 
 
 @pytest.mark.parametrize("pool", [cf.ThreadPoolExecutor, cf.ProcessPoolExecutor])

@@ -114,7 +114,7 @@ std::vector<Vector> start_points_left(const Space& space, bool noisy, const std:
     }
     return false;
   });
-  if (done.size() + left.size() > budget)
+  if (!left.empty() && done.size() + left.size() > budget)  // (none left: the resume's own check)
     throw InvalidArgument("x0 has " + std::to_string(left.size()) + " point(s) to evaluate" +
                           (done.empty() ? "" : " besides the " + std::to_string(done.size()) + " evaluations made already") +
                           ", more than the budget of " + std::to_string(budget) + ": give fewer points or a larger budget");

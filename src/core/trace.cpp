@@ -281,6 +281,26 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
   meta.run["resumed_after"] = after;
 }
 
+void record_start_points(TraceMeta& meta, const Space& space, const std::vector<Vector>& points) {
+  if (points.empty()) return;
+  nlohmann::json& x0 = meta.run["x0"] = nlohmann::json::array();
+  for (const Vector& x : points) x0.push_back(space.point_to_json(x));
+}
+
+std::vector<Vector> recorded_start_points(const TraceMeta& meta, const Space& space) {
+  std::vector<Vector> points;
+  const nlohmann::json written = meta.run.is_object() ? meta.run.value("x0", nlohmann::json::array()) : nlohmann::json::array();
+  if (!written.is_array()) throw InvalidArgument("run.x0 must be a list of points, got " + written.dump());
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    try {
+      points.push_back(space.point_from_json(written[k]));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("run.x0[" + std::to_string(k) + "] " + written[k].dump() + ": " + e.what());
+    }
+  }
+  return points;
+}
+
 namespace {
 
 // A finished trace at `path` holding the user's own evaluations is kept under the first free of

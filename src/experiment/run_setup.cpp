@@ -35,10 +35,7 @@ PreparedRun prepare_run(const Problem& problem, const RunSpec& spec, const RunOp
   run.meta.decisions = run.optimizer->decisions();
   run.meta.noisy = context.noisy;
   run.meta.run = driver.settings_json();
-  if (!driver.start_points.empty()) {  // as given: a resumed run evaluates those its trace does not hold
-    nlohmann::json& x0 = run.meta.run["x0"] = nlohmann::json::array();
-    for (const Vector& x : driver.start_points) x0.push_back(problem.space.point_to_json(x));
-  }
+  record_start_points(run.meta, problem.space, driver.start_points);
   if (resumed) record_resume(run.meta, *resumed, driver.resume_from.size());
   return run;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "optimist/core/trace.hpp"
+#include "message_of.hpp"
 #include "temp_test_dir.hpp"
 
 namespace {
@@ -342,6 +343,25 @@ TEST_F(Trace, MalformedEvaluationsNameTheField) {
   auto short_x = good;
   short_x["x"] = {0.5, 2};
   EXPECT_NE(message(short_x).find("2 values"), std::string::npos) << message(short_x);
+}
+
+TEST_F(Trace, StartPointsRoundTripThroughTheMetaAndBadOnesAreNamed) {
+  const Space space = mixed_space();
+  TraceMeta meta = meta_for(space);
+  optimist::record_start_points(meta, space, {});
+  EXPECT_FALSE(meta.run.contains("x0"));  // a run without x0 writes none
+  const std::vector<Vector> points = {Vector{{0.01, 3.0, 2.0}}, Vector{{1.0, 8.0, 0.0}}};
+  optimist::record_start_points(meta, space, points);
+  EXPECT_EQ(meta.run["x0"], nlohmann::json::parse(R"([[0.01, 3, "linear"], [1.0, 8, "rbf"]])"));
+  EXPECT_EQ(optimist::recorded_start_points(TraceMeta::from_json(meta.to_json()), space), points);
+  EXPECT_TRUE(optimist::recorded_start_points(meta_for(space), space).empty());
+  meta.run["x0"][1][2] = "poly";
+  const std::string bad = optimist::testing::message_of([&] { (void)optimist::recorded_start_points(meta, space); });
+  EXPECT_NE(bad.find("run.x0[1]"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("poly"), std::string::npos) << bad;
+  meta.run["x0"] = "abc";
+  const std::string not_list = optimist::testing::message_of([&] { (void)optimist::recorded_start_points(meta, space); });
+  EXPECT_NE(not_list.find("\"abc\""), std::string::npos) << not_list;
 }
 
 }  // namespace

@@ -171,4 +171,12 @@ std::string space_difference(const nlohmann::json& there, const nlohmann::json& 
 /// run.resumed_after = earlier's list plus count.
 void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count);
 
+/// Records the run's start points (x0) as given, in `meta.run["x0"]` (Space::point_to_json each), so
+/// that a resumed run evaluates those its trace does not hold; nothing when `points` is empty.
+void record_start_points(TraceMeta& meta, const Space& space, const std::vector<Vector>& points);
+
+/// The start points `meta` records (run.x0, Space::point_from_json each; empty when none):
+/// InvalidArgument naming the point when one is not a point of `space`.
+std::vector<Vector> recorded_start_points(const TraceMeta& meta, const Space& space);
+
 }  // namespace optimist
