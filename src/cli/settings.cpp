@@ -391,15 +391,7 @@ RunSettings resume_settings(const TraceMeta& meta, const std::map<std::string, s
 }
 
 std::vector<Vector> start_points(const RunSettings& s, const Space& space) {
-  std::vector<Vector> points;
-  for (std::size_t k = 0; k < s.x0.size(); ++k) {
-    try {
-      points.push_back(space.point_from_json(s.x0[k]));
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument("x0[" + std::to_string(k) + "] " + s.x0[k].dump() + ": " + e.what());
-    }
-  }
-  return points;
+  return start_points_from_json(s.x0, space, "x0");
 }
 
 }  // namespace optimist::cli

@@ -287,18 +287,22 @@ void record_start_points(TraceMeta& meta, const Space& space, const std::vector<
   for (const Vector& x : points) x0.push_back(space.point_to_json(x));
 }
 
-std::vector<Vector> recorded_start_points(const TraceMeta& meta, const Space& space) {
-  std::vector<Vector> points;
-  const nlohmann::json written = meta.run.is_object() ? meta.run.value("x0", nlohmann::json::array()) : nlohmann::json::array();
-  if (!written.is_array()) throw InvalidArgument("run.x0 must be a list of points, got " + written.dump());
-  for (std::size_t k = 0; k < written.size(); ++k) {
+std::vector<Vector> start_points_from_json(const nlohmann::json& points, const Space& space, const std::string& what) {
+  if (!points.is_array()) throw InvalidArgument(what + " must be a list of points, got " + points.dump());
+  std::vector<Vector> out;
+  for (std::size_t k = 0; k < points.size(); ++k) {
     try {
-      points.push_back(space.point_from_json(written[k]));
+      out.push_back(space.point_from_json(points[k]));
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument("run.x0[" + std::to_string(k) + "] " + written[k].dump() + ": " + e.what());
+      throw InvalidArgument(what + "[" + std::to_string(k) + "] " + points[k].dump() + ": " + e.what());
     }
   }
-  return points;
+  return out;
+}
+
+std::vector<Vector> recorded_start_points(const TraceMeta& meta, const Space& space) {
+  const nlohmann::json none = nlohmann::json::array();
+  return start_points_from_json(meta.run.is_object() ? meta.run.value("x0", none) : none, space, "run.x0");
 }
 
 namespace {

@@ -175,8 +175,12 @@ void record_resume(TraceMeta& meta, const TraceMeta& earlier, std::size_t count)
 /// that a resumed run evaluates those its trace does not hold; nothing when `points` is empty.
 void record_start_points(TraceMeta& meta, const Space& space, const std::vector<Vector>& points);
 
-/// The start points `meta` records (run.x0, Space::point_from_json each; empty when none):
-/// InvalidArgument naming the point when one is not a point of `space`.
+/// Start points written as JSON (a list of Space::point_from_json points: an array in parameter
+/// order or an object by name), as points of `space`; InvalidArgument naming the point
+/// ("WHAT[k] POINT: ...") when one is not.
+std::vector<Vector> start_points_from_json(const nlohmann::json& points, const Space& space, const std::string& what);
+
+/// The start points `meta` records (run.x0; empty when none), by start_points_from_json.
 std::vector<Vector> recorded_start_points(const TraceMeta& meta, const Space& space);
 
 }  // namespace optimist
