@@ -192,9 +192,10 @@ Vector Optimizer::free_uniform_point(Rng& rng, const PointSet* also) const {
 
 void Optimizer::store(const Trial& trial, double value) {
   Observation obs{trial, value, false, {}};
+  const double y = maximized(obs);
+  if (best_index_) values_all_equal_ = values_all_equal_ && y == maximized(history_[*best_index_]);
   history_.push_back(obs);
   ++n_successful_;
-  const double y = maximized(obs);
   const double sign = direction_sign(direction_);  // the best as told, not as clamped for the models
   if (!best_index_ || sign * value > sign * history_[*best_index_].value) best_index_ = history_.size() - 1;
   observe(history_.back(), y);

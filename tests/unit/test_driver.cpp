@@ -347,3 +347,19 @@ TEST(Driver, StartPointsSkipWhatAResumeHoldsAndRefuseBadOnes) {
   refused({Vector::Constant(2, NAN)}, 5, "x0[0]");
   refused({Vector::Zero(2), Vector::Constant(2, 0.5)}, 1, "x0 has 2 point(s) to evaluate, more than the budget of 1");
 }
+
+// values_all_equal: the plateau sign the model-based algorithms share (gp-bo's flat start,
+// GO-UCB's flat-history rule). Values as the models see them: two sentinels beyond 1e300 are one
+// value; a failed evaluation is no value.
+TEST(Optimizer, ValuesAllEqualUntilOneDiffersAsTheModelsSeeThem) {
+  auto opt = random_opt(2, Direction::Maximize);
+  EXPECT_TRUE(opt->values_all_equal());  // nothing told
+  opt->tell(opt->ask(), 1e308);
+  opt->tell(opt->ask(), 1.5e308);  // both modelled as 1e300
+  opt->tell_failed(opt->ask(), "crashed");
+  EXPECT_TRUE(opt->values_all_equal());
+  opt->tell(opt->ask(), 3.0);
+  EXPECT_FALSE(opt->values_all_equal());
+  opt->tell(opt->ask(), 1e308);  // a later equal value does not restore it
+  EXPECT_FALSE(opt->values_all_equal());
+}

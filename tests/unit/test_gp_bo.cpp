@@ -468,6 +468,30 @@ TEST(GpBo, StallRuleNeverReEvaluatesAKnownPointOnAPlateau) {
   }
 }
 
+// The flat start (docs/robust.md, "Small budgets"): while every value told is bit-equal, a GP
+// fitted to them is certain of nothing but its own variance, largest at the box's corners, and
+// log-EI used to send the next steps there (plateau_ridge, seed 0: all 7 steps after the
+// design at a corner or an edge, none on the ridge). The design continues
+// instead: low-discrepancy points, as many on an edge as chance puts there.
+TEST(GpBo, AFlatStartContinuesTheDesignInsteadOfTheCorners) {
+  const Space box = Space::box(2, 0.0, 1.0);
+  for (const char* algorithm : {"gp-ei", "gp-ucb", "gp-pi"}) {
+    auto opt = make_optimizer({{"name", algorithm}}, box, Direction::Maximize, {.seed = 0});
+    int on_an_edge = 0;
+    for (int i = 0; i < 20; ++i) {
+      const Trial t = opt->ask();
+      on_an_edge += (t.unit.array() < 1e-3).any() || (t.unit.array() > 1 - 1e-3).any();
+      opt->tell(t, 0.0);
+    }
+    EXPECT_TRUE(opt->values_all_equal());
+    EXPECT_LE(on_an_edge, 1) << algorithm;  // before: 10 of 20 for gp-ei and gp-ucb, 3 for gp-pi
+    // The first different value ends the flat start.
+    const Trial t = opt->ask();
+    opt->tell(t, 1.0);
+    EXPECT_FALSE(opt->values_all_equal());
+  }
+}
+
 // The value stall rule (docs/robust.md, "A stall in a flat category"): on conditional_mixed, seed
 // 19, the design's best point was in the `flat` category (0.6 everywhere), and gp-ei spent 92 of
 // the other 94 evaluations there, each at a new point, each returning 0.6: the kernel's

@@ -144,6 +144,9 @@ class Optimizer {
   /// Best successful observation so far, if any.
   const Observation* best() const;
   std::size_t n_successful() const { return n_successful_; }
+  /// True while every successful value told, as the algorithms see it (maximized()), is bit-equal
+  /// to the first (a plateau so far; true before any): the history has nothing for a model to fit.
+  bool values_all_equal() const { return values_all_equal_; }
 
   /// Distinct points evaluated so far (failed evaluations included).
   std::size_t distinct_evaluated() const { return n_distinct_evaluated_; }
@@ -249,6 +252,7 @@ class Optimizer {
   std::vector<Observation> history_;
   std::vector<Trial> pending_;
   std::size_t n_successful_ = 0;
+  bool values_all_equal_ = true;
   std::optional<std::size_t> best_index_;
   DiscreteDomain domain_;
   std::optional<std::uint64_t> finite_size_;

@@ -371,9 +371,6 @@ void GoUcb::observe_failure(const Observation& obs) {
 
 void GoUcb::observe(const Observation& obs, double y) {
   worst_ = worst_ ? std::min(*worst_, y) : y;
-  // A history whose values are all bit-equal (a plateau) carries no information for the model.
-  flat_history_ = flat_history_ && (!first_value_ || y == *first_value_);
-  if (!first_value_) first_value_ = y;
   if (ellipsoid_ && options_.trust_adapt && trust_region() > 0) {
     // Deviation trust_adapt (in the spirit of TuRBO's success/failure rule, Eriksson et al. 2019):
     // TrustRegion's Steps rule, x1.5 after a Phase II improvement of the best value, x0.7 after
@@ -462,7 +459,7 @@ bool GoUcb::whole_domain_step() const {
 bool GoUcb::stalled() const {
   // While the history is flat, every Phase II step is space-filling: the model has nothing to fit.
   return avoids_repeats() && options_.stall_steps > 0 && options_.trust_adapt && trust_region() > 0 && ellipsoid_ &&
-         (stalled_ >= options_.stall_steps || flat_history_);
+         (stalled_ >= options_.stall_steps || values_all_equal());
 }
 
 std::vector<Vector> GoUcb::propose(std::size_t) {

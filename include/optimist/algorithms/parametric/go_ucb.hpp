@@ -125,8 +125,6 @@ class GoUcb : public Optimizer {
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate
   std::size_t stalled_ = 0;          // the stall rule's run of steps (stall_steps)
-  std::optional<double> first_value_;  // the first successful value told
-  bool flat_history_ = true;           // every successful value told so far equals first_value_
   bool stalled() const;
   bool revisits(const Observation& obs) const;
   bool whole_domain_step() const;  // this step 5 is over every integer value (discrete_step)
