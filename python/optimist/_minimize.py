@@ -418,6 +418,8 @@ def _run(func: Any, space: Any, direction: str, *, algorithm: str, budget: int, 
         with optimizer._lock:
             summary = run.finish()
     result = _result(summary, optimizer, space, trace)
+    for note in result.notes:
+        warnings.warn(f"optimist: {note}", stacklevel=3)
     if failure is not None and summary["stop_reason"] == "objective failed":
         failure.optimist_result = result  # type: ignore[attr-defined]
         failure.add_note(f"optimist: the run stopped at evaluation {result.nfev} of {budget} (on_failure='stop'); "
@@ -536,4 +538,4 @@ def _result(summary: dict, optimizer: Optimizer, space: Space, trace: Optional[s
                      eval_s=float(np.sum(evaluations["eval_s"]))),
         trace=trace, optimizer=optimizer, algorithm=optimizer.algorithm, options=optimizer.options,
         decisions=optimizer.decisions(),
-        seed=optimizer.seed, space=space)
+        seed=optimizer.seed, space=space, notes=list(summary.get("notes", [])))

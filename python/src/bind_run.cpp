@@ -73,6 +73,7 @@ py::dict summary_dict(const RunSummary& s, std::size_t dim) {
   out["recommended_x"] = or_none(s.recommended_x);
   out["recommended_f"] = or_none(s.recommended_f);
   out["simple_regret"] = or_none(s.simple_regret);
+  out["notes"] = s.notes;
   out["total_s"] = s.total_s;
   out["suggest_s"] = s.suggest_s;
   out["tell_s"] = s.tell_s;

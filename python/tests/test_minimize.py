@@ -3,6 +3,7 @@ import math
 import os
 import re
 import signal
+import warnings
 
 import numpy as np
 import pytest
@@ -436,3 +437,17 @@ def test_progress_says_first_what_auto_chose_and_the_seed(capsys):
     assert capsys.readouterr().err.splitlines()[0] == "optimist: random (seed 0, budget 1)"
     optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="gp-ei", budget=1, progress=True)
     assert capsys.readouterr().err.splitlines()[0] == "optimist: gp-ei (seed 0, budget 1); auto options: output_warp=alternate, prior=botorch"
+
+
+def test_a_run_whose_values_are_all_the_same_says_so():
+    # The usual cause is the objective (it ignores its parameters, or returns a stale value): the
+    # result's notes and a warning say so; a varying objective gets neither.
+    space = {"lr": Float(1e-4, 1e-1, log=True), "layers": Int(1, 4)}
+    with pytest.warns(UserWarning, match=r"optimist: every one of the 12 values was 0\.5: .* does not depend on its "
+                                         r"parameters"):
+        res = optimist.minimize(lambda p: 0.5, space, budget=12)
+    assert len(res.notes) == 1 and res.notes[0].startswith("every one of the 12 values was 0.5")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = optimist.minimize(lambda p: p["layers"] + p["lr"], space, budget=12)
+    assert res.notes == []

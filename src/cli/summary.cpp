@@ -83,6 +83,7 @@ void print_summary(std::ostream& out, const RunSettings& s, const Problem& probl
   std::string reason = to_string(run.reason);
   if (!run.message.empty() && run.message != reason) reason += " (" + printable(run.message) + ")";
   row(out, "stop reason", reason);
+  for (const std::string& note : run.notes) row(out, "note", printable(note));
   out.flush();
 }
 

@@ -219,6 +219,17 @@ TEST_F(Cli, QuietHasNoProgress) {
   EXPECT_NE(r.out.find("stop reason"), std::string::npos);
 }
 
+// plateau_ridge is exactly 0 off its ridges: gp-ei's first six points all miss them (seed 0), and the
+// summary says that every value was the same; Branin's values differ, and it says nothing.
+TEST_F(Cli, ASummaryNotesThatEveryValueWasTheSame) {
+  const Result flat = cli("run --problem plateau_ridge --algorithm gp-ei --budget 6 --seed 0 --quiet");
+  ASSERT_EQ(flat.code, 0) << flat.err;
+  EXPECT_NE(flat.out.find("note              every one of the 6 values was 0: "), std::string::npos) << flat.out;
+  const Result varied = cli("run --problem branin --algorithm random --budget 6 --quiet");
+  ASSERT_EQ(varied.code, 0) << varied.err;
+  EXPECT_EQ(varied.out.find("note"), std::string::npos) << varied.out;
+}
+
 std::vector<nlohmann::json> without_timing(std::vector<nlohmann::json> lines) {
   for (auto& l : lines) {
     l.erase("suggest_s");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -362,4 +363,32 @@ TEST(Optimizer, ValuesAllEqualUntilOneDiffersAsTheModelsSeeThem) {
   EXPECT_FALSE(opt->values_all_equal());
   opt->tell(opt->ask(), 1e308);  // a later equal value does not restore it
   EXPECT_FALSE(opt->values_all_equal());
+}
+
+// A run whose every value is the same says so (RunSummary::notes): the usual cause is an objective
+// that ignores its parameters or returns a stale value. Failed evaluations are not values; fewer
+// than five values say too little.
+TEST(Driver, AllValuesEqualIsNoted) {
+  const auto run = [](std::size_t budget, std::function<double(const Vector&)> f) {
+    auto opt = random_opt();
+    Objective o;
+    o.function = std::move(f);
+    o.direction = Direction::Minimize;
+    o.name = "constant";
+    RunOptions ro;
+    ro.budget = budget;
+    ro.on_failure = FailurePolicy::MarkFailed;
+    return optimize(*opt, o, ro);
+  };
+  const RunSummary constant = run(6, [](const Vector&) { return 0.25; });
+  ASSERT_EQ(constant.notes.size(), 1u);
+  EXPECT_NE(constant.notes[0].find("every one of the 6 values was 0.25"), std::string::npos) << constant.notes[0];
+  int k = 0;
+  const RunSummary with_failures = run(8, [&k](const Vector&) {
+    if (++k % 2 == 0) throw std::runtime_error("crashed");
+    return 0.25;
+  });
+  ASSERT_EQ(with_failures.notes.size(), 0u);  // 4 values: too few
+  EXPECT_TRUE(run(10, [](const Vector& x) { return x[0]; }).notes.empty());
+  EXPECT_TRUE(run(4, [](const Vector&) { return 0.25; }).notes.empty());
 }

@@ -165,6 +165,9 @@ struct RunSummary {
   double total_s = 0.0;
   double suggest_s = 0.0;  ///< total optimizer time in ask
   double tell_s = 0.0;     ///< total optimizer time in tell
+  /// What the user should know about the run beyond its numbers, one sentence each (e.g. that
+  /// every value was the same: a plateau, or an objective that ignores its parameters).
+  std::vector<std::string> notes;
   /// The objective's exception that stopped the run (ObjectiveFailed under FailurePolicy::Stop),
   /// for a caller that wants it with its type: std::rethrow_exception(summary.objective_exception).
   /// Empty otherwise (failures recorded under MarkFailed are in `evaluations` with their messages).
