@@ -15,6 +15,7 @@
 #include "cli/format.hpp"
 #include "cli/settings.hpp"
 #include "cli/study_support.hpp"
+#include "optimist/core/driver.hpp"
 #include "optimist/core/external_objective.hpp"
 #include "optimist/algorithms/registry.hpp"
 
@@ -208,6 +209,10 @@ int show(const StudyCommand& cmd) {
     std::cout << "best       " << fmt_num(best->value, 8) << " at " << fmt_point(best->x, r.space) << " (trial " << best->number
               << ")\n";
   print_recommendation(study, trials, best);
+  std::vector<double> values;
+  for (const auto& t : trials)
+    if (t.state == TrialState::Complete && t.value) values.push_back(*t.value);
+  if (auto note = equal_values_note(values)) std::cout << "note       " << *note << "\n";
   const std::size_t shown = cmd.all_trials ? trials.size() : std::min<std::size_t>(trials.size(), 10);
   const double now = study.storage().now();
   if (shown > 0) std::cout << (cmd.all_trials ? "\n" : "\nlast " + std::to_string(shown) + (shown == 1 ? " trial" : " trials") + " (--trials: all)\n");

@@ -81,6 +81,17 @@ nlohmann::json RunOptions::settings_json() const {
           {"on_failure", on_failure == FailurePolicy::Stop ? "stop" : "mark-failed"}};
 }
 
+std::optional<std::string> equal_values_note(const std::vector<double>& values) {
+  // The usual cause is the objective itself (it ignores its parameters, or returns a constant or
+  // stale value), which no algorithm can fix: say so rather than report a best value as if it were one.
+  constexpr std::size_t kMinValues = 5;
+  if (values.size() < kMinValues || std::any_of(values.begin(), values.end(), [&](double v) { return v != values.front(); }))
+    return std::nullopt;
+  return "every one of the " + std::to_string(values.size()) + " values was " + format_double(values.front()) +
+         ": the points tried all fell on a plateau, or the objective does not depend on its parameters "
+         "(check that it uses them and returns the value it computes)";
+}
+
 std::vector<Vector> start_points_left(const Space& space, bool noisy, const std::vector<Vector>& given,
                                       const std::vector<EvaluationRecord>& done, std::size_t budget) {
   std::vector<Vector> left;

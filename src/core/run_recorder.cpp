@@ -241,30 +241,6 @@ std::optional<std::string> stop_message(StopReason reason, std::size_t evaluatio
   return std::nullopt;
 }
 
-namespace {
-
-// A run whose values are all the same learned nothing about the objective; the usual cause is the
-// objective itself (it ignores its parameters, or returns a constant or stale value), which no
-// algorithm can fix: say so rather than report a best value as if it were one.
-std::optional<std::string> equal_values_note(const EvaluationLog& log) {
-  constexpr std::size_t kMinValues = 5;
-  std::optional<double> first;
-  std::size_t count = 0;
-  for (std::size_t k = 0; k < log.size(); ++k) {
-    const std::optional<double> y = log.failed(k) ? std::nullopt : log.y(k);
-    if (!y) continue;
-    if (first && *y != *first) return std::nullopt;
-    first = y;
-    ++count;
-  }
-  if (count < kMinValues) return std::nullopt;
-  return "every one of the " + std::to_string(count) + " values was " + format_double(*first) +
-         ": the points tried all fell on a plateau, or the objective does not depend on its parameters "
-         "(check that it uses them and returns the value it computes)";
-}
-
-}  // namespace
-
 RunSummary RunRecorder::finish() {
   summary_.reason = stop_.value_or(StopReason::Budget);
   if (auto message = stop_message(summary_.reason, summary_.evaluations.size(), options_.budget, optimizer_.distinct_evaluated()))
@@ -299,7 +275,10 @@ RunSummary RunRecorder::finish() {
       if (summary_.message.empty()) summary_.message = std::string("recommend failed: ") + e.what();
     }
   }
-  if (auto note = equal_values_note(summary_.evaluations)) summary_.notes.push_back(std::move(*note));
+  std::vector<double> values;
+  for (std::size_t k = 0; k < summary_.evaluations.size(); ++k)
+    if (auto y = summary_.evaluations.failed(k) ? std::nullopt : summary_.evaluations.y(k)) values.push_back(*y);
+  if (auto note = equal_values_note(values)) summary_.notes.push_back(std::move(*note));
   summary_.total_s = seconds_between(t0_, Clock::now());
   // After a failed write the file is closed: a second error here would replace the first, which
   // names the unwritten evaluation (the Python loop finishes the run after any error).

@@ -435,6 +435,22 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   EXPECT_NE(r.out.find("auto opts  {\"output_warp\":\"alternate\",\"prior\":\"botorch\"}"), std::string::npos) << r.out;
 }
 
+// `study show` says when every completed trial has the same value (equal_values_note, as
+// `optimist run`'s summary): gp-ei's first six points on plateau_ridge all miss its ridges (seed 0).
+TEST(StudyCliSqlite, ShowNotesThatEveryValueWasTheSame) {
+  const auto dir = optimist::testing::study_test_dir();
+  const std::string s = "--storage sqlite:///s.db --name p ";
+  ASSERT_EQ(run_optimist("study create " + s + "--problem plateau_ridge --algorithm gp-ei --budget 6 --seed 0", dir).code, 0);
+  const auto before = run_optimist("study show " + s, dir);
+  ASSERT_EQ(before.code, 0) << before.err;
+  EXPECT_EQ(before.out.find("note"), std::string::npos) << before.out;  // no trial yet
+  ASSERT_EQ(run_optimist("worker " + s + "-q", dir).code, 0);
+  const auto r = run_optimist("study show " + s, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("note       every one of the 6 values was 0: the points tried all fell on a plateau"), std::string::npos)
+      << r.out;
+}
+
 // `study show` prints the algorithm's answer (Study::recommend with its value, as the summary of
 // `optimist run` and the recommend line of `study export`) apart from the best trial: with noise
 // they differ (StoSOO answers with its most evaluated leaf; the best observation is a lucky draw).

@@ -176,6 +176,11 @@ struct RunSummary {
   bool ok() const { return reason != StopReason::ObjectiveFailed; }
 };
 
+/// A note for the user when at least five values were told and all are the same (a plateau, or
+/// an objective that ignores its parameters), worded for a summary; none otherwise. `values`: the
+/// successful values of a run or a study.
+std::optional<std::string> equal_values_note(const std::vector<double>& values);
+
 /// The start points still to evaluate, canonical (inactive conditional coordinates at their
 /// fixed values): a deterministic objective's repeats once, and without those `done` holds (as
 /// many times as it holds them: a resumed run, a continued study). InvalidArgument naming the
