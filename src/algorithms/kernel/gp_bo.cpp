@@ -455,9 +455,9 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
     chosen.insert(user_point(u));
     out.push_back(std::move(u));
   };
-  // The design, continued while nothing has succeeded or every value is bit-equal: a GP fitted to
-  // a plateau's equal values sends log-EI to the corners of the box, where its variance is largest
-  // and a plateau's edge is least likely (docs/robust.md, "Small budgets").
+  // The design, continued while nothing has succeeded or every value is bit-equal: fitted to a
+  // plateau's equal values, the GP knows only its own variance, largest at the box's corners, and
+  // log-EI spent the next steps there (docs/robust.md, "Small budgets").
   while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal()))
     take(design_point(asked + out.size(), rng));
   if (out.size() == n) return out;
