@@ -439,6 +439,10 @@ class Study:
                     raise failure
         if interrupts.terminated:  # a scheduler's SIGTERM: the trial under way is told; now exit as asked
             raise SystemExit(128 + signal.SIGTERM)
+        if done > 0:  # as minimize's res.notes: every completed trial of the study with the same value
+            note = _optimist._equal_values_note([t["value"] for t in self._core.trials() if t["state"] == "complete"])
+            if note is not None:
+                warnings.warn(f"optimist: study '{self.name}': {note}", stacklevel=2)
         return done
 
     def _evaluate(self, func: Callable[[Any], float], trial: StudyTrial, timeout: Optional[float] = None):

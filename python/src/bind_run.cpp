@@ -268,6 +268,8 @@ void bind_run(py::module_& m) {
            py::arg("eval_s"))
       .def("abandon", &PyRun::abandon, py::arg("trial"))
       .def("finish", &PyRun::finish);
+  m.def("_equal_values_note", &equal_values_note, py::arg("values"),
+        "The note for a run or study whose values are all the same (at least five), or None.");
   m.def("_read_trace", &trace_dict, py::arg("path"),
         "A trace file read back: {'meta': ..., 'evaluations': [...], 'recommend': ... or None}.");
 }

@@ -3,6 +3,7 @@ import math
 import multiprocessing
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -311,3 +312,19 @@ def test_objective_timeout_of_study_optimize_is_checked(tmp_path):
     assert "Study.optimize is called in the thread" in str(errors[0].value)
     assert "run each worker in a process of its own" in str(errors[0].value)
     assert study.budget_used == 0
+
+
+def test_optimize_warns_when_every_completed_trial_has_the_same_value(tmp_path):
+    # As minimize's res.notes and `optimist study show`: an objective that ignores its parameters
+    # looks exactly so. Fewer than five values say nothing; a value that differs ends the note.
+    study = Study.create(f"sqlite:///{tmp_path / 's.db'}", "flat", SPACE, "random", budget=20, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert study.optimize(lambda p: 0.5, n_trials=4) == 4
+    with pytest.warns(UserWarning, match=r"optimist: study 'flat': every one of the 6 values was 0\.5: the points tried "
+                                         r"all fell on a plateau"):
+        assert study.optimize(lambda p: 0.5, n_trials=2) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        study.optimize(lambda p: p["x"], n_trials=1)
+        study.optimize(lambda p: 0.5, n_trials=1)
