@@ -484,11 +484,14 @@ TEST(GpBo, AFlatStartContinuesTheDesignInsteadOfTheCorners) {
       opt->tell(t, 0.0);
     }
     EXPECT_TRUE(opt->values_all_equal());
+    EXPECT_TRUE(opt->diagnostics().value("flat_start", false)) << algorithm;  // the trace says why
     EXPECT_LE(on_an_edge, 1) << algorithm;  // before: 10 of 20 for gp-ei and gp-ucb, 3 for gp-pi
     // The first different value ends the flat start.
     const Trial t = opt->ask();
     opt->tell(t, 1.0);
     EXPECT_FALSE(opt->values_all_equal());
+    opt->ask();
+    EXPECT_FALSE(opt->diagnostics().contains("flat_start")) << algorithm;
   }
 }
 

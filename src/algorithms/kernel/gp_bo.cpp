@@ -204,6 +204,7 @@ nlohmann::json GpBo::diagnostics() const {
   // Only when some were merged: the traces of runs whose model stays within 100 points keep their fields.
   if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
   if (refit_stretch_ > 1) j["refit_stretch"] = refit_stretch_;
+  if (flat_start_) j["flat_start"] = true;  // the last ask continued the design: every value so far equal
   return j;
 }
 
@@ -458,8 +459,11 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   // The design, continued while nothing has succeeded or every value is bit-equal: fitted to a
   // plateau's equal values, the GP knows only its own variance, largest at the box's corners, and
   // log-EI spent the next steps there (docs/robust.md, "Small budgets").
-  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal()))
+  flat_start_ = false;
+  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal())) {
+    flat_start_ = flat_start_ || asked + out.size() >= n_init_;
     take(design_point(asked + out.size(), rng));
+  }
   if (out.size() == n) return out;
 
   // Kriging believer: pending points, design points of this batch and the points already chosen
