@@ -27,6 +27,8 @@ class OptimizeResult(dict):
                               pickle; tell a new one ``history`` or resume from ``trace``)
     ``algorithm``, ``options``, ``seed``, ``space``
     ``decisions``             what ``auto`` chose and why: {"algorithm", "options", "reason"} ({} otherwise)
+    ``notes``                 what to know beyond the numbers, each also warned (e.g. every value
+                              the same: an objective that ignores its parameters); usually []
     ========================  =================================================================
     """
 
