@@ -278,6 +278,12 @@ TEST(TreeSoo, DeterministicGarlandAndRootFirst) {
   EXPECT_LT(garland_regret({{"name", "soo"}}, 10000, 0.0, 0), 1e-6);
 }
 
+// h_max(t) = t^depth_exponent overflows a double for a large exponent: every depth is then within
+// reach (found by fuzz_options: 9e16 made it inf, converted to an integer: undefined behaviour).
+TEST(TreeSoo, AHugeDepthExponentReachesEveryDepth) {
+  EXPECT_LT(garland_regret({{"name", "soo"}, {"depth_exponent", 9.007199254740993e16}}, 1000, 0.0, 0), 1e-2);
+}
+
 TEST(TreeUniformGrid, BreadthFirstDyadicPointsIn1D) {
   const Problem p = make_problem("garland");
   auto opt = make_optimizer({{"name", "uniform-grid"}}, p.space, p.direction);

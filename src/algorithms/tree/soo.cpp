@@ -20,9 +20,10 @@ bool Soo::decide() {
   }
   // Munos (2011), Fig. 1: for h = 0 .. min(depth(T), h_max(t)): among the leaves of depth h take
   // the one of largest value; if it is >= v_max, open it and set v_max to its value.
-  const std::size_t limit = std::min<std::size_t>(
-      heaps_.empty() ? 0 : heaps_.size() - 1,
-      static_cast<std::size_t>(std::floor(std::pow(static_cast<double>(run_planned_), exponent_))));
+  // h_max(t) = t^depth_exponent in doubles: a large exponent makes it inf, which no integer holds.
+  const double h_max = std::floor(std::pow(static_cast<double>(run_planned_), exponent_));
+  const std::size_t deepest = heaps_.empty() ? 0 : heaps_.size() - 1;
+  const std::size_t limit = h_max >= static_cast<double>(deepest) ? deepest : static_cast<std::size_t>(h_max);
   for (std::size_t guard = 0; guard < 2 * (limit + 2); ++guard) {
     if (h_ > limit) {  // new sweep
       h_ = 0;
