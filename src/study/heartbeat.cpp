@@ -49,10 +49,17 @@ void Heartbeat::loop() {
   // per interval (54 lines in a 12 s outage) buried the worker's other messages.
   std::size_t failures = 0;
   auto reported = std::chrono::steady_clock::time_point();
+  // Beats keep a fixed rate: the next one is due one interval after the last one was due, not
+  // after it ended, so a slow beat (a loaded machine, a reconnect) does not push every later one
+  // back and eat into the grace period. A beat later than a whole interval starts a new schedule.
+  const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s_));
+  auto due = std::chrono::steady_clock::now() + interval;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [this] { return stop_; });
+    wake_.wait_until(lock, due, [this] { return stop_; });
     if (stop_) return;
+    due += interval;
+    if (const auto now = std::chrono::steady_clock::now(); due <= now) due = now + interval;
     const std::vector<std::size_t> beat(numbers_.begin(), numbers_.end());
     if (beat.empty()) continue;
     lock.unlock();

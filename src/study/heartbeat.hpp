@@ -14,7 +14,7 @@
 
 namespace optimist::study_detail {
 
-/// Every `interval_s` refreshes the heartbeat of the trials in its set, through its own
+/// Every `interval_s` (at a fixed rate) refreshes the heartbeat of the trials in its set, through its own
 /// connection (opened in the thread). A failure is reported on stderr and retried next beat: the
 /// trials go stale only if beats keep failing for the grace period.
 class Heartbeat {

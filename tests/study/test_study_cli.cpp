@@ -113,6 +113,23 @@ TEST_P(StudyCli, CreateWorkShowExportDelete) {
   EXPECT_NE(r.out.find("no studies"), std::string::npos) << r.out;
 }
 
+// A heartbeat close to the grace period is allowed but warned about: a beat late by the
+// difference fails a live trial (an outage test with 1.8 s / 2 s failed so under ASan).
+TEST(StudyCliSqlite, AHeartbeatCloseToTheGracePeriodIsWarnedAbout) {
+  const auto dir = optimist::testing::study_test_dir();
+  const std::string create = "study create --storage sqlite:///s.db --algorithm random --problem branin ";
+  auto r = run_optimist(create + "--name tight --grace 2 --heartbeat 1.8", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: a heartbeat every 1.8 s with a grace period of 2 s leaves 0.2 s for a late beat"),
+            std::string::npos)
+      << r.err;
+  for (const std::string settings : {"", "--grace 2 --heartbeat 1"}) {
+    r = run_optimist(create + "--name ok" + std::to_string(settings.size()) + " " + settings, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << settings << ": " << r.err;
+  }
+}
+
 // One job's study equals the sequential run with the same seed, noise included; --jobs K gives
 // the same number of evaluations, each written to the trace.
 TEST_P(StudyCli, RunWithJobsMatchesTheSequentialRun) {

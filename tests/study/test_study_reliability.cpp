@@ -330,6 +330,7 @@ TEST(ReliabilityPostgres, ServerRestartWhileWorkersRun) {
 // server came back the first ask failed every running trial as stale and their points were
 // evaluated again by others (stop 60's probe: 2 of 3 paid twice). A worker that lost the storage
 // now gives the others the grace period to beat again: no trial is failed, none evaluated twice.
+// A 1.8 s heartbeat with a 2 s grace failed once under ASan (a beat 0.2 s late); 1.5 s / 3 s.
 TEST(ReliabilityPostgres, AnOutageLongerThanTheGracePeriodFailsNoLiveWorkersTrial) {
   const fs::path dir = study_test_dir();
   PostgresServer server;
@@ -338,7 +339,7 @@ TEST(ReliabilityPostgres, AnOutageLongerThanTheGracePeriodFailsNoLiveWorkersTria
   std::ofstream(dir / "space.json") << kSpace;
   const std::size_t budget = 24;
   auto r = run_optimist("study create --storage '" + url + "' --name o --objective-command '/usr/bin/python3 obj.py' "
-                        "--space space.json --direction minimize --algorithm random --grace 2 --heartbeat 1.8 --budget " +
+                        "--space space.json --direction minimize --algorithm random --grace 3 --heartbeat 1.5 --budget " +
                             std::to_string(budget),
                         dir);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -346,12 +347,12 @@ TEST(ReliabilityPostgres, AnOutageLongerThanTheGracePeriodFailsNoLiveWorkersTria
   // Worker 0's first evaluation lasts through the outage: when the server is back, the others
   // see its trial without a heartbeat for longer than the grace period.
   for (int w = 0; w < 3; ++w)
-    procs.push_back(std::make_unique<Process>(std::string("env SLEEP=") + (w == 0 ? "9" : "0.3") + " " +
+    procs.push_back(std::make_unique<Process>(std::string("env SLEEP=") + (w == 0 ? "12" : "0.3") + " " +
                                                   OPTIMIST_CLI_PATH + " worker --storage '" + url + "' --name o -q --trust-command",
                                               dir, "worker" + std::to_string(w)));
   wait_until([&] { return Study::load(url, "o").trials().size() >= 6; }, 60, "the first trials");
   server.stop();
-  std::this_thread::sleep_for(std::chrono::seconds(5));  // > the 2 s grace
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // > the 3 s grace
   server.start();
   for (auto& p : procs) ASSERT_EQ(p->wait(), 0) << p->err();
   const auto trials = Study::load(url, "o").trials();
