@@ -55,6 +55,10 @@ std::optional<std::string> settings_mismatch(const TraceMeta& m, const SweepRun&
     return differ("noisy", found.context().noisy ? "true" : "false", wanted.context().noisy ? "true" : "false");
   if (found.budget != wanted.budget) return differ("budget", std::to_string(found.budget), std::to_string(wanted.budget));
   if (found.algorithm != wanted.algorithm) return differ("algorithm", found.algorithm, wanted.algorithm);
+  // Traces written before the key existed, and peers', asked one point at a time.
+  const nlohmann::json recorded_batch = m.run.is_object() ? m.run.value("batch", nlohmann::json()) : nlohmann::json();
+  const std::size_t batch = recorded_batch.is_number_unsigned() ? recorded_batch.get<std::size_t>() : 1;
+  if (batch != run.algorithm->batch) return differ("batch", std::to_string(batch), std::to_string(run.algorithm->batch));
   if (peer) return std::nullopt;  // a peer records its sampler's settings; no horizon, no options of ours
   const auto horizon_text = [](const RunContext& c) { return c.horizon ? std::to_string(*c.horizon) : std::string("none"); };
   if (found.context().horizon != wanted.context().horizon)
@@ -120,6 +124,7 @@ bool execute_run(const SweepRun& run, const std::function<bool()>& should_stop) 
   const Problem problem = make_problem(p.name, p.dim);
   RunOptions options;
   options.budget = p.budget;
+  options.batch_size = run.algorithm->batch;
   options.should_stop = should_stop;
   const std::string partial = temporary_path(run.trace_path);
   const std::optional<Trace> earlier = partial_trace(run, partial, problem.space, options.resume_from);

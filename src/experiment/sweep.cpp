@@ -88,7 +88,7 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
     if (e.is_string()) {
       a.name = p.text(e, where);
     } else if (e.is_object()) {
-      p.only_keys(e, where, {"name", "label", "options", "peer"});
+      p.only_keys(e, where, {"name", "label", "options", "peer", "batch"});
       if (!e.contains("name")) throw InvalidArgument("'" + where + ".name' is missing in " + p.source());
       a.name = p.text(e.at("name"), where + ".name");
       if (e.contains("peer")) {
@@ -97,7 +97,9 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
         const auto& ok = optuna_peer_samplers();
         if (std::find(ok.begin(), ok.end(), a.name) == ok.end()) p.bad(where + ".name", e.at("name"), "an Optuna sampler: " + join(ok));
         if (e.contains("options")) p.bad(where + ".options", e.at("options"), "absent for a peer (the sampler runs with its defaults)");
+        if (e.contains("batch")) p.bad(where + ".batch", e.at("batch"), "absent for a peer (it asks one point at a time)");
       }
+      if (e.contains("batch")) a.batch = p.count(e.at("batch"), where + ".batch");
       if (e.contains("label")) a.label = p.text(e.at("label"), where + ".label");
       if (e.contains("options")) {
         if (!e.at("options").is_object()) p.bad(where + ".options", e.at("options"), "a table/object of options");
@@ -108,9 +110,9 @@ std::vector<SweepAlgorithm> parse_algorithms(const Parser& p, const json& list) 
                                   " cannot be set: the sweep sets it (use 'name' / 'seeds' / 'budget')");
       }
     } else {
-      p.bad(where, e, "an algorithm name or a table {name, label, options, peer}");
+      p.bad(where, e, "an algorithm name or a table {name, label, options, peer, batch}");
     }
-    if (a.label.empty()) a.label = a.run_name();
+    if (a.label.empty()) a.label = a.run_name() + (a.batch > 1 ? "-q" + std::to_string(a.batch) : "");
     if (!safe_label(a.label)) p.bad(where + ".label", a.label, "a folder-safe name (letters, digits, - _ . +)");
     out.push_back(std::move(a));
   }
@@ -322,6 +324,7 @@ json SweepSpec::to_json() const {
     // sweep.json is a config again (`--config out/sweep.json`): a peer takes no options.
     if (a.peer.empty()) e["options"] = a.options;
     else e["peer"] = a.peer;
+    if (a.batch > 1) e["batch"] = a.batch;
     algs.push_back(std::move(e));
   }
   json probs = json::array();

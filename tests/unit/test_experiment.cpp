@@ -348,6 +348,57 @@ TEST(ExperimentRunner, FinishedTracesAreSkippedAndPartialOnesContinued) {
   EXPECT_NE(msg.find("seed-0.jsonl"), std::string::npos) << msg;
 }
 
+// An algorithm with "batch": q asks q points at a time, as `optimist run --batch q` does (the
+// cost of K parallel workers per evaluation, docs/robust.md); its default label says so, a peer
+// cannot take it, and a folder's traces of another batch size are refused, not reused.
+TEST(ExperimentRunner, ABatchedAlgorithmRunsAsRunWithBatchDoes) {
+  const json config = {{"seeds", 1},
+                       {"algorithms", {"gp-ei", {{"name", "gp-ei"}, {"batch", 4}}}},
+                       {"problems", {{{"name", "branin"}, {"budget", 12}}}}};
+  const ex::SweepSpec spec = ex::parse_sweep(config, "b.json");
+  ASSERT_EQ(spec.algorithms.size(), 2u);
+  EXPECT_EQ(spec.algorithms[1].label, "gp-ei-q4");
+  EXPECT_EQ(spec.algorithms[1].batch, 4u);
+  EXPECT_EQ(ex::parse_sweep(spec.to_json(), "sweep.json").algorithms[1].batch, 4u);
+  const fs::path dir = fresh_dir();
+  ASSERT_EQ(ex::run_sweep(spec, dir.string(), with_jobs(2)).progress.done, 2u);
+  const auto runs = ex::plan_runs(spec, dir.string());
+  const optimist::Trace one = optimist::read_trace(runs[0].trace_path), four = optimist::read_trace(runs[1].trace_path);
+  EXPECT_EQ(one.meta.run.at("batch"), 1);
+  EXPECT_EQ(four.meta.run.at("batch"), 4);
+  // The same run through the driver with batch_size 4: the same points.
+  const optimist::Problem problem = optimist::make_problem("branin", 0);
+  optimist::RunOptions driver;
+  driver.budget = 12;
+  driver.batch_size = 4;
+  const ex::PreparedRun prepared = ex::prepare_run(problem, ex::run_spec(spec.algorithms[1], spec.problems[0], 0), driver);
+  const optimist::RunSummary direct = optimist::optimize(*prepared.optimizer, prepared.objective, driver);
+  ASSERT_EQ(four.evaluations.size(), 12u);
+  bool differs_from_sequential = false;
+  for (std::size_t i = 0; i < 12; ++i) {
+    const optimist::Vector x = direct.evaluations[i].x;  // the log hands out copies
+    EXPECT_EQ(four.evaluations[i].at("x"), json(std::vector<double>(x.begin(), x.end()))) << i;
+    differs_from_sequential |= four.evaluations[i].at("x") != one.evaluations[i].at("x");
+  }
+  EXPECT_TRUE(differs_from_sequential);  // the batch is not ignored
+  // Refused: a peer with a batch, a batch of 0; the folder's q = 4 traces for a q = 2 sweep.
+  json peer = config;
+  peer["algorithms"][1] = {{"name", "tpe"}, {"peer", "optuna"}, {"batch", 2}};
+  EXPECT_NE(error_of([&] { ex::parse_sweep(peer, "b.json"); }).find("'algorithms[1].batch' in b.json must be absent for a peer"),
+            std::string::npos);
+  json zero = config;
+  zero["algorithms"][1]["batch"] = 0;
+  EXPECT_NE(error_of([&] { ex::parse_sweep(zero, "b.json"); }).find("'algorithms[1].batch' in b.json must be a positive integer, got 0"),
+            std::string::npos);
+  json two = config;
+  two["algorithms"][1]["batch"] = 2;
+  two["algorithms"][1]["label"] = "gp-ei-q4";
+  const ex::SweepSpec two_spec = ex::parse_sweep(two, "b.json");  // the plan points into it
+  const auto plan = ex::plan_runs(two_spec, dir.string());
+  const std::string msg = error_of([&] { ex::is_finished(plan[1]); });
+  EXPECT_NE(msg.find("batch 4, but the sweep asks for 2"), std::string::npos) << msg;
+}
+
 TEST(ExperimentRunner, CancelledRunKeepsItsEvaluationsForTheNextSweep) {
   const fs::path root = fresh_dir(), dir = root / "sweep", uninterrupted = root / "uninterrupted";
   ex::SweepSpec spec = tiny_sweep(1);

@@ -21,6 +21,9 @@ struct SweepAlgorithm {
   /// Empty for an optimist algorithm; "optuna" for an Optuna sampler run by bench/optuna_peers.py
   /// on the same problems, seeds and noise streams, writing our trace format (docs/bench.md, "Peers").
   std::string peer;
+  /// Points per ask, evaluated before the next ask (`optimist run --batch`): what K workers
+  /// evaluating in parallel cost per evaluation. Default label: "<name>-q<batch>" when above 1.
+  std::size_t batch = 1;
   /// The name a run's trace records: the registry name, or "<peer>-<name>" ("optuna-tpe").
   std::string run_name() const { return peer.empty() ? name : peer + "-" + name; }
 };
