@@ -439,8 +439,10 @@ void check_available(const SweepSpec& spec) {
       }
     }
     options["peer"] = a.peer;
+    options["batch"] = a.batch;
     for (std::size_t j = 0; j < resolved.size(); ++j)
-      if (resolved[j] == options) same_runs("algorithms", spec.algorithms[j].label, a.label, "the same algorithm and options");
+      if (resolved[j] == options)
+        same_runs("algorithms", spec.algorithms[j].label, a.label, "the same algorithm, options and batch size");
     resolved.push_back(std::move(options));
   }
   // Each (algorithm, problem) as its runs will be made, as `optimist run` makes its run before the

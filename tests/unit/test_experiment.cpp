@@ -360,6 +360,11 @@ TEST(ExperimentRunner, ABatchedAlgorithmRunsAsRunWithBatchDoes) {
   EXPECT_EQ(spec.algorithms[1].label, "gp-ei-q4");
   EXPECT_EQ(spec.algorithms[1].batch, 4u);
   EXPECT_EQ(ex::parse_sweep(spec.to_json(), "sweep.json").algorithms[1].batch, 4u);
+  EXPECT_NO_THROW(ex::check_available(spec));  // not the same runs as gp-ei's
+  json same = config;
+  same["algorithms"][0] = {{"name", "gp-ei"}, {"batch", 4}, {"label", "first"}};
+  EXPECT_NE(error_of([&] { ex::check_available(ex::parse_sweep(same, "b.json")); }).find("the same algorithm, options and batch size"),
+            std::string::npos);
   const fs::path dir = fresh_dir();
   ASSERT_EQ(ex::run_sweep(spec, dir.string(), with_jobs(2)).progress.done, 2u);
   const auto runs = ex::plan_runs(spec, dir.string());
