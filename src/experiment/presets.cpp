@@ -171,6 +171,24 @@ std::vector<Preset> make_presets() {
                   "elasticnet_diabetes", "sgd_breast_cancer", "forest_australian", "mlp_pima", "plateau_ridge",
                   "steps_1d", "step_ellipsoid", "sharp_ridge", "conditional_mixed", "illcond_ellipsoid",
                   "mixed_int_12d"}}}});
+  // docs/robust.md, "Parallel evaluation": what a batch costs per evaluation, with random search
+  // first (the paired table is against it) and sequential `auto` as the reference.
+  p.push_back({"parallel",
+               "Parallel evaluation: auto asking batches of 4 and 8 against sequential auto and random search, "
+               "15 synthetic tasks (1-12 D), budgets 50 and 100, no noise; simple regret",
+               {{"name", "parallel"},
+                {"seeds", 20},
+                {"level", 0.95},
+                {"budget", {50, 100}},
+                {"noise", 0.0},
+                {"metric", "simple_regret"},
+                {"plots", {"metric_log"}},
+                {"algorithms", {"random", "auto", {{"name", "auto"}, {"batch", 4}}, {{"name", "auto"}, {"batch", 8}}}},
+                {"problems",
+                 {"branin", "himmelblau", "hartmann6", {{"name", "ackley"}, {"dim", 5}}, {{"name", "levy"}, {"dim", 5}},
+                  {{"name", "rosenbrock"}, {"dim", 4}}, {{"name", "ackley"}, {"dim", 10}}, {{"name", "levy"}, {"dim", 10}},
+                  "plateau_ridge", "steps_1d", "step_ellipsoid", "sharp_ridge", "conditional_mixed", "illcond_ellipsoid",
+                  "mixed_int_12d"}}}});
   return p;
 }
 

@@ -325,7 +325,7 @@ TEST(BenchCli, ListPresets) {
   const Result r = cli("bench --list-presets");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* name :
-       {"goucb-synthetic", "goucb-workshop", "tree-noisy", "tree-deterministic", "bkb-scaling", "goucb-hpo"})
+       {"goucb-synthetic", "goucb-workshop", "tree-noisy", "tree-deterministic", "bkb-scaling", "goucb-hpo", "parallel"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
