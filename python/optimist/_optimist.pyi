@@ -116,7 +116,8 @@ class _StudyTrial:
 class _Study:
     @staticmethod
     def create(storage: str, name: str, space: _Space, direction: str, algorithm: str, options: Dict[str, Any],
-               seed: int, budget: Optional[int], f_star: Optional[float], worker: str) -> "_Study": ...
+               seed: int, budget: Optional[int], f_star: Optional[float], worker: str, noisy: bool = False,
+               heartbeat: float = 10.0, grace: float = 60.0) -> "_Study": ...
     @staticmethod
     def load(storage: str, name: str, worker: str) -> "_Study": ...
     name: str
@@ -128,6 +129,9 @@ class _Study:
     seed: int
     budget: Optional[int]
     f_star: Optional[float]
+    noisy: bool
+    heartbeat: float
+    grace: float
     def ask(self, lease: Optional[float] = None) -> Optional[_StudyTrial]: ...
     def tell(self, trial: _StudyTrial, value: float) -> None: ...
     def tell_failed(self, trial: _StudyTrial, error: str) -> None: ...

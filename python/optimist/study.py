@@ -128,14 +128,19 @@ class Study:
     @classmethod
     def create(cls, storage: str, name: str, space: Any, algorithm: str = "auto", *, direction: str = "minimize",
                seed: Optional[int] = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
-               load_if_exists: bool = False, noisy: bool = False, **options: Any) -> "Study":
+               load_if_exists: bool = False, noisy: bool = False, heartbeat: float = 10.0, grace: float = 60.0,
+               **options: Any) -> "Study":
         """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):
         its space, direction, algorithm with options, seed (None: a fresh one from the OS's entropy,
         stored with the study; with load_if_exists, the stored one) and budget (None: workers run
         until stopped). ``noisy=True`` declares a noisy objective: the algorithm may ask a point again;
         by default (deterministic) no point is asked twice and ``ask()`` returns None once every
-        point of a finite space has been evaluated. ValueError if the name is taken (unless
-        load_if_exists), or for a bad algorithm, option or space, naming it."""
+        point of a finite space has been evaluated. ``heartbeat`` and ``grace`` (seconds, as the
+        CLI's ``--heartbeat`` and ``--grace``): every handle beats for the trials it holds at that
+        interval, and a running trial silent for the grace period is failed as stale and its point
+        queued again; a UserWarning when the heartbeat is above half the grace period (a beat that
+        late fails a live trial). ValueError if the name is taken (unless load_if_exists), or for a
+        bad algorithm, option, space, heartbeat or grace period, naming it."""
         space = as_space(space)
         if space.fixed:
             # A study stores its searched space only: the workers that load it would not see them.
@@ -157,10 +162,20 @@ class Study:
             raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
         if f_star is not None and (as_number(f_star) is None or not math.isfinite(as_number(f_star))):
             raise ValueError(f"f_star must be a finite number or None, got {f_star!r}")
+        for what, value in (("heartbeat", heartbeat), ("grace", grace)):
+            if as_number(value) is None or not math.isfinite(as_number(value)) or as_number(value) <= 0:
+                raise ValueError(f"{what} must be a finite number of seconds > 0, got {value!r}")
+        heartbeat, grace = float(as_number(heartbeat)), float(as_number(grace))
+        if grace / 2 < heartbeat < grace:
+            warnings.warn(f"a heartbeat every {heartbeat:g} s with a grace period of {grace:g} s leaves "
+                          f"{grace - heartbeat:.3g} s for a late beat: a busy machine or a slow network fails live "
+                          "trials as stale; a grace period of at least twice the heartbeat is safer", UserWarning,
+                          stacklevel=2)
 
         def create():
             return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
-                                               None if f_star is None else float(f_star), worker, bool(noisy)))
+                                               None if f_star is None else float(f_star), worker, bool(noisy),
+                                               heartbeat, grace))
 
         if not load_if_exists:
             return create()
@@ -178,7 +193,7 @@ class Study:
                         raise
                     continue
             study._check_same(space, direction, algorithm)
-            study._check_settings(0 if asked_seed is None else asked_seed, budget, noisy, options)
+            study._check_settings(0 if asked_seed is None else asked_seed, budget, noisy, options, heartbeat, grace)
             return study
         raise AssertionError("unreachable")
 
@@ -192,11 +207,15 @@ class Study:
         if algorithm != self.algorithm and algorithm != "auto":
             raise ValueError(f"study '{self.name}' exists and uses algorithm '{self.algorithm}', not '{algorithm}'")
 
-    def _check_settings(self, seed: int, budget: Optional[int], noisy: bool, options: Dict[str, Any]) -> None:
+    def _check_settings(self, seed: int, budget: Optional[int], noisy: bool, options: Dict[str, Any],
+                        heartbeat: float = 10.0, grace: float = 60.0) -> None:
         """load_if_exists: a different seed, budget, noise or option was once ignored silently. A
-        default (seed 0, budget None, noisy False, "auto") means "as stored", as for the algorithm."""
+        default (seed 0, budget None, noisy False, "auto", heartbeat 10, grace 60) means "as stored",
+        as for the algorithm."""
         for what, asked, default, stored in (("seed", seed, 0, self.seed), ("budget", budget, None, self.budget),
-                                             ("noisy", bool(noisy), False, self._core.noisy)):
+                                             ("noisy", bool(noisy), False, self._core.noisy),
+                                             ("heartbeat", heartbeat, 10.0, self.heartbeat),
+                                             ("grace", grace, 60.0, self.grace)):
             if asked != default and asked != stored:
                 raise ValueError(f"study '{self.name}' exists with {what}={stored!r}, not {what}={asked!r}")
         for key, value in options.items():
@@ -216,6 +235,8 @@ class Study:
     # ---- what it is ----
     name = property(lambda self: self._core.name)
     worker = property(lambda self: self._core.worker)
+    heartbeat = property(lambda self: self._core.heartbeat, doc="Seconds between a handle's heartbeats.")
+    grace = property(lambda self: self._core.grace, doc="Seconds of silence after which a running trial is stale.")
     direction = property(lambda self: self._core.direction)
     algorithm = property(lambda self: self._core.algorithm)
     options = property(lambda self: self._core.options)

@@ -239,3 +239,49 @@ def test_giving_back_names_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="trial 1 was given back: a failure told now changes nothing"):
         study.tell_failed(1, "never ran")
     assert not study.trials()[0].given_back and not study.trials()[0].stale
+
+
+def _ask_one_and_exit(url, ready):
+    """A worker that asks a trial and dies: its heartbeat stops with it."""
+    Study.load(url, "hb", worker="dead").ask()
+    ready.set()
+
+
+def test_heartbeat_and_grace_are_set_from_python(tmp_path):
+    """Study.create takes the CLI's --heartbeat and --grace (before, only the CLI could set them,
+    and a Python-created study always waited 60 s for a dead worker's trial)."""
+    url = f"sqlite:///{tmp_path / 'hb.db'}"
+    study = Study.create(url, "hb", {"x": Float(0, 1)}, "random", budget=5, heartbeat=0.2, grace=0.5)
+    assert (study.heartbeat, study.grace) == (0.2, 0.5)
+    assert (Study.load(url, "hb").heartbeat, Study.load(url, "hb").grace) == (0.2, 0.5)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    child = ctx.Process(target=_ask_one_and_exit, args=(url, ready))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0 and ready.is_set()
+    time.sleep(1.0)  # past the 0.5 s grace period
+    again = Study.load(url, "hb", worker="next").ask()
+    assert again.origin == "requeued"  # the dead worker's point, handed out again
+    trials = study.trials()
+    assert trials[0].state == "failed" and "stale" in trials[0].error and trials[0].x == again.x
+    # load_if_exists: other settings are refused, the defaults mean "as stored".
+    with pytest.raises(ValueError, match="exists with grace=0.5, not grace=2.0"):
+        Study.create(url, "hb", {"x": Float(0, 1)}, "random", budget=5, heartbeat=0.2, grace=2.0, load_if_exists=True)
+    assert Study.create(url, "hb", {"x": Float(0, 1)}, "random", load_if_exists=True).grace == 0.5
+
+
+def test_bad_heartbeat_and_grace_are_refused_and_a_tight_one_warned_about(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hb.db'}"
+    space = {"x": Float(0, 1)}
+    for kwargs, says in (({"heartbeat": 0}, "heartbeat must be a finite number of seconds > 0, got 0"),
+                         ({"grace": float("nan")}, "grace must be a finite number of seconds > 0, got nan"),
+                         ({"heartbeat": "1"}, "heartbeat must be a finite number of seconds > 0, got '1'"),
+                         ({"heartbeat": 5, "grace": 5}, "must be below the grace period")):
+        with pytest.raises(ValueError, match=says):
+            Study.create(url, "bad", space, "random", **kwargs)
+    with pytest.warns(UserWarning, match="a heartbeat every 1.8 s with a grace period of 2 s leaves 0.2 s"):
+        Study.create(url, "tight", space, "random", heartbeat=1.8, grace=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Study.create(url, "fine", space, "random", heartbeat=1, grace=2)
