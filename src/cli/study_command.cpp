@@ -289,7 +289,7 @@ void add_study_command(CLI::App& parent, StudyCommand& cmd) {
   cmd.create->add_option("--budget", cmd.budget, "trials to run, failed ones included (default: unlimited)")
       ->type_name("N")
       ->check(count_between(1, UINT64_MAX));
-  cmd.create->add_option("--heartbeat", cmd.heartbeat, "seconds between a worker's heartbeats (default 10)")->type_name("SECONDS");
+  cmd.create->add_option("--heartbeat", cmd.heartbeat, "seconds between a worker's heartbeats (default 10; below --grace, at most half of it to be safe)")->type_name("SECONDS");
   cmd.create->add_option("--grace", cmd.grace, "a running trial silent this long is failed as stale (default 60)")->type_name("SECONDS");
   cmd.create->add_flag("--no-requeue", cmd.no_requeue, "do not queue a stale trial's point again");
   cmd.create->add_flag("--noisy", cmd.noisy,
