@@ -128,18 +128,18 @@ class Study:
     @classmethod
     def create(cls, storage: str, name: str, space: Any, algorithm: str = "auto", *, direction: str = "minimize",
                seed: Optional[int] = 0, budget: Optional[int] = None, f_star: Optional[float] = None, worker: str = "",
-               load_if_exists: bool = False, noisy: bool = False, heartbeat: float = 10.0, grace: float = 60.0,
-               **options: Any) -> "Study":
+               load_if_exists: bool = False, noisy: bool = False, heartbeat: Optional[float] = None,
+               grace: Optional[float] = None, **options: Any) -> "Study":
         """Creates the study ``name`` in ``storage`` ("sqlite:///path.db" or "postgresql://..."):
         its space, direction, algorithm with options, seed (None: a fresh one from the OS's entropy,
         stored with the study; with load_if_exists, the stored one) and budget (None: workers run
         until stopped). ``noisy=True`` declares a noisy objective: the algorithm may ask a point again;
         by default (deterministic) no point is asked twice and ``ask()`` returns None once every
         point of a finite space has been evaluated. ``heartbeat`` and ``grace`` (seconds, as the
-        CLI's ``--heartbeat`` and ``--grace``): every handle beats for the trials it holds at that
-        interval, and a running trial silent for the grace period is failed as stale and its point
-        queued again; a UserWarning when the heartbeat is above half the grace period (a beat that
-        late fails a live trial). ValueError if the name is taken (unless load_if_exists), or for a
+        CLI's ``--heartbeat`` and ``--grace``; None: 10 and 60): every handle beats for the trials it
+        holds at that interval, and a running trial silent for the grace period is failed as stale
+        and its point queued again; a UserWarning when the heartbeat is above half the grace period
+        (a beat that late fails a live trial). ValueError if the name is taken (unless load_if_exists), or for a
         bad algorithm, option, space, heartbeat or grace period, naming it."""
         space = as_space(space)
         if space.fixed:
@@ -163,19 +163,19 @@ class Study:
         if f_star is not None and (as_number(f_star) is None or not math.isfinite(as_number(f_star))):
             raise ValueError(f"f_star must be a finite number or None, got {f_star!r}")
         for what, value in (("heartbeat", heartbeat), ("grace", grace)):
-            if as_number(value) is None or not math.isfinite(as_number(value)) or as_number(value) <= 0:
-                raise ValueError(f"{what} must be a finite number of seconds > 0, got {value!r}")
-        heartbeat, grace = float(as_number(heartbeat)), float(as_number(grace))
-        if grace / 2 < heartbeat < grace:
-            warnings.warn(f"a heartbeat every {heartbeat:g} s with a grace period of {grace:g} s leaves "
-                          f"{grace - heartbeat:.3g} s for a late beat: a busy machine or a slow network fails live "
-                          "trials as stale; a grace period of at least twice the heartbeat is safer", UserWarning,
-                          stacklevel=2)
+            if value is not None and (as_number(value) is None or not math.isfinite(as_number(value))
+                                      or as_number(value) <= 0):
+                raise ValueError(f"{what} must be a finite number of seconds > 0 or None, got {value!r}")
+        heartbeat = None if heartbeat is None else float(as_number(heartbeat))
+        grace = None if grace is None else float(as_number(grace))
 
         def create():
-            return cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
-                                               None if f_star is None else float(f_star), worker, bool(noisy),
-                                               heartbeat, grace))
+            study = cls(_optimist._Study.create(storage, name, space._core, direction, algorithm, options, seed, budget,
+                                                None if f_star is None else float(f_star), worker, bool(noisy),
+                                                heartbeat, grace))
+            if study._core.heartbeat_margin_warning:
+                warnings.warn(study._core.heartbeat_margin_warning, UserWarning, stacklevel=3)
+            return study
 
         if not load_if_exists:
             return create()
@@ -208,14 +208,14 @@ class Study:
             raise ValueError(f"study '{self.name}' exists and uses algorithm '{self.algorithm}', not '{algorithm}'")
 
     def _check_settings(self, seed: int, budget: Optional[int], noisy: bool, options: Dict[str, Any],
-                        heartbeat: float = 10.0, grace: float = 60.0) -> None:
+                        heartbeat: Optional[float] = None, grace: Optional[float] = None) -> None:
         """load_if_exists: a different seed, budget, noise or option was once ignored silently. A
-        default (seed 0, budget None, noisy False, "auto", heartbeat 10, grace 60) means "as stored",
-        as for the algorithm."""
+        default (seed 0, budget None, noisy False, "auto", heartbeat and grace None) means "as
+        stored", as for the algorithm."""
         for what, asked, default, stored in (("seed", seed, 0, self.seed), ("budget", budget, None, self.budget),
                                              ("noisy", bool(noisy), False, self._core.noisy),
-                                             ("heartbeat", heartbeat, 10.0, self.heartbeat),
-                                             ("grace", grace, 60.0, self.grace)):
+                                             ("heartbeat", heartbeat, None, self.heartbeat),
+                                             ("grace", grace, None, self.grace)):
             if asked != default and asked != stored:
                 raise ValueError(f"study '{self.name}' exists with {what}={stored!r}, not {what}={asked!r}")
         for key, value in options.items():

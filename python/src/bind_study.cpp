@@ -52,11 +52,12 @@ void bind_study(py::module_& m) {
           "create",
           [](const std::string& url, const std::string& name, const Space& space, const std::string& direction,
              const std::string& algorithm, py::dict options, std::uint64_t seed, std::optional<std::size_t> budget,
-             std::optional<double> f_star, const std::string& worker, bool noisy, double heartbeat_s, double grace_s) {
+             std::optional<double> f_star, const std::string& worker, bool noisy, std::optional<double> heartbeat_s,
+             std::optional<double> grace_s) {
             StudyConfig c;
             c.settings.noisy = noisy;
-            c.settings.heartbeat_interval_s = heartbeat_s;
-            c.settings.grace_period_s = grace_s;
+            if (heartbeat_s) c.settings.heartbeat_interval_s = *heartbeat_s;  // unset: StudySettings' default
+            if (grace_s) c.settings.grace_period_s = *grace_s;
             c.name = name;
             c.space = space;
             c.direction = parse_direction(direction);
@@ -70,7 +71,7 @@ void bind_study(py::module_& m) {
           },
           py::arg("storage"), py::arg("name"), py::arg("space"), py::arg("direction"), py::arg("algorithm"),
           py::arg("options"), py::arg("seed"), py::arg("budget"), py::arg("f_star"), py::arg("worker"), py::arg("noisy") = false,
-          py::arg("heartbeat") = StudySettings{}.heartbeat_interval_s, py::arg("grace") = StudySettings{}.grace_period_s)
+          py::arg("heartbeat") = py::none(), py::arg("grace") = py::none())
       .def_static(
           "load",
           [](const std::string& url, const std::string& name, const std::string& worker) {
@@ -83,6 +84,8 @@ void bind_study(py::module_& m) {
       .def_property_readonly("noisy", [](const Study& s) { return s.record().settings.noisy; })
       .def_property_readonly("heartbeat", [](const Study& s) { return s.record().settings.heartbeat_interval_s; })
       .def_property_readonly("grace", [](const Study& s) { return s.record().settings.grace_period_s; })
+      .def_property_readonly("heartbeat_margin_warning",
+                             [](const Study& s) { return s.record().settings.heartbeat_margin_warning(); })
       .def_property_readonly("space", [](const Study& s) { return s.space(); })
       .def_property_readonly("direction", [](const Study& s) { return to_string(s.record().direction); })
       .def_property_readonly("algorithm", [](const Study& s) { return s.record().algorithm; })

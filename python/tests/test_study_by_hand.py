@@ -269,14 +269,15 @@ def test_heartbeat_and_grace_are_set_from_python(tmp_path):
     with pytest.raises(ValueError, match="exists with grace=0.5, not grace=2.0"):
         Study.create(url, "hb", {"x": Float(0, 1)}, "random", budget=5, heartbeat=0.2, grace=2.0, load_if_exists=True)
     assert Study.create(url, "hb", {"x": Float(0, 1)}, "random", load_if_exists=True).grace == 0.5
+    assert (Study.create(url, "default", {"x": Float(0, 1)}, "random").heartbeat, Study.load(url, "default").grace) == (10, 60)
 
 
 def test_bad_heartbeat_and_grace_are_refused_and_a_tight_one_warned_about(tmp_path):
     url = f"sqlite:///{tmp_path / 'hb.db'}"
     space = {"x": Float(0, 1)}
-    for kwargs, says in (({"heartbeat": 0}, "heartbeat must be a finite number of seconds > 0, got 0"),
-                         ({"grace": float("nan")}, "grace must be a finite number of seconds > 0, got nan"),
-                         ({"heartbeat": "1"}, "heartbeat must be a finite number of seconds > 0, got '1'"),
+    for kwargs, says in (({"heartbeat": 0}, "heartbeat must be a finite number of seconds > 0 or None, got 0"),
+                         ({"grace": float("nan")}, "grace must be a finite number of seconds > 0 or None, got nan"),
+                         ({"heartbeat": "1"}, "heartbeat must be a finite number of seconds > 0 or None, got '1'"),
                          ({"heartbeat": 5, "grace": 5}, "must be below the grace period")):
         with pytest.raises(ValueError, match=says):
             Study.create(url, "bad", space, "random", **kwargs)

@@ -118,15 +118,8 @@ int create(const StudyCommand& cmd) {
   c.settings.noisy = cmd.noisy || objective.noise > 0.0;
   if (objective.problem || !objective.command.empty()) c.settings.objective = objective.to_json();
   const Study s = Study::create(cmd.storage, c);
-  // Allowed (a beat lands before the grace period ends), but a beat late by the difference, on a
-  // busy machine or after a reconnect, fails a live trial as stale and its point is paid twice.
-  if (cmd.heartbeat > cmd.grace / 2.0)
-    std::fprintf(stderr,
-                 "optimist: warning: a heartbeat every %s s with a grace period of %s s leaves %s s for a late beat: "
-                 "a busy machine or a slow network fails live trials as stale; a grace period of at least twice the "
-                 "heartbeat is safer\n",
-                 format_double(cmd.heartbeat).c_str(), format_double(cmd.grace).c_str(),
-                 fmt_num(cmd.grace - cmd.heartbeat).c_str());
+  if (const std::string w = c.settings.heartbeat_margin_warning(); !w.empty())
+    std::fprintf(stderr, "optimist: warning: %s\n", w.c_str());
   std::printf("created study '%s' in %s: %s, %zu parameters, %s, budget %s\n", printable(s.name()).c_str(),
               redact_url(cmd.storage).c_str(),
               s.record().algorithm.c_str(), s.space().dim(), to_string(s.record().direction).c_str(),

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/text.hpp"
 #include "study/database.hpp"
@@ -134,6 +135,16 @@ nlohmann::json StudySettings::to_json() const {
           {"objective", objective}};
   if (horizon) j["horizon"] = *horizon;
   return j;
+}
+
+std::string StudySettings::heartbeat_margin_warning() const {
+  if (!(heartbeat_interval_s > grace_period_s / 2.0 && heartbeat_interval_s < grace_period_s)) return "";
+  char margin[32];
+  std::snprintf(margin, sizeof margin, "%.3g", grace_period_s - heartbeat_interval_s);
+  return "a heartbeat every " + format_double(heartbeat_interval_s) + " s with a grace period of " +
+         format_double(grace_period_s) + " s leaves " + margin +
+         " s for a late beat: a busy machine or a slow network fails live trials as stale; a grace period of at least "
+         "twice the heartbeat is safer";
 }
 
 StudySettings StudySettings::from_json(const nlohmann::json& j) {

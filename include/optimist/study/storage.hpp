@@ -56,6 +56,10 @@ struct StudySettings {
 
   nlohmann::json to_json() const;
   static StudySettings from_json(const nlohmann::json& j);
+  /// A heartbeat above half the grace period is allowed (a beat still lands within it) but thin:
+  /// a beat late by the difference, on a busy machine or after a reconnect, fails a live trial as
+  /// stale and its point is paid twice. The warning the CLI and Python give then; empty otherwise.
+  std::string heartbeat_margin_warning() const;
 };
 
 /// A study as stored.
