@@ -60,6 +60,16 @@ def test_bad_numbers_and_leases_are_refused_by_name(tmp_path):
     assert study.trials()[0].lease_until is not None
 
 
+def _in_a_process_that_ends(target, url):
+    """Runs target(url, ready) in a forked process that then ends, its heartbeat with it."""
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    child = ctx.Process(target=target, args=(url, ready))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0 and ready.is_set()
+
+
 def _ask_and_exit(url, ready):
     """A notebook that asks two trials, one leased, and dies (its heartbeat stops with it)."""
     study = Study.load(url, "lab", worker="notebook")
@@ -75,12 +85,7 @@ def test_a_leased_trial_outlives_the_grace_period_an_unleased_one_does_not(tmp_p
     r = run_cli("study", "create", "--storage", url, "--name", "lab", "--space", str(space), "--direction", "minimize",
                 "--algorithm", "random", "--budget", "10", "--grace", "0.5", "--heartbeat", "0.2")
     assert r.returncode == 0, r.stderr
-    ctx = multiprocessing.get_context("fork")
-    ready = ctx.Event()
-    child = ctx.Process(target=_ask_and_exit, args=(url, ready))
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0 and ready.is_set()
+    _in_a_process_that_ends(_ask_and_exit, url)
     time.sleep(1.2)  # past the grace period: nobody heartbeats either trial now
     study = Study.load(url, "lab", worker="next")
     again = study.ask()
@@ -254,12 +259,7 @@ def test_heartbeat_and_grace_are_set_from_python(tmp_path):
     study = Study.create(url, "hb", {"x": Float(0, 1)}, "random", budget=5, heartbeat=0.2, grace=0.5)
     assert (study.heartbeat, study.grace) == (0.2, 0.5)
     assert (Study.load(url, "hb").heartbeat, Study.load(url, "hb").grace) == (0.2, 0.5)
-    ctx = multiprocessing.get_context("fork")
-    ready = ctx.Event()
-    child = ctx.Process(target=_ask_one_and_exit, args=(url, ready))
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0 and ready.is_set()
+    _in_a_process_that_ends(_ask_one_and_exit, url)
     time.sleep(1.0)  # past the 0.5 s grace period
     again = Study.load(url, "hb", worker="next").ask()
     assert again.origin == "requeued"  # the dead worker's point, handed out again
