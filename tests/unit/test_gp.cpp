@@ -432,22 +432,23 @@ TEST(Gp, DefaultPriorIsDimensionScaled) {
 
 TEST(Gp, LogMarginalLikelihoodGradientMatchesFiniteDifferences) {
   for (KernelType t : kAllKernels) {
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 4; ++variant) {
       GpOptions opt;
-      opt.learn_mean = variant != 1;
+      // 0, 2: learned mean; 1: the sample mean; 3: the lowest output (ConstantMean::Worst).
+      opt.mean = variant == 1 ? ConstantMean::Sample : variant == 3 ? ConstantMean::Worst : ConstantMean::Learned;
       if (variant == 2) opt.fixed_noise_variance = 0.02;
       GaussianProcess gp = make_gp(t, 3, 20, 11 + static_cast<std::uint64_t>(variant), opt);
       Rng rng(100 + static_cast<std::uint64_t>(variant));
       Vector lo, hi;
       gp.parameter_bounds(lo, hi);
       ASSERT_EQ(lo.size(), gp.num_parameters());
-      ASSERT_EQ(gp.num_parameters(), 3 + 1 + (variant == 2 ? 0 : 1) + (variant == 1 ? 0 : 1));
+      ASSERT_EQ(gp.num_parameters(), 3 + 1 + (variant == 2 ? 0 : 1) + (variant % 2 == 1 ? 0 : 1));
       for (int trial = 0; trial < 3; ++trial) {
         Vector theta(gp.num_parameters());
         theta.head(3) = (Vector(3) << -1.5, -0.5, 0.3).finished().array() + 0.3 * rng.uniform();
         theta[3] = 0.2 * rng.normal();
         if (variant != 2) theta[4] = std::log(0.05) + rng.normal();
-        if (variant != 1) theta[theta.size() - 1] = 0.3 * rng.normal();
+        if (variant % 2 == 0) theta[theta.size() - 1] = 0.3 * rng.normal();
         for (bool prior : {false, true}) {
           Vector g;
           const double v = gp.log_marginal_likelihood(theta, &g, prior);
@@ -459,6 +460,39 @@ TEST(Gp, LogMarginalLikelihoodGradientMatchesFiniteDifferences) {
       }
     }
   }
+}
+
+// ConstantMean::Worst (De Ath et al. 2021): far from the data the posterior mean is the lowest
+// output, whatever the fit, and it follows the outputs; Sample: the outputs' mean.
+TEST(Gp, AWorstMeanIsTheLowestOutputAndFollowsTheOutputs) {
+  GpOptions opt;
+  opt.mean = ConstantMean::Worst;
+  GaussianProcess gp = make_gp(KernelType::Matern52, 2, 15, 5, opt);
+  const Vector far = Vector::Constant(2, 50.0);  // kernel ~ 0 to every point: the prior mean
+  const auto far_mean = [&] { return gp.predict(far).mean; };
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  GpHyperparameters h = gp.hyperparameters();
+  h.mean = 3.0;  // a fixed mean is not a parameter: ignored
+  gp.set_hyperparameters(h);
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  Rng rng(1);
+  gp.fit(rng);
+  EXPECT_EQ(gp.num_parameters(), 2 + 1 + 1);  // lengthscales, outputscale, noise
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  gp.add_point(Vector::Constant(2, 0.5), gp.outputs().minCoeff() - 4.0);
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  gp.set_outputs(gp.outputs().array() + 7.0);
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  // Learned from here: the fit moves it off the lowest output (towards the data's level).
+  gp.set_constant_mean(ConstantMean::Learned);
+  EXPECT_EQ(gp.num_parameters(), 2 + 1 + 1 + 1);
+  gp.fit(rng);
+  EXPECT_GT(far_mean(), gp.outputs().minCoeff() + 1.0);
+  gp.set_constant_mean(ConstantMean::Worst);
+  EXPECT_NEAR(far_mean(), gp.outputs().minCoeff(), 1e-9);
+  opt.mean = ConstantMean::Sample;
+  const GaussianProcess sample = make_gp(KernelType::Matern52, 2, 15, 5, opt);
+  EXPECT_NEAR(sample.predict(far).mean, sample.outputs().mean(), 1e-9);
 }
 
 TEST(Gp, RecoversKnownLengthscales) {

@@ -158,13 +158,17 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(dynamic_cast<GpBo&>(*in_20d).model().options().min_noise_variance, 1e-6);
   // What auto resolved to is the run's decision (trace meta, summary, res.decisions); a prior the
   // user named is not a decision.
-  EXPECT_EQ(in_3d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate"}})"));
-  EXPECT_EQ(in_20d->decisions(), nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));
-  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}}, space)->decisions().empty());
+  EXPECT_EQ(in_3d->decisions(),
+            nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped"}})"));
+  EXPECT_EQ(in_20d->decisions(),
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "worst-unwarped"}})"));
+  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}, {"mean", "learned"}}, space)
+                  ->decisions()
+                  .empty());
   EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none"}})"));  // neither of gp-ei's rules
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));  // none of gp-ei's rules
   EXPECT_EQ(make_optimizer({{"name", "gp-pi"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate"}})"));  // the warp's rule only
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "learned"}})"));  // the warp's rule only
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

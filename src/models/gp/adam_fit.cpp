@@ -16,7 +16,7 @@ void fit_hyperparameters_adam(GaussianProcess& gp, const AdamFitOptions& options
   Vector lower, upper;  // log bounds of the positive parameters; the mean's entry is ignored
   gp.parameter_bounds(lower, upper);
   const Eigen::Index p = gp.num_parameters();
-  const Eigen::Index positive = gp.options().learn_mean ? p - 1 : p;  // the mean is packed last
+  const Eigen::Index positive = gp.options().mean == ConstantMean::Learned ? p - 1 : p;  // the mean is packed last
   const Vector lo = lower.array().exp().matrix(), hi = upper.array().exp().matrix();
 
   // raw <-> packed theta (log of the positive parameters, the mean as is).

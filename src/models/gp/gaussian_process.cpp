@@ -104,6 +104,21 @@ HyperparameterPrior GaussianProcess::lengthscale_prior() const {
   return LogNormalPrior{std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(dim_)), std::sqrt(3.0)};
 }
 
+void GaussianProcess::set_constant_mean(ConstantMean mean) {
+  if (mean == options_.mean) return;
+  options_.mean = mean;
+  update_prior_mean();
+}
+
+void GaussianProcess::update_prior_mean() {
+  prior_mean_ = learns_mean() ? hyp_.mean : fixed_mean(ys_);
+  alpha_stale_ = true;
+}
+
+double GaussianProcess::fixed_mean(const Vector& ys) const {
+  return options_.mean == ConstantMean::Worst && ys.size() > 0 ? ys.minCoeff() : 0.0;
+}
+
 void GaussianProcess::check_point(const Vector& x) const {
   if (x.size() != dim_)
     throw InvalidArgument("GaussianProcess: point of dimension " + std::to_string(x.size()) + ", expected " +
@@ -120,6 +135,7 @@ void GaussianProcess::apply(const GpHyperparameters& h) {
   kernel_.set_lengthscales(h.lengthscales);  // validates positivity
   kernel_.set_outputscale(h.outputscale);
   hyp_ = h;
+  update_prior_mean();
   if (options_.fixed_noise_variance) hyp_.noise_variance = *options_.fixed_noise_variance / (y_scale_ * y_scale_);
 }
 
@@ -133,6 +149,7 @@ void GaussianProcess::standardize() {
   y_mean_ = st.center;
   y_scale_ = st.scale;
   ys_ = (y_.array() - y_mean_) / y_scale_;
+  update_prior_mean();
   if (options_.fixed_noise_variance) hyp_.noise_variance = *options_.fixed_noise_variance / (y_scale_ * y_scale_);
 }
 
@@ -156,12 +173,12 @@ void GaussianProcess::set_outputs(const Vector& y) {
   if (size() == 0) return;
   y_ = y;
   ys_ = (y_.array() - y_mean_) / y_scale_;
-  alpha_stale_ = true;
+  update_prior_mean();
 }
 
 void GaussianProcess::update_alpha() const {
   const Eigen::Index n = size();
-  const Vector r = ys_.array() - hyp_.mean;
+  const Vector r = ys_.array() - prior_mean_;
   const auto L = factor();
   alpha_ = L.triangularView<Eigen::Lower>().solve(r);
   L.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
@@ -229,7 +246,7 @@ void GaussianProcess::add_point(const Vector& x, double y) {
   y_[n] = y;
   ys_.conservativeResize(n + 1);
   ys_[n] = (y - y_mean_) / y_scale_;
-  alpha_stale_ = true;
+  update_prior_mean();
 }
 
 void GaussianProcess::extend_factor(Eigen::Index n) const {

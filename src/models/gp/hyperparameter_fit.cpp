@@ -21,7 +21,7 @@ struct GaussianProcess::Workspace {
 };
 
 Eigen::Index GaussianProcess::num_parameters() const {
-  return dim_ + 1 + (options_.fixed_noise_variance ? 0 : 1) + (options_.learn_mean ? 1 : 0);
+  return dim_ + 1 + (options_.fixed_noise_variance ? 0 : 1) + (learns_mean() ? 1 : 0);
 }
 
 Vector GaussianProcess::parameters() const {
@@ -30,7 +30,7 @@ Vector GaussianProcess::parameters() const {
   Eigen::Index i = dim_;
   theta[i++] = std::log(hyp_.outputscale);
   if (!options_.fixed_noise_variance) theta[i++] = std::log(hyp_.noise_variance);
-  if (options_.learn_mean) theta[i++] = hyp_.mean;
+  if (learns_mean()) theta[i++] = hyp_.mean;
   return theta;
 }
 
@@ -46,7 +46,7 @@ void GaussianProcess::parameter_bounds(Vector& lower, Vector& upper) const {
     lower[i] = std::log(options_.min_noise_variance);
     upper[i++] = std::log(options_.max_noise_variance);
   }
-  if (options_.learn_mean) {
+  if (learns_mean()) {
     lower[i] = -options_.max_abs_mean;
     upper[i++] = options_.max_abs_mean;
   }
@@ -61,13 +61,14 @@ GpHyperparameters GaussianProcess::unpack(const Vector& theta) const {
   Eigen::Index i = dim_;
   h.outputscale = std::exp(theta[i++]);
   h.noise_variance = options_.fixed_noise_variance ? hyp_.noise_variance : std::exp(theta[i++]);
-  h.mean = options_.learn_mean ? theta[i++] : 0.0;
+  h.mean = learns_mean() ? theta[i++] : hyp_.mean;  // a fixed mean leaves the learned value as it is
   return h;
 }
 
 double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector& theta, Vector* grad, bool with_prior,
                                  Workspace& ws) const {
   const GpHyperparameters h = unpack(theta);
+  const double mean = learns_mean() ? h.mean : fixed_mean(ys);  // ys may be a subset (a large fit's starts)
   const Kernel kernel(options_.kernel, h.lengthscales, h.outputscale, options_.categories);
   const Eigen::Index n = X.cols();
   kernel.gram_with_derivative(X, ws.K, grad ? &ws.D : nullptr);
@@ -78,7 +79,7 @@ double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector
     return -std::numeric_limits<double>::infinity();
   }
   ws.K.diagonal().array() -= h.noise_variance;  // back to the noise-free Gram matrix
-  const Vector r = ys.array() - h.mean;
+  const Vector r = ys.array() - mean;
   ws.alpha = ws.L.triangularView<Eigen::Lower>().solve(r);
   ws.L.triangularView<Eigen::Lower>().transpose().solveInPlace(ws.alpha);
   // Eq. 2.30.
@@ -99,7 +100,7 @@ double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector
     Eigen::Index i = dim_;
     g[i++] = 0.5 * ws.W.cwiseProduct(ws.K).sum();  // dK / d log s = K
     if (!options_.fixed_noise_variance) g[i++] = 0.5 * h.noise_variance * ws.W.trace();
-    if (options_.learn_mean) g[i++] = ws.alpha.sum();  // d/dc of -1/2 (y-c)^T K^-1 (y-c)
+    if (learns_mean()) g[i++] = ws.alpha.sum();  // d/dc of -1/2 (y-c)^T K^-1 (y-c)
   }
 
   if (with_prior && options_.use_priors) {

@@ -91,7 +91,7 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
   if (n > 0) {
     // Matheron's rule: add k(., X) (K + s2 I)^-1 (y_s - mean - prior(X) - eps), eps ~ N(0, s2 I).
     const Matrix& X = gp.inputs();
-    const Vector ys = (gp.outputs().array() - gp.output_mean()) / gp.output_scale() - h.mean;
+    const Vector ys = (gp.outputs().array() - gp.output_mean()) / gp.output_scale() - gp.prior_mean();
     const double sd_noise = std::sqrt(h.noise_variance);
     for (Eigen::Index j = 0; j < Q; ++j)
       for (Eigen::Index i = 0; i < n; ++i) r(i, j) += ys[i] - sd_noise * rng.normal();
@@ -100,7 +100,7 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
     kernel.cross_fast(C, X, K);
     out.noalias() += K * r;
   }
-  out.array() += h.mean;
+  out.array() += gp.prior_mean();
   return (gp.output_mean() + gp.output_scale() * out.array()).matrix();
 }
 

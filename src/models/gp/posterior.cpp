@@ -24,7 +24,7 @@ void check_points(const Matrix& X, Eigen::Index dim, const char* where) {
 GpPrediction GaussianProcess::predict(const Vector& x, bool with_noise) const {
   check_point(x);
   update();
-  double mean = hyp_.mean, var = kernel_.variance();
+  double mean = prior_mean_, var = kernel_.variance();
   if (size() > 0) {
     const Vector k = kernel_.cross_with_gradient(x, X_, nullptr);
     mean += k.dot(alpha_);                                              // eq. 2.25
@@ -47,7 +47,7 @@ GpPredictionWithGradient GaussianProcess::predict_with_gradient(const Vector& x,
   check_point(x);
   update();
   GpPredictionWithGradient out;
-  double mean = hyp_.mean, var = kernel_.variance();
+  double mean = prior_mean_, var = kernel_.variance();
   Vector dmean = Vector::Zero(dim_), dvar = Vector::Zero(dim_);
   if (options_.explicit_inverse && size() >= kExplicitInverseFrom) {
     Matrix J;
@@ -84,7 +84,7 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
   check_points(X, dim_, "predict");
   update();
   const Eigen::Index m = X.cols();
-  mean = Vector::Constant(m, hyp_.mean);
+  mean = Vector::Constant(m, prior_mean_);
   variance = Vector::Constant(m, kernel_.variance());
   if (size() > 0) {
     auto Ks = scratch_matrix(ScratchSlot::kPredictCross, size(), m);  // n x m
@@ -101,7 +101,7 @@ void GaussianProcess::predict(const Matrix& X, Vector& mean, Vector& variance, b
 void GaussianProcess::predict_mean(const Matrix& X, Vector& mean) const {
   check_points(X, dim_, "predict_mean");
   update();
-  mean = Vector::Constant(X.cols(), hyp_.mean);
+  mean = Vector::Constant(X.cols(), prior_mean_);
   if (size() > 0) {
     auto K = scratch_matrix(ScratchSlot::kCrossKernel, X.cols(), size());
     kernel_.cross_fast(X, X_, K);
@@ -114,7 +114,7 @@ void GaussianProcess::predict_mean_and_variance_bound(const Matrix& X, Vector& m
   check_points(X, dim_, "predict_mean_and_variance_bound");
   update();
   const double s = kernel_.variance();
-  mean = Vector::Constant(X.cols(), hyp_.mean);
+  mean = Vector::Constant(X.cols(), prior_mean_);
   variance_bound = Vector::Constant(X.cols(), s);
   if (size() > 0) {
     auto K = scratch_matrix(ScratchSlot::kCrossKernel, X.cols(), size());  // m x n, as predict_mean's

@@ -58,6 +58,23 @@ inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::War
 /// recommend(): the best observed point, or the evaluated point the GP's posterior mean rates best
 /// (a noisy objective's best observed value is often a lucky draw). Not the default: better on
 /// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
+/// The constant prior mean of the gp-* model (the GP's ConstantMean, and when to use which).
+enum class GpMean {
+  /// gp-ei: WorstUnwarped; gp-ucb and gp-pi: Learned (docs/gp-bo.md, "The prior mean").
+  Auto,
+  Learned,  ///< fitted with the other hyperparameters (the recipe before stop 77)
+  Sample,   ///< the sample mean of the model's outputs
+  Worst,    ///< the lowest output: De Ath et al. (2021)'s pessimistic mean
+  /// Worst while the model sees the raw values, Learned while it sees warped ones (the compress
+  /// steps of output_warp alternate; every step of compress, half-rank and power).
+  WorstUnwarped,
+};
+inline constexpr EnumNames<GpMean, 5> kGpMeanNames{{{{GpMean::Auto, "auto"},
+                                                      {GpMean::Learned, "learned"},
+                                                      {GpMean::Sample, "sample"},
+                                                      {GpMean::Worst, "worst"},
+                                                      {GpMean::WorstUnwarped, "worst-unwarped"}}}};
+
 enum class GpOutput { BestObserved, Model };
 inline constexpr EnumNames<GpOutput, 2> kGpOutputNames{{{{GpOutput::BestObserved, "best-observed"}, {GpOutput::Model, "model"}}}};
 
@@ -106,6 +123,8 @@ struct GpBoOptions {
   /// alternate for gp-ei and gp-pi with 2 to kAlternateWarpUpTo parameters and no categorical
   /// one, none otherwise.
   OutputWarp output_warp = OutputWarp::Auto;
+  /// The GP's constant prior mean; see GpMean.
+  GpMean mean = GpMean::Auto;
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
   /// docs/gp-bo.md, "Failed evaluations").
@@ -137,6 +156,8 @@ class GpBo : public Optimizer {
   static GpPrior resolved_prior(const GpBoOptions& options, std::size_t dim);
   /// options.output_warp, with auto resolved (see GpBoOptions::output_warp).
   static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
+  /// options.mean, with auto resolved (see GpMean::Auto).
+  static GpMean resolved_mean(const GpBoOptions& options);
   static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
   static constexpr std::size_t kAlternateWarpUpTo = 12;
   static constexpr Eigen::Index kAlternatePeriod = 3;
@@ -179,10 +200,12 @@ class GpBo : public Optimizer {
   bool finite_domain_ = false;
   DesignSequence design_;
   OutputWarp output_warp_;  // options_.output_warp resolved
+  GpMean mean_;              // options_.mean resolved
   void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (warp_now())
   /// The warp of this step: output_warp_, or for alternate compress unless the number of values
   /// applied is a multiple of kAlternatePeriod.
   OutputWarp warp_now() const;
+  ConstantMean mean_now() const;  // the GP's mean for warp_now() (mean_ resolved per step)
   /// Appends one observation to the data and the model (a failed one at the worst value), then
   /// fits when the schedule says so.
   void append(const Vector& u, double y, bool failed) const;

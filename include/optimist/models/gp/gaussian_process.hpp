@@ -14,7 +14,7 @@
 // that a handful of points in 20-D does not collapse to tiny lengthscales; noise variance in
 // [1e-6, 1] with BoTorch's LogNormal(-4, 1) prior; outputscale in [0.01, 100] with a weak
 // LogNormal(1, 1) prior (mode 1 = the standardized variance); constant mean learned in [-5, 5]
-// without prior (learn_mean = false fixes it to 0, i.e. to the sample mean of y).
+// without prior (GpOptions::mean: or fixed at the sample mean, or at the lowest output).
 #pragma once
 
 #include <cstddef>
@@ -98,14 +98,25 @@ struct GpFitReport {
   double start_log_posterior = 0.0;
 };
 
+/// The GP's constant prior mean, in standardized output units.
+enum class ConstantMean {
+  Learned,  ///< a hyperparameter, fitted in [-max_abs_mean, max_abs_mean] without prior
+  Sample,   ///< fixed at 0: the sample mean of the outputs
+  /// Fixed at the lowest output (De Ath, Fieldsend & Everson 2021, "What do you mean? The role of
+  /// the mean function in Bayesian optimisation": their pessimistic "max" mean for minimization).
+  /// Away from the data the posterior reverts to the worst value seen, so the acquisition values
+  /// unexplored space (the box's faces first) less for its variance alone. Derived, not fitted: it
+  /// follows the outputs (set_data, set_outputs, add_point).
+  Worst,
+};
+
 struct GpOptions {
   KernelType kernel = KernelType::Matern52;
   /// Per input dimension: its number of categories for a categorical parameter, 0 for an ordered
   /// one; empty: every input ordered (see Kernel::set_categories: the overlap distance).
   std::vector<std::size_t> categories{};
   OutputScaling output_scaling = OutputScaling::MeanSampleSd;
-  /// Learn the constant mean (standardized units); false fixes it to 0 (the sample mean of y).
-  bool learn_mean = true;
+  ConstantMean mean = ConstantMean::Learned;
   /// Known observation-noise variance in ORIGINAL output units; unset: learned.
   std::optional<double> fixed_noise_variance{};
   /// MAP (priors below) if true, maximum likelihood within the bounds if false.
@@ -130,7 +141,7 @@ struct GpHyperparameters {
   Vector lengthscales;
   double outputscale = 1.0;
   double noise_variance = 1e-2;
-  double mean = 0.0;
+  double mean = 0.0;  ///< the learned constant mean (in use when GpOptions::mean is Learned: prior_mean())
 };
 
 /// Posterior of f(x) (or of y(x) = f(x) + noise when asked), original output units.
@@ -155,6 +166,12 @@ class GaussianProcess {
   /// Number of observations.
   Eigen::Index size() const { return X_.cols(); }
   const GpOptions& options() const { return options_; }
+  /// Changes options().mean (the factor is kept: only the weights depend on the mean). The learned
+  /// value, hyperparameters().mean, is kept while a fixed mean is in use.
+  void set_constant_mean(ConstantMean mean);
+  /// The constant prior mean in use (standardized units): hyperparameters().mean when learned,
+  /// else 0 (Sample) or the lowest output (Worst).
+  double prior_mean() const { return prior_mean_; }
   const Matrix& inputs() const { return X_; }    ///< d x n, columns are points
   const Vector& outputs() const { return y_; }   ///< original units
 
@@ -211,7 +228,7 @@ class GaussianProcess {
   const GpFitReport& last_fit() const { return last_fit_; }
 
   // ---- packed log-space parameters: [log l_1..log l_d, log s, log noise (if learned), mean (if
-  // learned)] ----
+  // learned: ConstantMean::Learned)] ----
   Eigen::Index num_parameters() const;
   Vector parameters() const;
   void parameter_bounds(Vector& lower, Vector& upper) const;
@@ -269,6 +286,9 @@ class GaussianProcess {
   void extend_factor(Eigen::Index n) const;       // add_point's O(n^2) extension by point n
   void form_explicit_inverse_if_due() const;  // Kinv_ from L_ if not formed and factored_ >= kExplicitInverseFrom
   void check_point(const Vector& x) const;
+  bool learns_mean() const { return options_.mean == ConstantMean::Learned; }
+  double fixed_mean(const Vector& ys) const;  // the mean of ConstantMean::Sample or Worst on outputs ys
+  void update_prior_mean();                   // prior_mean_ from options_.mean, hyp_ and ys_
 
   Eigen::Index dim_;
   GpOptions options_;
@@ -293,6 +313,7 @@ class GaussianProcess {
   mutable Vector alpha_;            // (K + noise I)^-1 (y_s - mean)
   mutable double jitter_ = 0.0;
   mutable double lml_ = 0.0;
+  double prior_mean_ = 0.0;  // see prior_mean()
   mutable Eigen::Index factored_ = 0;                // leading points in L_ (and Kinv_)
   mutable Eigen::Index pending_factorization_ = -1;  // a full factorization of this many points is due; -1: none
   mutable bool alpha_stale_ = false;
