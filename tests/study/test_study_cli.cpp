@@ -448,8 +448,10 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
-  // What gp-ei's prior: auto and output_warp: auto became.
-  EXPECT_NE(r.out.find("auto opts  {\"output_warp\":\"alternate\",\"prior\":\"botorch\"}"), std::string::npos) << r.out;
+  // What gp-ei's mean: auto, output_warp: auto and prior: auto became.
+  EXPECT_NE(r.out.find("auto opts  {\"mean\":\"worst-unwarped\",\"output_warp\":\"alternate\",\"prior\":\"botorch\"}"),
+            std::string::npos)
+      << r.out;
 }
 
 // `study show` says when every completed trial has the same value (equal_values_note, as

@@ -462,7 +462,7 @@ TEST(Gp, LogMarginalLikelihoodGradientMatchesFiniteDifferences) {
   }
 }
 
-// ConstantMean::Worst (De Ath et al. 2021): far from the data the posterior mean is the lowest
+// ConstantMean::Worst (De Ath et al. 2020): far from the data the posterior mean is the lowest
 // output, whatever the fit, and it follows the outputs; Sample: the outputs' mean.
 TEST(Gp, AWorstMeanIsTheLowestOutputAndFollowsTheOutputs) {
   GpOptions opt;

@@ -150,6 +150,16 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   ei.output_warp = OutputWarp::Compress;
   EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::Compress);
   ei.output_warp = OutputWarp::Auto;
+  // mean auto: the worst value on raw steps for gp-ei with 1 to 12 parameters (docs/gp-bo.md, "The prior mean").
+  EXPECT_EQ(GpBoOptions{}.mean, GpMean::Auto);
+  EXPECT_EQ(GpBo::resolved_mean(ei, 1), GpMean::WorstUnwarped);
+  EXPECT_EQ(GpBo::resolved_mean(ei, 12), GpMean::WorstUnwarped);
+  EXPECT_EQ(GpBo::resolved_mean(ei, 13), GpMean::Learned);  // styblinski_tang-20 worse, ackley-20 better: mixed
+  EXPECT_EQ(GpBo::resolved_mean(ucb, 3), GpMean::Learned);
+  EXPECT_EQ(GpBo::resolved_mean(pi, 3), GpMean::Learned);
+  ei.mean = GpMean::Worst;
+  EXPECT_EQ(GpBo::resolved_mean(ei, 20), GpMean::Worst);
+  ei.mean = GpMean::Auto;
   ei.prior = GpPrior::Classic;
   EXPECT_EQ(GpBo::resolved_prior(ei, 3), GpPrior::Classic);
   auto in_3d = make_optimizer({{"name", "gp-ei"}}, space, Direction::Maximize, RunContext{.seed = 2});
@@ -161,7 +171,7 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(in_3d->decisions(),
             nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped"}})"));
   EXPECT_EQ(in_20d->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "worst-unwarped"}})"));
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));
   EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}, {"mean", "learned"}}, space)
                   ->decisions()
                   .empty());

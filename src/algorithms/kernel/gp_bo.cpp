@@ -134,15 +134,17 @@ OutputWarp GpBo::resolved_output_warp(const GpBoOptions& options, const Space& s
   return alternate ? OutputWarp::Alternate : OutputWarp::None;
 }
 
-GpMean GpBo::resolved_mean(const GpBoOptions& options) {
+GpMean GpBo::resolved_mean(const GpBoOptions& options, std::size_t dim) {
   if (options.mean != GpMean::Auto) return options.mean;
   // The worst value as the prior mean: away from the data the model expects nothing better than
   // the worst seen, so log-EI values unexplored space (the box's faces first) less for its
-  // variance alone and refines the basins it found more (De Ath et al. 2021: the most exploitative
+  // variance alone and refines the basins it found more (De Ath et al. 2020: the most exploitative
   // of their means, the best on their higher-dimensional tasks). Not on the compress steps: the
   // warp already pulls the bad values in, and the two together lost on sharp_ridge. Measured in
-  // docs/gp-bo.md, "The prior mean": better on 47 of 135 rows, worse on 2. gp-ucb, gp-pi: not measured.
-  return options.acquisition == Acquisition::Ei ? GpMean::WorstUnwarped : GpMean::Learned;
+  // docs/gp-bo.md, "The prior mean": better on 47 of 135 rows of 1-12 parameters, worse on 2. On
+  // the papers' 20-D tasks it was mixed (styblinski_tang worse, ackley better); gp-ucb, gp-pi: not measured.
+  const bool worst = options.acquisition == Acquisition::Ei && dim <= kWorstMeanUpTo;
+  return worst ? GpMean::WorstUnwarped : GpMean::Learned;
 }
 
 ConstantMean GpBo::mean_now() const {
@@ -167,7 +169,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       n_init_(options_.n_init > 0 ? options_.n_init : default_n_init(space.dim())),
       design_(options_.init, space.dim(), n_init_, derive_seed(context.seed, kDesignStream)),
       output_warp_(resolved_output_warp(options_, space)),
-      mean_(resolved_mean(options_)),
+      mean_(resolved_mean(options_, space.dim())),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
       data_X_(static_cast<Eigen::Index>(space.dim()), 0) {
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.

@@ -54,10 +54,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "values, do not flatten the good values); half-rank (Vizier's: the worse half mapped to normal quantiles); "
               "power (HEBO's: a Yeo-Johnson transform fitted by maximum likelihood)")
       .choice("mean", &GpBoOptions::mean, kGpMeanNames,
-              "the GP's constant prior mean: auto (worst-unwarped for gp-ei, learned for gp-ucb and gp-pi); learned (fitted, "
+              "the GP's constant prior mean: auto (worst-unwarped for gp-ei with up to 12 parameters, else learned); learned (fitted, "
               "the recipe before); sample (the sample mean); worst (the worst value seen: away from the data the model "
               "expects nothing better, so log-EI refines the basins it found rather than exploring for variance alone, "
-              "the box's faces first; De Ath et al. 2021); worst-unwarped (worst while the model sees the raw values, "
+              "the box's faces first; De Ath et al. 2020); worst-unwarped (worst while the model sees the raw values, "
               "learned while it sees warped ones)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "

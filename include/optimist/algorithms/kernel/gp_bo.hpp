@@ -60,11 +60,12 @@ inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::War
 /// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
 /// The constant prior mean of the gp-* model (the GP's ConstantMean, and when to use which).
 enum class GpMean {
-  /// gp-ei: WorstUnwarped; gp-ucb and gp-pi: Learned (docs/gp-bo.md, "The prior mean").
+  /// gp-ei with at most kWorstMeanUpTo parameters: WorstUnwarped; otherwise (gp-ucb, gp-pi, more
+  /// parameters) Learned (docs/gp-bo.md, "The prior mean").
   Auto,
   Learned,  ///< fitted with the other hyperparameters (the recipe before stop 77)
   Sample,   ///< the sample mean of the model's outputs
-  Worst,    ///< the lowest output: De Ath et al. (2021)'s pessimistic mean
+  Worst,    ///< the lowest output: De Ath et al. (2020)'s pessimistic mean
   /// Worst while the model sees the raw values, Learned while it sees warped ones (the compress
   /// steps of output_warp alternate; every step of compress, half-rank and power).
   WorstUnwarped,
@@ -157,9 +158,10 @@ class GpBo : public Optimizer {
   /// options.output_warp, with auto resolved (see GpBoOptions::output_warp).
   static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
   /// options.mean, with auto resolved (see GpMean::Auto).
-  static GpMean resolved_mean(const GpBoOptions& options);
+  static GpMean resolved_mean(const GpBoOptions& options, std::size_t dim);
   static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
   static constexpr std::size_t kAlternateWarpUpTo = 12;
+  static constexpr std::size_t kWorstMeanUpTo = 12;
   static constexpr Eigen::Index kAlternatePeriod = 3;
 
  protected:

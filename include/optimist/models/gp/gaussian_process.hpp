@@ -102,7 +102,7 @@ struct GpFitReport {
 enum class ConstantMean {
   Learned,  ///< a hyperparameter, fitted in [-max_abs_mean, max_abs_mean] without prior
   Sample,   ///< fixed at 0: the sample mean of the outputs
-  /// Fixed at the lowest output (De Ath, Fieldsend & Everson 2021, "What do you mean? The role of
+  /// Fixed at the lowest output (De Ath, Fieldsend & Everson, GECCO 2020, "What do you mean? The role of
   /// the mean function in Bayesian optimisation": their pessimistic "max" mean for minimization).
   /// Away from the data the posterior reverts to the worst value seen, so the acquisition values
   /// unexplored space (the box's faces first) less for its variance alone. Derived, not fitted: it
