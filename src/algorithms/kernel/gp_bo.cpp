@@ -138,11 +138,11 @@ GpMean GpBo::resolved_mean(const GpBoOptions& options, std::size_t dim) {
   if (options.mean != GpMean::Auto) return options.mean;
   // The worst value as the prior mean: away from the data the model expects nothing better than
   // the worst seen, so log-EI values unexplored space (the box's faces first) less for its
-  // variance alone and refines the basins it found more (De Ath et al. 2020: the most exploitative
-  // of their means, the best on their higher-dimensional tasks). Not on the compress steps: the
-  // warp already pulls the bad values in, and the two together lost on sharp_ridge. Measured in
-  // docs/gp-bo.md, "The prior mean": better on 47 of 135 rows of 1-12 parameters, worse on 2. On
-  // the papers' 20-D tasks it was mixed (styblinski_tang worse, ackley better); gp-ucb, gp-pi: not measured.
+  // variance alone and refines the basins it found more (De Ath et al. 2020: the best of eight
+  // means on their synthetic tasks of 5+ dimensions). Not on the compress steps: the warp already
+  // pulls the bad values in, and the two together lost on sharp_ridge. Measured in docs/gp-bo.md,
+  // "The prior mean": better on 47 of 135 rows of 1-12 parameters, worse on 2; mixed on the
+  // papers' 20-D tasks (styblinski_tang worse, ackley better). gp-ucb, gp-pi: not measured.
   const bool worst = options.acquisition == Acquisition::Ei && dim <= kWorstMeanUpTo;
   return worst ? GpMean::WorstUnwarped : GpMean::Learned;
 }
