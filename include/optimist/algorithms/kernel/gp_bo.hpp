@@ -55,9 +55,6 @@ enum class FitSchedule {
 };
 inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::Warm, "warm"}, {FitSchedule::Fresh, "fresh"}}}};
 
-/// recommend(): the best observed point, or the evaluated point the GP's posterior mean rates best
-/// (a noisy objective's best observed value is often a lucky draw). Not the default: better on
-/// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
 /// The constant prior mean of the gp-* model (the GP's ConstantMean, and when to use which).
 enum class GpMean {
   /// gp-ei with at most kWorstMeanUpTo parameters: WorstUnwarped; otherwise (gp-ucb, gp-pi, more
@@ -76,6 +73,9 @@ inline constexpr EnumNames<GpMean, 5> kGpMeanNames{{{{GpMean::Auto, "auto"},
                                                       {GpMean::Worst, "worst"},
                                                       {GpMean::WorstUnwarped, "worst-unwarped"}}}};
 
+/// recommend(): the best observed point, or the evaluated point the GP's posterior mean rates best
+/// (a noisy objective's best observed value is often a lucky draw). Not the default: better on
+/// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
 enum class GpOutput { BestObserved, Model };
 inline constexpr EnumNames<GpOutput, 2> kGpOutputNames{{{{GpOutput::BestObserved, "best-observed"}, {GpOutput::Model, "model"}}}};
 

@@ -101,7 +101,7 @@ struct GpFitReport {
 /// The GP's constant prior mean, in standardized output units.
 enum class ConstantMean {
   Learned,  ///< a hyperparameter, fitted in [-max_abs_mean, max_abs_mean] without prior
-  Sample,   ///< fixed at 0: the sample mean of the outputs
+  Sample,   ///< fixed at 0: the centre of the standardization (the outputs' mean by default)
   /// Fixed at the lowest output (De Ath, Fieldsend & Everson, GECCO 2020, "What do you mean? The role of
   /// the mean function in Bayesian optimisation": their pessimistic "max" mean for minimization).
   /// Away from the data the posterior reverts to the worst value seen, so the acquisition values
