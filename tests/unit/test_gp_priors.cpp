@@ -150,13 +150,14 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   ei.output_warp = OutputWarp::Compress;
   EXPECT_EQ(GpBo::resolved_output_warp(ei, mixed), OutputWarp::Compress);
   ei.output_warp = OutputWarp::Auto;
-  // mean auto: the worst value on raw steps for gp-ei with 1 to 12 parameters (docs/gp-bo.md, "The prior mean").
+  // mean auto: the worst value on raw steps for gp-ei and gp-pi with 1 to 12 parameters (docs/gp-bo.md, "The prior mean").
   EXPECT_EQ(GpBoOptions{}.mean, GpMean::Auto);
   EXPECT_EQ(GpBo::resolved_mean(ei, 1), GpMean::WorstUnwarped);
   EXPECT_EQ(GpBo::resolved_mean(ei, 12), GpMean::WorstUnwarped);
   EXPECT_EQ(GpBo::resolved_mean(ei, 13), GpMean::Learned);  // styblinski_tang-20 worse, ackley-20 better: mixed
   EXPECT_EQ(GpBo::resolved_mean(ucb, 3), GpMean::Learned);
-  EXPECT_EQ(GpBo::resolved_mean(pi, 3), GpMean::Learned);
+  EXPECT_EQ(GpBo::resolved_mean(pi, 3), GpMean::WorstUnwarped);
+  EXPECT_EQ(GpBo::resolved_mean(pi, 13), GpMean::Learned);
   ei.mean = GpMean::Worst;
   EXPECT_EQ(GpBo::resolved_mean(ei, 20), GpMean::Worst);
   ei.mean = GpMean::Auto;
@@ -178,7 +179,7 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
             nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));  // none of gp-ei's rules
   EXPECT_EQ(make_optimizer({{"name", "gp-pi"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "learned"}})"));  // the warp's rule only
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "worst-unwarped"}})"));  // not the prior's
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

@@ -54,7 +54,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "values, do not flatten the good values); half-rank (Vizier's: the worse half mapped to normal quantiles); "
               "power (HEBO's: a Yeo-Johnson transform fitted by maximum likelihood)")
       .choice("mean", &GpBoOptions::mean, kGpMeanNames,
-              "the GP's constant prior mean: auto (worst-unwarped for gp-ei with up to 12 parameters, else learned); learned (fitted, "
+              "the GP's constant prior mean: auto (worst-unwarped for gp-ei and gp-pi with up to 12 parameters, else learned); learned (fitted, "
               "the recipe before); sample (the sample mean); worst (the worst value seen: away from the data the model "
               "expects nothing better, so log-EI refines the basins it found rather than exploring for variance alone, "
               "the box's faces first; De Ath et al. 2020); worst-unwarped (worst while the model sees the raw values, "

@@ -57,8 +57,8 @@ inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::War
 
 /// The constant prior mean of the gp-* model (the GP's ConstantMean, and when to use which).
 enum class GpMean {
-  /// gp-ei with at most kWorstMeanUpTo parameters: WorstUnwarped; otherwise (gp-ucb, gp-pi, more
-  /// parameters) Learned (docs/gp-bo.md, "The prior mean").
+  /// gp-ei and gp-pi with at most kWorstMeanUpTo parameters: WorstUnwarped; otherwise (gp-ucb,
+  /// more parameters) Learned (docs/gp-bo.md, "The prior mean").
   Auto,
   Learned,  ///< fitted with the other hyperparameters (the recipe before stop 77)
   Sample,   ///< the sample mean of the model's outputs
