@@ -639,6 +639,39 @@ TEST(GpBo, TheDefaultPriorMeanIsTheWorstValueOnRawSteps) {
   EXPECT_FALSE(named->decisions()["resolved"].contains("mean"));  // named, not resolved
 }
 
+// A compress step that moves no value is a raw step: the model sees raw values and reverts to the
+// worst one, as on the raw steps (plateau_ridge: more than half the values tie at the worst, so
+// none lies below the median). Here a bump on a plateau at 0; the compress warp is recomputed from
+// the values told and decides which mean each compress step must use.
+TEST(GpBo, ACompressStepThatMovesNoValueKeepsTheWorstMean) {
+  const Space space = Space().add_continuous("a", 0.0, 1.0).add_continuous("b", 0.0, 1.0);
+  auto f = [](const Vector& x) { return -std::max(0.0, 1.0 - 20.0 * ((x - Vector{{0.3, 0.6}}).squaredNorm())); };
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}}, space, Direction::Minimize,
+                            RunContext{.seed = 3});
+  std::vector<double> maximized;  // the model's values: -f
+  int unmoved_steps = 0, moved_steps = 0;
+  for (int i = 0; i < 30; ++i) {
+    const Trial t = opt->ask();
+    const nlohmann::json d = opt->diagnostics();
+    if (d.contains("gp_prior_mean") && d["output_warp"] == "compress") {
+      const double prior_mean = d["gp_prior_mean"];  // the objective's units
+      const Vector y = Eigen::Map<const Vector>(maximized.data(), static_cast<Eigen::Index>(maximized.size()));
+      if (warp_outputs(y, OutputWarp::Compress) == y) {
+        ++unmoved_steps;
+        EXPECT_NEAR(prior_mean, -y.minCoeff(), 1e-12) << "step " << i;  // the worst value
+      } else {
+        ++moved_steps;
+        EXPECT_LT(prior_mean, -y.minCoeff() - 1e-3) << "step " << i;  // learned, nearer the compressed values
+      }
+    }
+    const double value = f(t.x);
+    maximized.push_back(-value);
+    opt->tell(t, value);
+  }
+  EXPECT_GE(unmoved_steps, 2);
+  EXPECT_GE(moved_steps, 2);
+}
+
 // The reason for it: with a learned mean, the model reverts to the data's level away from the
 // data, and log-EI spends steps on the box's faces for their variance alone. Hartmann-6's optimum
 // is interior; seeds 0-4, 40 evaluations: 35 points on a face with the learned mean, 4 with the default.

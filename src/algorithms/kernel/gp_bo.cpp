@@ -149,11 +149,11 @@ GpMean GpBo::resolved_mean(const GpBoOptions& options, std::size_t dim) {
   return worst ? GpMean::WorstUnwarped : GpMean::Learned;
 }
 
-ConstantMean GpBo::mean_now() const {
+ConstantMean GpBo::mean_now(bool raw_outputs) const {
   switch (mean_) {
     case GpMean::Sample: return ConstantMean::Sample;
     case GpMean::Worst: return ConstantMean::Worst;
-    case GpMean::WorstUnwarped: return warp_now() == OutputWarp::None ? ConstantMean::Worst : ConstantMean::Learned;
+    case GpMean::WorstUnwarped: return raw_outputs ? ConstantMean::Worst : ConstantMean::Learned;
     default: return ConstantMean::Learned;
   }
 }
@@ -354,9 +354,16 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
 void GpBo::apply_output_warp() const {
   // A rank warp moves earlier values too when a new one arrives: the model's outputs are replaced
   // before each fit and once per sync, O(n^2) with the same factor.
-  gp_.set_constant_mean(mean_now());  // the mean follows the warp of this step
-  if (output_warp_ == OutputWarp::None) return;
-  gp_.set_outputs(warp_outputs(data_y_, warp_now())(model_points_));
+  if (output_warp_ == OutputWarp::None) {
+    gp_.set_constant_mean(mean_now(true));
+    return;
+  }
+  Vector warped = warp_outputs(data_y_, warp_now())(model_points_);
+  // The mean follows the values the model sees: a warp that moved none of them leaves raw values,
+  // so the raw steps' mean (compress on a plateau: more than half the values tie at the worst, or
+  // the better half all tie, and half_rank_warp returns the values).
+  gp_.set_constant_mean(mean_now(warped == data_y_(model_points_)));
+  gp_.set_outputs(warped);
 }
 
 Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chosen) const {

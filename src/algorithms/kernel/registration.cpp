@@ -58,7 +58,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "the recipe before); sample (the sample mean); worst (the worst value seen: away from the data the model "
               "expects nothing better, so log-EI refines the basins it found rather than exploring for variance alone, "
               "the box's faces first; De Ath et al. 2020); worst-unwarped (worst while the model sees the raw values, "
-              "learned while it sees warped ones)")
+              "learned while it sees warped ones; a warp that moved no value leaves raw ones)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")

@@ -64,7 +64,8 @@ enum class GpMean {
   Sample,   ///< the sample mean of the model's outputs
   Worst,    ///< the lowest output: De Ath et al. (2020)'s pessimistic mean
   /// Worst while the model sees the raw values, Learned while it sees warped ones (the compress
-  /// steps of output_warp alternate; every step of compress, half-rank and power).
+  /// steps of output_warp alternate; every step of compress, half-rank and power), unless the
+  /// warp moved none of them (compress on a plateau at the worst value: raw values, Worst).
   WorstUnwarped,
 };
 inline constexpr EnumNames<GpMean, 5> kGpMeanNames{{{{GpMean::Auto, "auto"},
@@ -207,7 +208,8 @@ class GpBo : public Optimizer {
   /// The warp of this step: output_warp_, or for alternate compress unless the number of values
   /// applied is a multiple of kAlternatePeriod.
   OutputWarp warp_now() const;
-  ConstantMean mean_now() const;  // the GP's mean for warp_now() (mean_ resolved per step)
+  /// The GP's mean this step (mean_ resolved): raw_outputs when the model sees unwarped values.
+  ConstantMean mean_now(bool raw_outputs) const;
   /// Appends one observation to the data and the model (a failed one at the worst value), then
   /// fits when the schedule says so.
   void append(const Vector& u, double y, bool failed) const;
