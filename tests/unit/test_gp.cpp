@@ -493,6 +493,15 @@ TEST(Gp, AWorstMeanIsTheLowestOutputAndFollowsTheOutputs) {
   opt.mean = ConstantMean::Sample;
   const GaussianProcess sample = make_gp(KernelType::Matern52, 2, 15, 5, opt);
   EXPECT_NEAR(sample.predict(far).mean, sample.outputs().mean(), 1e-9);
+  // A margin puts it that many sample sds of the outputs below the lowest one.
+  opt.mean = ConstantMean::Worst;
+  opt.worst_margin = 0.5;
+  const GaussianProcess below = make_gp(KernelType::Matern52, 2, 15, 5, opt);
+  const Vector& y = below.outputs();
+  const double sd = std::sqrt((y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1));
+  EXPECT_NEAR(below.predict(far).mean, y.minCoeff() - 0.5 * sd, 1e-9 * sd);
+  opt.worst_margin = -1.0;
+  EXPECT_THROW(GaussianProcess(2, opt), InvalidArgument);
 }
 
 TEST(Gp, RecoversKnownLengthscales) {

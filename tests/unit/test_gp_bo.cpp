@@ -639,6 +639,35 @@ TEST(GpBo, TheDefaultPriorMeanIsTheWorstValueOnRawSteps) {
   EXPECT_FALSE(named->decisions()["resolved"].contains("mean"));  // named, not resolved
 }
 
+// The mean's margin (docs/gp-bo.md, "The mean's margin"): from 6 parameters on, the raw steps'
+// model reverts to one sample sd of the values told below the worst value (above it: minimized).
+TEST(GpBo, FromSixParametersTheWorstMeanSitsOneSdBelowTheWorstValue) {
+  const Problem p = make_problem("hartmann6");  // minimized
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 64}, {"restarts", 2}}, p.space, p.direction,
+                            RunContext{.seed = 1});
+  EXPECT_EQ(opt->decisions()["resolved"]["mean_margin"], 1.0);
+  std::vector<double> told;
+  int raw_steps = 0;
+  for (int i = 0; i < 16; ++i) {
+    const Trial t = opt->ask();
+    const nlohmann::json d = opt->diagnostics();
+    if (d.contains("gp_prior_mean") && d["output_warp"] == "none") {
+      ++raw_steps;
+      const Vector y = Eigen::Map<const Vector>(told.data(), static_cast<Eigen::Index>(told.size()));
+      const double sd = std::sqrt((y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1));
+      EXPECT_NEAR(d["gp_prior_mean"].get<double>(), y.maxCoeff() + sd, 1e-9 * sd) << "step " << i;
+    }
+    told.push_back(p.f(t.x));
+    opt->tell(t, told.back());
+  }
+  EXPECT_GE(raw_steps, 3);
+  const Problem branin = make_problem("branin");
+  EXPECT_EQ(make_optimizer({{"name", "gp-ei"}}, branin.space, branin.direction, {})->decisions()["resolved"]["mean_margin"],
+            0.0);
+  EXPECT_FALSE(make_optimizer({{"name", "gp-ucb"}}, p.space, p.direction, {})->decisions()["resolved"].contains("mean_margin"));
+  EXPECT_THROW(make_optimizer({{"name", "gp-ei"}, {"mean_margin", -0.5}}, p.space, p.direction, {}), InvalidArgument);
+}
+
 // A compress step that moves no value is a raw step: the model sees raw values and reverts to the
 // worst one, as on the raw steps (plateau_ridge: more than half the values tie at the worst, so
 // none lies below the median). Here a bump on a plateau at 0; the compress warp is recomputed from
@@ -674,13 +703,14 @@ TEST(GpBo, ACompressStepThatMovesNoValueKeepsTheWorstMean) {
 
 // The reason for it: with a learned mean, the model reverts to the data's level away from the
 // data, and log-EI spends steps on the box's faces for their variance alone. Hartmann-6's optimum
-// is interior; seeds 0-4, 40 evaluations: 35 points on a face with the learned mean, 4 with the default.
+// is interior; seeds 0-4, 40 evaluations: 35 points on a face with the learned mean, 4 with the worst
+// value itself (margin 0; the 6-D default's margin of one sd puts 25 there, level in regret).
 TEST(GpBo, TheWorstMeanKeepsLogEiOffTheFaces) {
   const Problem p = make_problem("hartmann6");
   std::map<std::string, int> on_a_face;
   for (const std::string mean : {"worst-unwarped", "learned"})
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
-      auto opt = make_optimizer({{"name", "gp-ei"}, {"mean", mean}}, p.space, p.direction, {.seed = seed});
+      auto opt = make_optimizer({{"name", "gp-ei"}, {"mean", mean}, {"mean_margin", 0.0}}, p.space, p.direction, {.seed = seed});
       RunOptions ro;
       ro.budget = 40;
       optimize(*opt, p.objective(), ro);

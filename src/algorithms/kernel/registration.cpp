@@ -59,6 +59,9 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "expects nothing better, so log-EI refines the basins it found rather than exploring for variance alone, "
               "the box's faces first; De Ath et al. 2020); worst-unwarped (worst while the model sees the raw values, "
               "learned while it sees warped ones; a warp that moved no value leaves raw ones)")
+      .number_or_keyword("mean_margin", &GpBoOptions::mean_margin, "auto", NumberRange::at_least(0.0),
+                         "where the worst-value mean sits: this many sds of the outputs below the worst value seen; "
+                         "\"auto\"/null: 1 with 6 to 12 parameters, else 0")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")

@@ -80,6 +80,8 @@ GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
   check_range("outputscale", options_.min_outputscale, options_.max_outputscale);
   check_range("noise variance", options_.min_noise_variance, options_.max_noise_variance);
   if (!(options_.max_abs_mean >= 0.0)) throw InvalidArgument("GpOptions: max_abs_mean must be >= 0");
+  if (!(options_.worst_margin >= 0.0 && std::isfinite(options_.worst_margin)))
+    throw InvalidArgument("GpOptions: worst_margin must be finite and >= 0, got " + std::to_string(options_.worst_margin));
   const std::optional<double>& fixed = options_.fixed_noise_variance;
   if (fixed && !(*fixed >= 0.0 && std::isfinite(*fixed)))
     throw InvalidArgument("GpOptions: fixed_noise_variance must be finite and >= 0");
@@ -116,7 +118,7 @@ void GaussianProcess::update_prior_mean() {
 }
 
 double GaussianProcess::fixed_mean(const Vector& ys) const {
-  return options_.mean == ConstantMean::Worst && ys.size() > 0 ? ys.minCoeff() : 0.0;
+  return options_.mean == ConstantMean::Worst && ys.size() > 0 ? ys.minCoeff() - options_.worst_margin : 0.0;
 }
 
 void GaussianProcess::check_point(const Vector& x) const {

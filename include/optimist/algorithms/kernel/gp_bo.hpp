@@ -127,6 +127,10 @@ struct GpBoOptions {
   OutputWarp output_warp = OutputWarp::Auto;
   /// The GP's constant prior mean; see GpMean.
   GpMean mean = GpMean::Auto;
+  /// Where the worst-value mean sits (mean worst, and the raw steps of worst-unwarped): this many
+  /// sample sds of the outputs below the worst value seen, >= 0. Unset (auto): 1 with
+  /// kMarginFromDim to kWorstMeanUpTo parameters, else 0 (docs/gp-bo.md, "The mean's margin").
+  std::optional<double> mean_margin{};
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
   /// docs/gp-bo.md, "Failed evaluations").
@@ -160,9 +164,12 @@ class GpBo : public Optimizer {
   static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
   /// options.mean, with auto resolved (see GpMean::Auto).
   static GpMean resolved_mean(const GpBoOptions& options, std::size_t dim);
+  /// options.mean_margin, with auto resolved (see GpBoOptions::mean_margin).
+  static double resolved_mean_margin(const GpBoOptions& options, std::size_t dim);
   static constexpr std::size_t kBotorchNoisePriorUpTo = 12;
   static constexpr std::size_t kAlternateWarpUpTo = 12;
   static constexpr std::size_t kWorstMeanUpTo = 12;
+  static constexpr std::size_t kMarginFromDim = 6;
   static constexpr Eigen::Index kAlternatePeriod = 3;
 
  protected:
@@ -210,6 +217,7 @@ class GpBo : public Optimizer {
   OutputWarp warp_now() const;
   /// The GP's mean this step (mean_ resolved): raw_outputs when the model sees unwarped values.
   ConstantMean mean_now(bool raw_outputs) const;
+  bool uses_worst_mean() const { return mean_ == GpMean::Worst || mean_ == GpMean::WorstUnwarped; }
   /// Appends one observation to the data and the model (a failed one at the worst value), then
   /// fits when the schedule says so.
   void append(const Vector& u, double y, bool failed) const;

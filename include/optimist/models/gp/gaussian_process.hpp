@@ -106,7 +106,7 @@ enum class ConstantMean {
   /// the mean function in Bayesian optimisation": their pessimistic "max" mean for minimization).
   /// Away from the data the posterior reverts to the worst value seen, so the acquisition values
   /// unexplored space (the box's faces first) less for its variance alone. Derived, not fitted: it
-  /// follows the outputs (set_data, set_outputs, add_point).
+  /// follows the outputs (set_data, set_outputs, add_point). GpOptions::worst_margin below it.
   Worst,
 };
 
@@ -117,6 +117,9 @@ struct GpOptions {
   std::vector<std::size_t> categories{};
   OutputScaling output_scaling = OutputScaling::MeanSampleSd;
   ConstantMean mean = ConstantMean::Learned;
+  /// ConstantMean::Worst: the mean this many standardized units (sample sds of the outputs) below
+  /// the lowest output, >= 0 (GpBoOptions::mean_margin).
+  double worst_margin = 0.0;
   /// Known observation-noise variance in ORIGINAL output units; unset: learned.
   std::optional<double> fixed_noise_variance{};
   /// MAP (priors below) if true, maximum likelihood within the bounds if false.
