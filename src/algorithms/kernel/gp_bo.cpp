@@ -197,9 +197,6 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
     throw InvalidArgument(name() + ": option 'beta' must be \"auto\" or a finite number >= 0, got " + std::to_string(*options_.beta));
-  if (options_.mean_margin && !(*options_.mean_margin >= 0.0 && std::isfinite(*options_.mean_margin)))
-    throw InvalidArgument(name() + ": option 'mean_margin' must be \"auto\" or a finite number >= 0, got " +
-                          std::to_string(*options_.mean_margin));
   if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +
