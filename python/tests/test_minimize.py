@@ -67,7 +67,8 @@ def test_the_result_says_what_auto_chose_and_why():
     assert res.algorithm == "auto" and res.decisions["algorithm"] == "gp-ei"
     assert res.decisions["reason"].startswith("2 parameters (2 continuous")
     # and what gp-ei's options left at "auto" became: the trace's meta and res.options said "auto" only.
-    assert res.decisions["resolved"] == {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0}
+    assert res.decisions["resolved"] == {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0,
+                                         "rotation": "angles"}
     res = optimist.minimize(branin, [(-5, 10), (0, 15)], budget=3, seed=0)
     assert res.decisions["algorithm"] == "go-ucb" and "budget 3 <= d + 2" in res.decisions["reason"]
     assert optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="random", budget=3).decisions == {}
@@ -436,7 +437,7 @@ def test_progress_says_first_what_auto_chose_and_the_seed(capsys):
                       progress=True)
     assert capsys.readouterr().err.splitlines()[0] == "optimist: random (seed 0, budget 1)"
     optimist.minimize(branin, [(-5, 10), (0, 15)], algorithm="gp-ei", budget=1, progress=True)
-    assert capsys.readouterr().err.splitlines()[0] == "optimist: gp-ei (seed 0, budget 1); auto options: mean=worst-unwarped, mean_margin=0.0, output_warp=alternate, prior=botorch"
+    assert capsys.readouterr().err.splitlines()[0] == "optimist: gp-ei (seed 0, budget 1); auto options: mean=worst-unwarped, mean_margin=0.0, output_warp=alternate, prior=botorch, rotation=angles"
 
 
 def test_a_run_whose_values_are_all_the_same_says_so():

@@ -449,7 +449,7 @@ TEST(StudyCliSqlite, ShowSaysWhatAutoChose) {
   EXPECT_NE(r.out.find("algorithm  auto"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("chose      gp-ei {}: 2 parameters (2 continuous"), std::string::npos) << r.out;
   // What gp-ei's mean: auto, output_warp: auto and prior: auto became.
-  EXPECT_NE(r.out.find("auto opts  {\"mean\":\"worst-unwarped\",\"mean_margin\":0.0,\"output_warp\":\"alternate\",\"prior\":\"botorch\"}"),
+  EXPECT_NE(r.out.find("auto opts  {\"mean\":\"worst-unwarped\",\"mean_margin\":0.0,\"output_warp\":\"alternate\",\"prior\":\"botorch\",\"rotation\":\"angles\"}"),
             std::string::npos)
       << r.out;
 }

@@ -35,9 +35,9 @@ TEST(Auto, RunsItsChoiceAndNamesIt) {
   EXPECT_EQ(opt->decisions().at("algorithm"), "gp-ei");
   EXPECT_NE(opt->decisions().at("reason").get<std::string>().find("20 parameters"), std::string::npos);
   // The chosen algorithm's own "auto" options, as resolved for this space (gp-ei's above 12 parameters).
-  EXPECT_EQ(opt->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "gamma", "output_warp": "none", "mean": "learned"})"));
+  EXPECT_EQ(opt->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none"})"));
   auto in_4d = make_optimizer({{"name", "auto"}}, Space::box(4, -5.0, 5.0), Direction::Minimize, {.seed = 3, .horizon = 40});
-  EXPECT_EQ(in_4d->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0})"));
+  EXPECT_EQ(in_4d->decisions().at("resolved"), nlohmann::json::parse(R"({"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0, "rotation": "none"})"));
 }
 
 }  // namespace

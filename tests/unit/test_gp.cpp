@@ -158,6 +158,71 @@ TEST(Kernel, GramGradientsMatchFiniteDifferencesInLogHyperparameters) {
   }
 }
 
+// A rotated kernel is the ARD kernel of the rotated points, with the chain rule in its
+// x-gradients and the lengthscales of the rotated axes in its hyperparameter gradients.
+Matrix rotation_2d(double angle) {
+  Matrix q(2, 2);
+  q << std::cos(angle), std::sin(angle), -std::sin(angle), std::cos(angle);
+  return q;
+}
+
+TEST(Kernel, ARotatedKernelIsTheArdKernelOfTheRotatedPoints) {
+  Rng rng(21);
+  const Matrix q = rotation_2d(0.6);
+  const Matrix X = random_points(2, 6, rng), Y = random_points(2, 4, rng);
+  for (KernelType t : kAllKernels) {
+    const Vector l = (Vector(2) << 0.05, 0.7).finished();
+    Kernel rotated(t, l, 1.7);
+    rotated.set_rotation(q);
+    const Kernel plain(t, l, 1.7);
+    EXPECT_LT((rotated.cross(X, Y) - plain.cross(q * X, q * Y)).cwiseAbs().maxCoeff(), 1e-14) << to_string(t);
+    EXPECT_LT((rotated.cross_fast(X, Y) - plain.cross(q * X, q * Y)).cwiseAbs().maxCoeff(), 1e-12) << to_string(t);
+    EXPECT_LT((rotated.gram(X) - plain.gram(q * X)).cwiseAbs().maxCoeff(), 1e-14) << to_string(t);
+    EXPECT_NEAR(rotated(X.col(0), Y.col(1)), plain(q * X.col(0), q * Y.col(1)), 1e-14);
+    EXPECT_NEAR(rotated.scaled_distance(X.col(0), Y.col(1)), (l.cwiseInverse().asDiagonal() * (q * (X.col(0) - Y.col(1)))).norm(), 1e-12);
+    // Along the long axis of the rotated frame the covariance falls slowly, across it fast.
+    const Vector along = q.row(1).transpose(), across = q.row(0).transpose();  // the rotated axes
+    EXPECT_GT(rotated(X.col(0), X.col(0) + 0.1 * along), 0.9 * 1.7);
+    EXPECT_LT(rotated(X.col(0), X.col(0) + 0.1 * across), 0.5 * 1.7);
+    for (int trial = 0; trial < 4; ++trial) {
+      const Vector x = rng.uniform_vector(2), x2 = rng.uniform_vector(2);
+      const Vector fd = numeric_gradient([&](const Vector& z) { return rotated(z, x2); }, x);
+      expect_close(rotated.gradient_x(x, x2), fd, 1e-6, 1e-9, to_string(t) + " rotated x-gradient");
+    }
+    // Hyperparameter gradients, against finite differences of the rotated Gram matrix.
+    const std::vector<Matrix> dK = rotated.gram_gradients(X);
+    Matrix W = Matrix::Random(6, 6);
+    W = (W + W.transpose()).eval();
+    const Vector g = rotated.gram_gradient_contract(X, W);
+    const Vector theta = rotated.log_hyperparameters();
+    for (Eigen::Index p = 0; p < theta.size(); ++p) {
+      Vector a = theta, b = theta;
+      a[p] += 1e-6;
+      b[p] -= 1e-6;
+      Kernel ka = rotated, kb = rotated;
+      ka.set_log_hyperparameters(a);
+      kb.set_log_hyperparameters(b);
+      const Matrix fd = (ka.gram(X) - kb.gram(X)) / 2e-6;
+      EXPECT_LT((fd - dK[static_cast<std::size_t>(p)]).cwiseAbs().maxCoeff(), 1e-7) << to_string(t) << " p=" << p;
+      EXPECT_NEAR(g[p], W.cwiseProduct(fd).sum(), 1e-6 * (1.0 + std::abs(g[p]))) << to_string(t) << " p=" << p;
+    }
+  }
+}
+
+TEST(Kernel, ARotationMustBeOrthogonalOfTheInputsDimensionAndOrdered) {
+  Kernel k(KernelType::Matern52, Vector::Constant(2, 0.5));
+  EXPECT_THROW(k.set_rotation(Matrix::Identity(3, 3)), InvalidArgument);
+  EXPECT_THROW(k.set_rotation((Matrix(2, 2) << 1.0, 0.5, 0.0, 1.0).finished()), InvalidArgument);
+  EXPECT_THROW(k.set_rotation((Matrix(2, 2) << 1.0, std::nan(""), 0.0, 1.0).finished()), InvalidArgument);
+  k.set_rotation(rotation_2d(0.3));
+  EXPECT_TRUE(k.has_rotation());
+  EXPECT_THROW(k.set_categories({0, 3}), InvalidArgument);
+  k.set_rotation(Matrix());
+  EXPECT_FALSE(k.has_rotation());
+  k.set_categories({0, 3});
+  EXPECT_THROW(k.set_rotation(rotation_2d(0.3)), InvalidArgument);
+}
+
 TEST(Kernel, InverseFromCholeskyMatchesDenseInverse) {
   // Both sides of kLapackFrom: Eigen below it, LAPACK from it on.
   for (Eigen::Index n : {Eigen::Index{1}, Eigen::Index{5}, Eigen::Index{33}, Eigen::Index{100}, kLapackFrom - 1,
@@ -460,6 +525,33 @@ TEST(Gp, LogMarginalLikelihoodGradientMatchesFiniteDifferences) {
       }
     }
   }
+}
+
+TEST(Gp, ARotatedFramesLikelihoodGradientMatchesFiniteDifferencesAndItsPosteriorIsTheRotatedPointsOne) {
+  GpOptions opt;
+  opt.input_rotation = rotation_2d(0.8);
+  GaussianProcess gp = make_gp(KernelType::Matern52, 2, 15, 31, opt);
+  const Vector theta = (Vector(5) << -1.2, -0.4, 0.1, std::log(0.03), 0.2).finished();  // lengthscales, s, noise, mean
+  Vector g;
+  gp.log_marginal_likelihood(theta, &g, true);
+  const Vector fd = numeric_gradient([&](const Vector& th) { return gp.log_marginal_likelihood(th, nullptr, true); }, theta, 1e-5);
+  expect_close(g, fd, 1e-5, 1e-6, "rotated frame");
+  // The same data rotated, in a GP of the parameters' axes: the same posterior.
+  GpOptions axes;
+  GaussianProcess plain(2, axes);
+  plain.set_data(opt.input_rotation * gp.inputs(), gp.outputs());
+  gp.set_hyperparameters(gp.unpack(theta));
+  plain.set_hyperparameters(gp.hyperparameters());
+  const Vector x = (Vector(2) << 0.3, 0.7).finished();
+  EXPECT_NEAR(gp.predict(x).mean, plain.predict(opt.input_rotation * x).mean, 1e-10);
+  EXPECT_NEAR(gp.predict(x).variance, plain.predict(opt.input_rotation * x).variance, 1e-10);
+  // Its posterior gradients are in the parameters' coordinates.
+  const GpPredictionWithGradient p = gp.predict_with_gradient(x);
+  expect_close(p.mean_gradient, numeric_gradient([&](const Vector& z) { return gp.predict(z).mean; }, x), 1e-5, 1e-7, "mean");
+  // Setting the rotation again refactorizes: back to the axes, the plain GP of the same points.
+  gp.set_input_rotation(Matrix());
+  plain.set_data(gp.inputs(), gp.outputs());
+  EXPECT_NEAR(gp.predict(x).mean, plain.predict(x).mean, 1e-10);
 }
 
 // ConstantMean::Worst (De Ath et al. 2020): far from the data the posterior mean is the lowest

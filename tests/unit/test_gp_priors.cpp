@@ -170,16 +170,16 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
   // What auto resolved to is the run's decision (trace meta, summary, res.decisions); a prior the
   // user named is not a decision.
   EXPECT_EQ(in_3d->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0}})"));
+            nlohmann::json::parse(R"({"resolved": {"prior": "botorch", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0, "rotation": "none"}})"));
   EXPECT_EQ(in_20d->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));
-  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}, {"mean", "learned"}}, space)
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none"}})"));
+  EXPECT_TRUE(make_optimizer({{"name", "gp-ei"}, {"prior", "gamma"}, {"output_warp", "compress"}, {"mean", "learned"}, {"rotation", "none"}}, space)
                   ->decisions()
                   .empty());
   EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));  // none of gp-ei's rules
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none"}})"));  // none of gp-ei's rules
   EXPECT_EQ(make_optimizer({{"name", "gp-pi"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0}})"));  // not the prior's
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0, "rotation": "none"}})"));  // not the prior's
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})
     for (const char* fit : {"warm", "fresh"}) {
       auto opt = make_optimizer({{"name", "gp-ei"}, {"prior", prior}, {"fit", fit}, {"n_init", 4}}, space, Direction::Maximize, RunContext{.seed = 2});

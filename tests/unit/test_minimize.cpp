@@ -48,7 +48,7 @@ TEST(Minimize, MaximizesStopsAtATargetAndTakesAnyAlgorithmWithItsOptions) {
   EXPECT_EQ(r.reason, StopReason::Target);
   EXPECT_GE(*r.best_y, -0.6);
   EXPECT_LT(r.evaluations.size(), 60u);
-  EXPECT_EQ(r.decisions, nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned"}})"));  // gp-ucb: as before
+  EXPECT_EQ(r.decisions, nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none"}})"));  // gp-ucb: as before
 }
 
 TEST(Minimize, AFailingFunctionStopsTheRunOrIsMarkedFailed) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <numbers>
+#include <optional>
 
 #include "algorithms/kernel/model_fit.hpp"
 #include "optimist/algorithms/bo/pending_points.hpp"
@@ -90,7 +92,10 @@ GpOptions model_options(GpBoOptions o, const Space& space) {
 
 void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
   if (options_.fit == FitSchedule::Warm) {
-    kernel_detail::fit_hyperparameters(gp, thorough, rng);
+    if (rotates_ && thorough)
+      fit_in_best_frame(gp, rng);
+    else
+      kernel_detail::fit_hyperparameters(gp, thorough, rng);  // warm refits keep the frame
     return;
   }
   // "fresh": a new model at the prior modes, one local search (BoTorch's fit_gpytorch_mll).
@@ -98,6 +103,34 @@ void GpBo::fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const {
   fresh.set_data(gp.inputs(), gp.outputs());
   fresh.fit(rng);
   gp = std::move(fresh);
+}
+
+void GpBo::fit_in_best_frame(GaussianProcess& gp, Rng& rng) const {
+  // An ARD kernel resolves a ridge along a parameter's axis with a short lengthscale across it and
+  // a long one along it; along a diagonal it needs both short, which the lengthscale prior
+  // penalizes, and the fit explained the ridge as noise (plateau_ridge: a lengthscale of a third
+  // of the box). The frame is chosen by the log posterior (type-II MAP over the angle too), a
+  // rotated frame paying BIC's price of one more parameter, log(n) / 2 (Schwarz 1978).
+  constexpr int kFrames = 6;  // 0, 15, ..., 75 degrees; 90 only swaps the axes
+  gp.set_input_rotation(Matrix());
+  kernel_detail::fit_hyperparameters(gp, true, rng);
+  double best = gp.log_marginal_likelihood(gp.parameters(), nullptr, true);
+  const double price = 0.5 * std::log(static_cast<double>(gp.size()));
+  std::optional<GaussianProcess> chosen;
+  for (int k = 1; k < kFrames; ++k) {
+    const double angle = k * std::numbers::pi / (2.0 * kFrames);
+    Matrix q(2, 2);
+    q << std::cos(angle), std::sin(angle), -std::sin(angle), std::cos(angle);
+    GaussianProcess rotated = gp;
+    rotated.set_input_rotation(q);
+    kernel_detail::fit_hyperparameters(rotated, true, rng);
+    const double lp = rotated.log_marginal_likelihood(rotated.parameters(), nullptr, true) - price;
+    if (lp > best) {
+      best = lp;
+      chosen = std::move(rotated);
+    }
+  }
+  if (chosen) gp = std::move(*chosen);
 }
 
 const char* gp_bo_name(Acquisition acquisition) {
@@ -133,6 +166,17 @@ OutputWarp GpBo::resolved_output_warp(const GpBoOptions& options, const Space& s
   const bool improvement = options.acquisition == Acquisition::Ei || options.acquisition == Acquisition::Pi;
   const bool alternate = improvement && dim >= 2 && dim <= kAlternateWarpUpTo && !categorical;
   return alternate ? OutputWarp::Alternate : OutputWarp::None;
+}
+
+GpRotation GpBo::resolved_rotation(const GpBoOptions& options, const Space& space) {
+  const bool two_continuous = space.dim() == 2 && !space.has_discrete();
+  if (options.rotation == GpRotation::Angles && !two_continuous)
+    throw InvalidArgument(std::string(gp_bo_name(options.acquisition)) +
+                          ": option 'rotation' = \"angles\" needs 2 continuous parameters, the space has " +
+                          std::to_string(space.dim()) + (space.has_discrete() ? " (some integer or categorical)" : ""));
+  if (options.rotation != GpRotation::Auto) return options.rotation;
+  // Measured for gp-ei only (docs/gp-bo.md, "Rotated frames").
+  return options.acquisition == Acquisition::Ei && two_continuous ? GpRotation::Angles : GpRotation::None;
 }
 
 GpMean GpBo::resolved_mean(const GpBoOptions& options, std::size_t dim) {
@@ -183,6 +227,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       design_(options_.init, space.dim(), n_init_, derive_seed(context.seed, kDesignStream)),
       output_warp_(resolved_output_warp(options_, space)),
       mean_(resolved_mean(options_, space.dim())),
+      rotates_(resolved_rotation(options_, space) == GpRotation::Angles),
       gp_(static_cast<Eigen::Index>(space.dim()), model_options(options_, space)),
       data_X_(static_cast<Eigen::Index>(space.dim()), 0) {
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
@@ -190,9 +235,9 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
       !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp) ||
       !kFailedPointsNames.contains(options_.failed_points) || !kGpOutputNames.contains(options_.output) ||
-      !kGpMeanNames.contains(options_.mean))
+      !kGpMeanNames.contains(options_.mean) || !kGpRotationNames.contains(options_.rotation))
     throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init, "
-                                   "output_warp, failed_points, output or mean)");
+                                   "output_warp, failed_points, output, mean or rotation)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
@@ -227,6 +272,7 @@ nlohmann::json GpBo::decisions() const {
   if (options_.output_warp == OutputWarp::Auto) resolved["output_warp"] = kOutputWarpNames.name(output_warp_);
   if (options_.mean == GpMean::Auto) resolved["mean"] = kGpMeanNames.name(mean_);
   if (!options_.mean_margin && uses_worst_mean()) resolved["mean_margin"] = resolved_mean_margin(options_, space().dim());
+  if (options_.rotation == GpRotation::Auto) resolved["rotation"] = kGpRotationNames.name(rotates_ ? GpRotation::Angles : GpRotation::None);
   if (resolved.empty()) return nlohmann::json::object();
   return {{"resolved", resolved}};
 }
@@ -246,6 +292,11 @@ nlohmann::json GpBo::diagnostics() const {
   if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
   if (refit_stretch_ > 1) j["refit_stretch"] = refit_stretch_;
   if (flat_start_) j["flat_start"] = true;  // the last ask continued the design: every value so far equal
+  // The frame's angle in degrees (rotation: angles), 0 for the parameters' axes.
+  if (rotates_) {
+    const Matrix& q = gp_.kernel().rotation();
+    j["gp_frame_degrees"] = q.size() > 0 ? std::round(std::atan2(q(0, 1), q(0, 0)) * 180.0 / std::numbers::pi) : 0.0;
+  }
   return j;
 }
 
@@ -350,7 +401,8 @@ void GpBo::append(const Vector& u, double y, bool failed) const {
     model_points_ = idx;
   }
   apply_output_warp();
-  const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_;
+  // Choosing the frame (rotates_) takes thorough fits: each step up to kRefitEveryStepUpTo points.
+  const bool thorough = last_thorough_fit_ == 0 || n >= 2 * last_thorough_fit_ || (rotates_ && n <= kRefitEveryStepUpTo);
   fit_model(gp_, thorough, rng);
   if (thorough) last_thorough_fit_ = n;
   // Past 100 points, warm refits that gain less than a nat stretch the period (refit_schedule.hpp);
@@ -447,13 +499,12 @@ Vector GpBo::unless_stalled(const GaussianProcess& gp, Vector x, Rng& rng) const
   // by hundredths of a lengthscale or more).
   // A noisy objective may rightly evaluate a point again (RunContext::noisy).
   if (!avoids_repeats()) return x;
-  const Vector& ls = gp.hyperparameters().lengthscales;
   // The model's data (observations and fantasies), and every observation when the model is capped.
   const bool capped = gp_.size() < data_X_.cols();
   bool returned = false;
   for (const Matrix* data : {&gp.inputs(), capped ? &data_X_ : static_cast<const Matrix*>(nullptr)})
     for (Eigen::Index j = 0; data && j < data->cols() && !returned; ++j)
-      returned = ((data->col(j) - x).array() / ls.array()).matrix().norm() < 1e-3;
+      returned = gp.kernel().scaled_distance(data->col(j), x) < 1e-3;
   if (!returned) return x;
   return space_filling(gp, x, rng);
 }

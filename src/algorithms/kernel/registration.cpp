@@ -62,6 +62,11 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .number_or_keyword("mean_margin", &GpBoOptions::mean_margin, "auto", NumberRange::at_least(0.0),
                          "where the worst-value mean sits: this many sds of the outputs below the worst value seen; "
                          "\"auto\"/null: 1 with 6 to 12 parameters, else 0")
+      .choice("rotation", &GpBoOptions::rotation, kGpRotationNames,
+              "the axes of the GP's lengthscales: auto (angles for gp-ei with 2 continuous parameters, else none); none (the "
+              "parameters' axes); angles (2 continuous parameters: each thorough fit also tries the frames rotated by 15 to 75 "
+              "degrees and keeps the best log posterior, a rotated one paying log(n)/2, so a ridge along a diagonal, as an "
+              "SVM's C and gamma, gets a long lengthscale along it)")
       .choice("failed_points", &GpBoOptions::failed_points, kFailedPointsNames,
               "failed evaluations in the model: worst (at the worst successful value so far, as Vizier does, so a "
               "failing region is not sampled again and again), or ignore (left out: the recipe before)")

@@ -76,6 +76,7 @@ GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
       kernel_(dim > 0 ? dim : 1, options_.kernel) {
   if (dim < 1) throw InvalidArgument("GaussianProcess: dimension must be >= 1, got " + std::to_string(dim));
   kernel_.set_categories(options_.categories);
+  kernel_.set_rotation(options_.input_rotation);  // validates it
   check_range("lengthscale", options_.min_lengthscale, options_.max_lengthscale);
   check_range("outputscale", options_.min_outputscale, options_.max_outputscale);
   check_range("noise variance", options_.min_noise_variance, options_.max_noise_variance);
@@ -104,6 +105,12 @@ HyperparameterPrior GaussianProcess::lengthscale_prior() const {
   // dimensions": the median lengthscale grows like sqrt(d), so the prior complexity of the
   // function stays constant with the dimension.
   return LogNormalPrior{std::numbers::sqrt2 + 0.5 * std::log(static_cast<double>(dim_)), std::sqrt(3.0)};
+}
+
+void GaussianProcess::set_input_rotation(const Matrix& rotation) {
+  kernel_.set_rotation(rotation);  // validates it
+  options_.input_rotation = rotation;
+  if (size() > 0) refactorize();
 }
 
 void GaussianProcess::set_constant_mean(ConstantMean mean) {

@@ -68,8 +68,28 @@ void Kernel::set_categories(const std::vector<std::size_t>& categories) {
   if (!categories.empty() && static_cast<Eigen::Index>(categories.size()) != dim())
     throw InvalidArgument("Kernel: " + std::to_string(categories.size()) + " category counts for dimension " +
                           std::to_string(dim()));
+  const bool categorical = std::any_of(categories.begin(), categories.end(), [](std::size_t k) { return k > 0; });
+  if (categorical && has_rotation()) throw InvalidArgument("Kernel: a rotation needs ordered inputs, not categories");
   categories_ = categories;
-  has_categorical_ = std::any_of(categories_.begin(), categories_.end(), [](std::size_t k) { return k > 0; });
+  has_categorical_ = categorical;
+}
+
+void Kernel::set_rotation(const Matrix& rotation) {
+  if (rotation.size() > 0) {
+    if (rotation.rows() != dim() || rotation.cols() != dim())
+      throw InvalidArgument("Kernel: a rotation of " + std::to_string(rotation.rows()) + " x " +
+                            std::to_string(rotation.cols()) + " for dimension " + std::to_string(dim()));
+    if (!rotation.allFinite() || !(rotation * rotation.transpose()).isIdentity(1e-8))
+      throw InvalidArgument("Kernel: the rotation is not an orthogonal matrix");
+    if (has_categorical_) throw InvalidArgument("Kernel: a rotation needs ordered inputs, not categories");
+  }
+  rotation_ = rotation;
+}
+
+double Kernel::scaled_distance(const Vector& a, const Vector& b) const {
+  if (has_categorical_) return std::sqrt(squared_distance(a, b));
+  const Vector diff = has_rotation() ? Vector(rotation_ * (a - b)) : Vector(a - b);
+  return std::sqrt((diff.array().square() * inv_sq_lengthscales_.array()).sum());
 }
 
 std::size_t Kernel::category(std::size_t i, double u) const {
@@ -79,6 +99,7 @@ std::size_t Kernel::category(std::size_t i, double u) const {
 }
 
 Matrix Kernel::embed(const Matrix& X) const {
+  if (has_rotation()) return lengthscales_.cwiseInverse().asDiagonal() * (rotation_ * X);
   if (!has_categorical_) return lengthscales_.cwiseInverse().asDiagonal() * X;
   Eigen::Index rows = 0;
   for (Eigen::Index i = 0; i < dim(); ++i) rows += categories_[static_cast<std::size_t>(i)] > 0 ? static_cast<Eigen::Index>(categories_[static_cast<std::size_t>(i)]) : 1;
@@ -160,8 +181,8 @@ double Kernel::profile(double r2, double* drho) const {
 }
 
 double Kernel::operator()(const Vector& x1, const Vector& x2) const {
-  const double r2 = has_categorical_ ? squared_distance(x1, x2) : ((x1 - x2).array().square() * inv_sq_lengthscales_.array()).sum();
-  return outputscale_ * profile(r2, nullptr);
+  const double r = scaled_distance(x1, x2);
+  return outputscale_ * profile(r * r, nullptr);
 }
 
 Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
@@ -256,6 +277,20 @@ Vector Kernel::cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac
     }
     return k;
   }
+  if (has_rotation()) {
+    // In z = Q x: d r^2 / dx = Q^T (2 (z - z') / l^2).
+    const Vector z = rotation_ * x;
+    const Matrix Z = rotation_ * X;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      diff = z - Z.col(j);
+      double drho = 0.0;
+      const double r2 = (diff.array().square() * inv_sq_lengthscales_.array()).sum();
+      k[j] = outputscale_ * profile(r2, jac ? &drho : nullptr);
+      if (jac) jac->col(j) = (2.0 * outputscale_ * drho) * diff.cwiseProduct(inv_sq_lengthscales_);
+    }
+    if (jac) *jac = rotation_.transpose() * *jac;
+    return k;
+  }
   for (Eigen::Index j = 0; j < n; ++j) {
     diff = x - X.col(j);
     double drho = 0.0;
@@ -277,7 +312,8 @@ Vector Kernel::lengthscale_contract(const Matrix& X, const Matrix& M) const {
   // sum_ij M_ij (x_ip - x_jp)^2 = 2 sum_i x_ip^2 m_i - 2 x_p^T M x_p with m = M 1 (M symmetric), one
   // O(d n^2) matrix product for all p. Centering X leaves the left side unchanged and limits
   // cancellation on the right.
-  const Matrix Xc = X.colwise() - X.rowwise().mean();
+  const Matrix Xr = rotated(X);  // the lengthscales' axes
+  const Matrix Xc = Xr.colwise() - Xr.rowwise().mean();
   const Vector m = M.rowwise().sum();
   const Matrix XM = Xc * M;
   Vector s(dim());
@@ -311,13 +347,14 @@ std::vector<Matrix> Kernel::gram_gradients(const Matrix& X) const {
   const Eigen::Index n = X.cols();
   Matrix K, D;
   gram_with_derivative(X, K, &D);
+  const Matrix Xr = rotated(X);  // the lengthscales' axes
   std::vector<Matrix> out;
   for (Eigen::Index p = 0; p < dim(); ++p) {
     Matrix G(n, n);
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = 0; i < n; ++i) {
         const bool categorical = has_categorical_ && categories_[static_cast<std::size_t>(p)] > 0;
-        const double diff = X(p, i) - X(p, j);
+        const double diff = Xr(p, i) - Xr(p, j);
         const double d2 = categorical ? (category(static_cast<std::size_t>(p), X(p, i)) != category(static_cast<std::size_t>(p), X(p, j)) ? 1.0 : 0.0)
                                       : diff * diff;
         G(i, j) = -2.0 * D(i, j) * d2 * inv_sq_lengthscales_[p];

@@ -25,8 +25,8 @@ Matrix pathwise_thompson_samples(const GaussianProcess& gp, const Matrix& C, std
   const double c = std::sqrt(2.0 * kernel.outputscale() / static_cast<double>(D));
   // With categorical inputs the features act on the kernel's embedding (one-hot columns scaled by
   // 1/(sqrt 2 l), Kernel::embed), whose Euclidean distances are r: the same spectral measure with
-  // unit lengthscales. Ordered inputs keep the frequencies scaled by 1/l and act on x itself.
-  const bool embedded = kernel.has_categorical();
+  // unit lengthscales; so do rotated inputs. Ordered inputs keep the frequencies scaled by 1/l and act on x itself.
+  const bool embedded = kernel.has_categorical() || kernel.has_rotation();
   const Eigen::Index de = embedded ? kernel.embed(Matrix::Zero(d, 1)).rows() : d;
   Matrix omega(D, de);
   Vector phase(D), w(D);

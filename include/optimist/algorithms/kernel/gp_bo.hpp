@@ -55,6 +55,21 @@ enum class FitSchedule {
 };
 inline constexpr EnumNames<FitSchedule, 2> kFitScheduleNames{{{{FitSchedule::Warm, "warm"}, {FitSchedule::Fresh, "fresh"}}}};
 
+/// The axes the GP's lengthscales follow (Kernel::set_rotation).
+enum class GpRotation {
+  /// gp-ei with 2 continuous parameters: Angles; otherwise None.
+  Auto,
+  None,  ///< the parameters' axes
+  /// 2 continuous parameters only: every thorough fit (each step up to kRefitEveryStepUpTo points,
+  /// then when the data has doubled) also fits the model in the frames rotated by 15, 30, 45, 60
+  /// and 75 degrees and keeps the best log posterior, a rotated frame paying BIC's price of its
+  /// angle, log(n) / 2 (a ridge along a diagonal, as C and gamma of an SVM: docs/gp-bo.md,
+  /// "Rotated frames").
+  Angles,
+};
+inline constexpr EnumNames<GpRotation, 3> kGpRotationNames{
+    {{{GpRotation::Auto, "auto"}, {GpRotation::None, "none"}, {GpRotation::Angles, "angles"}}}};
+
 /// The constant prior mean of the gp-* model (the GP's ConstantMean, and when to use which).
 enum class GpMean {
   /// gp-ei and gp-pi with at most kWorstMeanUpTo parameters: WorstUnwarped; otherwise (gp-ucb,
@@ -131,6 +146,8 @@ struct GpBoOptions {
   /// sample sds of the outputs below the worst value seen, >= 0. Unset (auto): 1 with
   /// kMarginFromDim to kWorstMeanUpTo parameters, else 0 (docs/gp-bo.md, "The mean's margin").
   std::optional<double> mean_margin{};
+  /// The axes of the GP's lengthscales; see GpRotation.
+  GpRotation rotation = GpRotation::Auto;
   /// Failed evaluations in the model: at the worst successful value so far (the default since
   /// stop 55), or left out (the recipe before, which kept sampling a failing region:
   /// docs/gp-bo.md, "Failed evaluations").
@@ -162,6 +179,8 @@ class GpBo : public Optimizer {
   static GpPrior resolved_prior(const GpBoOptions& options, std::size_t dim);
   /// options.output_warp, with auto resolved (see GpBoOptions::output_warp).
   static OutputWarp resolved_output_warp(const GpBoOptions& options, const Space& space);
+  /// options.rotation, with auto resolved (see GpRotation::Auto).
+  static GpRotation resolved_rotation(const GpBoOptions& options, const Space& space);
   /// options.mean, with auto resolved (see GpMean::Auto).
   static GpMean resolved_mean(const GpBoOptions& options, std::size_t dim);
   /// options.mean_margin, with auto resolved (see GpBoOptions::mean_margin).
@@ -196,8 +215,11 @@ class GpBo : public Optimizer {
   /// The value stall rule (docs/robust.md): on a space with a categorical (pending points or not),
   /// the last three values told are bit-equal to the incumbent's.
   bool repeats_incumbent_value() const;
-  /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters).
+  /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters; a
+  /// thorough one also chooses the frame when rotates_).
   void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
+  /// A thorough fit in each of the frames of GpRotation::Angles; gp gets the best.
+  void fit_in_best_frame(GaussianProcess& gp, Rng& rng) const;
   /// Applies the observations told since the last sync, in order, exactly as if each had been
   /// applied at its tell (add_point, then the fit due at that size with that size's seed): the
   /// model is a function of the told history, but its cost is paid in ask() (and counted in the
@@ -211,6 +233,7 @@ class GpBo : public Optimizer {
   DesignSequence design_;
   OutputWarp output_warp_;  // options_.output_warp resolved
   GpMean mean_;              // options_.mean resolved
+  bool rotates_;             // options_.rotation resolved to Angles
   void apply_output_warp() const;  // gp_'s outputs = the warped values of its points (warp_now())
   /// The warp of this step: output_warp_, or for alternate compress unless the number of values
   /// applied is a multiple of kAlternatePeriod.

@@ -120,6 +120,9 @@ struct GpOptions {
   /// ConstantMean::Worst: the mean this many standardized units (sample sds of the outputs) below
   /// the lowest output, >= 0 (GpBoOptions::mean_margin).
   double worst_margin = 0.0;
+  /// An orthogonal rotation of the inputs whose axes the lengthscales follow (Kernel::set_rotation);
+  /// empty: the parameters' axes. Set by the caller (GpBo: gradient_rotation), never fitted here.
+  Matrix input_rotation{};
   /// Known observation-noise variance in ORIGINAL output units; unset: learned.
   std::optional<double> fixed_noise_variance{};
   /// MAP (priors below) if true, maximum likelihood within the bounds if false.
@@ -169,6 +172,8 @@ class GaussianProcess {
   /// Number of observations.
   Eigen::Index size() const { return X_.cols(); }
   const GpOptions& options() const { return options_; }
+  /// Replaces GpOptions::input_rotation (same contract; the factor is recomputed).
+  void set_input_rotation(const Matrix& rotation);
   /// Changes options().mean (the factor is kept: only the weights depend on the mean). The learned
   /// value, hyperparameters().mean, is kept while a fixed mean is in use.
   void set_constant_mean(ConstantMean mean);

@@ -11,6 +11,10 @@
 // kernel of Euclidean distances on an embedding), as in the CoCaBO/Casmopolitan overlap kernels
 // (Ru et al. 2020, eq. 3; Wan et al. 2021, eq. 2) with a Matern profile. Its x-gradient is 0 in
 // a categorical dimension (the value is piecewise constant).
+//
+// Rotated inputs. An orthogonal matrix Q (set_rotation) makes the lengthscales those of the axes
+// of z = Q x: r^2 = sum_i ((Q (x - x'))_i / l_i)^2, an ARD kernel whose axes need not be the
+// parameters' (a ridge along a diagonal gets a long lengthscale along it). Ordered inputs only.
 #pragma once
 
 #include <string>
@@ -54,8 +58,16 @@ class Kernel {
   void set_categories(const std::vector<std::size_t>& categories);
   const std::vector<std::size_t>& categories() const { return categories_; }
   bool has_categorical() const { return has_categorical_; }
+  /// The rotation Q of the inputs (see the top of this file); empty: none (the parameters' axes).
+  /// Contract: empty, or dim() x dim() orthogonal (within 1e-8) with no categorical input (else
+  /// InvalidArgument).
+  void set_rotation(const Matrix& rotation);
+  const Matrix& rotation() const { return rotation_; }
+  bool has_rotation() const { return rotation_.size() > 0; }
+  /// sqrt(r^2) between two points: their distance in lengthscales.
+  double scaled_distance(const Vector& a, const Vector& b) const;
   /// The inputs as the points whose squared Euclidean distances are r^2 (columns): x_i / l_i for
-  /// an ordered dimension, the one-hot vector of the category over sqrt(2) l_i for a categorical one.
+  /// an ordered dimension ((Q x)_i / l_i with a rotation), the one-hot vector of the category over sqrt(2) l_i for a categorical one.
   Matrix embed(const Matrix& X) const;
 
   /// d + 1.
@@ -112,6 +124,9 @@ class Kernel {
   double outputscale_ = 1.0;
   std::vector<std::size_t> categories_;
   bool has_categorical_ = false;
+  Matrix rotation_;  // empty: none
+  /// Q X with a rotation, else X (a copy only when rotated).
+  Matrix rotated(const Matrix& X) const { return has_rotation() ? Matrix(rotation_ * X) : X; }
   std::size_t category(std::size_t i, double u) const;
   /// r^2 between two points (the categorical form).
   double squared_distance(const Vector& a, const Vector& b) const;
