@@ -181,8 +181,12 @@ double Kernel::profile(double r2, double* drho) const {
 }
 
 double Kernel::operator()(const Vector& x1, const Vector& x2) const {
-  const double r = scaled_distance(x1, x2);
-  return outputscale_ * profile(r * r, nullptr);
+  if (has_rotation()) {
+    const double r = scaled_distance(x1, x2);
+    return outputscale_ * profile(r * r, nullptr);
+  }
+  const double r2 = has_categorical_ ? squared_distance(x1, x2) : ((x1 - x2).array().square() * inv_sq_lengthscales_.array()).sum();
+  return outputscale_ * profile(r2, nullptr);
 }
 
 Matrix Kernel::cross(const Matrix& X1, const Matrix& X2) const {
