@@ -281,28 +281,20 @@ Vector Kernel::cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac
     }
     return k;
   }
-  if (has_rotation()) {
-    // In z = Q x: d r^2 / dx = Q^T (2 (z - z') / l^2).
-    const Vector z = rotation_ * x;
-    const Matrix Z = rotation_ * X;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      diff = z - Z.col(j);
-      double drho = 0.0;
-      const double r2 = (diff.array().square() * inv_sq_lengthscales_.array()).sum();
-      k[j] = outputscale_ * profile(r2, jac ? &drho : nullptr);
-      if (jac) jac->col(j) = (2.0 * outputscale_ * drho) * diff.cwiseProduct(inv_sq_lengthscales_);
-    }
-    if (jac) *jac = rotation_.transpose() * *jac;
-    return k;
-  }
+  // With a rotation r^2 is that of z = Q x, and d r^2 / dx = Q^T (2 (z - z') / l^2).
+  const Vector zx = has_rotation() ? Vector(rotation_ * x) : Vector();
+  const Matrix zX = has_rotation() ? Matrix(rotation_ * X) : Matrix();
+  const Vector& z = has_rotation() ? zx : x;
+  const Matrix& Z = has_rotation() ? zX : X;
   for (Eigen::Index j = 0; j < n; ++j) {
-    diff = x - X.col(j);
+    diff = z - Z.col(j);
     double drho = 0.0;
     const double r2 = (diff.array().square() * inv_sq_lengthscales_.array()).sum();
     k[j] = outputscale_ * profile(r2, jac ? &drho : nullptr);
-    // d r^2 / dx = 2 (x - x') / l^2.
+    // d r^2 / dz = 2 (z - z') / l^2.
     if (jac) jac->col(j) = (2.0 * outputscale_ * drho) * diff.cwiseProduct(inv_sq_lengthscales_);
   }
+  if (jac && has_rotation()) *jac = rotation_.transpose() * *jac;
   return k;
 }
 
