@@ -13,6 +13,7 @@
 
 #include "optimist/models/gp/gaussian_process.hpp"
 #include "optimist/models/gp/kernel.hpp"
+#include "optimist/models/gp/pathwise_sample.hpp"
 #include "optimist/models/linalg.hpp"
 
 using namespace optimist;
@@ -207,6 +208,29 @@ TEST(Kernel, ARotatedKernelIsTheArdKernelOfTheRotatedPoints) {
       EXPECT_NEAR(g[p], W.cwiseProduct(fd).sum(), 1e-6 * (1.0 + std::abs(g[p]))) << to_string(t) << " p=" << p;
     }
   }
+}
+
+// TuRBO's pathwise samples (random Fourier features) of a rotated kernel act on its embedding.
+TEST(Kernel, PathwisePriorSamplesOfARotatedKernelHaveItsCovariance) {
+  GpOptions o;
+  o.input_rotation = rotation_2d(std::numbers::pi / 4);
+  GaussianProcess gp(2, o);  // no data: samples of the prior
+  GpHyperparameters h = gp.hyperparameters();
+  h.lengthscales = (Vector(2) << 0.1, 1.0).finished();  // short across the diagonal x + y, long along it
+  h.outputscale = 1.0;
+  gp.set_hyperparameters(h);
+  Matrix C(2, 3);
+  C << 0.5, 0.6, 0.55,  // b - a along the diagonal, c - a across it
+      0.5, 0.4, 0.55;
+  const Kernel& k = gp.kernel();
+  const Kernel axes(KernelType::Matern52, h.lengthscales, 1.0);
+  ASSERT_GT(std::abs(k(C.col(0), C.col(1)) - axes(C.col(0), C.col(1))), 0.3);  // the rotation matters here
+  Rng rng(12);
+  const Matrix S = pathwise_thompson_samples(gp, C, 4000, 512, rng);
+  const Matrix centered = S.colwise() - S.rowwise().mean();
+  const Matrix cov = centered * centered.transpose() / 4000.0;
+  for (Eigen::Index i = 0; i < 3; ++i)
+    for (Eigen::Index j = 0; j < 3; ++j) EXPECT_NEAR(cov(i, j), k(C.col(i), C.col(j)), 0.12) << i << "," << j;
 }
 
 TEST(Kernel, ARotationMustBeOrthogonalOfTheInputsDimensionAndOrdered) {
