@@ -125,7 +125,7 @@ class Kernel {
   std::vector<std::size_t> categories_;
   bool has_categorical_ = false;
   Matrix rotation_;  // empty: none
-  /// Q X with a rotation, else X (a copy only when rotated).
+  /// Q X with a rotation, else a copy of X (O(d n), next to the O(n^2) work of its callers).
   Matrix rotated(const Matrix& X) const { return has_rotation() ? Matrix(rotation_ * X) : X; }
   std::size_t category(std::size_t i, double u) const;
   /// r^2 between two points (the categorical form).
