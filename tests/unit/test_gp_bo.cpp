@@ -693,6 +693,26 @@ TEST(GpBo, ADiagonalRidgeGetsARotatedFrameAndItsPeak) {
   EXPECT_GE(peaks, 3) << "regrets:" << log;
 }
 
+// The frame is chosen from the told history with the fit's seed of that size: a resumed run
+// chooses the same frames and continues exactly.
+TEST(GpBo, ARunInRotatedFramesResumesExactly) {
+  const Problem p = make_problem("plateau_ridge");
+  const Objective f = p.objective();
+  RunOptions options;
+  options.budget = 30;
+  const nlohmann::json spec = {{"name", "gp-ei"}, {"raw_samples", 128}, {"restarts", 4}};
+  auto original = make_optimizer(spec, p.space, p.direction, RunContext{.seed = 2});
+  const RunSummary full = optimize(*original, f, options);
+  ASSERT_EQ(full.evaluations.size(), 30u);
+  EXPECT_NE(original->diagnostics().at("gp_frame_degrees").get<double>(), 0.0);  // rotated by the end
+  RunOptions resumed_options = options;
+  for (std::size_t i = 0; i < 18; ++i) resumed_options.resume_from.push_back(full.evaluations[i]);
+  auto resumed = make_optimizer(spec, p.space, p.direction, RunContext{.seed = 2});
+  const RunSummary rest = optimize(*resumed, f, resumed_options);
+  ASSERT_EQ(rest.evaluations.size(), 30u);
+  for (std::size_t i = 18; i < 30; ++i) ASSERT_EQ(rest.evaluations[i].x, full.evaluations[i].x) << "evaluation " << i + 1;
+}
+
 TEST(GpBo, RotatedFramesAreForTwoContinuousParameters) {
   const Problem branin = make_problem("branin"), h6 = make_problem("hartmann6"), ints = make_problem("int_sincos");
   EXPECT_EQ(make_optimizer({{"name", "gp-ei"}}, h6.space, h6.direction, {})->decisions()["resolved"]["rotation"], "none");

@@ -104,7 +104,7 @@ TEST(GpScaling, FitReportsTheLogPosteriorItStartedFrom) {
 TEST(GpScaling, GpEiStretchesItsRefitPeriodOnceTheFitIsSettled) {
   const Problem branin = make_problem("branin");
   const Objective f = branin.objective();
-  auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 90}}, branin.space, branin.direction, RunContext{.seed = 6});
+  auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 90}, {"rotation", "none"}}, branin.space, branin.direction, RunContext{.seed = 6});
   std::size_t largest = 0;
   for (int k = 0; k < 220; ++k) {
     const Trial t = opt->ask();
@@ -120,7 +120,7 @@ TEST(GpScaling, GpEiStretchesItsRefitPeriodOnceTheFitIsSettled) {
 
   // The stretch is a function of the told history: a fresh optimizer told the same 220
   // evaluations at once refits at the same sizes and proposes the same next point.
-  auto replayed = make_optimizer({{"name", "gp-ei"}, {"n_init", 90}}, branin.space, branin.direction, RunContext{.seed = 6});
+  auto replayed = make_optimizer({{"name", "gp-ei"}, {"n_init", 90}, {"rotation", "none"}}, branin.space, branin.direction, RunContext{.seed = 6});
   for (const auto& obs : opt->history()) replayed->tell(obs.trial.x, obs.value);
   EXPECT_EQ(opt->ask().x, replayed->ask().x);
   EXPECT_EQ(opt->diagnostics().dump(), replayed->diagnostics().dump());
@@ -194,7 +194,7 @@ TEST(GpScaling, MergedRestartsStartPastAHundredPointsAndFindTheSameMaximum) {
   std::vector<Vector> proposals[2];
   std::size_t merged_after_100 = 0;
   for (int merge = 0; merge < 2; ++merge) {
-    auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 95}, {"merge_restarts", merge == 1}}, branin.space,
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"n_init", 95}, {"merge_restarts", merge == 1}, {"rotation", "none"}}, branin.space,
                               branin.direction, RunContext{.seed = 4});
     for (int k = 0; k < 110; ++k) {  // proposal k comes from a model of k points
       const Trial t = opt->ask();
@@ -262,7 +262,9 @@ TEST(GpScaling, ResumePastTheExplicitInverseContinuesExactly) {
   const Objective f = branin.objective();
   RunOptions options;
   options.budget = 200;
-  const nlohmann::json spec = {{"name", "gp-ei"}};
+  // The parameters' axes: the mechanics of the factor, not the frame choice (rotation: angles, six
+  // thorough fits per step on branin; its resume: GpBo.ARunInRotatedFramesResumesExactly).
+  const nlohmann::json spec = {{"name", "gp-ei"}, {"rotation", "none"}};
   auto original = make_optimizer(spec, branin.space, branin.direction, RunContext{.seed = 6});
   const RunSummary full = optimize(*original, f, options);
   ASSERT_EQ(full.evaluations.size(), 200u);
@@ -286,7 +288,7 @@ TEST(GpScaling, ResumeOfACappedModelAfterManyRefitsContinuesExactly) {
   const Objective f = branin.objective();
   RunOptions options;
   options.budget = 230;
-  const nlohmann::json spec = {{"name", "gp-ei"}, {"raw_samples", 128}, {"max_model_points", 120}};
+  const nlohmann::json spec = {{"name", "gp-ei"}, {"raw_samples", 128}, {"max_model_points", 120}, {"rotation", "none"}};
   auto original = make_optimizer(spec, branin.space, branin.direction, RunContext{.seed = 4});
   const RunSummary full = optimize(*original, f, options);
   ASSERT_EQ(full.evaluations.size(), 230u);
@@ -453,7 +455,7 @@ TEST(GpScaling, CappedGpEiStillSolvesBraninAndHoldsAtMostTheCapPlusNewPoints) {
   const Problem branin = make_problem("branin");
   int solved = 0;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 256}, {"max_model_points", 30}}, branin.space, branin.direction,
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"raw_samples", 256}, {"max_model_points", 30}, {"rotation", "none"}}, branin.space, branin.direction,
                               RunContext{.seed = seed});
     RunOptions ro;
     ro.budget = 60;
