@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/core/driver.hpp"
@@ -55,4 +57,42 @@ TEST(GoUcbOpening, RadialUnitsGainMoreInTheFirstStepsOnStyblinskiTang) {
   const double base = mean_gain({{"opening_steps", 0}});
   const double opening = mean_gain(nlohmann::json::object());  // "auto": 4 steps with the additive family
   EXPECT_GT(opening, base + 20.0) << "no opening " << base << ", opening " << opening;
+}
+
+// opening_bounds = data (docs/go-ucb.md, "The opening on the paper's tuning tasks"): the opening's
+// steps stay within the evaluated points' range in every coordinate (the default since stop 81). On
+// a slope rising to a corner, stop 56's (box) opening steps leave that range: the test would see a
+// violation of it.
+TEST(GoUcbOpening, DataBoundsKeepItsStepsInsideTheEvaluatedRange) {
+  Space space;
+  for (const char* name : {"a", "b", "c", "d", "e"}) space.add_continuous(name, 0.0, 1.0);
+  Objective obj;
+  obj.function = [](const Vector& x) { return x.sum() + 0.3 * std::sin(7.0 * x[0]); };
+  int outside_box = 0;
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    for (const char* bounds : {"box", "data"}) {
+      const nlohmann::json options = {{"name", "go-ucb"}, {"n_init", 6}, {"opening_bounds", bounds}};
+      auto opt = make_optimizer(options, space, Direction::Maximize, {.seed = seed, .horizon = 10});
+      RunOptions ro;
+      ro.budget = 10;
+      optimize(*opt, obj, ro);
+      const auto& h = opt->history();
+      ASSERT_EQ(h.size(), 10u);
+      int outside = 0;
+      for (std::size_t t = 6; t < 10; ++t)  // the four opening steps
+        for (Eigen::Index j = 0; j < 5; ++j) {
+          double lo = 1.0, hi = 0.0;
+          for (std::size_t s = 0; s < t; ++s) {
+            lo = std::min(lo, h[s].trial.unit[j]);
+            hi = std::max(hi, h[s].trial.unit[j]);
+          }
+          outside += h[t].trial.unit[j] < lo - 1e-12 || h[t].trial.unit[j] > hi + 1e-12;
+        }
+      if (std::string(bounds) == "data")
+        EXPECT_EQ(outside, 0) << "seed " << seed;
+      else
+        outside_box += outside;
+    }
+  }
+  EXPECT_GT(outside_box, 0) << "the box opening never left the data's range: the check above sees nothing";
 }

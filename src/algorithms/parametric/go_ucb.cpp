@@ -38,6 +38,7 @@ const char* enum_outside_its_table(const GoUcbOptions& o) {
   if (!kBetaScheduleNames.contains(o.beta_schedule)) return "beta_schedule";
   if (!kModelInputsNames.contains(o.inputs)) return "inputs";
   if (!kTrustShapeNames.contains(o.trust_shape)) return "trust_shape";
+  if (!kOpeningBoundsNames.contains(o.opening_bounds)) return "opening_bounds";
   if (!kTrustRuleNames.contains(o.trust_rule)) return "trust_rule";
   if (!kDiscreteStepNames.contains(o.discrete_step)) return "discrete_step";
   if (!kGoUcbAcquisitionNames.contains(o.acquisition)) return "acquisition";
@@ -512,12 +513,15 @@ Vector GoUcb::opening_acquire() {
       std::swap(g.ellipsoid_, ellipsoid);
       g.size_override_.reset();
       g.beta_override_.reset();
+      g.bounds_override_.reset();
     }
   };
   std::swap(model_, radial);
   std::swap(ellipsoid_, ell);
   size_override_ = options_.opening_region;
   beta_override_ = options_.opening_beta;
+  if (options_.opening_bounds == OpeningBounds::Data)
+    bounds_override_.emplace(X.rowwise().minCoeff(), X.rowwise().maxCoeff());
   const Restore restore{*this, radial, ell};
   return acquire();
 }

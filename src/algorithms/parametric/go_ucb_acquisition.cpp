@@ -129,6 +129,10 @@ Vector GoUcb::acquire() {
     lower = (center.array() - half).max(0.0).matrix();
     upper = (center.array() + half).min(1.0).matrix();
   }
+  if (bounds_override_) {  // the incumbent is a data point: the intersection holds it
+    lower = lower.cwiseMax(bounds_override_->first);
+    upper = upper.cwiseMin(bounds_override_->second);
+  }
   if (space().has_discrete()) return acquire_discrete(fn, starts, lower, upper, rng);
   const double r2 = trust_size() * trust_size();
   // Ball: a smooth penalty outside ||x - c|| <= r (kappa makes a 1% overshoot of r^2 cost ~1

@@ -137,6 +137,9 @@ const OptionTable<GoUcbOptions>& go_ucb_options() {
               "the opening steps' ball radius (unit cube)")
         .real("opening_beta", &GoUcbOptions::opening_beta, NumberRange::at_least(0.0), "the opening steps' beta")
         .choice("opening_profile", &GoUcbOptions::opening_profile, kRadialProfileNames, "the opening's radial units' profile")
+        .choice("opening_bounds", &GoUcbOptions::opening_bounds, kOpeningBoundsNames,
+                "where the opening's steps may go: within the evaluated points' range in each coordinate (data: no step "
+                "onto a face the data has not come near) or anywhere in the domain (box, the recipe before stop 81)")
         .choice("discrete_step", &GoUcbOptions::discrete_step, kDiscreteStepNames,
                 "integer/categorical spaces: step 5 over every value of the integers on odd Phase II steps and in the trust "
                 "region on even ones (alternate), always over every value (global, the paper's step 5), or always in the "

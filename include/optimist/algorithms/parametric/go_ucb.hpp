@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "optimist/algorithms/bo/initial_design.hpp"
@@ -121,6 +122,7 @@ class GoUcb : public Optimizer {
   std::vector<std::size_t> phase_two_indices_;  // indices into history() of Phase II observations
   std::size_t refits_ = 0;
   std::optional<double> size_override_, beta_override_;  // opening_steps: the opening step's region and beta
+  std::optional<std::pair<Vector, Vector>> bounds_override_;  // opening_bounds data: the data's range
   std::size_t last_fit_n_ = 0;  // successful observations at the last oracle fit (Phase I's or a refit)
   TrustRegion trust_;                // side / radius (deviation trust_region); its restarts: the stall rule's explorations
   std::size_t global_steps_ = 0;     // asks won by the global candidate

@@ -64,6 +64,12 @@ inline constexpr EnumNames<ModelInputs, 2> kModelInputsNames{{{{ModelInputs::Uni
 enum class TrustShape { Box, Ball };
 inline constexpr EnumNames<TrustShape, 2> kTrustShapeNames{{{{TrustShape::Box, "box"}, {TrustShape::Ball, "ball"}}}};
 
+/// Where the opening's steps may go: anywhere in the domain (box, stop 56's recipe), or within the
+/// evaluated points' range in each coordinate (data, the default since stop 81: no opening step onto
+/// a face the data has not come near; docs/go-ucb.md, "The opening on the paper's tuning tasks").
+enum class OpeningBounds { Box, Data };
+inline constexpr EnumNames<OpeningBounds, 2> kOpeningBoundsNames{{{{OpeningBounds::Box, "box"}, {OpeningBounds::Data, "data"}}}};
+
 /// Up to this many parameters the automatic trust region starts larger and may grow (0.2, up to
 /// 0.5): the 0.1 region chosen on the papers' 20-parameter tasks stays on a secondary ridge of the
 /// robustness suite's 1-5-parameter tasks and crawls on the flat or multimodal 6-10-parameter ones
@@ -190,6 +196,7 @@ struct GoUcbOptions {
   double opening_region = 0.3;
   double opening_beta = 1.0;
   RadialProfile opening_profile = RadialProfile::Gaussian;
+  OpeningBounds opening_bounds = OpeningBounds::Data;
   GoUcbAcquisition acquisition = GoUcbAcquisition::Linearized;
   std::size_t raw_samples = 512;  ///< acquisition: quasi-random candidates
   std::size_t restarts = 8;       ///< acquisition: local searches from the best candidates
