@@ -489,7 +489,8 @@ std::vector<Vector> GoUcb::propose(std::size_t) {
 Vector GoUcb::opening_acquire() {
   // Deviation opening_steps (fifteenth round): a network of radial units, one per data point, fitted by eq. (2)
   // to all data (standardized); Sigma_t from the Phase II gradients at the fit (as refit()); step 5
-  // in a ball of radius opening_region with beta opening_beta. The default family is untouched.
+  // in a ball of radius opening_region with beta opening_beta, within the data's range in each coordinate
+  // (opening_bounds data, stop 81). The default family is untouched.
   Matrix X;
   Vector y;
   model_data(X, y, failed_value());
