@@ -472,6 +472,43 @@ TEST(Gp, SetOutputsKeepsTheStandardizationAndMatchesTheDirectFormula) {
   EXPECT_THROW(gp.set_outputs(Vector::Constant(4, std::nan(""))), InvalidArgument);
 }
 
+TEST(Gp, LeaveOneOutResidualsEqualConditioningOnTheOtherPoints) {
+  // Eq. 5.12 against the direct route: for each i, the posterior mean at x_i given the other
+  // points, m + k_i^T A_{-i}^-1 (y_{-i} - m), with the same hyperparameters, in standardized units.
+  Rng rng(7);
+  const Matrix X = random_points(2, 9, rng);
+  Vector y(9);
+  for (Eigen::Index j = 0; j < 9; ++j) y[j] = std::sin(6 * X(0, j)) + X(1, j) * X(1, j) + 0.1 * rng.normal();
+  GaussianProcess gp(2);
+  gp.set_data(X, y);
+  GpHyperparameters h;
+  h.lengthscales = (Vector(2) << 0.3, 0.6).finished();
+  h.outputscale = 1.3;
+  h.noise_variance = 0.05;
+  gp.set_hyperparameters(h);
+  const Vector ys = gp.standardized_outputs();
+  EXPECT_NEAR(ys.mean(), 0.0, 1e-12);
+  const Kernel k(KernelType::Matern52, h.lengthscales, h.outputscale);  // standardized units
+  for (double m : {0.0, -0.7}) {
+    const Vector r = gp.leave_one_out_residuals(m);
+    ASSERT_EQ(r.size(), 9);
+    for (Eigen::Index i = 0; i < 9; ++i) {
+      std::vector<Eigen::Index> others;
+      for (Eigen::Index j = 0; j < 9; ++j)
+        if (j != i) others.push_back(j);
+      const Matrix Xo = X(Eigen::all, others);
+      Matrix A = k.gram(Xo);
+      A.diagonal().array() += h.noise_variance;
+      const Vector ki = k.cross(Xo, X.col(i));
+      const double mean = m + ki.dot(A.inverse() * (ys(others).array() - m).matrix());
+      EXPECT_NEAR(r[i], ys[i] - mean, 1e-10) << "point " << i << ", mean " << m;
+    }
+  }
+  GaussianProcess one(2);
+  one.set_data(X.leftCols(1), y.head(1));
+  EXPECT_EQ(one.leave_one_out_residuals(0.0).size(), 0);
+}
+
 TEST(Gp, TurboReferenceScalingUsesMedianAndPopulationSd) {
   // turbo_1.py: (fX - np.median(fX)) / fX.std(), the std 1 when below 1e-6.
   GpOptions opt;

@@ -498,6 +498,50 @@ TEST(GpBo, AFlatStartContinuesTheDesignInsteadOfTheCorners) {
   }
 }
 
+// The noisy design (NoisyDesign, docs/gp-bo.md step 1): on a noisy plateau the values differ, so
+// the flat start does not hold, but a GP fitted to pure noise predicts held-out values no better
+// than their mean, and its log-EI followed its variance to the corners (noisy plateau_ridge: 17
+// of 27 steps on a bound). The design continues while the model shows no skill, and ends once a
+// signal makes the model predict.
+TEST(GpBo, ANoisyPlateauContinuesTheDesignUntilTheModelShowsSkill) {
+  const Space box = Space::box(2, 0.0, 1.0);
+  const auto edges = [&](const char* design, std::uint64_t seed, int* no_skill_steps) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"noisy_design", design}}, box, Direction::Maximize,
+                              RunContext{.seed = seed, .noisy = true});
+    Rng noise(100 + seed);
+    int on_an_edge = 0;
+    for (int i = 0; i < 25; ++i) {
+      const Trial t = opt->ask();
+      *no_skill_steps += opt->diagnostics().value("no_skill_start", false);
+      on_an_edge += (t.unit.array() < 1e-3).any() || (t.unit.array() > 1 - 1e-3).any();
+      opt->tell(t, 0.1 * noise.normal());
+    }
+    return on_an_edge;
+  };
+  int until_skill = 0, fixed = 0, no_skill_steps = 0, unused = 0;
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    until_skill += edges("until-skill", seed, &no_skill_steps);
+    fixed += edges("fixed", seed, &unused);
+  }
+  EXPECT_EQ(unused, 0);               // fixed never continues the design
+  EXPECT_GE(no_skill_steps, 40);      // of the 80 steps after the designs
+  EXPECT_LE(until_skill, fixed / 2);  // the corners and edges: fewer than half as many
+  // A signal ends it: a smooth bowl with the same noise is modelled after a few steps.
+  auto opt = make_optimizer({{"name", "gp-ei"}}, box, Direction::Maximize, RunContext{.seed = 0, .noisy = true});
+  Rng noise(9);
+  int late_no_skill = 0;
+  double best = -1e9;
+  for (int i = 0; i < 25; ++i) {
+    const Trial t = opt->ask();
+    if (i >= 10) late_no_skill += opt->diagnostics().value("no_skill_start", false);
+    const double f = -4.0 * (t.unit - Vector::Constant(2, 0.3)).squaredNorm();
+    best = std::max(best, f);
+    opt->tell(t, f + 0.1 * noise.normal());
+  }
+  EXPECT_EQ(late_no_skill, 0);
+  EXPECT_GT(best, -0.02);  // the bowl's top found
+}
+
 // The value stall rule (docs/robust.md, "A stall in a flat category"): on conditional_mixed, seed
 // 19, the design's best point was in the `flat` category (0.6 everywhere), and gp-ei spent 92 of
 // the other 94 evaluations there, each at a new point, each returning 0.6: the kernel's

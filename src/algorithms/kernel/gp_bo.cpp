@@ -292,6 +292,7 @@ nlohmann::json GpBo::diagnostics() const {
   if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
   if (refit_stretch_ > 1) j["refit_stretch"] = refit_stretch_;
   if (flat_start_) j["flat_start"] = true;  // the last ask continued the design: every value so far equal
+  if (no_skill_start_) j["no_skill_start"] = true;  // ... a noisy objective's model without skill (NoisyDesign)
   // The frame's angle in degrees (rotation: angles), 0 for the parameters' axes.
   if (rotates_) {
     const Matrix& q = gp_.kernel().rotation();
@@ -540,6 +541,32 @@ bool GpBo::repeats_incumbent_value() const {
   return equal == kValueStallSteps;
 }
 
+/// NoisyDesign::UntilSkill: the least share of the variance the fit must put in noise. A smooth
+/// task whose first fits predict poorly (noisy branin at 5-9 points, Q^2 <= 0 on a tenth to a
+/// third of seeds) has a noise share of 0.005-0.1; noisy plateau_ridge's 0.08-0.7.
+constexpr double kNoiseShareNoSkill = 0.1;
+/// ... and the most parameters it applies with: from 5 on, a model's steps near the incumbent beat
+/// a continued design even without skill (noisy ackley-5 and ackley-10: docs/gp-bo.md, step 1).
+constexpr std::size_t kNoSkillDesignUpTo = 3;
+
+bool GpBo::model_lacks_skill() const {
+  if (options_.noisy_design != NoisyDesign::UntilSkill || avoids_repeats() || !fitted_ || space().dim() > kNoSkillDesignUpTo)
+    return false;
+  const GpHyperparameters& h = gp_.hyperparameters();
+  if (h.noise_variance < kNoiseShareNoSkill * (h.noise_variance + h.outputscale)) return false;
+  // Q^2 = 1 - sum r_i^2 / sum c_i^2: r the model's leave-one-out residuals with the values' mean
+  // as the prior mean (a fixed worst-value mean would fail far points for a reason other than
+  // skill), c the residuals of the mean of the other values, (y_i - mean) n / (n - 1).
+  const Vector& y = gp_.standardized_outputs();
+  const Eigen::Index n = y.size();
+  if (n < 3) return false;
+  const double mean = y.mean();
+  const double model = gp_.leave_one_out_residuals(mean).squaredNorm();
+  const double scale = static_cast<double>(n) / static_cast<double>(n - 1);
+  const double constant = (y.array() - mean).matrix().squaredNorm() * scale * scale;
+  return model >= constant;
+}
+
 std::vector<Vector> GpBo::propose(std::size_t n) {
   sync();
   merged_restarts_ = 0;
@@ -558,10 +585,14 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   };
   // The design, continued while nothing has succeeded or every value is bit-equal: fitted to a
   // plateau's equal values, the GP knows only its own variance, largest at the box's corners, and
-  // log-EI spent the next steps there (docs/robust.md, "Small budgets").
+  // log-EI spent the next steps there (docs/robust.md, "Small budgets"). On a noisy objective
+  // also while the model shows no skill (NoisyDesign): the same corners, for the same reason.
   flat_start_ = false;
-  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal())) {
-    flat_start_ = flat_start_ || asked + out.size() >= n_init_;
+  no_skill_start_ = false;
+  const bool no_skill = asked >= n_init_ && !values_all_equal() && model_lacks_skill();
+  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal() || no_skill)) {
+    flat_start_ = flat_start_ || (asked + out.size() >= n_init_ && values_all_equal());
+    no_skill_start_ = no_skill;
     take(design_point(asked + out.size(), rng));
   }
   if (out.size() == n) return out;

@@ -156,6 +156,17 @@ void GaussianProcess::solve_in_place(Matrix& R) const {
   factor().transpose().triangularView<Eigen::Upper>().solveInPlace(R);
 }
 
+Vector GaussianProcess::leave_one_out_residuals(double mean) const {
+  const Eigen::Index n = size();
+  if (n < 2) return {};
+  update();
+  // With A = (K + noise I)^-1: r_i = [A (y - m)]_i / A_ii (eq. 5.12), A from the factor.
+  Matrix inverse = Matrix::Identity(n, n);
+  solve_in_place(inverse);
+  const Vector alpha = inverse * (ys_.array() - mean).matrix();
+  return alpha.cwiseQuotient(inverse.diagonal());
+}
+
 Matrix GaussianProcess::posterior_covariance(const Matrix& X) const {
   check_points(X, dim_, "posterior_covariance");
   update();

@@ -89,6 +89,18 @@ inline constexpr EnumNames<GpMean, 5> kGpMeanNames{{{{GpMean::Auto, "auto"},
                                                       {GpMean::Worst, "worst"},
                                                       {GpMean::WorstUnwarped, "worst-unwarped"}}}};
 
+/// When the design ends on a noisy objective (RunContext::noisy).
+enum class NoisyDesign {
+  /// With up to 3 parameters the design also continues while the model shows no skill: its
+  /// leave-one-out predictions (with the values' mean as the prior mean) are no closer to the
+  /// values than their mean is (Q^2 <= 0) and the fit puts at least a tenth of the variance in
+  /// noise. Such a model's log-EI follows its variance to the box's corners (docs/gp-bo.md, step 1).
+  UntilSkill,
+  Fixed,  ///< n_init points, then the model (the recipe before stop 83)
+};
+inline constexpr EnumNames<NoisyDesign, 2> kNoisyDesignNames{
+    {{{NoisyDesign::UntilSkill, "until-skill"}, {NoisyDesign::Fixed, "fixed"}}}};
+
 /// recommend(): the best observed point, or the evaluated point the GP's posterior mean rates best
 /// (a noisy objective's best observed value is often a lucky draw). Not the default: better on
 /// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
@@ -103,6 +115,7 @@ struct GpBoOptions {
   /// Initial design size; 0: max(2, min(d + 1, 10)).
   std::size_t n_init = 0;
   InitialDesign init = InitialDesign::Sobol;  ///< Sobol (scrambled) or uniform
+  NoisyDesign noisy_design = NoisyDesign::UntilSkill;  ///< see NoisyDesign
   std::size_t raw_samples = 512;  ///< acquisition: Sobol candidates scored in one batch
   std::size_t restarts = 10;      ///< acquisition: L-BFGS-B runs from the best candidates
   /// acquisition: an L-BFGS-B run stops when an iteration changes the acquisition value by less
@@ -215,6 +228,8 @@ class GpBo : public Optimizer {
   /// The value stall rule (docs/robust.md): on a space with a categorical (pending points or not),
   /// the last three values told are bit-equal to the incumbent's.
   bool repeats_incumbent_value() const;
+  /// NoisyDesign::UntilSkill's test on the model as of the last sync (false when it does not apply).
+  bool model_lacks_skill() const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters; a
   /// thorough one also chooses the frame when rotates_).
   void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
@@ -256,6 +271,7 @@ class GpBo : public Optimizer {
   mutable bool fitted_ = false;
   mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
   mutable std::size_t merged_restarts_ = 0;  // acquisition local searches merged in the last ask (diagnostics)
+  bool no_skill_start_ = false;               // ... because the model showed no skill (diagnostics)
   bool flat_start_ = false;                   // the last ask continued the design past n_init (diagnostics)
   // Every observation applied so far (unit points, values); gp_ holds a subset of them when it is
   // capped by max_model_points.

@@ -275,6 +275,12 @@ class GaussianProcess {
   /// R <- (K + noise I)^-1 R (n x k) with the current Cholesky factor: two triangular solves,
   /// O(n^2) per column, no refactorization.
   void solve_in_place(Matrix& R) const;
+  /// Leave-one-out cross-validation (Rasmussen & Williams, eq. 5.12): r_i = y_i - E[y_i | the
+  /// others], in standardized units, with the kernel and noise in use and the constant prior mean
+  /// `mean` (standardized units) in place of prior_mean(). O(n^3); empty for fewer than 2 points.
+  Vector leave_one_out_residuals(double mean) const;
+  /// The standardized outputs the model conditions on, (outputs() - output_mean()) / output_scale().
+  const Vector& standardized_outputs() const { return ys_; }
   /// Joint posterior covariance of f at the columns of X (m x m, noise-free).
   Matrix posterior_covariance(const Matrix& X) const;
   /// n_samples joint draws of f at the columns of X (noise-free): an m x n_samples matrix whose
