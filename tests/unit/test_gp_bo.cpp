@@ -524,8 +524,8 @@ TEST(GpBo, ANoisyPlateauContinuesTheDesignUntilTheModelShowsSkill) {
     fixed += edges("fixed", seed, &unused);
   }
   EXPECT_EQ(unused, 0);               // fixed never continues the design
-  EXPECT_GE(no_skill_steps, 40);      // of the 80 steps after the designs
-  EXPECT_LE(until_skill, fixed / 2);  // the corners and edges: fewer than half as many
+  EXPECT_GE(no_skill_steps, 30);      // of the 68 steps from the eighth point on (39 when written)
+  EXPECT_LE(until_skill, fixed / 2);  // the corners and edges: fewer than half as many (28 and 61)
   // A signal ends it: a smooth bowl with the same noise is modelled after a few steps.
   auto opt = make_optimizer({{"name", "gp-ei"}}, box, Direction::Maximize, RunContext{.seed = 0, .noisy = true});
   Rng noise(9);

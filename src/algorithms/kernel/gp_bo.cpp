@@ -541,16 +541,18 @@ bool GpBo::repeats_incumbent_value() const {
   return equal == kValueStallSteps;
 }
 
-/// NoisyDesign::UntilSkill: the least share of the variance the fit must put in noise. A smooth
-/// task whose first fits predict poorly (noisy branin at 5-9 points, Q^2 <= 0 on a tenth to a
-/// third of seeds) has a noise share of 0.005-0.1; noisy plateau_ridge's 0.08-0.7.
+// NoisyDesign::UntilSkill's thresholds, each set by a measured cost (docs/gp-bo.md, "A noisy
+// start"): the least share of the variance the fit must put in noise (a smooth task's first fits
+// can predict badly too, but call little of it noise); the most parameters (from 5 on, a model's
+// steps beat a continued design even without skill); the fewest points judged (with fewer, the
+// first fits of smooth tasks often show no skill either).
 constexpr double kNoiseShareNoSkill = 0.1;
-/// ... and the most parameters it applies with: from 5 on, a model's steps near the incumbent beat
-/// a continued design even without skill (noisy ackley-5 and ackley-10: docs/gp-bo.md, step 1).
 constexpr std::size_t kNoSkillDesignUpTo = 3;
+constexpr Eigen::Index kNoSkillFromPoints = 8;
 
 bool GpBo::model_lacks_skill() const {
-  if (options_.noisy_design != NoisyDesign::UntilSkill || avoids_repeats() || !fitted_ || space().dim() > kNoSkillDesignUpTo)
+  if (options_.noisy_design != NoisyDesign::UntilSkill || avoids_repeats() || !fitted_ ||
+      space().dim() > kNoSkillDesignUpTo)
     return false;
   const GpHyperparameters& h = gp_.hyperparameters();
   if (h.noise_variance < kNoiseShareNoSkill * (h.noise_variance + h.outputscale)) return false;
@@ -559,7 +561,7 @@ bool GpBo::model_lacks_skill() const {
   // skill), c the residuals of the mean of the other values, (y_i - mean) n / (n - 1).
   const Vector& y = gp_.standardized_outputs();
   const Eigen::Index n = y.size();
-  if (n < 3) return false;
+  if (n < kNoSkillFromPoints) return false;
   const double mean = y.mean();
   const double model = gp_.leave_one_out_residuals(mean).squaredNorm();
   const double scale = static_cast<double>(n) / static_cast<double>(n - 1);

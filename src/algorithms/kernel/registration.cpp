@@ -29,9 +29,10 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .integer("n_init", &GpBoOptions::n_init, 0, kNoLimit, "initial design size; 0: max(2, min(d + 1, 10))")
       .choice("init", &GpBoOptions::init, kSobolOrUniformNames, "initial design: scrambled Sobol or uniform random")
       .choice("noisy_design", &GpBoOptions::noisy_design, kNoisyDesignNames,
-              "on a noisy objective: until-skill (with up to 3 parameters the design also continues while the model's leave-one-out predictions "
-              "are no better than the values' mean and the fit puts a tenth of the variance or more in noise: such a "
-              "model's log-EI follows its variance to the box's corners), or fixed (n_init points, the recipe before)")
+              "on a noisy objective: until-skill (with up to 3 parameters, from 8 points on, the design also continues "
+              "while the model's leave-one-out predictions are no better than the values' mean and the fit puts a tenth "
+              "of the variance or more in noise: such a model's log-EI follows its variance to the box's corners), or "
+              "fixed (n_init points, the recipe before)")
       .integer("raw_samples", &GpBoOptions::raw_samples, 0, static_cast<std::int64_t>(kMaxRawSamples),
                "acquisition: Sobol candidates scored before the local searches")
       .integer("restarts", &GpBoOptions::restarts, 0, static_cast<std::int64_t>(kMaxRestarts),
