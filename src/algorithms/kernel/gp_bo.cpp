@@ -545,10 +545,12 @@ bool GpBo::repeats_incumbent_value() const {
 // start"): the least share of the variance the fit must put in noise (a smooth task's first fits
 // can predict badly too, but call little of it noise); the most parameters (from 5 on, a model's
 // steps beat a continued design even without skill); the fewest points judged (with fewer, the
-// first fits of smooth tasks often show no skill either).
+// first fits of smooth tasks often show no skill either). It is a rule for the start: past
+// kNoSkillUpToPoints its O(n^3) cross-validation would cost more than a step.
 constexpr double kNoiseShareNoSkill = 0.1;
 constexpr std::size_t kNoSkillDesignUpTo = 3;
 constexpr Eigen::Index kNoSkillFromPoints = 8;
+constexpr Eigen::Index kNoSkillUpToPoints = 100;
 
 bool GpBo::model_lacks_skill() const {
   if (options_.noisy_design != NoisyDesign::UntilSkill || avoids_repeats() || !fitted_ ||
@@ -561,7 +563,7 @@ bool GpBo::model_lacks_skill() const {
   // skill), c the residuals of the mean of the other values, (y_i - mean) n / (n - 1).
   const Vector& y = gp_.standardized_outputs();
   const Eigen::Index n = y.size();
-  if (n < kNoSkillFromPoints) return false;
+  if (n < kNoSkillFromPoints || n > kNoSkillUpToPoints) return false;
   const double mean = y.mean();
   const double model = gp_.leave_one_out_residuals(mean).squaredNorm();
   const double scale = static_cast<double>(n) / static_cast<double>(n - 1);

@@ -29,7 +29,7 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .integer("n_init", &GpBoOptions::n_init, 0, kNoLimit, "initial design size; 0: max(2, min(d + 1, 10))")
       .choice("init", &GpBoOptions::init, kSobolOrUniformNames, "initial design: scrambled Sobol or uniform random")
       .choice("noisy_design", &GpBoOptions::noisy_design, kNoisyDesignNames,
-              "on a noisy objective: until-skill (with up to 3 parameters, from 8 points on, the design also continues "
+              "on a noisy objective: until-skill (with up to 3 parameters, from 8 to 100 points, the design also continues "
               "while the model's leave-one-out predictions are no better than the values' mean and the fit puts a tenth "
               "of the variance or more in noise: such a model's log-EI follows its variance to the box's corners), or "
               "fixed (n_init points, the recipe before)")

@@ -91,7 +91,7 @@ inline constexpr EnumNames<GpMean, 5> kGpMeanNames{{{{GpMean::Auto, "auto"},
 
 /// When the design ends on a noisy objective (RunContext::noisy).
 enum class NoisyDesign {
-  /// With up to 3 parameters, from 8 points on, the design also continues while the model
+  /// With up to 3 parameters, from 8 to 100 points, the design also continues while the model
   /// shows no skill: its leave-one-out predictions (with the values' mean as the prior mean) are
   /// no closer to the values than their mean is (Q^2 <= 0) and the fit puts at least a tenth of
   /// the variance in noise. Such a model's log-EI follows its variance to the box's corners
