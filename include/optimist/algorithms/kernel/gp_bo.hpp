@@ -272,8 +272,8 @@ class GpBo : public Optimizer {
   mutable bool fitted_ = false;
   mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
   mutable std::size_t merged_restarts_ = 0;  // acquisition local searches merged in the last ask (diagnostics)
-  bool no_skill_start_ = false;               // ... because the model showed no skill (diagnostics)
   bool flat_start_ = false;                   // the last ask continued the design past n_init (diagnostics)
+  bool no_skill_start_ = false;               // ... because the model showed no skill (NoisyDesign; diagnostics)
   // Every observation applied so far (unit points, values); gp_ holds a subset of them when it is
   // capped by max_model_points.
   mutable Matrix data_X_;
