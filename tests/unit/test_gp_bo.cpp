@@ -4,6 +4,7 @@
 #include <deque>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -540,6 +541,54 @@ TEST(GpBo, ANoisyPlateauContinuesTheDesignUntilTheModelShowsSkill) {
   }
   EXPECT_EQ(late_no_skill, 0);
   EXPECT_GT(best, -0.02);  // the bowl's top found
+}
+
+// The plateau's faces (PlateauDesign, docs/gp-bo.md "A plateau's faces"): after the first ridge
+// point on plateau_ridge, a GP fitted to one or two values amid the plateau predicts none of them
+// from the others, and its log-EI followed its variance onto the box's faces (63% of the steps
+// after the first hit, 100 seeds, T = 20), where no ridge is. Such steps become design points;
+// a face step near a value above the plateau is kept, so an optimum on an edge is still reached.
+TEST(GpBo, OnAPlateauFaceStepsFarFromEveryFindingBecomeDesignPoints) {
+  const Problem p = make_problem("plateau_ridge");
+  const auto far_face_steps = [&](const char* design, std::uint64_t seed, int* replaced) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"plateau_design", design}}, p.space, p.direction, {.seed = seed});
+    int far = 0;
+    for (int i = 0; i < 20; ++i) {
+      const Trial t = opt->ask();
+      *replaced += opt->diagnostics().value("no_skill_start", false);
+      const bool on_a_face = (t.unit.array() < 1e-9).any() || (t.unit.array() > 1 - 1e-9).any();
+      const bool near_a_finding = std::any_of(opt->history().begin(), opt->history().end(), [&](const Observation& o) {
+        return o.value > 0.0 && (o.trial.unit - t.unit).norm() <= 0.2;
+      });
+      far += i >= 8 && on_a_face && !near_a_finding;  // the rule judges from 8 points on
+      opt->tell(t, p.f(t.x));
+    }
+    return far;
+  };
+  int faces = 0, fixed = 0, replaced = 0, unused = 0;
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    faces += far_face_steps("faces", seed, &replaced);
+    fixed += far_face_steps("fixed", seed, &unused);
+  }
+  EXPECT_EQ(unused, 0);
+  EXPECT_GE(replaced, 20) << replaced;  // 39 when written
+  EXPECT_LE(2 * faces, fixed) << faces << " against " << fixed;  // 21 against 51 when written
+  // An optimum on an edge: a bump of radius 0.25 centred on the face x1 = 1, zero elsewhere.
+  const Space box = Space::box(2, 0.0, 1.0);
+  int found = 0;
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    auto opt = make_optimizer({{"name", "gp-ei"}}, box, Direction::Maximize, {.seed = seed});
+    double best = 0.0;
+    for (int i = 0; i < 30; ++i) {
+      const Trial t = opt->ask();
+      const double r2 = (t.unit - Vector{{0.5, 1.0}}).squaredNorm() / 0.0625;
+      const double y = r2 < 1.0 ? (1.0 - r2) * (1.0 - r2) : 0.0;
+      best = std::max(best, y);
+      opt->tell(t, y);
+    }
+    found += best > 0.99;
+  }
+  EXPECT_GE(found, 7) << found;  // 8 of 8 when written
 }
 
 // The value stall rule (docs/robust.md, "A stall in a flat category"): on conditional_mixed, seed

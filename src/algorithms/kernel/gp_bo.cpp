@@ -292,7 +292,7 @@ nlohmann::json GpBo::diagnostics() const {
   if (merged_restarts_ > 0) j["acquisition_merged_restarts"] = merged_restarts_;
   if (refit_stretch_ > 1) j["refit_stretch"] = refit_stretch_;
   if (flat_start_) j["flat_start"] = true;  // the last ask continued the design: every value so far equal
-  if (no_skill_start_) j["no_skill_start"] = true;  // ... a noisy objective's model without skill (NoisyDesign)
+  if (no_skill_start_) j["no_skill_start"] = true;  // ... a model without skill (Noisy/PlateauDesign)
   // The frame's angle in degrees (rotation: angles), 0 for the parameters' axes.
   if (rotates_) {
     const Matrix& q = gp_.kernel().rotation();
@@ -542,28 +542,64 @@ bool GpBo::repeats_incumbent_value() const {
 }
 
 // NoisyDesign::UntilSkill's thresholds, each set by a measured cost (docs/gp-bo.md, "A noisy
-// start"): the least share of the variance the fit must put in noise (a smooth task's first fits
-// can predict badly too, but call little of it noise); the most parameters (from 5 on, a model's
-// steps beat a continued design even without skill); the fewest points judged (with fewer, the
-// first fits of smooth tasks often show no skill either). It is a rule for the start: past
-// kNoSkillUpToPoints its O(n^3) cross-validation would cost more than a step.
+// start"; PlateauDesign::Faces shares all but the first): the least share of the variance the fit
+// must put in noise (a smooth task's first fits can predict badly too, but call little of it
+// noise); the most parameters (from 5 on, a model's steps beat a continued design even without
+// skill); the fewest points judged (with fewer, the first fits of smooth tasks often show no skill
+// either). It is a rule for the start: past kNoSkillUpToPoints its O(n^3) cross-validation would
+// cost more than a step.
 constexpr double kNoiseShareNoSkill = 0.1;
 constexpr std::size_t kNoSkillDesignUpTo = 3;
 constexpr Eigen::Index kNoSkillFromPoints = 8;
 constexpr Eigen::Index kNoSkillUpToPoints = 100;
 
+bool GpBo::plateau_dominates() const {
+  std::size_t successful = 0, at_worst = 0;
+  double worst = std::numeric_limits<double>::infinity();
+  for (const Observation& o : history()) {
+    if (o.failed) continue;
+    ++successful;
+    const double y = maximized(o);
+    if (y < worst) {
+      worst = y;
+      at_worst = 0;
+    }
+    at_worst += y == worst;
+  }
+  return successful > 0 && 2 * at_worst >= successful;
+}
+
+// PlateauDesign::Faces: a face step within this distance (unit cube) of a value above the plateau
+// follows what was found there (an optimum on the box's edge) and is kept.
+constexpr double kFaceStepNear = 0.2;
+
+bool GpBo::explores_a_face(const Vector& u) const {
+  if (!(u.array() <= 1e-12).any() && !(u.array() >= 1.0 - 1e-12).any()) return false;
+  double worst = std::numeric_limits<double>::infinity();
+  for (const Observation& o : history())
+    if (!o.failed) worst = std::min(worst, maximized(o));
+  return std::none_of(history().begin(), history().end(), [&](const Observation& o) {
+    return !o.failed && maximized(o) > worst && (o.trial.unit - u).norm() <= kFaceStepNear;
+  });
+}
+
 bool GpBo::model_lacks_skill() const {
-  if (options_.noisy_design != NoisyDesign::UntilSkill || avoids_repeats() || !fitted_ ||
-      space().dim() > kNoSkillDesignUpTo)
+  if (!fitted_ || space().dim() > kNoSkillDesignUpTo) return false;
+  if (gp_.size() < kNoSkillFromPoints || gp_.size() > kNoSkillUpToPoints)
     return false;
-  const GpHyperparameters& h = gp_.hyperparameters();
-  if (h.noise_variance < kNoiseShareNoSkill * (h.noise_variance + h.outputscale)) return false;
+  if (avoids_repeats()) {
+    // A deterministic objective: only on a plateau (values bit-equal), never on a smooth task.
+    if (options_.plateau_design != PlateauDesign::Faces || !plateau_dominates()) return false;
+  } else {
+    if (options_.noisy_design != NoisyDesign::UntilSkill) return false;
+    const GpHyperparameters& h = gp_.hyperparameters();
+    if (h.noise_variance < kNoiseShareNoSkill * (h.noise_variance + h.outputscale)) return false;
+  }
   // Q^2 = 1 - sum r_i^2 / sum c_i^2: r the model's leave-one-out residuals with the values' mean
   // as the prior mean (a fixed worst-value mean would fail far points for a reason other than
   // skill), c the residuals of the mean of the other values, (y_i - mean) n / (n - 1).
   const Vector& y = gp_.standardized_outputs();
   const Eigen::Index n = y.size();
-  if (n < kNoSkillFromPoints || n > kNoSkillUpToPoints) return false;
   const double mean = y.mean();
   const double model = gp_.leave_one_out_residuals(mean).squaredNorm();
   const double scale = static_cast<double>(n) / static_cast<double>(n - 1);
@@ -589,12 +625,14 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
   };
   // The design, continued while nothing has succeeded or every value is bit-equal: fitted to a
   // plateau's equal values, the GP knows only its own variance, largest at the box's corners, and
-  // log-EI spent the next steps there (docs/robust.md, "Small budgets"). On a noisy objective
-  // also while the model shows no skill (NoisyDesign): the same corners, for the same reason.
+  // log-EI spent the next steps there (docs/robust.md, "Small budgets"). On a noisy objective also
+  // while the model shows no skill (NoisyDesign): the same corners, for the same reason.
   flat_start_ = false;
   no_skill_start_ = false;
   const bool no_skill = asked >= n_init_ && !values_all_equal() && model_lacks_skill();
-  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal() || no_skill)) {
+  // On a deterministic plateau only the steps that explore a face are replaced (PlateauDesign).
+  const bool faces_only = no_skill && avoids_repeats();
+  while (out.size() < n && (asked + out.size() < n_init_ || values_all_equal() || (no_skill && !faces_only))) {
     flat_start_ = flat_start_ || (asked + out.size() >= n_init_ && values_all_equal());
     no_skill_start_ = no_skill;
     take(design_point(asked + out.size(), rng));
@@ -625,6 +663,10 @@ std::vector<Vector> GpBo::propose(std::size_t n) {
     Vector x = maximize(model, rng, chosen);
     x = value_stalled ? space_filling(model, x, rng) : unless_stalled(model, std::move(x), rng);
     value_stalled = false;
+    if (faces_only && explores_a_face(x)) {
+      x = design_point(asked + out.size(), rng);
+      no_skill_start_ = true;
+    }
     take(x);
     if (out.size() < n) fantasize(stored_unit(out.back()));
   }

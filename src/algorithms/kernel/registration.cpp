@@ -33,6 +33,12 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "while the model's leave-one-out predictions are no better than the values' mean and the fit puts a tenth "
               "of the variance or more in noise: such a model's log-EI follows its variance to the box's corners), or "
               "fixed (n_init points, the recipe before)")
+      .choice("plateau_design", &GpBoOptions::plateau_design, kPlateauDesignNames,
+              "on a deterministic objective: faces (with up to 3 parameters, from 8 to 100 points, while at least half of "
+              "the values are bit-equal to the worst one and the model's leave-one-out predictions are no better than the "
+              "values' mean, a step onto the box's faces farther than 0.2 from every value above the plateau is replaced "
+              "by the next design point: such a model's log-EI follows its variance to the faces), or fixed (every step "
+              "from the model, the recipe before)")
       .integer("raw_samples", &GpBoOptions::raw_samples, 0, static_cast<std::int64_t>(kMaxRawSamples),
                "acquisition: Sobol candidates scored before the local searches")
       .integer("restarts", &GpBoOptions::restarts, 0, static_cast<std::int64_t>(kMaxRestarts),

@@ -102,6 +102,20 @@ enum class NoisyDesign {
 inline constexpr EnumNames<NoisyDesign, 2> kNoisyDesignNames{
     {{{NoisyDesign::UntilSkill, "until-skill"}, {NoisyDesign::Fixed, "fixed"}}}};
 
+/// A deterministic objective whose values are mostly a plateau.
+enum class PlateauDesign {
+  /// With up to 3 parameters, from 8 to 100 points, while at least half of the values are
+  /// bit-equal to the worst one and the model shows no skill (the Q^2 test of
+  /// NoisyDesign::UntilSkill), a step onto the box's faces farther than 0.2 (unit cube) from
+  /// every value above the plateau is replaced by the next design point. Fitted to a few isolated
+  /// values on a plateau, the GP's log-EI follows its variance to the faces, where a ridge inside
+  /// the box is not (docs/gp-bo.md, "A plateau's faces").
+  Faces,
+  Fixed,  ///< every step from the model (the recipe before stop 84)
+};
+inline constexpr EnumNames<PlateauDesign, 2> kPlateauDesignNames{
+    {{{PlateauDesign::Faces, "faces"}, {PlateauDesign::Fixed, "fixed"}}}};
+
 /// recommend(): the best observed point, or the evaluated point the GP's posterior mean rates best
 /// (a noisy objective's best observed value is often a lucky draw). Not the default: better on
 /// noisy branin, worse on noisy rosenbrock, where the GP fits poorly (docs/gp-bo.md, "Noisy objectives").
@@ -117,6 +131,7 @@ struct GpBoOptions {
   std::size_t n_init = 0;
   InitialDesign init = InitialDesign::Sobol;  ///< Sobol (scrambled) or uniform
   NoisyDesign noisy_design = NoisyDesign::UntilSkill;  ///< see NoisyDesign
+  PlateauDesign plateau_design = PlateauDesign::Faces;  ///< see PlateauDesign
   std::size_t raw_samples = 512;  ///< acquisition: Sobol candidates scored in one batch
   std::size_t restarts = 10;      ///< acquisition: L-BFGS-B runs from the best candidates
   /// acquisition: an L-BFGS-B run stops when an iteration changes the acquisition value by less
@@ -229,8 +244,14 @@ class GpBo : public Optimizer {
   /// The value stall rule (docs/robust.md): on a space with a categorical (pending points or not),
   /// the last three values told are bit-equal to the incumbent's.
   bool repeats_incumbent_value() const;
-  /// NoisyDesign::UntilSkill's test on the model as of the last sync (false when it does not apply).
+  /// The test of NoisyDesign::UntilSkill (a noisy objective) or PlateauDesign::Faces (a
+  /// deterministic one) on the model as of the last sync (false when it does not apply).
   bool model_lacks_skill() const;
+  /// At least half of the successful values are bit-equal to the worst one.
+  bool plateau_dominates() const;
+  /// Unit point u is on a face of the box and farther than kFaceStepNear from every successful
+  /// value above the worst one (PlateauDesign::Faces).
+  bool explores_a_face(const Vector& u) const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters; a
   /// thorough one also chooses the frame when rotates_).
   void fit_model(GaussianProcess& gp, bool thorough, Rng& rng) const;
@@ -273,7 +294,7 @@ class GpBo : public Optimizer {
   mutable std::size_t last_fit_n_ = 0;  // observations at the last hyperparameter fit
   mutable std::size_t merged_restarts_ = 0;  // acquisition local searches merged in the last ask (diagnostics)
   bool flat_start_ = false;                   // the last ask continued the design past n_init (diagnostics)
-  bool no_skill_start_ = false;               // ... because the model showed no skill (NoisyDesign; diagnostics)
+  bool no_skill_start_ = false;               // ... because the model showed no skill (Noisy/PlateauDesign; diagnostics)
   // Every observation applied so far (unit points, values); gp_ holds a subset of them when it is
   // capped by max_model_points.
   mutable Matrix data_X_;
