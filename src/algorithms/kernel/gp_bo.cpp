@@ -554,19 +554,14 @@ constexpr Eigen::Index kNoSkillFromPoints = 8;
 constexpr Eigen::Index kNoSkillUpToPoints = 100;
 
 bool GpBo::plateau_dominates() const {
+  if (!worst_) return false;
   std::size_t successful = 0, at_worst = 0;
-  double worst = std::numeric_limits<double>::infinity();
   for (const Observation& o : history()) {
     if (o.failed) continue;
     ++successful;
-    const double y = maximized(o);
-    if (y < worst) {
-      worst = y;
-      at_worst = 0;
-    }
-    at_worst += y == worst;
+    at_worst += maximized(o) == *worst_;
   }
-  return successful > 0 && 2 * at_worst >= successful;
+  return 2 * at_worst >= successful;
 }
 
 // PlateauDesign::Faces: a face step within this distance (unit cube) of a value above the plateau
@@ -574,12 +569,9 @@ bool GpBo::plateau_dominates() const {
 constexpr double kFaceStepNear = 0.2;
 
 bool GpBo::explores_a_face(const Vector& u) const {
-  if (!(u.array() <= 1e-12).any() && !(u.array() >= 1.0 - 1e-12).any()) return false;
-  double worst = std::numeric_limits<double>::infinity();
-  for (const Observation& o : history())
-    if (!o.failed) worst = std::min(worst, maximized(o));
+  if (!worst_ || (!(u.array() <= 1e-12).any() && !(u.array() >= 1.0 - 1e-12).any())) return false;
   return std::none_of(history().begin(), history().end(), [&](const Observation& o) {
-    return !o.failed && maximized(o) > worst && (o.trial.unit - u).norm() <= kFaceStepNear;
+    return !o.failed && maximized(o) > *worst_ && (o.trial.unit - u).norm() <= kFaceStepNear;
   });
 }
 

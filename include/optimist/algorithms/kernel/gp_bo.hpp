@@ -247,10 +247,11 @@ class GpBo : public Optimizer {
   /// The test of NoisyDesign::UntilSkill (a noisy objective) or PlateauDesign::Faces (a
   /// deterministic one) on the model as of the last sync (false when it does not apply).
   bool model_lacks_skill() const;
-  /// At least half of the successful values are bit-equal to the worst one.
+  /// At least half of the successful values are bit-equal to the worst one (worst_, as of the
+  /// last sync).
   bool plateau_dominates() const;
   /// Unit point u is on a face of the box and farther than kFaceStepNear from every successful
-  /// value above the worst one (PlateauDesign::Faces).
+  /// value above worst_ (PlateauDesign::Faces).
   bool explores_a_face(const Vector& u) const;
   /// The hyperparameter fit of options().fit ("warm": kernel_detail::fit_hyperparameters; a
   /// thorough one also chooses the frame when rotates_).
