@@ -6,7 +6,9 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
+#include <set>
 
+#include "optimist/algorithms/bo/initial_design.hpp"
 #include "optimist/algorithms/registry.hpp"
 #include "optimist/algorithms/tree/partition.hpp"
 #include "optimist/core/discrete_domain.hpp"
@@ -42,6 +44,50 @@ TEST(FiniteSpace, SizeIsTheProductOfCardinalitiesAndEmptyWithAContinuousParamete
   Space huge;
   for (const char* name : {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}) huge.add_integer(name, 0, 1'000'000);
   EXPECT_EQ(huge.finite_size(), std::optional<std::uint64_t>(std::numeric_limits<std::uint64_t>::max()));
+}
+
+// A design that covers its categoricals (DesignCategories::Cover): each block of k consecutive
+// points takes every choice of a k-choice categorical once, in an order drawn from the seed; the
+// other coordinates, and categoricals too large to cover or larger than the design, are left as
+// drawn.
+TEST(DesignCategories, EachBlockOfKPointsTakesEveryChoiceOnce) {
+  std::vector<std::string> many;
+  for (std::size_t j = 0; j <= kMaxCoveredChoices; ++j) many.push_back(std::to_string(j));
+  const Space space = Space()
+                          .add_categorical("a", {"a1", "a2", "a3"})
+                          .add_continuous("x", 0.0, 1.0)
+                          .add_categorical("b", {"b1", "b2", "b3", "b4", "b5"})
+                          .add_categorical("c", many);
+  std::vector<std::vector<std::size_t>> first_block(4);
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    Rng rng(seed);
+    std::vector<std::size_t> a, b;
+    for (std::uint64_t index = 0; index < 30; ++index) {
+      const Vector drawn = rng.uniform_vector(4);
+      Vector u = drawn;
+      cover_categories(space, seed, 30, index, u);
+      EXPECT_EQ(u[1], drawn[1]);
+      EXPECT_EQ(u[3], drawn[3]);
+      Vector again = drawn;
+      cover_categories(space, seed, 30, index, again);
+      EXPECT_EQ(again, u);
+      Vector small = drawn;  // a design of 4 points covers a, not b (5 choices)
+      cover_categories(space, seed, 4, index, small);
+      EXPECT_EQ(small[0], u[0]);
+      EXPECT_EQ(small[2], drawn[2]);
+      a.push_back(space[0].cell_index(u[0]));
+      b.push_back(space[2].cell_index(u[2]));
+    }
+    for (std::size_t start = 0; start + 3 <= a.size(); start += 3)
+      EXPECT_EQ(std::set<std::size_t>(a.begin() + start, a.begin() + start + 3).size(), 3u) << "seed " << seed << ", block at " << start;
+    for (std::size_t start = 0; start + 5 <= b.size(); start += 5)
+      EXPECT_EQ(std::set<std::size_t>(b.begin() + start, b.begin() + start + 5).size(), 5u) << "seed " << seed << ", block at " << start;
+    first_block[seed].assign(b.begin(), b.begin() + 5);
+  }
+  EXPECT_TRUE(covers_categories(space, 3));
+  EXPECT_FALSE(covers_categories(Space().add_categorical("b", {"b1", "b2", "b3"}).add_continuous("x", 0.0, 1.0), 2));
+  // The order is drawn: the four seeds do not all give one permutation.
+  EXPECT_GT(std::set<std::vector<std::size_t>>(first_block.begin(), first_block.end()).size(), 1u);
 }
 
 TEST(DiscreteDomain, EnumeratesEveryPointOnceAndNeighboursAreOneStepAway) {

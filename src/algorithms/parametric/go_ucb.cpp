@@ -21,6 +21,7 @@ namespace optimist {
 namespace {
 constexpr std::uint64_t kOracleStream = 0x6f7261636c65;  // "oracle"
 constexpr std::uint64_t kModelCheckStream = 0x636865636b;   // "check"
+constexpr std::uint64_t kCoverStream = 0x636f766572;       // "cover"
 
 // The registry name of each variant.
 std::string variant_name(GoUcbVariant v) {
@@ -133,6 +134,7 @@ void GoUcbOptions::apply_paper_preset(const std::string& algorithm) {
   stall_steps = 0;
   opening_steps = 0;
   beta_schedule = BetaSchedule::Constant;
+  design_categories = DesignCategories::Independent;  // (two values: the other is the default, never a conflict)
 }
 
 std::size_t GoUcb::default_n_init(std::size_t budget) {
@@ -267,14 +269,14 @@ double GoUcb::beta(std::size_t t) const {
 }
 
 Vector GoUcb::phase_one_point(std::uint64_t index) const {
-  if (sobol_design_) {
-    Rng rng = rng_for_ask();  // (unused by a Sobol design)
-    const Vector u = sobol_design_->point(index, rng);
-    if (!space().has_discrete() || !avoids_repeats()) return u;
-    return free_point_near(u).value_or(u);  // integer/categorical spaces: no repeated point
-  }
-  Rng rng = rng_for_ask();
-  return free_uniform_point(rng);  // Phase I step 2: x ~ U(X) (over the points not yet evaluated)
+  Rng rng = rng_for_ask();  // (unused by a Sobol design)
+  const bool cover = options_.design_categories == DesignCategories::Cover && covers_categories(space(), n_init_);
+  if (!sobol_design_ && !cover) return free_uniform_point(rng);  // Phase I step 2: x ~ U(X) (over the points not yet evaluated)
+  // Step 2 with the categoricals' choices covered (each point still uniform over them), or Sobol.
+  Vector u = sobol_design_ ? sobol_design_->point(index, rng) : rng.uniform_vector(static_cast<Eigen::Index>(space().dim()));
+  if (cover) cover_categories(space(), derive_seed(seed(), kCoverStream), n_init_, index, u);
+  if (!space().has_discrete() || !avoids_repeats()) return u;
+  return free_point_near(u).value_or(u);  // integer/categorical spaces: no repeated point
 }
 
 Vector GoUcb::current_parameters() const {

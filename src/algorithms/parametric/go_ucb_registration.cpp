@@ -61,6 +61,10 @@ OptionTable<GoUcbOptions> common_table(const GoUcbOptions& defaults, const std::
   OptionTable<GoUcbOptions> t(defaults);
   t.integer("n_init", &GoUcbOptions::n_init, 0, kNoLimit, n_init_help)
       .choice("init", &GoUcbOptions::init, kUniformOrSobolNames, "Phase I design")
+      .choice("design_categories", &GoUcbOptions::design_categories, kDesignCategoriesNames,
+              "Phase I on a space with categoricals: every choice of each categorical within each block of as many points "
+              "(cover; each point still uniform over the choices) or each point's choice drawn independently (independent, "
+              "the paper's x ~ U(X) and the recipe before stop 85)")
       .choice("model", &GoUcbOptions::model, kGoUcbModelNames,
               "built-in family f_w(x): the paper's MLP, an additive network c + sum_i g_i(x_i), or auto (additive from 3 inputs "
               "up unless hidden or activation differ from their defaults, or preset=paper: then the MLP)")

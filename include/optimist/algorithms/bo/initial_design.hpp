@@ -8,6 +8,7 @@
 #include "optimist/core/enum_names.hpp"
 #include "optimist/core/rng.hpp"
 #include "optimist/core/sobol.hpp"
+#include "optimist/core/space.hpp"
 #include "optimist/core/types.hpp"
 
 namespace optimist {
@@ -50,5 +51,25 @@ class DesignSequence {
   SobolSequence sobol_;
   Matrix lhs_;  // dim x size, columns the hypercube's points (kind Lhs only)
 };
+
+/// How a design draws a categorical's choices: independently for each point (the uniform design's
+/// x ~ U(X)), or covering them when the design has at least as many points as choices (each block
+/// of k consecutive points takes a random permutation of the k choices, so each point is still
+/// uniform over them and no choice is left out of the design).
+enum class DesignCategories { Cover, Independent };
+inline constexpr EnumNames<DesignCategories, 2> kDesignCategoriesNames{
+    {{{DesignCategories::Cover, "cover"}, {DesignCategories::Independent, "independent"}}}};
+
+/// Categoricals of more choices than this are left as the design draws them (a design never
+/// covers them, and a permutation per point would cost O(k)).
+inline constexpr std::size_t kMaxCoveredChoices = 64;
+
+/// Sets the categorical coordinates of point `index` of a design of `size` points (a unit point)
+/// to cover their choices (DesignCategories::Cover): in each categorical of k <= size choices, the
+/// choice at position index mod k of the permutation drawn from (seed, parameter, index / k).
+/// Other coordinates, and categoricals the design cannot cover, are left as they are.
+void cover_categories(const Space& space, std::uint64_t seed, std::size_t size, std::uint64_t index, Vector& u);
+/// True when cover_categories would set a coordinate of a design of `size` points.
+bool covers_categories(const Space& space, std::size_t size);
 
 }  // namespace optimist

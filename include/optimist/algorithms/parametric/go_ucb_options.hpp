@@ -123,6 +123,9 @@ struct GoUcbOptions {
   GoUcbVariant variant = GoUcbVariant::GoUcb;
   std::size_t n_init = 0;  ///< Phase I length; 0: smallest n with n >= sqrt(N - n) (Theorem 4.1)
   InitialDesign init = InitialDesign::Uniform;  ///< Phase I design (kUniformOrSobolNames)
+  /// Phase I's categorical choices: covered (every choice within each block of k points; each point
+  /// still uniform over them) or independent (the paper's x ~ U(X) in every coordinate).
+  DesignCategories design_categories = DesignCategories::Cover;
   /// Auto: additive from 3 inputs up, the paper's network below, on a categorical space, or when
   /// hidden or activation differ from their defaults or preset=paper (GoUcb::auto_model).
   GoUcbModel model = GoUcbModel::Auto;
@@ -211,7 +214,8 @@ struct GoUcbOptions {
 
   /// preset=paper, Algorithm 1 as stated: sets inputs=unit, weight_decay=0, refit_every=0,
   /// trust_region=0 (no trust region, so trust_shape/trust_adapt/trust_max/trust_rule/
-  /// discrete_step do nothing), global_candidate=false, stall_steps=0, beta_schedule=constant, and
+  /// discrete_step do nothing), global_candidate=false, stall_steps=0, opening_steps=0,
+  /// beta_schedule=constant, design_categories=independent (x ~ U(X)), and
   /// GoUcb replaces lambda and beta by appendix D.1's sqrt(T) log^2 T and d_w^3 F^4 t / T. Throws
   /// InvalidArgument naming the option when one of these holds a value that is neither its default
   /// nor the preset's (a config that asks for both); `algorithm` prefixes the message.
