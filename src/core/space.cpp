@@ -185,10 +185,6 @@ bool Space::has_discrete() const {
   return std::any_of(params_.begin(), params_.end(), [](const Parameter& p) { return p.kind != ParameterKind::Continuous; });
 }
 
-bool Space::has_categorical() const {
-  return std::any_of(params_.begin(), params_.end(), [](const Parameter& p) { return p.kind == ParameterKind::Categorical; });
-}
-
 Vector Space::to_user(const Vector& u) const {
   if (static_cast<std::size_t>(u.size()) != dim())
     throw InvalidArgument("unit point has dimension " + std::to_string(u.size()) + ", the space has " + std::to_string(dim()));

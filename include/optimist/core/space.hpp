@@ -102,8 +102,6 @@ class Space {
   bool is_continuous_box() const;
   /// True when at least one parameter is an integer or a categorical.
   bool has_discrete() const;
-  /// True when at least one parameter is a categorical.
-  bool has_categorical() const;
   /// The number of distinct points when every parameter is an integer or a categorical (the
   /// product of the cardinalities, saturating at 2^64 - 1; with conditions, the points whose
   /// inactive parameters hold their fixed values); empty when a parameter is continuous.

@@ -161,7 +161,8 @@ OutputWarp GpBo::resolved_output_warp(const GpBoOptions& options, const Space& s
   // docs/gp-bo.md, "Outliers". gp-ucb's optimism is not EI's or PI's improvement over the
   // incumbent, and the portfolio measured mixed there (5 better, 2 worse).
   const std::size_t dim = space.dim();
-  const bool categorical = space.has_categorical();
+  const bool categorical = std::any_of(space.parameters().begin(), space.parameters().end(),
+                                       [](const Parameter& p) { return p.kind == ParameterKind::Categorical; });
   const bool improvement = options.acquisition == Acquisition::Ei || options.acquisition == Acquisition::Pi;
   const bool alternate = improvement && dim >= 2 && dim <= kAlternateWarpUpTo && !categorical;
   return alternate ? OutputWarp::Alternate : OutputWarp::None;
