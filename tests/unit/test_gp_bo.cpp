@@ -451,6 +451,34 @@ TEST(GpBo, EiSolvesBraninInFortyEvaluations) {
   EXPECT_GE(solved, 9) << "regrets:" << log;
 }
 
+// The categorical distance (docs/discrete.md, "Categoricals in the models"): with the overlap
+// distance a change of one boolean was as far as a continuous parameter's whole range, so the
+// fitted GP (lengthscales near the prior's) saw every point two flips from the data as unknown and
+// log-EI searched one flip around the best. On BOCS's binary quadratic program over 10 booleans,
+// seeds 0-9 at T = 30: matched found the optimum in 6 runs (mean regret 0.11), overlap in 1 (1.15).
+TEST(GpBo, MatchedCategoricalDistanceSolvesABinaryQuadraticProgram) {
+  const Problem p = make_problem("bool_quadratic");
+  const auto runs = [&](const std::string& distance) {
+    int solved = 0;
+    double total = 0.0;
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+      auto opt = make_optimizer({{"name", "gp-ei"}, {"categorical_distance", distance}}, p.space, p.direction, {.seed = seed});
+      RunOptions ro;
+      ro.budget = 30;
+      const double regret = *optimize(*opt, p.objective(), ro).best_f - *p.f_star;
+      solved += regret < 1e-9;
+      total += regret;
+    }
+    return std::pair{solved, total / 10.0};
+  };
+  const auto [solved, mean_regret] = runs("matched");
+  const auto [solved_overlap, mean_regret_overlap] = runs("overlap");
+  EXPECT_GE(solved, 4);
+  EXPECT_LT(mean_regret, 0.4);
+  EXPECT_LE(solved_overlap, 2);
+  EXPECT_GT(mean_regret_overlap, 0.8);
+}
+
 // The stall rule (docs/robust.md): on a plateau with narrow ridges, log-EI used to settle on one
 // point of a low ridge and re-evaluate it for the rest of the budget (seed 4: best 0.16, 60 of 100
 // evaluations at one point). A point the GP already knows becomes a space-filling step instead.

@@ -41,7 +41,7 @@ GpOptions model_options(GpBoOptions o, const Space& space) {
   GpOptions g;
   g.kernel = o.kernel;
   g.worst_margin = GpBo::resolved_mean_margin(o, space.dim());
-  // Categorical parameters get the overlap distance (Kernel::set_categories); integers keep their
+  // Categorical parameters get their distance (Kernel::set_categories); integers keep their
   // order on the unit cube. A space without categoricals keeps the plain ARD kernel.
   const DiscreteDomain domain(space);
   for (std::size_t k : domain.categories())
@@ -49,6 +49,7 @@ GpOptions model_options(GpBoOptions o, const Space& space) {
       g.categories = domain.categories();
       break;
     }
+  g.category_distance = o.categorical_distance;
   g.fit = kernel_detail::warm_fit_options();
   if (o.prior == GpPrior::Classic) {
     // The previous default: BoTorch's Gamma(3, 6) lengthscale and Gamma(2, 0.15) outputscale priors
@@ -235,9 +236,10 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
       !kGpPriorNames.contains(options_.prior) || !kFitScheduleNames.contains(options_.fit) ||
       !kSobolOrUniformNames.contains(options_.init) || !kOutputWarpNames.contains(options_.output_warp) ||
       !kFailedPointsNames.contains(options_.failed_points) || !kGpOutputNames.contains(options_.output) ||
-      !kGpMeanNames.contains(options_.mean) || !kGpRotationNames.contains(options_.rotation))
+      !kGpMeanNames.contains(options_.mean) || !kGpRotationNames.contains(options_.rotation) ||
+      !kCategoryDistanceNames.contains(options_.categorical_distance))
     throw InvalidArgument(name() + ": an option holds a value outside its enum (acquisition, kernel, prior, fit, init, "
-                                   "output_warp, failed_points, output, mean or rotation)");
+                                   "output_warp, failed_points, output, mean, rotation or categorical_distance)");
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))

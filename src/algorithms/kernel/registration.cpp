@@ -84,7 +84,11 @@ OptionTable<GpBoOptions> gp_bo_table() {
       .choice("output", &GpBoOptions::output, kGpOutputNames,
               "recommendation: the best observed point (best-observed), or the evaluated point with the best posterior "
               "mean (model: better when the noise is large against the differences the GP fits well, worse when it fits "
-              "poorly; docs/gp-bo.md, \"Noisy objectives\")");
+              "poorly; docs/gp-bo.md, \"Noisy objectives\")")
+      .choice("categorical_distance", &GpBoOptions::categorical_distance, kCategoryDistanceNames,
+              "a categorical's distance in the kernel: matched (two random choices as far apart as two random values of a "
+              "continuous parameter), or overlap (a change of choice as far as the whole range of a continuous parameter: the "
+              "recipe before stop 86)");
   return t;
 }
 
@@ -128,6 +132,10 @@ const OptionTable<TurboOptions>& turbo_options() {
   static const auto table =
       OptionTable<TurboOptions>()
           .choice("kernel", &TurboOptions::kernel, kKernelTypeNames, "GP covariance (ARD)")
+          .choice("categorical_distance", &TurboOptions::categorical_distance, kCategoryDistanceNames,
+                  "a categorical's distance in the kernel: matched (two random choices as far apart as two random values of a "
+                  "continuous parameter), or overlap (a change of choice as far as a continuous parameter's whole range: the "
+                  "recipe before stop 86)")
           .integer("n_init", &TurboOptions::n_init, 0, kNoLimit, "design size of each run; 0: min(2 d, 50)")
           .choice("init", &TurboOptions::init, kInitialDesignNames,
                   "design: scrambled Sobol, uniform random or Latin hypercube (the reference's)")

@@ -26,7 +26,8 @@ constexpr std::uint64_t kDesignStream = 0x7475'7262'6f00'0002ULL;
 GpOptions turbo_model_options(const TurboOptions& o, const std::vector<std::size_t>& categories) {
   GpOptions g;
   g.kernel = o.kernel;
-  g.categories = categories;  // the overlap distance on categorical parameters (empty: none)
+  g.categories = categories;  // categorical parameters (empty: none)
+  g.category_distance = o.categorical_distance;
   g.use_priors = false;
   g.min_lengthscale = 0.005;
   g.max_lengthscale = 2.0;
@@ -77,8 +78,9 @@ Turbo::Turbo(const Space& space, Direction direction, TurboOptions options, cons
   // The enums are checked for values outside their tables (a cast integer): IsValid of Ceres.
   if (!kKernelTypeNames.contains(options_.kernel) || !kInitialDesignNames.contains(options_.init) ||
       !kTurboPriorNames.contains(options_.prior) || !kTurboRecipeNames.contains(options_.recipe) ||
-      !kThompsonSamplerNames.contains(options_.sampler))
-    throw InvalidArgument("turbo: an option holds a value outside its enum (kernel, init, prior, recipe or sampler)");
+      !kThompsonSamplerNames.contains(options_.sampler) || !kCategoryDistanceNames.contains(options_.categorical_distance))
+    throw InvalidArgument("turbo: an option holds a value outside its enum (kernel, init, prior, recipe, sampler or "
+                          "categorical_distance)");
   if (options_.n_candidates > kMaxRawSamples)
     throw InvalidArgument("turbo: option 'n_candidates' must be at most " + std::to_string(kMaxRawSamples) + ", got " +
                           std::to_string(options_.n_candidates));

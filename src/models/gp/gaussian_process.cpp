@@ -75,7 +75,7 @@ GaussianProcess::GaussianProcess(Eigen::Index dim, GpOptions options)
       X_(dim > 0 ? dim : 1, 0),
       kernel_(dim > 0 ? dim : 1, options_.kernel) {
   if (dim < 1) throw InvalidArgument("GaussianProcess: dimension must be >= 1, got " + std::to_string(dim));
-  kernel_.set_categories(options_.categories);
+  kernel_.set_categories(options_.categories, options_.category_distance);
   kernel_.set_rotation(options_.input_rotation);  // validates it
   check_range("lengthscale", options_.min_lengthscale, options_.max_lengthscale);
   check_range("outputscale", options_.min_outputscale, options_.max_outputscale);

@@ -69,7 +69,7 @@ double GaussianProcess::evaluate(const Matrix& X, const Vector& ys, const Vector
                                  Workspace& ws) const {
   const GpHyperparameters h = unpack(theta);
   const double mean = learns_mean() ? h.mean : fixed_mean(ys);  // ys may be a subset (a large fit's starts)
-  Kernel kernel(options_.kernel, h.lengthscales, h.outputscale, options_.categories);
+  Kernel kernel(options_.kernel, h.lengthscales, h.outputscale, options_.categories, options_.category_distance);
   kernel.set_rotation(options_.input_rotation);
   const Eigen::Index n = X.cols();
   kernel.gram_with_derivative(X, ws.K, grad ? &ws.D : nullptr);

@@ -57,21 +57,36 @@ std::string to_string(KernelType type) {
 
 Kernel::Kernel(Eigen::Index dim, KernelType type) : Kernel(type, Vector::Ones(dim), 1.0) {}
 
-Kernel::Kernel(KernelType type, const Vector& lengthscales, double outputscale, const std::vector<std::size_t>& categories)
+double category_weight(std::size_t k, CategoryDistance distance) {
+  if (distance == CategoryDistance::Overlap || k < 2) return 1.0;
+  return static_cast<double>(k) / (6.0 * static_cast<double>(k - 1));
+}
+
+Kernel::Kernel(KernelType type, const Vector& lengthscales, double outputscale, const std::vector<std::size_t>& categories,
+               CategoryDistance distance)
     : type_(type) {
   set_lengthscales(lengthscales);
   set_outputscale(outputscale);
-  if (!categories.empty()) set_categories(categories);
+  category_distance_ = distance;
+  if (!categories.empty()) set_categories(categories, distance);
 }
 
-void Kernel::set_categories(const std::vector<std::size_t>& categories) {
+void Kernel::set_categories(const std::vector<std::size_t>& categories, CategoryDistance distance) {
+  if (!kCategoryDistanceNames.contains(distance)) throw InvalidArgument("Kernel: a category distance outside its enum");
   if (!categories.empty() && static_cast<Eigen::Index>(categories.size()) != dim())
     throw InvalidArgument("Kernel: " + std::to_string(categories.size()) + " category counts for dimension " +
                           std::to_string(dim()));
   const bool categorical = std::any_of(categories.begin(), categories.end(), [](std::size_t k) { return k > 0; });
   if (categorical && has_rotation()) throw InvalidArgument("Kernel: a rotation needs ordered inputs, not categories");
   categories_ = categories;
+  category_distance_ = distance;
   has_categorical_ = categorical;
+  category_weights_ = categorical ? Vector::Zero(dim()) : Vector();
+  if (categorical)
+    for (Eigen::Index i = 0; i < dim(); ++i) {
+      const std::size_t k = categories[static_cast<std::size_t>(i)];
+      if (k > 0) category_weights_[i] = category_weight(k, distance);
+    }
 }
 
 void Kernel::set_rotation(const Matrix& rotation) {
@@ -111,7 +126,7 @@ Matrix Kernel::embed(const Matrix& X) const {
       Z.row(r++) = X.row(i) / lengthscales_[i];
       continue;
     }
-    const double v = 1.0 / (std::sqrt(2.0) * lengthscales_[i]);
+    const double v = std::sqrt(category_weights_[i]) / (std::sqrt(2.0) * lengthscales_[i]);
     for (Eigen::Index j = 0; j < X.cols(); ++j) Z(r + static_cast<Eigen::Index>(category(static_cast<std::size_t>(i), X(i, j))), j) = v;
     r += static_cast<Eigen::Index>(k);
   }
@@ -123,7 +138,7 @@ double Kernel::squared_distance(const Vector& a, const Vector& b) const {
   for (Eigen::Index i = 0; i < dim(); ++i) {
     const auto ii = static_cast<std::size_t>(i);
     if (has_categorical_ && categories_[ii] > 0)
-      r2 += category(ii, a[i]) != category(ii, b[i]) ? inv_sq_lengthscales_[i] : 0.0;
+      r2 += category(ii, a[i]) != category(ii, b[i]) ? category_weights_[i] * inv_sq_lengthscales_[i] : 0.0;
     else
       r2 += (a[i] - b[i]) * (a[i] - b[i]) * inv_sq_lengthscales_[i];
   }
@@ -268,7 +283,7 @@ Vector Kernel::cross_with_gradient(const Vector& x, const Matrix& X, Matrix* jac
   if (jac) jac->resize(dim(), n);
   Vector diff(dim());
   if (has_categorical_) {
-    // Categorical dimensions: r^2 adds [c != c'] / l^2 and the gradient is 0 there.
+    // Categorical dimensions: r^2 adds w_k [c != c'] / l^2 and the gradient is 0 there.
     Vector mask = Vector::Ones(dim());
     for (Eigen::Index i = 0; i < dim(); ++i)
       if (categories_[static_cast<std::size_t>(i)] > 0) mask[i] = 0.0;
@@ -316,14 +331,14 @@ Vector Kernel::lengthscale_contract(const Matrix& X, const Matrix& M) const {
   for (Eigen::Index p = 0; p < dim(); ++p)
     s[p] = 2.0 * Xc.row(p).array().square().matrix().dot(m) - 2.0 * Xc.row(p).dot(XM.row(p));
   if (has_categorical_) {
-    // A categorical p: sum_ij M_ij [c_i != c_j] = sum(M) - sum_c 1_c^T M 1_c.
+    // A categorical p: sum_ij M_ij w_k [c_i != c_j] = w_k (sum(M) - sum_c 1_c^T M 1_c).
     const double total = m.sum();
     for (Eigen::Index p = 0; p < dim(); ++p) {
       const std::size_t k = categories_[static_cast<std::size_t>(p)];
       if (k == 0) continue;
       Matrix onehot = Matrix::Zero(static_cast<Eigen::Index>(k), X.cols());
       for (Eigen::Index j = 0; j < X.cols(); ++j) onehot(static_cast<Eigen::Index>(category(static_cast<std::size_t>(p), X(p, j))), j) = 1.0;
-      s[p] = total - (onehot * M).cwiseProduct(onehot).sum();
+      s[p] = category_weights_[p] * (total - (onehot * M).cwiseProduct(onehot).sum());
     }
   }
   // d r^2_ij / d log l_p = -2 (x_ip - x_jp)^2 / l_p^2.
@@ -351,7 +366,7 @@ std::vector<Matrix> Kernel::gram_gradients(const Matrix& X) const {
       for (Eigen::Index i = 0; i < n; ++i) {
         const bool categorical = has_categorical_ && categories_[static_cast<std::size_t>(p)] > 0;
         const double diff = Xr(p, i) - Xr(p, j);
-        const double d2 = categorical ? (category(static_cast<std::size_t>(p), X(p, i)) != category(static_cast<std::size_t>(p), X(p, j)) ? 1.0 : 0.0)
+        const double d2 = categorical ? (category(static_cast<std::size_t>(p), X(p, i)) != category(static_cast<std::size_t>(p), X(p, j)) ? category_weights_[p] : 0.0)
                                       : diff * diff;
         G(i, j) = -2.0 * D(i, j) * d2 * inv_sq_lengthscales_[p];
       }

@@ -125,6 +125,10 @@ inline constexpr EnumNames<GpOutput, 2> kGpOutputNames{{{{GpOutput::BestObserved
 struct GpBoOptions {
   Acquisition acquisition = Acquisition::Ei;
   KernelType kernel = KernelType::Matern52;
+  /// A categorical's distance in the kernel: matched (a change of category as far as a
+  /// continuous parameter's average move), or overlap (as far as a move across its whole range:
+  /// the recipe before stop 86; docs/discrete.md, "Categoricals in the models").
+  CategoryDistance categorical_distance = CategoryDistance::Matched;
   GpPrior prior = GpPrior::Auto;
   FitSchedule fit = FitSchedule::Warm;
   /// Initial design size; 0: max(2, min(d + 1, 10)).

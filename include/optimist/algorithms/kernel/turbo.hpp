@@ -33,6 +33,8 @@ inline constexpr EnumNames<ThompsonSampler, 2> kThompsonSamplerNames{
 
 struct TurboOptions {
   KernelType kernel = KernelType::Matern52;
+  /// A categorical's distance in the kernel (GpBoOptions::categorical_distance).
+  CategoryDistance categorical_distance = CategoryDistance::Matched;
   /// Design size of each run; 0: 2 d capped at 50 (the paper's experiments use 2d-ish designs).
   std::size_t n_init = 0;
   InitialDesign init = InitialDesign::Sobol;  ///< Sobol (scrambled), uniform or Lhs (the reference's Latin hypercube)

@@ -113,8 +113,10 @@ enum class ConstantMean {
 struct GpOptions {
   KernelType kernel = KernelType::Matern52;
   /// Per input dimension: its number of categories for a categorical parameter, 0 for an ordered
-  /// one; empty: every input ordered (see Kernel::set_categories: the overlap distance).
+  /// one; empty: every input ordered (see Kernel::set_categories).
   std::vector<std::size_t> categories{};
+  /// How far apart two categories are (Kernel::set_categories); matched by default.
+  CategoryDistance category_distance = CategoryDistance::Matched;
   OutputScaling output_scaling = OutputScaling::MeanSampleSd;
   ConstantMean mean = ConstantMean::Learned;
   /// ConstantMean::Worst: the mean this many standardized units (sample sds of the outputs) below

@@ -5,12 +5,15 @@
 //
 // Categorical inputs. A dimension declared categorical with k categories (set_categories) holds a
 // unit-cube coordinate whose interval index floor(u k) is the category; it enters r^2 as
-// [c != c'] / l_i^2, the overlap (Hamming) distance with one lengthscale per parameter. This equals
-// the kernel on a one-hot encoding of the parameter scaled by 1/sqrt(2) with one shared lengthscale
-// (||e_c - e_c'||^2 / 2 = [c != c']), so the kernel stays positive semi-definite (a stationary
-// kernel of Euclidean distances on an embedding), as in the CoCaBO/Casmopolitan overlap kernels
-// (Ru et al. 2020, eq. 3; Wan et al. 2021, eq. 2) with a Matern profile. Its x-gradient is 0 in
-// a categorical dimension (the value is piecewise constant).
+// w_k [c != c'] / l_i^2 with one lengthscale per parameter. w_k = 1 is the overlap (Hamming)
+// distance of the CoCaBO/Casmopolitan kernels (Ru et al. 2020, eq. 3; Wan et al. 2021, eq. 2) with a
+// Matern profile; the default w_k = k / (6 (k - 1)) (CategoryDistance::Matched) gives two uniform
+// random choices the expected w_k (k - 1) / k = 1/6 of an ordered unit-cube dimension's
+// E (u - u')^2, so a lengthscale and its prior mean the same in both kinds of dimension. Either
+// equals the kernel on a one-hot encoding of the parameter scaled by sqrt(w_k / 2) with one shared
+// lengthscale (||e_c - e_c'||^2 / 2 = [c != c']), so the kernel stays positive semi-definite (a
+// stationary kernel of Euclidean distances on an embedding). Its x-gradient is 0 in a categorical
+// dimension (the value is piecewise constant).
 //
 // Rotated inputs. An orthogonal matrix Q (set_rotation) makes the lengthscales those of the axes
 // of z = Q x: r^2 = sum_i ((Q (x - x'))_i / l_i)^2, an ARD kernel whose axes need not be the
@@ -30,6 +33,16 @@ enum class KernelType { Matern52, Matern32, SquaredExponential };
 inline constexpr EnumNames<KernelType, 3> kKernelTypeNames{
     {{{KernelType::Matern52, "matern52"}, {KernelType::Matern32, "matern32"}, {KernelType::SquaredExponential, "rbf"}}}};
 
+/// How far apart two different categories of a categorical input are (see the top of this file).
+enum class CategoryDistance {
+  Matched,  ///< w_k = k / (6 (k - 1)): two random choices as far apart as two random points of [0, 1]
+  Overlap,  ///< w_k = 1: the overlap distance (the recipe before stop 86)
+};
+inline constexpr EnumNames<CategoryDistance, 2> kCategoryDistanceNames{
+    {{{CategoryDistance::Matched, "matched"}, {CategoryDistance::Overlap, "overlap"}}}};
+/// w_k of a categorical with k >= 2 categories (k = 1: 1).
+double category_weight(std::size_t k, CategoryDistance distance);
+
 /// "matern52", "matern32", "rbf" (alias "se"). Case-sensitive; throws InvalidArgument listing the
 /// valid names.
 KernelType parse_kernel_type(const std::string& name);
@@ -45,7 +58,7 @@ class Kernel {
   /// Contract: lengthscales non-empty, all > 0; outputscale > 0; categories empty or one entry per
   /// dimension (else InvalidArgument).
   Kernel(KernelType type, const Vector& lengthscales, double outputscale = 1.0,
-         const std::vector<std::size_t>& categories = {});
+         const std::vector<std::size_t>& categories = {}, CategoryDistance distance = CategoryDistance::Matched);
 
   KernelType type() const { return type_; }
   Eigen::Index dim() const { return lengthscales_.size(); }
@@ -55,9 +68,10 @@ class Kernel {
   void set_outputscale(double outputscale);
   /// Per dimension: its number of categories for a categorical input, 0 for an ordered one
   /// (continuous or integer); empty: every input ordered. Contract: empty or dim() entries.
-  void set_categories(const std::vector<std::size_t>& categories);
+  void set_categories(const std::vector<std::size_t>& categories, CategoryDistance distance = CategoryDistance::Matched);
   const std::vector<std::size_t>& categories() const { return categories_; }
   bool has_categorical() const { return has_categorical_; }
+  CategoryDistance category_distance() const { return category_distance_; }
   /// The rotation Q of the inputs (see the top of this file); empty: none (the parameters' axes).
   /// Contract: empty, or dim() x dim() orthogonal (within 1e-8) with no categorical input (else
   /// InvalidArgument).
@@ -67,7 +81,7 @@ class Kernel {
   /// sqrt(r^2) between two points: their distance in lengthscales.
   double scaled_distance(const Vector& a, const Vector& b) const;
   /// The inputs as the points whose squared Euclidean distances are r^2 (columns): x_i / l_i for
-  /// an ordered dimension ((Q x)_i / l_i with a rotation), the one-hot vector of the category over sqrt(2) l_i for a categorical one.
+  /// an ordered dimension ((Q x)_i / l_i with a rotation), the one-hot vector of the category times sqrt(w_k / 2) / l_i for a categorical one.
   Matrix embed(const Matrix& X) const;
 
   /// d + 1.
@@ -123,6 +137,8 @@ class Kernel {
   Vector inv_sq_lengthscales_;  // 1 / l_i^2, cached
   double outputscale_ = 1.0;
   std::vector<std::size_t> categories_;
+  Vector category_weights_;  // w_k per dimension (0 for an ordered one); empty: no categorical
+  CategoryDistance category_distance_ = CategoryDistance::Matched;
   bool has_categorical_ = false;
   Matrix rotation_;  // empty: none
   /// Q X with a rotation, else a copy of X (O(d n), next to the O(n^2) work of its callers).
