@@ -479,6 +479,28 @@ TEST(GpBo, MatchedCategoricalDistanceSolvesABinaryQuadraticProgram) {
   EXPECT_GT(mean_regret_overlap, 0.8);
 }
 
+// The option's mechanics on one fit (the test above checks its outcome over 20 runs and is left
+// out under the sanitizers, where this one runs): the fitted GP's kernel has the chosen distance,
+// and the matched one relates two points one boolean apart more than the overlap one does.
+TEST(GpBo, CategoricalDistanceOptionReachesTheFittedKernel) {
+  const Problem p = make_problem("bool_quadratic");
+  std::map<std::string, double> one_flip;
+  for (const std::string distance : {"matched", "overlap"}) {
+    auto opt = make_optimizer({{"name", "gp-ei"}, {"categorical_distance", distance}}, p.space, p.direction, {.seed = 3});
+    RunOptions ro;
+    ro.budget = 12;
+    optimize(*opt, p.objective(), ro);
+    opt->ask();  // fits the model on the 12 points
+    const Kernel& k = dynamic_cast<const GpBo&>(*opt).model().kernel();
+    EXPECT_EQ(k.category_distance(), distance == "matched" ? CategoryDistance::Matched : CategoryDistance::Overlap);
+    Vector a = Vector::Constant(10, 0.25), b = a;
+    b[0] = 0.75;  // b1 flipped
+    one_flip[distance] = k(a, b) / k.variance();
+    EXPECT_NEAR(k.scaled_distance(a, b), std::sqrt(category_weight(2, k.category_distance())) / k.lengthscales()[0], 1e-12);
+  }
+  EXPECT_GT(one_flip["matched"], one_flip["overlap"]);
+}
+
 // The stall rule (docs/robust.md): on a plateau with narrow ridges, log-EI used to settle on one
 // point of a low ridge and re-evaluate it for the rest of the budget (seed 4: best 0.16, 60 of 100
 // evaluations at one point). A point the GP already knows becomes a space-filling step instead.
