@@ -177,7 +177,7 @@ TEST(GpBoPriors, AutoIsTheDefaultAndOptionsAreChecked) {
                   ->decisions()
                   .empty());
   EXPECT_EQ(make_optimizer({{"name", "gp-ucb"}}, space)->decisions(),
-            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none"}})"));  // none of gp-ei's rules
+            nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "none", "mean": "learned", "rotation": "none", "beta": 4.0}})"));  // none of gp-ei's rules; two sds (a continuous space)
   EXPECT_EQ(make_optimizer({{"name", "gp-pi"}}, space)->decisions(),
             nlohmann::json::parse(R"({"resolved": {"prior": "gamma", "output_warp": "alternate", "mean": "worst-unwarped", "mean_margin": 0.0, "rotation": "none"}})"));  // not the prior's
   for (const char* prior : {"auto", "gamma", "botorch", "classic", "dimension-scaled"})

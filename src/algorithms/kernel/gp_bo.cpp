@@ -243,7 +243,10 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
   if (!(options_.delta > 0.0 && options_.delta < 1.0))
     throw InvalidArgument(name() + ": option 'delta' must be in (0, 1), got " + std::to_string(options_.delta));
   if (options_.beta && !(*options_.beta >= 0.0 && std::isfinite(*options_.beta)))
-    throw InvalidArgument(name() + ": option 'beta' must be \"auto\" or a finite number >= 0, got " + std::to_string(*options_.beta));
+    throw InvalidArgument(name() + ": option 'beta' must be \"auto\", \"theorem\" or a finite number >= 0, got " +
+                          std::to_string(*options_.beta));
+  if (options_.beta_rule != UcbBetaRule::Auto && options_.beta_rule != UcbBetaRule::Theorem)
+    throw InvalidArgument(name() + ": option 'beta_rule' holds a value outside its enum");
   if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +
@@ -262,7 +265,8 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
 
 double GpBo::beta(double t) const {
   if (options_.beta) return *options_.beta;
-  if (finite_domain_) return srinivas_beta_finite(t, log_domain_size_, options_.delta);
+  if (finite_domain_) return srinivas_beta_finite(t, log_domain_size_, options_.delta);  // Theorem 1
+  if (options_.beta_rule == UcbBetaRule::Auto) return kPracticalUcbBeta;
   return srinivas_beta_continuous(t, static_cast<double>(space().dim()), options_.delta);
 }
 
@@ -275,6 +279,8 @@ nlohmann::json GpBo::decisions() const {
   if (options_.mean == GpMean::Auto) resolved["mean"] = kGpMeanNames.name(mean_);
   if (!options_.mean_margin && uses_worst_mean()) resolved["mean_margin"] = resolved_mean_margin(options_, space().dim());
   if (options_.rotation == GpRotation::Auto) resolved["rotation"] = kGpRotationNames.name(rotates_ ? GpRotation::Angles : GpRotation::None);
+  if (options_.acquisition == Acquisition::Ucb && !options_.beta && options_.beta_rule == UcbBetaRule::Auto)
+    resolved["beta"] = finite_domain_ ? nlohmann::json("theorem") : nlohmann::json(kPracticalUcbBeta);
   if (resolved.empty()) return nlohmann::json::object();
   return {{"resolved", resolved}};
 }

@@ -15,6 +15,11 @@ namespace {
 
 constexpr std::int64_t kNoLimit = OptionTable<GpBoOptions>::kNoUpperLimit;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Shared by the gp-* and turbo tables (one kernel, one meaning).
+constexpr const char* kCategoricalDistanceHelp =
+    "a categorical's distance in the kernel: matched (two random choices as far apart as two random values of a "
+    "continuous parameter), or overlap (a change of choice as far as a continuous parameter's whole range: the recipe "
+    "before stop 86)";
 
 // The options every gp-* shares, then `extra` (the acquisition's own).
 OptionTable<GpBoOptions> gp_bo_table() {
@@ -86,19 +91,34 @@ OptionTable<GpBoOptions> gp_bo_table() {
               "mean (model: better when the noise is large against the differences the GP fits well, worse when it fits "
               "poorly; docs/gp-bo.md, \"Noisy objectives\")")
       .choice("categorical_distance", &GpBoOptions::categorical_distance, kCategoryDistanceNames,
-              "a categorical's distance in the kernel: matched (two random choices as far apart as two random values of a "
-              "continuous parameter), or overlap (a change of choice as far as the whole range of a continuous parameter: the "
-              "recipe before stop 86)");
+              kCategoricalDistanceHelp);
   return t;
 }
 
 const OptionTable<GpBoOptions>& gp_ucb_options() {
   static const auto table = [] {
     OptionTable<GpBoOptions> t = gp_bo_table();
-    t.number_or_keyword("beta", &GpBoOptions::beta, "auto", NumberRange::at_least(0.0),
-                        "UCB weight beta_t (mean + sqrt(beta_t) sd): \"auto\"/null = Srinivas et al. 2010 (Theorem 1 on "
-                      "discrete spaces, Theorem 2 with a = b = r = 1 otherwise), or a number");
-    t.real("delta", &GpBoOptions::delta, NumberRange::open(0.0, 1.0), "confidence parameter delta of the auto beta_t, in (0, 1)");
+    // "auto" / null, "theorem" or a number (number_or_keyword takes one keyword only).
+    t.custom({"beta", nullptr,
+              "UCB weight beta_t (mean + sqrt(beta_t) sd): \"auto\"/null = Srinivas et al. 2010's Theorem 1 on discrete "
+              "spaces, 4 (two sds) when a parameter is continuous; \"theorem\" = Theorem 1 on discrete spaces, Theorem 2 "
+              "with a = b = r = 1 otherwise (the recipe before stop 87); or a number",
+              {}},
+             [](const OptionValues& v, GpBoOptions& o) {
+               const nlohmann::json& j = v.json().at("beta");
+               o.beta = std::nullopt;
+               o.beta_rule = UcbBetaRule::Auto;
+               if (j.is_null() || j == "auto") return;
+               if (j == "theorem") {
+                 o.beta_rule = UcbBetaRule::Theorem;
+                 return;
+               }
+               if (!j.is_number() || !(j.get<double>() >= 0.0) || !std::isfinite(j.get<double>()))
+                 throw InvalidArgument(v.algorithm() + ": option 'beta' must be \"auto\", \"theorem\" or a finite number >= 0, got " +
+                                       j.dump());
+               o.beta = j.get<double>();
+             });
+    t.real("delta", &GpBoOptions::delta, NumberRange::open(0.0, 1.0), "confidence parameter delta of the Srinivas beta_t, in (0, 1)");
     return t;
   }();
   return table;
@@ -133,9 +153,7 @@ const OptionTable<TurboOptions>& turbo_options() {
       OptionTable<TurboOptions>()
           .choice("kernel", &TurboOptions::kernel, kKernelTypeNames, "GP covariance (ARD)")
           .choice("categorical_distance", &TurboOptions::categorical_distance, kCategoryDistanceNames,
-                  "a categorical's distance in the kernel: matched (two random choices as far apart as two random values of a "
-                  "continuous parameter), or overlap (a change of choice as far as a continuous parameter's whole range: the "
-                  "recipe before stop 86)")
+                  kCategoricalDistanceHelp)
           .integer("n_init", &TurboOptions::n_init, 0, kNoLimit, "design size of each run; 0: min(2 d, 50)")
           .choice("init", &TurboOptions::init, kInitialDesignNames,
                   "design: scrambled Sobol, uniform random or Latin hypercube (the reference's)")

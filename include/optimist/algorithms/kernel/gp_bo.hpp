@@ -26,6 +26,18 @@ enum class Acquisition {
 inline constexpr EnumNames<Acquisition, 3> kAcquisitionNames{
     {{{Acquisition::Ucb, "ucb"}, {Acquisition::Ei, "ei"}, {Acquisition::Pi, "pi"}}}};
 
+/// gp-ucb's beta_t when no number is given (option `beta`: "auto" or "theorem").
+enum class UcbBetaRule {
+  /// Srinivas et al. Theorem 1 on finite spaces; kPracticalUcbBeta when a parameter is continuous.
+  Auto,
+  /// Srinivas et al. Theorem 1 on finite spaces, Theorem 2 (a = b = r = 1) otherwise: the recipe
+  /// before stop 87, whose beta_t grows as 2 d log t^2 (docs/gp-bo.md, "GP-UCB's beta").
+  Theorem,
+};
+/// beta = 4: the mean plus two posterior standard deviations (GPyOpt's exploration weight 2,
+/// scikit-optimize's kappa 1.96, BKB's beta_sd 2).
+inline constexpr double kPracticalUcbBeta = 4.0;
+
 /// Hyperparameter priors of GP-BO's model.
 enum class GpPrior {
   /// gp-ei from 2 to kBotorchNoisePriorUpTo parameters: Botorch; otherwise (gp-ucb, gp-pi, 1 or more
@@ -150,8 +162,9 @@ struct GpBoOptions {
   /// Integer and categorical spaces: with at most this many combinations (and no continuous
   /// parameter) the acquisition is maximized by enumerating every free point (maximize_mixed).
   std::size_t enumerate_limit = 2048;
-  /// gp-ucb: unset = Srinivas et al. beta_t (Theorem 1 on finite spaces, Theorem 2 otherwise).
+  /// gp-ucb: a fixed beta, or unset: beta_t by `beta_rule`.
   std::optional<double> beta{};
+  UcbBetaRule beta_rule = UcbBetaRule::Auto;  ///< gp-ucb without a fixed beta
   double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
   double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
