@@ -413,10 +413,12 @@ TEST(ExternalObjective, ARequestThatIsNotReadTimesOut) {
 }
 
 // A program printing much on stderr before it reads a large request: each side waited for the
-// other to read (a deadlock until the timeout).
+// other to read (a deadlock until the timeout). The request is 1 MB, five times the socket's
+// buffer: the shell's `read` takes it a byte per system call (4 MB took 6 s on an idle machine and
+// passed the 20 s timeout under load), so the timeout is generous; a deadlock still reaches it.
 TEST(ExternalObjective, ALargeRequestAndAFullStderrDoNotDeadlock) {
-  JsonLineProcess p(shell("head -c 2000000 /dev/zero >&2; while read line; do echo 1; done", 20.0));
-  const std::string big(4u << 20, 'a');
+  JsonLineProcess p(shell("head -c 2000000 /dev/zero >&2; while read line; do echo 1; done", 60.0));
+  const std::string big(1u << 20, 'a');
   EXPECT_EQ(value_from_answer(p.request({{"x", {1}}, {"pad", big}})), 1.0);
 }
 
