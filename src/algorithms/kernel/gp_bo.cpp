@@ -267,7 +267,7 @@ double GpBo::beta(double t) const {
   if (options_.beta) return *options_.beta;
   if (finite_domain_) return srinivas_beta_finite(t, log_domain_size_, options_.delta);  // Theorem 1
   if (options_.beta_rule == UcbBetaRule::Auto) return kPracticalUcbBeta;
-  return srinivas_beta_continuous(t, static_cast<double>(space().dim()), options_.delta);
+  return srinivas_beta_continuous(t, static_cast<double>(space().dim()), options_.delta);  // Theorem 2, a = b = r = 1
 }
 
 Vector GpBo::design_point(std::uint64_t index, Rng& rng) const { return design_.point(index, rng); }
