@@ -16,6 +16,7 @@
 #include "cli/study_support.hpp"
 #include "cli/summary.hpp"
 #include "cli/temporary_run_folder.hpp"
+#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/run_recorder.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
@@ -77,24 +78,32 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   Study study = Study::load(url, config.name);
   const StudyRecord& r = study.record();
   check_same_space(r, config.space, config.direction, "this run's problem");
-  const nlohmann::json options = resolve_study_options(config.algorithm, config.options);
-  nlohmann::json stored = r.options;
-  (void)experiment::take_legacy_run_settings(stored);  // a study stored before RunContext
   if (r.algorithm != config.algorithm)
     throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + ", not " + config.algorithm +
                           "; use another --study name");
-  if (stored != options) {
-    // The options that differ, not both whole objects (a dozen keys each).
-    std::string differ;
-    for (const auto& [key, value] : stored.items())
-      if (!options.contains(key) || options.at(key) != value)
-        differ += (differ.empty() ? "" : ", ") + key + " = " + value.dump() + " there, " +
-                  (options.contains(key) ? options.at(key).dump() : "absent") + " here";
-    for (const auto& [key, value] : options.items())
-      if (!stored.contains(key)) differ += (differ.empty() ? "" : ", ") + key + " = absent there, " + value.dump() + " here";
+  // The options this run names must be the study's; those it leaves out continue as the study
+  // stored them, so a study outlives a changed default or an option added since it was created
+  // (make_study_optimizer runs the stored options, with today's defaults for keys they lack).
+  nlohmann::json stored = r.options;
+  (void)experiment::take_legacy_run_settings(stored);  // a study stored before RunContext
+  nlohmann::json continued;
+  try {
+    continued = resolve_options(stored);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + ": its stored options no longer apply: " + e.what());
+  }
+  const nlohmann::json named = config.options.is_object() ? config.options : nlohmann::json::object();
+  const nlohmann::json requested = resolve_study_options(config.algorithm, named);
+  std::string differ;
+  for (const auto& [key, value] : named.items()) {
+    const nlohmann::json& here = requested.contains(key) ? requested.at(key) : value;
+    if (!continued.contains(key) || continued.at(key) != here)
+      differ += (differ.empty() ? "" : ", ") + key + " = " + (continued.contains(key) ? continued.at(key).dump() : "absent") +
+                " there, " + here.dump() + " here";
+  }
+  if (!differ.empty())
     throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + " with other options (" +
                           differ + "); use another --study name");
-  }
   if (r.seed != config.seed)
     throw InvalidArgument("study '" + r.name + "' has seed " + std::to_string(r.seed) + ", not --seed " +
                           std::to_string(config.seed));

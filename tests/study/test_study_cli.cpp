@@ -597,6 +597,44 @@ TEST(StudyCliSqlite, ReadingCommandsNeitherWriteNorWait) {
   EXPECT_EQ(optimist::read_trace((dir / "t.jsonl").string()).evaluations.size(), 3u);
 }
 
+// A study outlives a changed default: the options a run leaves out continue as the study stored
+// them (a study stored by an older version, which lacks an option added since or stored another
+// default, was refused as run "with other options" and could only be abandoned); an option the run
+// names must still be the study's.
+TEST(StudyCliSqlite, OptionsLeftOutContinueAsTheStudyStoredThem) {
+  const auto dir = optimist::testing::study_test_dir();
+  const std::string run = "run --problem branin --algorithm gp-pi --seed 3 -q --storage sqlite:///s.db --study s ";
+  auto r = run_optimist(run + "--budget 6 --set xi=0.25", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // What an older version stored: no `raw_samples` (as if added since), and another `restarts`.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "s.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE studies SET options = json_set(json_remove(options, '$.raw_samples'), '$.restarts', 3)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  r = run_optimist(run + "--budget 9 --out more.jsonl", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(optimist::Study::load("sqlite:///" + (dir / "s.db").string(), "s").trials().size(), 9u);
+  const nlohmann::json options = optimist::read_trace((dir / "more.jsonl").string()).meta.options;
+  EXPECT_EQ(options.at("xi"), 0.25) << options;
+  EXPECT_EQ(options.at("restarts"), 3) << options;
+  // Named, and the same as stored (or today's default for a key the study lacks): continued.
+  r = run_optimist(run + "--budget 10 --set xi=0.25 --set restarts=3 --set raw_samples=512", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Named and different: refused, naming the option, the stored value and this run's.
+  r = run_optimist(run + "--budget 11 --set restarts=10", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("runs gp-pi with other options (restarts = 3 there, 10 here)"), std::string::npos) << r.err;
+  // Stored options today's version refuses are named as such (not as this run's mistake).
+  ASSERT_EQ(sqlite3_open((dir / "s.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE studies SET options = json_set(options, '$.retired', 1)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  r = run_optimist(run + "--budget 11", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("its stored options no longer apply: gp-pi: unknown option 'retired'"), std::string::npos) << r.err;
+}
+
 // A worker left waiting for a dead worker's trial (the budget taken) says so once the wait is
 // long: it may last the whole grace period (60 s of silence under -q before stop 60).
 TEST(StudyCliSqlite, ALongWaitForAnotherWorkersTrialIsSaid) {
