@@ -12,6 +12,7 @@
 #include "optimist/algorithms/bo/pending_points.hpp"
 #include "optimist/algorithms/kernel/acquisition.hpp"
 #include "optimist/solvers/space_filling.hpp"
+#include "optimist/core/sobol.hpp"
 #include "optimist/solvers/mixed_maximizer.hpp"
 
 namespace optimist {
@@ -247,7 +248,7 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
                           std::to_string(*options_.beta));
   if (options_.beta_rule != UcbBetaRule::Auto && options_.beta_rule != UcbBetaRule::Theorem)
     throw InvalidArgument(name() + ": option 'beta_rule' holds a value outside its enum");
-  if (!std::isfinite(options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
+  if (options_.xi && !std::isfinite(*options_.xi)) throw InvalidArgument(name() + ": option 'xi' must be finite");
   if (options_.max_model_points != 0 && options_.max_model_points < 2)
     throw InvalidArgument(name() + ": option 'max_model_points' must be 0 (no cap) or >= 2, got " +
                           std::to_string(options_.max_model_points));
@@ -261,6 +262,18 @@ GpBo::GpBo(const Space& space, Direction direction, GpBoOptions options, const R
     }
     log_domain_size_ += std::log(static_cast<double>(p.cardinality()));
   }
+}
+
+double GpBo::pi_threshold(const GaussianProcess& gp) const {
+  // xi = kPiXiSdFraction * the largest posterior sd over fixed Sobol probes of the unit cube: a
+  // tenth of the prior sd while much of the space is unexplored, shrinking toward greedy PI as the
+  // data cover it (docs/gp-bo.md, "GP-PI's xi"). Unscrambled: no draw from the run's stream.
+  const auto d = static_cast<std::size_t>(gp.dim());
+  if (d > SobolSequence::max_dimension()) return kPiXiSdFraction * std::sqrt(gp.prior_variance());
+  const Matrix probes = SobolSequence(d, false, 0).points(1, kPiXiProbes);
+  Vector mean, variance;
+  gp.predict(probes, mean, variance);
+  return kPiXiSdFraction * std::sqrt(std::max(variance.maxCoeff(), 0.0));
 }
 
 double GpBo::beta(double t) const {
@@ -456,16 +469,17 @@ Vector GpBo::maximize(const GaussianProcess& gp, Rng& rng, const PointSet& chose
   opt.value_tolerance = options_.acquisition_tolerance;
   opt.merge_radius = merge_radius(gp, options_.merge_restarts);
   const double best = y.size() > 0 ? y.maxCoeff() : 0.0;
+  const double xi = options_.xi ? *options_.xi : pi_threshold(gp);
   std::unique_ptr<AcquisitionFunction> acq;
   switch (options_.acquisition) {
     case Acquisition::Ucb:
       acq = std::make_unique<UpperConfidenceBound>(gp, beta(static_cast<double>(gp.size() + 1)));
       break;
     case Acquisition::Ei:
-      acq = std::make_unique<LogExpectedImprovement>(gp, best, options_.xi);
+      acq = std::make_unique<LogExpectedImprovement>(gp, best, xi);
       break;
     case Acquisition::Pi:
-      acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, options_.xi);
+      acq = std::make_unique<LogProbabilityOfImprovement>(gp, best, xi);
       break;
   }
   if (!space().has_discrete()) {

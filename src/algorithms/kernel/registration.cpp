@@ -124,10 +124,22 @@ const OptionTable<GpBoOptions>& gp_ucb_options() {
   return table;
 }
 
-// gp-ei and gp-pi.
-const OptionTable<GpBoOptions>& gp_improvement_options() {
-  static const auto table = gp_bo_table().real("xi", &GpBoOptions::xi, NumberRange::open(-kInf, kInf),
-                                               "improvement threshold: improvement over best + xi");
+const OptionTable<GpBoOptions>& gp_ei_options() {
+  static const auto table = gp_bo_table().custom({"xi", 0.0, "improvement threshold: improvement over best + xi (objective units)", {}},
+                                                 [](const OptionValues& v, GpBoOptions& o) {
+                                                   const nlohmann::json& j = v.json().at("xi");
+                                                   if (!j.is_number() || !std::isfinite(j.get<double>()))
+                                                     throw InvalidArgument(v.algorithm() + ": option 'xi' must be a finite number, got " + j.dump());
+                                                   o.xi = j.get<double>();
+                                                 });
+  return table;
+}
+
+const OptionTable<GpBoOptions>& gp_pi_options() {
+  static const auto table = gp_bo_table().number_or_keyword(
+      "xi", &GpBoOptions::xi, "auto", NumberRange::open(-kInf, kInf),
+      "improvement threshold: improvement over best + xi; \"auto\"/null = 0.1 of the largest posterior sd over 64 "
+      "fixed points (the default since stop 88); a number is in the objective's units (0: Kushner's greedy PI, the default before)");
   return table;
 }
 
@@ -196,12 +208,12 @@ AlgorithmInfo gp_ucb_info() {
 }
 
 AlgorithmInfo gp_ei_info() {
-  return gp_bo_info("gp-ei", Acquisition::Ei, gp_improvement_options(),
+  return gp_bo_info("gp-ei", Acquisition::Ei, gp_ei_options(),
                     "GP expected improvement, maximized as log-EI (Ament et al. 2023), Kriging-believer batches");
 }
 
 AlgorithmInfo gp_pi_info() {
-  return gp_bo_info("gp-pi", Acquisition::Pi, gp_improvement_options(),
+  return gp_bo_info("gp-pi", Acquisition::Pi, gp_pi_options(),
                     "GP probability of improvement, maximized as log-PI, Kriging-believer batches");
 }
 

@@ -37,6 +37,13 @@ enum class UcbBetaRule {
 /// beta = 4: the mean plus two posterior standard deviations (GPyOpt's exploration weight 2,
 /// scikit-optimize's kappa 1.96, BKB's beta_sd 2).
 inline constexpr double kPracticalUcbBeta = 4.0;
+/// gp-pi's xi when none is given ("auto"): this fraction of the largest posterior sd over
+/// kPiXiProbes fixed Sobol points, i.e. a target above the best value scaled to what the model
+/// still does not know (Lizotte 2008 and Brochu et al. 2010, sec. 2.3.1, advise a small positive
+/// xi scaled to the data). xi = 0 (Kushner 1964) is greedy: PI then prefers a sure sliver of
+/// improvement next to the best point. Measured in docs/gp-bo.md, "GP-PI's xi".
+inline constexpr double kPiXiSdFraction = 0.1;
+inline constexpr std::size_t kPiXiProbes = 64;
 
 /// Hyperparameter priors of GP-BO's model.
 enum class GpPrior {
@@ -166,7 +173,8 @@ struct GpBoOptions {
   std::optional<double> beta{};
   UcbBetaRule beta_rule = UcbBetaRule::Auto;  ///< gp-ucb without a fixed beta
   double delta = 0.1;  ///< gp-ucb: confidence parameter of beta_t
-  double xi = 0.0;     ///< gp-ei / gp-pi: improvement threshold best + xi
+  /// gp-ei / gp-pi: improvement over best + xi (objective units); unset: GpBo::pi_threshold.
+  std::optional<double> xi = 0.0;
   /// Refit the hyperparameters every this many observations after the design (O(n^2) add_point
   /// with fixed hyperparameters in between); 1: every step (the recipe before issue 20); 0 (auto):
   /// every step up to 100 points, then whenever the data has grown by 5% (refit_due, src/algorithms/refit_schedule.hpp).
@@ -218,6 +226,9 @@ class GpBo : public Optimizer {
   const GaussianProcess& model() const;
   /// The UCB weight beta_t for the t-th point (t >= 1).
   double beta(double t) const;
+  /// gp-pi's xi when none is given: kPiXiSdFraction of the largest posterior sd of `gp` over
+  /// kPiXiProbes fixed Sobol points of the unit cube (O(n^2) per probe).
+  double pi_threshold(const GaussianProcess& gp) const;
 
   /// max(2, min(d + 1, 10)).
   static std::size_t default_n_init(std::size_t dim);
