@@ -218,12 +218,22 @@ class Study:
                                              ("grace", grace, None, self.grace)):
             if asked != default and asked != stored:
                 raise ValueError(f"study '{self.name}' exists with {what}={stored!r}, not {what}={asked!r}")
+        if not options:
+            return
+        # As `optimist run --study`: the stored options with today's defaults for keys added since
+        # (a study outlives a changed default); the named ones must match.
+        stored = {k: v for k, v in self.options.items() if k not in ("seed", "budget")}  # studies before RunContext
+        try:
+            continued = _optimist._resolve_options(stored)
+        except ValueError as e:
+            raise ValueError(f"study '{self.name}': its stored options no longer apply: {e}") from None
         for key, value in options.items():
-            if key not in self.options or key == "name":
+            if key not in continued or key == "name":
                 raise ValueError(f"study '{self.name}' exists and its algorithm '{self.algorithm}' has no option "
-                                 f"{key!r} (its options: {', '.join(k for k in sorted(self.options) if k != 'name')})")
-            if self.options[key] != value:
-                raise ValueError(f"study '{self.name}' exists with {key}={self.options[key]!r}, not {key}={value!r}")
+                                 f"{key!r} (its options: {', '.join(k for k in sorted(continued) if k != 'name')})")
+            asked = _optimist._resolve_options({"name": self.algorithm, key: value})[key]
+            if continued[key] != asked:
+                raise ValueError(f"study '{self.name}' exists with {key}={continued[key]!r}, not {key}={value!r}")
 
     @classmethod
     def load(cls, storage: str, name: str, *, worker: str = "") -> "Study":

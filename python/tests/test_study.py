@@ -223,6 +223,27 @@ def test_workers_creating_with_load_if_exists_at_once_all_get_the_study(tmp_path
         assert list(pool.map(start, range(16))) == ["s"] * 16
 
 
+def test_load_if_exists_continues_a_study_stored_before_a_default_changed(tmp_path):
+    """A study stored by an older version (without an option added since, with another default)
+    continues: options left out keep the stored values, named ones must match them."""
+    import sqlite3
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Study.create(url, "s", SPACE, "gp-pi", budget=5)
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        db.execute("UPDATE studies SET options = json_set(json_remove(options, '$.raw_samples'), '$.xi', 0.0)")
+    assert Study.create(url, "s", SPACE, "gp-pi", load_if_exists=True).options["xi"] == 0.0
+    # today's default for the key the study lacks; the stored value for the one it has
+    assert Study.create(url, "s", SPACE, "gp-pi", raw_samples=512, xi=0.0, load_if_exists=True).budget == 5
+    with pytest.raises(ValueError, match="exists with raw_samples=512, not raw_samples=256"):
+        Study.create(url, "s", SPACE, "gp-pi", raw_samples=256, load_if_exists=True)
+    with pytest.raises(ValueError, match="exists with xi=0.0, not xi='auto'"):
+        Study.create(url, "s", SPACE, "gp-pi", xi="auto", load_if_exists=True)
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        db.execute("UPDATE studies SET options = json_set(options, '$.retired', 1)")
+    with pytest.raises(ValueError, match="its stored options no longer apply: gp-pi: unknown option 'retired'"):
+        Study.create(url, "s", SPACE, "gp-pi", xi=0.0, load_if_exists=True)
+
+
 def test_load_if_exists_refuses_a_different_study_and_bad_arguments_are_value_errors(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     Study.create(url, "s", SPACE, "gp-ei", budget=5)
