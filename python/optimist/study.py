@@ -220,13 +220,9 @@ class Study:
                 raise ValueError(f"study '{self.name}' exists with {what}={stored!r}, not {what}={asked!r}")
         if not options:
             return
-        # As `optimist run --study`: the stored options with today's defaults for keys added since
-        # (a study outlives a changed default); the named ones must match.
-        stored = {k: v for k, v in self.options.items() if k not in ("seed", "budget")}  # studies before RunContext
-        try:
-            continued = _optimist._resolve_options(stored)
-        except ValueError as e:
-            raise ValueError(f"study '{self.name}': its stored options no longer apply: {e}") from None
+        # As `optimist run --study`: the named options must match the stored ones as today's version
+        # runs them (continued_study_options); those left out continue as stored.
+        continued = self._core.continued_options
         for key, value in options.items():
             if key not in continued or key == "name":
                 raise ValueError(f"study '{self.name}' exists and its algorithm '{self.algorithm}' has no option "

@@ -90,6 +90,8 @@ void bind_study(py::module_& m) {
       .def_property_readonly("direction", [](const Study& s) { return to_string(s.record().direction); })
       .def_property_readonly("algorithm", [](const Study& s) { return s.record().algorithm; })
       .def_property_readonly("options", [](const Study& s) { return from_json(s.record().options); })
+      // The stored options as today's version runs them (continued_study_options).
+      .def_property_readonly("continued_options", [](const Study& s) { return from_json(continued_study_options(s.record())); })
       .def_property_readonly("seed", [](const Study& s) { return s.record().seed; })
       .def_property_readonly("budget", [](const Study& s) { return s.record().budget; })
       .def_property_readonly("f_star", [](const Study& s) { return s.record().f_star; })

@@ -16,7 +16,6 @@
 #include "cli/study_support.hpp"
 #include "cli/summary.hpp"
 #include "cli/temporary_run_folder.hpp"
-#include "optimist/algorithms/registry.hpp"
 #include "optimist/core/run_recorder.hpp"
 #include "optimist/experiment/run_setup.hpp"
 
@@ -81,26 +80,9 @@ Study open_study(const std::string& url, const StudyConfig& config) {
   if (r.algorithm != config.algorithm)
     throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + ", not " + config.algorithm +
                           "; use another --study name");
-  // The options this run names must be the study's; those it leaves out continue as the study
-  // stored them, so a study outlives a changed default or an option added since it was created
-  // (make_study_optimizer runs the stored options, with today's defaults for keys they lack).
-  nlohmann::json stored = r.options;
-  (void)experiment::take_legacy_run_settings(stored);  // a study stored before RunContext
-  nlohmann::json continued;
-  try {
-    continued = resolve_options(stored);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + ": its stored options no longer apply: " + e.what());
-  }
-  const nlohmann::json named = config.options.is_object() ? config.options : nlohmann::json::object();
-  const nlohmann::json requested = resolve_study_options(config.algorithm, named);
+  // The options this run names must be the study's; those it leaves out continue as stored.
   std::string differ;
-  for (const auto& [key, value] : named.items()) {
-    const nlohmann::json& here = requested.contains(key) ? requested.at(key) : value;
-    if (!continued.contains(key) || continued.at(key) != here)
-      differ += (differ.empty() ? "" : ", ") + key + " = " + (continued.contains(key) ? continued.at(key).dump() : "absent") +
-                " there, " + here.dump() + " here";
-  }
+  for (const std::string& d : study_option_differences(r, config.options)) differ += (differ.empty() ? "" : ", ") + d;
   if (!differ.empty())
     throw InvalidArgument("study '" + r.name + "' in " + redact_url(url) + " runs " + r.algorithm + " with other options (" +
                           differ + "); use another --study name");

@@ -75,6 +75,29 @@ RunContext study_run_context(const StudyRecord& study) {
   return context;
 }
 
+nlohmann::json continued_study_options(const StudyRecord& study) {
+  nlohmann::json options = study.options;
+  (void)experiment::take_legacy_run_settings(options);
+  try {
+    return resolve_options(options);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("study '" + study.name + "': its stored options no longer apply: " + e.what());
+  }
+}
+
+std::vector<std::string> study_option_differences(const StudyRecord& study, const nlohmann::json& named) {
+  const nlohmann::json continued = continued_study_options(study);
+  const nlohmann::json given = named.is_object() ? named : nlohmann::json::object();
+  const nlohmann::json asked = resolve_study_options(study.algorithm, given);  // refuses unknown keys and bad values
+  std::vector<std::string> out;
+  for (const auto& [key, value] : given.items()) {
+    const nlohmann::json& here = asked.contains(key) ? asked.at(key) : value;
+    if (!continued.contains(key) || continued.at(key) != here)
+      out.push_back(key + " = " + (continued.contains(key) ? continued.at(key).dump() : "absent") + " there, " + here.dump() + " here");
+  }
+  return out;
+}
+
 std::unique_ptr<Optimizer> make_study_optimizer(const StudyRecord& study) {
   nlohmann::json options = study.options;
   (void)experiment::take_legacy_run_settings(options);

@@ -86,6 +86,17 @@ struct StudyOptions {
 /// and the horizon (the budget) are the study's own columns, given to the optimizer as its RunContext.
 nlohmann::json resolve_study_options(const std::string& algorithm, const nlohmann::json& options);
 
+/// The options the study's optimizer runs with: the stored ones (without the "seed" and "budget"
+/// of a study stored before RunContext) resolved by today's version, i.e. with today's default for
+/// an option added since the study was created. Throws InvalidArgument naming the study when
+/// today's version refuses them (an option since removed).
+nlohmann::json continued_study_options(const StudyRecord& study);
+
+/// The options a run names (`named`, algorithm keys only) that differ from the study's
+/// continued_study_options, as "key = stored there, asked here" items; empty when they agree.
+/// Options a run leaves out continue as stored, so a study outlives a changed default.
+std::vector<std::string> study_option_differences(const StudyRecord& study, const nlohmann::json& named);
+
 /// The RunContext of the study's optimizer: its seed and its budget as the horizon (also for studies
 /// stored before RunContext, whose options held "seed" and "budget").
 RunContext study_run_context(const StudyRecord& study);
